@@ -1,0 +1,1 @@
+//! Planned (see ARCHITECTURE.md); not yet implemented.

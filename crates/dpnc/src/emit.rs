@@ -1,0 +1,74 @@
+//! Text renderings of the frontend's results (`--emit scop`, `--emit sare`).
+
+use dpnc_frontend::dataflow::Sare;
+use dpnc_frontend::polyhedral::Model;
+use dpnc_frontend::scop::{Program, VarKind};
+use dpnc_frontend::SourceMap;
+use std::fmt::Write;
+
+fn stmt_text(sm: &SourceMap, p: &Program, k: usize) -> String {
+    sm.snippet(p.stmts[k].span).split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn header(p: &Program, out: &mut String) {
+    let _ = writeln!(out, "# kernel {}: {} statement(s)", p.kernel, p.stmts.len());
+    let params: Vec<String> = p.params.iter().map(|q| match q.value {
+        Some(v) => format!("{} = {v}", q.name),
+        None => format!("{} (unknown)", q.name),
+    }).collect();
+    let _ = writeln!(out, "parameters: {}", if params.is_empty() { "none".into() } else { params.join(", ") });
+    for v in &p.vars {
+        let dims: String = v.dims.iter().map(|d| format!("[{d}]")).collect();
+        let role = match (v.kind, v.read, v.written) {
+            (VarKind::Local, ..) => "local",
+            (_, _, true) => "argument, written",
+            (_, true, false) => "argument, read only",
+            _ => "argument, unused",
+        };
+        let _ = writeln!(out, "variable {} {}{dims}  ({role})", v.ty.c_name(), v.name);
+    }
+}
+
+pub fn scop(p: &Program, sm: &SourceMap) -> String {
+    let m = Model::new(p);
+    let mut out = String::new();
+    header(p, &mut out);
+    let _ = writeln!(out, "context: {}{{ : {} }}", m.params, if m.context.is_empty() { "1 = 1" } else { &m.context });
+    for (k, s) in p.stmts.iter().enumerate() {
+        let _ = writeln!(out, "\n{}: {}", s.name, stmt_text(sm, p, k));
+        let _ = writeln!(out, "  domain:   {}", m.domains[k]);
+        let _ = writeln!(out, "  schedule: {}", m.schedules[k]);
+        let _ = writeln!(out, "  write:    {}", m.writes[k]);
+        for r in &m.reads[k] {
+            let _ = writeln!(out, "  read:     {r}");
+        }
+    }
+    out
+}
+
+pub fn sare(p: &Program, sare: &Sare, sm: &SourceMap) -> String {
+    let mut out = String::new();
+    header(p, &mut out);
+    for (k, s) in p.stmts.iter().enumerate() {
+        let _ = writeln!(out, "\n{}[{}] : {}", s.name, s.iters.join(", "), stmt_text(sm, p, k));
+        let _ = writeln!(out, "  for {}", sare.domains[k]);
+        for (r, a) in s.reads.iter().enumerate() {
+            let _ = writeln!(out, "  {} (read {r}) =", sm.snippet(a.span));
+            let flow = &sare.reads[k][r];
+            for src in &flow.sources {
+                let what = if src.stmt.is_some() { "" } else { "   [initial value]" };
+                let _ = writeln!(out, "      {}{what}", src.text.replace(&format!("{}_r{r}[", s.name), &format!("{}[", s.name)));
+            }
+        }
+    }
+    for (k, v) in p.vars.iter().enumerate() {
+        if let Some(flow) = &sare.finals[k] {
+            let _ = writeln!(out, "\nfinal {} =", v.name);
+            for src in &flow.sources {
+                let what = if src.stmt.is_some() { "" } else { "   [never written]" };
+                let _ = writeln!(out, "      {}{what}", src.text.replace(&format!("F_{}[", v.name), &format!("{}[", v.name)));
+            }
+        }
+    }
+    out
+}

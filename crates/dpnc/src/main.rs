@@ -1,0 +1,199 @@
+//! `dpnc`: the command line of the data-aware process network compiler.
+
+mod emit;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use dpnc_frontend::{Diagnostic, Options, Program, SourceMap, Store};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// High-level synthesis of affine C loop kernels into data-aware process networks.
+///
+/// dpnc reads a loop kernel written in a subset of C (the region between `#pragma scop` and
+/// `#pragma endscop`, or the function named by --kernel), builds its polyhedral model and its
+/// exact dataflow, and (in later releases) the process network, Verilog and HLS code.
+#[derive(Parser, Debug)]
+#[command(name = "dpnc", version, args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    compile: CompileArgs,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Execute the kernel with the reference interpreter on .npy inputs.
+    ///
+    /// Inputs and outputs are one NumPy .npy file per variable, named after it. With
+    /// --random, every input gets deterministic pseudo-random values, written to
+    /// OUTPUTS/inputs/ so that the run can be repeated with --inputs.
+    Run(RunArgs),
+}
+
+#[derive(Args, Debug)]
+struct Source {
+    /// The C file holding the kernel.
+    file: PathBuf,
+    /// Add DIR to the include search path.
+    #[arg(short = 'I', value_name = "DIR")]
+    include: Vec<PathBuf>,
+    /// Define macro NAME (to VALUE, default 1), as a C compiler does.
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    define: Vec<String>,
+    /// The kernel function, when the file has no `#pragma scop` or several.
+    #[arg(long, value_name = "NAME")]
+    kernel: Option<String>,
+    /// Value of a size parameter, overriding the one passed by `main`.
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
+    params: Vec<(String, i64)>,
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum)]
+enum Emit {
+    /// The polyhedral model: parameters, domains, accesses, schedule (isl notation).
+    Scop,
+    /// The system of affine recurrence equations from exact dataflow.
+    Sare,
+}
+
+#[derive(Args, Debug)]
+struct CompileArgs {
+    #[command(flatten)]
+    source: Option<Source>,
+    /// What to print.
+    #[arg(long, value_enum)]
+    emit: Option<Emit>,
+}
+
+#[derive(Args, Debug)]
+struct RunArgs {
+    #[command(flatten)]
+    source: Source,
+    /// Directory with one NAME.npy per kernel argument.
+    #[arg(long, value_name = "DIR", conflicts_with = "random", required_unless_present = "random")]
+    inputs: Option<PathBuf>,
+    /// Fill every input with pseudo-random values from SEED.
+    #[arg(long, value_name = "SEED")]
+    random: Option<u64>,
+    /// Directory for the results (NAME.npy per argument the kernel writes).
+    #[arg(long, value_name = "DIR")]
+    outputs: PathBuf,
+    /// Also evaluate the SARE and check it against the interpreter bit for bit.
+    #[arg(long)]
+    check: bool,
+}
+
+fn parse_param(s: &str) -> Result<(String, i64), String> {
+    let (n, v) = s.split_once('=').ok_or("expected NAME=VALUE")?;
+    let v = v.trim().parse::<i64>().map_err(|e| format!("`{v}` is not an integer: {e}"))?;
+    Ok((n.trim().to_string(), v))
+}
+
+impl Source {
+    fn options(&self) -> Options {
+        Options {
+            include_dirs: self.include.clone(),
+            defines: self.define.iter().map(|d| match d.split_once('=') {
+                Some((n, v)) => (n.to_string(), Some(v.to_string())),
+                None => (d.clone(), None),
+            }).collect(),
+            kernel: self.kernel.clone(),
+            params: self.params.clone(),
+        }
+    }
+}
+
+/// A failure to report: a diagnostic about the input, or a plain message.
+enum Failure {
+    Diag(Diagnostic),
+    Msg(String),
+}
+
+impl From<Diagnostic> for Failure {
+    fn from(d: Diagnostic) -> Self {
+        Failure::Diag(d)
+    }
+}
+impl From<String> for Failure {
+    fn from(m: String) -> Self {
+        Failure::Msg(m)
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let mut sm = SourceMap::new();
+    let result = match &cli.command {
+        Some(Command::Run(args)) => run(&mut sm, args),
+        None => compile(&mut sm, &cli.compile),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Diag(d)) => {
+            eprint!("{}", d.render(&sm));
+            ExitCode::FAILURE
+        }
+        Err(Failure::Msg(m)) => {
+            eprintln!("error: {m}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn load(sm: &mut SourceMap, src: &Source) -> Result<Program, Failure> {
+    Ok(dpnc_frontend::load(sm, &src.file, &src.options())?)
+}
+
+fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
+    let Some(src) = &args.source else {
+        return Err("no input file; run `dpnc --help`".to_string().into());
+    };
+    let p = load(sm, src)?;
+    match args.emit {
+        Some(Emit::Scop) => print!("{}", emit::scop(&p, sm)),
+        Some(Emit::Sare) => {
+            let sare = dpnc_frontend::dataflow::compute(&p)?;
+            print!("{}", emit::sare(&p, &sare, sm));
+        }
+        None => {
+            return Err("hardware generation is not available yet in this version of dpnc; use --emit scop|sare, or `dpnc run`".to_string().into())
+        }
+    }
+    Ok(())
+}
+
+fn run(sm: &mut SourceMap, args: &RunArgs) -> Result<(), Failure> {
+    let p = load(sm, &args.source)?;
+    let params = p.param_values()?;
+    let inputs = match (&args.inputs, args.random) {
+        (Some(dir), _) => Store::load(&p, dir)?,
+        (None, Some(seed)) => Store::random(&p, seed),
+        (None, None) => return Err("give --inputs DIR or --random SEED".to_string().into()),
+    };
+    let mut mem = inputs.clone();
+    let t = Instant::now();
+    let stats = dpnc_frontend::interp::run(&p, &params, &mut mem)?;
+    eprintln!("interpreter: {} statement instances in {:.3} s", stats.instances, t.elapsed().as_secs_f64());
+    if args.check {
+        let t = Instant::now();
+        let sare = dpnc_frontend::dataflow::compute(&p)?;
+        let got = dpnc_frontend::sare_eval::evaluate(&p, &sare, &params, &inputs)?;
+        match Store::compare(&p, &mem, &got) {
+            None => eprintln!("SARE evaluator: bit-exact with the interpreter ({:.3} s)", t.elapsed().as_secs_f64()),
+            Some(m) => return Err(format!("SARE evaluator MISMATCH at {m} (interpreter vs SARE)").into()),
+        }
+    }
+    write_outputs(&p, &args.outputs, &mem, args.random.map(|_| &inputs))?;
+    Ok(())
+}
+
+fn write_outputs(p: &Program, dir: &Path, mem: &Store, inputs: Option<&Store>) -> Result<(), Failure> {
+    use dpnc_frontend::scop::VarKind;
+    if let Some(inputs) = inputs {
+        inputs.save(p, &dir.join("inputs"), |v| v.kind == VarKind::Argument)?;
+    }
+    mem.save(p, dir, |v| v.kind == VarKind::Argument && v.written)?;
+    Ok(())
+}

@@ -1,0 +1,170 @@
+//! Exact array dataflow (Feautrier) with isl's `compute_flow`, turned into the SARE.
+//!
+//! Every read reference becomes its own sink tuple `S<k>_r<r>` (same domain and schedule as
+//! `S<k>`), so the must-dependences say which producer instance feeds which read *port*.
+//! For the final value of each written array a virtual sink `F_<array>` reads every cell
+//! after the whole program; its sources are the last writers.
+
+use crate::diag::{Diagnostic, Result};
+use crate::polyhedral::{isl_name, Model};
+use crate::qrel::Piece;
+use crate::scop::Program;
+use isl_rs::{BasicMap, Context, DimType, Map, Set, UnionAccessInfo, UnionMap};
+
+/// Where one piece of a read's values comes from.
+#[derive(Clone, Debug)]
+pub struct Source {
+    /// The producing statement, or `None` for the array's initial value.
+    pub stmt: Option<usize>,
+    /// sink instance → producer instance (or → array cell, for initial values).
+    pub rel: Piece,
+    /// The piece in isl notation, simplified against the sink's domain.
+    pub text: String,
+}
+
+/// All sources of one read reference; at most one piece matches any sink instance.
+#[derive(Clone, Debug, Default)]
+pub struct ReadFlow {
+    pub sources: Vec<Source>,
+}
+
+/// What a read instance gets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// The value computed by this instance of this statement.
+    Stmt(usize, Vec<i64>),
+    /// The initial value of this cell of the array read.
+    Initial(Vec<i64>),
+}
+
+impl ReadFlow {
+    pub fn origin(&self, params: &[i64], instance: &[i64]) -> Option<Origin> {
+        self.sources.iter().find_map(|s| {
+            s.rel.apply(params, instance).map(|out| match s.stmt {
+                Some(k) => Origin::Stmt(k, out),
+                None => Origin::Initial(out),
+            })
+        })
+    }
+}
+
+/// The system of affine recurrence equations: for every read of every statement, its
+/// sources; for every written array, the last writer of each cell.
+#[derive(Clone, Debug)]
+pub struct Sare {
+    /// `reads[stmt][read]`.
+    pub reads: Vec<Vec<ReadFlow>>,
+    /// `finals[var]`: sources of the final value of each cell (`None` if never written).
+    pub finals: Vec<Option<ReadFlow>>,
+    /// Statement domains as isl prints them.
+    pub domains: Vec<String>,
+}
+
+fn isl_err(what: &str) -> impl Fn(isl_rs::LibISLError) -> Diagnostic + '_ {
+    move |e| Diagnostic::global(format!("internal error in isl while {what}: {e}"))
+}
+
+/// Parses several relations in isl notation into one union map.
+fn union(ctx: &Context, parts: &[String]) -> Result<UnionMap> {
+    let mut u = UnionMap::read_from_str(ctx, "{ }").map_err(isl_err("creating a relation"))?;
+    for p in parts {
+        let m = UnionMap::read_from_str(ctx, p).map_err(|e| Diagnostic::global(format!("internal error: isl rejected `{p}`: {e}")))?;
+        u = u.union(m).map_err(isl_err("building a union"))?;
+    }
+    Ok(u)
+}
+
+/// Text of an isl object without its parameter prefix and braces.
+pub fn strip(text: &str) -> String {
+    let body = match (text.find('{'), text.rfind('}')) {
+        (Some(a), Some(b)) if a < b => &text[a + 1..b],
+        _ => text,
+    };
+    body.trim().to_string()
+}
+
+/// Builds the SARE of `p`.
+pub fn compute(p: &Program) -> Result<Sare> {
+    let ctx = Context::alloc();
+    // Errors come back as values; keep isl quiet on stderr.
+    let _ = isl_rs::Options::set_on_error(&ctx, 1);
+    let m = Model::new(p);
+    let top = p.schedule_len();
+    let end_time = p.stmts.iter().filter_map(|s| match s.schedule.first() {
+        Some(crate::scop::SchedTerm::Const(c)) => Some(*c),
+        _ => None,
+    });
+    let end_time = end_time.max().unwrap_or(0) + 1;
+
+    let mut sinks = Vec::new();
+    let mut sched = m.schedules.clone();
+    let mut sink_domains: Vec<(String, String)> = Vec::new();
+    for (k, s) in p.stmts.iter().enumerate() {
+        let cond = m.cond_of(p, k);
+        let names = crate::polyhedral::Names::of(p, s);
+        for (r, a) in s.reads.iter().enumerate() {
+            let tuple = format!("{}_r{r}", s.name);
+            sinks.push(m.access(p, &names, s, &tuple, a, &cond));
+            sched.push(m.schedules[k].replacen(&format!("{}[", s.name), &format!("{tuple}["), 1));
+            sink_domains.push((tuple.clone(), format!("{}{{ {} : {cond} }}", m.params, names.tuple(&tuple))));
+        }
+    }
+    for v in p.vars.iter().filter(|v| v.written) {
+        let tuple = format!("F_{}", v.name);
+        let idx: Vec<String> = (0..v.dims.len()).map(|d| format!("a{d}")).collect();
+        let bounds: Vec<String> = v.dims.iter().enumerate().map(|(d, n)| format!("0 <= a{d} < {n}")).chain((!m.context.is_empty()).then(|| m.context.clone())).collect();
+        let cond = if bounds.is_empty() { "1 = 1".to_string() } else { bounds.join(" and ") };
+        let head = format!("{tuple}[{}]", idx.join(", "));
+        sinks.push(format!("{}{{ {head} -> {}[{}] : {cond} }}", m.params, isl_name(&v.name), idx.join(", ")));
+        let time: Vec<String> = std::iter::once(end_time.to_string()).chain(std::iter::repeat("0".into())).take(top).collect();
+        sched.push(format!("{}{{ {head} -> [{}] }}", m.params, time.join(", ")));
+        sink_domains.push((tuple, format!("{}{{ {head} : {cond} }}", m.params)));
+    }
+
+    let writes = union(&ctx, &m.writes)?;
+    let info = UnionAccessInfo::from_sink(union(&ctx, &sinks)?)
+        .and_then(|i| i.set_must_source(writes))
+        .map_err(isl_err("setting up dataflow"))?;
+    let info = info.set_schedule_map(union(&ctx, &sched)?).map_err(isl_err("setting the schedule"))?;
+    let flow = info.compute_flow().map_err(isl_err("computing dataflow"))?;
+    let deps = flow.get_must_dependence().and_then(|d| d.reverse()).and_then(|d| d.coalesce()).map_err(isl_err("reading dependences"))?;
+    let initial = flow.get_must_no_source().and_then(|d| d.coalesce()).map_err(isl_err("reading initial reads"))?;
+
+    let mut by_sink: std::collections::HashMap<String, ReadFlow> = std::collections::HashMap::new();
+    for (umap, from_stmt) in [(&deps, true), (&initial, false)] {
+        let list = umap.get_map_list().map_err(isl_err("listing dependences"))?;
+        for i in 0..list.size().map_err(isl_err("listing dependences"))? {
+            let map = list.get_at(i).map_err(isl_err("listing dependences"))?;
+            let sink = map.get_tuple_name(DimType::In).map_err(isl_err("naming a sink"))?.to_string();
+            let source = map.get_tuple_name(DimType::Out).map_err(isl_err("naming a source"))?.to_string();
+            let stmt = if from_stmt {
+                Some(p.stmts.iter().position(|s| s.name == source).ok_or_else(|| Diagnostic::global(format!("internal error: unknown source `{source}`")))?)
+            } else {
+                None
+            };
+            let dom_text = &sink_domains.iter().find(|(t, _)| *t == sink).ok_or_else(|| Diagnostic::global(format!("internal error: unknown sink `{sink}`")))?.1;
+            let pieces = map.get_basic_map_list().map_err(isl_err("listing pieces"))?;
+            for j in 0..pieces.size().map_err(isl_err("listing pieces"))? {
+                let bmap: BasicMap = pieces.get_at(j).map_err(isl_err("reading a piece"))?;
+                let rel = Piece::from_isl(&bmap).map_err(|e| Diagnostic::global(format!("internal error reading a dataflow piece: {e}")))?;
+                let dom = Set::read_from_str(&ctx, dom_text).map_err(isl_err("reading a domain"))?;
+                let text = Map::from_basic_map(bmap).and_then(|m| m.gist_domain(dom)).map_err(isl_err("simplifying a piece"))?;
+                let text = strip(text.to_str().map_err(isl_err("printing"))?);
+                by_sink.entry(sink.clone()).or_default().sources.push(Source { stmt, rel, text });
+            }
+        }
+    }
+    let mut reads = Vec::new();
+    for s in &p.stmts {
+        reads.push((0..s.reads.len()).map(|r| by_sink.remove(&format!("{}_r{r}", s.name)).unwrap_or_default()).collect());
+    }
+    let finals = p.vars.iter().map(|v| v.written.then(|| by_sink.remove(&format!("F_{}", v.name)).unwrap_or_default())).collect();
+    let mut domains = Vec::new();
+    for d in &m.domains {
+        let set = Set::read_from_str(&ctx, d).and_then(|s| s.coalesce()).map_err(|e| Diagnostic::global(format!("internal error: isl rejected `{d}`: {e}")))?;
+        domains.push(strip(set.to_str().map_err(isl_err("printing"))?));
+    }
+    drop(deps);
+    drop(initial);
+    Ok(Sare { reads, finals, domains })
+}

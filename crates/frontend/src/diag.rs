@@ -1,0 +1,63 @@
+//! Diagnostics: one error with its position, rendered the way C compilers do
+//! (`file:line:col: error: …`, the source line, a caret under the culprit, a help line).
+
+use crate::source::{SourceMap, Span};
+use std::fmt::Write;
+
+/// A user-facing error about the input program.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct Diagnostic {
+    /// Where; `None` for errors about the command line or the whole file.
+    pub span: Option<Span>,
+    /// What is wrong, one sentence.
+    pub message: String,
+    /// What is accepted instead, or how to fix it.
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn new(span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic { span: Some(span), message: message.into(), help: None }
+    }
+    pub fn global(message: impl Into<String>) -> Diagnostic {
+        Diagnostic { span: None, message: message.into(), help: None }
+    }
+    pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+    /// `(path, line, col)` of the start of the span, 1-based.
+    pub fn position(&self, sm: &SourceMap) -> Option<(String, usize, usize)> {
+        let span = self.span?;
+        let file = sm.get(span.file)?;
+        let (line, col) = file.line_col(span.lo as usize);
+        Some((file.path.display().to_string(), line, col))
+    }
+    /// The full multi-line rendering.
+    pub fn render(&self, sm: &SourceMap) -> String {
+        let mut out = String::new();
+        match self.span.and_then(|s| sm.get(s.file).map(|f| (s, f))) {
+            Some((span, file)) => {
+                let (line, col) = file.line_col(span.lo as usize);
+                let _ = writeln!(out, "{}:{}:{}: error: {}", file.path.display(), line, col, self.message);
+                let text = file.line_text(line);
+                let (_, end_col) = file.line_col(span.hi as usize);
+                let width = if file.line_col(span.hi as usize).0 == line { end_col.saturating_sub(col).max(1) } else { text.chars().count().saturating_sub(col - 1).max(1) };
+                let gutter = line.to_string().len();
+                let _ = writeln!(out, "{:gutter$} |", "");
+                let _ = writeln!(out, "{line} | {}", text.replace('\t', " "));
+                let _ = writeln!(out, "{:gutter$} | {}{}", "", " ".repeat(col - 1), "^".repeat(width));
+            }
+            None => {
+                let _ = writeln!(out, "error: {}", self.message);
+            }
+        }
+        if let Some(help) = &self.help {
+            let _ = writeln!(out, "  = help: {help}");
+        }
+        out
+    }
+}
+
+pub type Result<T, E = Diagnostic> = std::result::Result<T, E>;

@@ -1,0 +1,83 @@
+//! The reference interpreter: executes the kernel region exactly as C would, statement by
+//! statement in program order, on a [`Store`]. It is the ground truth every other executor
+//! is compared with.
+
+use crate::diag::Diagnostic;
+use crate::eval::{eval, EvalError};
+use crate::scop::{Access, Node, Program};
+use crate::store::{flatten, Store};
+
+/// Statement instances executed, for reports.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stats {
+    pub instances: u64,
+}
+
+pub(crate) fn index_of(p: &Program, a: &Access, iters: &[i64], params: &[i64]) -> Result<(Vec<i64>, Option<usize>), Diagnostic> {
+    let idx = a.index.iter().map(|x| x.eval(iters, params)).collect::<Result<Vec<_>, _>>().map_err(|e| Diagnostic::new(a.span, format!("internal error: {e}")))?;
+    let off = flatten(&p.vars[a.var].dims, &idx);
+    Ok((idx, off))
+}
+
+pub(crate) fn out_of_bounds(p: &Program, a: &Access, idx: &[i64]) -> String {
+    let v = &p.vars[a.var];
+    let shown: String = idx.iter().map(|i| format!("[{i}]")).collect();
+    let dims: String = v.dims.iter().map(|d| format!("[{d}]")).collect();
+    format!("access {}{shown} is out of bounds (declared {}{dims})", v.name, v.name)
+}
+
+pub(crate) fn eval_error(s: &crate::scop::Statement, e: EvalError) -> Diagnostic {
+    match e {
+        EvalError::DivisionByZero => Diagnostic::new(s.span, "integer division by zero"),
+        EvalError::Read(m) => Diagnostic::new(s.span, m),
+    }
+}
+
+/// Runs the kernel on `mem` with the given parameter values.
+pub fn run(p: &Program, params: &[i64], mem: &mut Store) -> Result<Stats, Diagnostic> {
+    let mut stats = Stats::default();
+    let mut iters = Vec::new();
+    walk(p, &p.tree, params, &mut iters, mem, &mut stats)?;
+    Ok(stats)
+}
+
+fn walk(p: &Program, nodes: &[Node], params: &[i64], iters: &mut Vec<i64>, mem: &mut Store, stats: &mut Stats) -> Result<(), Diagnostic> {
+    let internal = |e: &str| Diagnostic::new(p.region, format!("internal error: {e}"));
+    for n in nodes {
+        match n {
+            Node::Loop { lower, upper, dir, body, .. } => {
+                let lo = lower.eval(iters, params).map_err(internal)?;
+                let hi = upper.eval(iters, params).map_err(internal)?;
+                let mut i = if *dir > 0 { lo } else { hi };
+                while lo <= i && i <= hi {
+                    iters.push(i);
+                    let r = walk(p, body, params, iters, mem, stats);
+                    iters.pop();
+                    r?;
+                    i += dir;
+                }
+            }
+            Node::If(c, then, els) => {
+                let taken = if c.eval(iters, params).map_err(internal)? { then } else { els };
+                walk(p, taken, params, iters, mem, stats)?;
+            }
+            Node::Stmt(k) => {
+                let s = &p.stmts[*k];
+                let (widx, woff) = index_of(p, &s.write, iters, params)?;
+                let woff = woff.ok_or_else(|| Diagnostic::new(s.write.span, out_of_bounds(p, &s.write, &widx)))?;
+                let v = {
+                    let mem = &*mem;
+                    let mut read = |r: usize| -> Result<crate::value::Value, String> {
+                        let a = &s.reads[r];
+                        let (idx, off) = index_of(p, a, iters, params).map_err(|d| d.message)?;
+                        off.map(|o| mem.data[a.var][o]).ok_or_else(|| out_of_bounds(p, a, &idx))
+                    };
+                    eval(&s.body, iters, params, &mut read).map_err(|e| eval_error(s, e))?
+                };
+                mem.data[s.write.var][woff] = v.convert(p.vars[s.write.var].ty);
+                stats.instances += 1;
+            }
+        }
+    }
+    Ok(())
+}

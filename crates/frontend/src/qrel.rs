@@ -1,0 +1,171 @@
+//! Evaluable pieces of isl relations. A dataflow piece from isl (a basic map whose outputs
+//! are a function of its inputs) is copied out as integer constraints; [`Piece::apply`]
+//! solves them for the outputs given the parameters and inputs. This lets executors follow
+//! the SARE point by point without calling isl.
+
+use isl_rs::{BasicMap, DimType};
+
+#[derive(Clone, Debug)]
+struct Row {
+    /// Coefficients over the columns `params ++ inputs ++ outputs ++ divs`.
+    coef: Vec<i64>,
+    cst: i64,
+}
+
+impl Row {
+    fn value(&self, vals: &[Option<i64>]) -> Option<i128> {
+        let mut s = self.cst as i128;
+        for (c, v) in self.coef.iter().zip(vals) {
+            if *c != 0 {
+                s += *c as i128 * v.map(|v| v as i128)?;
+            }
+        }
+        Some(s)
+    }
+    /// `(column, coefficient, rest)` when exactly one column with a non-zero coefficient is
+    /// unknown.
+    fn single_unknown(&self, vals: &[Option<i64>]) -> Option<(usize, i128, i128)> {
+        let mut unknown = None;
+        let mut rest = self.cst as i128;
+        for (k, (c, v)) in self.coef.iter().zip(vals).enumerate() {
+            if *c == 0 {
+                continue;
+            }
+            match v {
+                Some(v) => rest += *c as i128 * *v as i128,
+                None if unknown.is_none() => unknown = Some((k, *c as i128)),
+                None => return None,
+            }
+        }
+        unknown.map(|(k, c)| (k, c, rest))
+    }
+}
+
+/// One convex piece `{ [params] -> in -> out : constraints (with existentials) }`.
+#[derive(Clone, Debug)]
+pub struct Piece {
+    n_param: usize,
+    n_in: usize,
+    n_out: usize,
+    n_cols: usize,
+    eqs: Vec<Row>,
+    ineqs: Vec<Row>,
+}
+
+fn floor_div(a: i128, b: i128) -> i128 {
+    let q = a / b;
+    if (a % b != 0) && ((a < 0) != (b < 0)) {
+        q - 1
+    } else {
+        q
+    }
+}
+
+impl Piece {
+    pub fn from_isl(bmap: &BasicMap) -> Result<Piece, String> {
+        let dim = |t: DimType| bmap.dim(t).map(|d| d as usize).map_err(|e| e.to_string());
+        let (n_param, n_in, n_out, n_div) = (dim(DimType::Param)?, dim(DimType::In)?, dim(DimType::Out)?, dim(DimType::Div)?);
+        let n_cols = n_param + n_in + n_out + n_div;
+        let list = bmap.get_constraint_list().map_err(|e| e.to_string())?;
+        let mut p = Piece { n_param, n_in, n_out, n_cols, eqs: vec![], ineqs: vec![] };
+        for k in 0..list.size().map_err(|e| e.to_string())? {
+            let c = list.get_at(k).map_err(|e| e.to_string())?;
+            let int = |v: isl_rs::Val| -> Result<i64, String> {
+                if v.get_den_si().map_err(|e| e.to_string())? != 1 {
+                    return Err("non-integer coefficient".into());
+                }
+                v.get_num_si().map_err(|e| e.to_string())
+            };
+            let mut coef = Vec::with_capacity(n_cols);
+            for (t, n) in [(DimType::Param, n_param), (DimType::In, n_in), (DimType::Out, n_out), (DimType::Div, n_div)] {
+                for i in 0..n {
+                    coef.push(int(c.get_coefficient_val(t, i as i32).map_err(|e| e.to_string())?)?);
+                }
+            }
+            let row = Row { coef, cst: int(c.get_constant_val().map_err(|e| e.to_string())?)? };
+            if c.is_equality().map_err(|e| e.to_string())? {
+                p.eqs.push(row);
+            } else {
+                p.ineqs.push(row);
+            }
+        }
+        Ok(p)
+    }
+
+    /// The outputs for these parameters and inputs, or `None` if the point is outside the
+    /// piece.
+    pub fn apply(&self, params: &[i64], input: &[i64]) -> Option<Vec<i64>> {
+        if params.len() != self.n_param || input.len() != self.n_in {
+            return None;
+        }
+        let mut vals: Vec<Option<i64>> = params.iter().chain(input).map(|v| Some(*v)).collect();
+        vals.resize(self.n_cols, None);
+        let mut unknown = self.n_cols - self.n_param - self.n_in;
+        while unknown > 0 {
+            if self.propagate(&mut vals)? {
+                unknown = vals.iter().filter(|v| v.is_none()).count();
+                continue;
+            }
+            // Stuck: an existential with a range of values; take its smallest and verify below.
+            let (col, lo) = (0..self.n_cols).filter(|&c| vals[c].is_none()).find_map(|c| self.bounds(&vals, c).0.map(|lo| (c, lo)))?;
+            vals[col] = Some(i64::try_from(lo).ok()?);
+            unknown -= 1;
+        }
+        let ok = self.eqs.iter().all(|r| r.value(&vals) == Some(0)) && self.ineqs.iter().all(|r| r.value(&vals).is_some_and(|v| v >= 0));
+        ok.then(|| vals[self.n_param + self.n_in..self.n_param + self.n_in + self.n_out].iter().map(|v| v.unwrap_or(0)).collect())
+    }
+
+    /// One round of solving equalities and tight bounds. `Some(progress)`, or `None` when
+    /// the constraints have no integer solution.
+    fn propagate(&self, vals: &mut [Option<i64>]) -> Option<bool> {
+        let mut progress = false;
+        for r in &self.eqs {
+            if let Some((k, c, rest)) = r.single_unknown(vals) {
+                if rest % c != 0 {
+                    return None;
+                }
+                vals[k] = Some(i64::try_from(-rest / c).ok()?);
+                progress = true;
+            }
+        }
+        if progress {
+            return Some(true);
+        }
+        for col in 0..self.n_cols {
+            if vals[col].is_some() {
+                continue;
+            }
+            if let (Some(lo), Some(hi)) = self.bounds(vals, col) {
+                if lo > hi {
+                    return None;
+                }
+                if lo == hi {
+                    vals[col] = Some(i64::try_from(lo).ok()?);
+                    progress = true;
+                }
+            }
+        }
+        Some(progress)
+    }
+
+    /// Bounds on `col` from inequalities in which it is the only unknown.
+    fn bounds(&self, vals: &[Option<i64>], col: usize) -> (Option<i128>, Option<i128>) {
+        let (mut lo, mut hi): (Option<i128>, Option<i128>) = (None, None);
+        for r in &self.ineqs {
+            if let Some((k, c, rest)) = r.single_unknown(vals) {
+                if k != col {
+                    continue;
+                }
+                // c*x + rest >= 0
+                if c > 0 {
+                    let b = -floor_div(rest, c);
+                    lo = Some(lo.map_or(b, |l| l.max(b)));
+                } else {
+                    let b = floor_div(rest, -c);
+                    hi = Some(hi.map_or(b, |h| h.min(b)));
+                }
+            }
+        }
+        (lo, hi)
+    }
+}

@@ -1,0 +1,965 @@
+//! Semantic analysis of the kernel region: which names are loop iterators, size parameters
+//! and data; affine loop bounds, conditions and subscripts; typed statement bodies; the
+//! original (2d+1) schedule. The result, [`Program`], is the static control part (SCoP) in
+//! our own types; `polyhedral` writes it in isl notation.
+
+use crate::ast::*;
+use crate::diag::{Diagnostic, Result};
+use crate::parser::{const_int, Unit};
+use crate::source::Span;
+use crate::value::Value;
+use std::collections::{BTreeSet, HashMap};
+
+/// A quasi-affine expression in loop iterators (by loop depth) and size parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Aff {
+    Const(i64),
+    Iter(usize),
+    Param(usize),
+    Add(Box<Aff>, Box<Aff>),
+    Sub(Box<Aff>, Box<Aff>),
+    Neg(Box<Aff>),
+    Mul(i64, Box<Aff>),
+    /// C division by a positive constant (modelled as floor: the numerator is assumed
+    /// non-negative, as in every bound and subscript of a well-formed kernel).
+    Div(Box<Aff>, i64),
+    Mod(Box<Aff>, i64),
+    Min(Box<Aff>, Box<Aff>),
+    Max(Box<Aff>, Box<Aff>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpOp {
+    Lt,
+    Le,
+    Eq,
+    Ne,
+    Ge,
+    Gt,
+}
+
+/// An affine condition (loop bound or `if`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cond {
+    True,
+    Cmp(CmpOp, Aff, Aff),
+    And(Box<Cond>, Box<Cond>),
+    Or(Box<Cond>, Box<Cond>),
+    Not(Box<Cond>),
+}
+
+/// A size parameter: an integer argument of the kernel that it never writes.
+#[derive(Clone, Debug)]
+pub struct Parameter {
+    pub name: String,
+    /// Value from the call site in `main` (or `--param`), if known.
+    pub value: Option<i64>,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarKind {
+    /// An argument of the kernel: exchanged with the caller (DDR in hardware).
+    Argument,
+    /// Declared inside the kernel function: a temporary, initially zero.
+    Local,
+}
+
+/// An array or a data scalar (a 0-d array).
+#[derive(Clone, Debug)]
+pub struct Variable {
+    pub name: String,
+    pub ty: ScalarType,
+    pub dims: Vec<i64>,
+    pub kind: VarKind,
+    pub read: bool,
+    pub written: bool,
+    pub span: Span,
+}
+
+impl Variable {
+    pub fn len(&self) -> usize {
+        self.dims.iter().product::<i64>().max(0) as usize
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// One array reference: `var[index…]`.
+#[derive(Clone, Debug)]
+pub struct Access {
+    pub var: usize,
+    pub index: Vec<Aff>,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MathFn {
+    Sqrt,
+    Exp,
+    Pow,
+    Fabs,
+    Fmin,
+    Fmax,
+    Sqrtf,
+    Expf,
+    Powf,
+    Fabsf,
+    Fminf,
+    Fmaxf,
+    /// Integer `abs`.
+    Abs,
+}
+
+impl MathFn {
+    pub fn lookup(name: &str) -> Option<MathFn> {
+        use MathFn::*;
+        Some(match name {
+            "sqrt" => Sqrt,
+            "exp" => Exp,
+            "pow" => Pow,
+            "fabs" => Fabs,
+            "fmin" => Fmin,
+            "fmax" => Fmax,
+            "sqrtf" => Sqrtf,
+            "expf" => Expf,
+            "powf" => Powf,
+            "fabsf" => Fabsf,
+            "fminf" => Fminf,
+            "fmaxf" => Fmaxf,
+            "abs" => Abs,
+            _ => return None,
+        })
+    }
+    pub const NAMES: &'static str = "sqrt, exp, pow, fabs, fmin, fmax (and their float `f` versions), abs";
+    pub fn arity(self) -> usize {
+        use MathFn::*;
+        match self {
+            Pow | Powf | Fmin | Fmax | Fminf | Fmaxf => 2,
+            _ => 1,
+        }
+    }
+    /// The type of the arguments and of the result.
+    pub fn ty(self) -> ScalarType {
+        use MathFn::*;
+        match self {
+            Sqrt | Exp | Pow | Fabs | Fmin | Fmax => ScalarType::Double,
+            Abs => ScalarType::Int,
+            _ => ScalarType::Float,
+        }
+    }
+}
+
+/// A typed data expression of a statement body; reads refer to `Statement::reads`.
+#[derive(Clone, Debug)]
+pub struct TExpr {
+    pub kind: TKind,
+    pub ty: ScalarType,
+}
+
+#[derive(Clone, Debug)]
+pub enum TKind {
+    Const(Value),
+    Iter(usize),
+    Param(usize),
+    Read(usize),
+    Unary(UnOp, Box<TExpr>),
+    /// Arithmetic in `self.ty`, comparisons in the operands' common type (result `int`),
+    /// `&&`/`||` short-circuit.
+    Binary(BinOp, Box<TExpr>, Box<TExpr>),
+    Ternary(Box<TExpr>, Box<TExpr>, Box<TExpr>),
+    Cast(Box<TExpr>),
+    Call(MathFn, Vec<TExpr>),
+}
+
+/// A polyhedral statement: one assignment of the kernel region.
+#[derive(Clone, Debug)]
+pub struct Statement {
+    /// `S0`, `S1`, … in textual order.
+    pub name: String,
+    /// Names of the enclosing loop iterators, outermost first.
+    pub iters: Vec<String>,
+    /// Conjunction of the enclosing loop bounds and `if` conditions.
+    pub domain: Vec<Cond>,
+    /// 2d+1 schedule: constant positions interleaved with ±iterator (decreasing loops negate).
+    pub schedule: Vec<SchedTerm>,
+    pub write: Access,
+    pub reads: Vec<Access>,
+    /// Right-hand side; the value stored is `body` converted to the written element's type.
+    pub body: TExpr,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SchedTerm {
+    Const(i64),
+    /// Loop iterator at the given depth, multiplied by `dir` (+1 or -1).
+    Iter(usize, i64),
+}
+
+/// The loop tree the interpreter walks.
+#[derive(Clone, Debug)]
+pub enum Node {
+    Loop { depth: usize, ty: ScalarType, lower: Aff, upper: Aff, dir: i64, body: Vec<Node> },
+    If(Cond, Vec<Node>, Vec<Node>),
+    Stmt(usize),
+}
+
+/// The static control part of the kernel.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub kernel: String,
+    pub params: Vec<Parameter>,
+    pub vars: Vec<Variable>,
+    pub stmts: Vec<Statement>,
+    pub tree: Vec<Node>,
+    pub region: Span,
+}
+
+impl Program {
+    pub fn var(&self, name: &str) -> Option<usize> {
+        self.vars.iter().position(|v| v.name == name)
+    }
+    /// Parameter values, or an error naming the first one without a value.
+    pub fn param_values(&self) -> Result<Vec<i64>> {
+        self.params
+            .iter()
+            .map(|p| {
+                p.value.ok_or_else(|| {
+                    Diagnostic::new(p.span, format!("size parameter `{}` has no value", p.name))
+                        .with_help(format!("call the kernel from `main` with a constant, or pass --param {}=VALUE", p.name))
+                })
+            })
+            .collect()
+    }
+    /// The length of every statement's schedule vector.
+    pub fn schedule_len(&self) -> usize {
+        self.stmts.iter().map(|s| s.schedule.len()).max().unwrap_or(1)
+    }
+}
+
+/// Builds the [`Program`] from the parsed kernel. `overrides` are `--param NAME=VALUE`.
+pub fn analyse(unit: &Unit, overrides: &[(String, i64)]) -> Result<Program> {
+    let f = &unit.kernel;
+    let (start, end) = region(&f.body, f.span)?;
+    let region_stmts = &f.body[start..end];
+    let region_span = region_stmts.first().map_or(f.span, |s| s.span).to(region_stmts.last().map_or(f.span, |s| s.span));
+
+    let mut written = BTreeSet::new();
+    let mut iter_names = BTreeSet::new();
+    for s in region_stmts {
+        collect_writes(s, &mut written, &mut iter_names);
+    }
+
+    let mut a = Analyser { params: Vec::new(), vars: Vec::new(), names: HashMap::new(), loops: Vec::new(), stmts: Vec::new() };
+
+    // Kernel arguments.
+    for (k, p) in f.params.iter().enumerate() {
+        let d = &p.decl;
+        if p.pointer {
+            return Err(Diagnostic::new(d.span, format!("parameter `{}` is a pointer", d.name))
+                .with_help("declare arrays with constant dimensions, e.g. `double A[N][M]`, so that accesses can be analysed and aliasing ruled out"));
+        }
+        let is_param = d.dims.is_empty() && !d.ty.is_float() && !written.contains(&d.name);
+        if is_param {
+            let from_call = unit.call.as_ref().and_then(|c| c.args.get(k)).and_then(|a| a.0);
+            let value = overrides.iter().find(|(n, _)| *n == d.name).map(|o| o.1).or(from_call);
+            a.names.insert(d.name.clone(), Name::Param(a.params.len()));
+            a.params.push(Parameter { name: d.name.clone(), value, span: d.span });
+        }
+    }
+    for (k, p) in f.params.iter().enumerate() {
+        let d = &p.decl;
+        if a.names.contains_key(&d.name) {
+            continue;
+        }
+        if !d.dims.is_empty() {
+            if let Some(call) = &unit.call {
+                let mine = call.args.get(k).and_then(|x| x.1.as_ref());
+                if let Some(other) = f.params.iter().enumerate().find(|(j, q)| *j != k && !q.decl.dims.is_empty() && mine.is_some() && call.args.get(*j).and_then(|x| x.1.as_ref()) == mine) {
+                    return Err(Diagnostic::new(call.span, format!("arrays `{}` and `{}` are passed the same argument `{}`", d.name, other.1.decl.name, mine.map_or("", |s| s.as_str())))
+                        .with_help("dpnc assumes distinct array arguments do not overlap; pass distinct arrays"));
+                }
+            }
+        }
+        a.declare(d, VarKind::Argument)?;
+    }
+    // Locals declared in the function outside the region.
+    for s in f.body[..start].iter().chain(&f.body[end..]) {
+        if let StmtKind::Decl(ds) = &s.kind {
+            for d in ds {
+                if !iter_names.contains(&d.name) && !a.names.contains_key(&d.name) {
+                    a.declare(d, VarKind::Local)?;
+                }
+            }
+        }
+    }
+
+    let mut counter = 0;
+    let tree = a.block(region_stmts, &mut Vec::new(), &mut Vec::new(), &mut counter)?;
+    if a.stmts.is_empty() {
+        return Err(Diagnostic::new(region_span, "the kernel region contains no assignment").with_help("put the loop nest to compile between `#pragma scop` and `#pragma endscop`"));
+    }
+    for p in &a.params {
+        if let Some(v) = p.value {
+            if v < 1 {
+                return Err(Diagnostic::new(p.span, format!("size parameter `{}` is {v}; sizes must be at least 1", p.name)));
+            }
+        }
+    }
+    Ok(Program { kernel: f.name.clone(), params: a.params, vars: a.vars, stmts: a.stmts, tree, region: region_span })
+}
+
+/// The `[start, end)` statement range of the kernel region in the function body.
+fn region(body: &[Stmt], fspan: Span) -> Result<(usize, usize)> {
+    let is = |s: &Stmt, p: &str| matches!(&s.kind, StmtKind::Pragma(q) if q == p);
+    let mut nested = None;
+    for s in body {
+        find_nested_pragma(s, &mut nested);
+    }
+    if let Some(span) = nested {
+        return Err(Diagnostic::new(span, "`#pragma scop` must be at the top level of the function body"));
+    }
+    match body.iter().position(|s| is(s, "scop")) {
+        Some(b) => {
+            let e = body[b + 1..].iter().position(|s| is(s, "endscop")).map(|e| e + b + 1).ok_or_else(|| {
+                Diagnostic::new(body[b].span, "`#pragma scop` without a matching `#pragma endscop`")
+            })?;
+            Ok((b + 1, e))
+        }
+        None => {
+            if let Some(s) = body.iter().find(|s| is(s, "endscop")) {
+                return Err(Diagnostic::new(s.span, "`#pragma endscop` without a preceding `#pragma scop`"));
+            }
+            let _ = fspan;
+            let first = body.iter().position(|s| !matches!(s.kind, StmtKind::Decl(_) | StmtKind::Pragma(_))).unwrap_or(body.len());
+            Ok((first, body.len()))
+        }
+    }
+}
+
+fn find_nested_pragma(s: &Stmt, out: &mut Option<Span>) {
+    let mut inner = |b: &Stmt| {
+        if let StmtKind::Pragma(p) = &b.kind {
+            if p == "scop" || p == "endscop" {
+                out.get_or_insert(b.span);
+            }
+        }
+        find_nested_pragma(b, out)
+    };
+    match &s.kind {
+        StmtKind::Block(v) => v.iter().for_each(&mut inner),
+        StmtKind::If(_, t, e) => {
+            inner(t);
+            if let Some(e) = e {
+                inner(e)
+            }
+        }
+        StmtKind::For { body, .. } => inner(body),
+        _ => {}
+    }
+}
+
+fn collect_writes(s: &Stmt, written: &mut BTreeSet<String>, iters: &mut BTreeSet<String>) {
+    fn target(e: &Expr, written: &mut BTreeSet<String>) {
+        match &e.kind {
+            ExprKind::Assign(_, l, r) => {
+                if let ExprKind::Var(n) | ExprKind::Index(n, _) = &l.kind {
+                    written.insert(n.clone());
+                }
+                target(r, written);
+            }
+            ExprKind::IncDec { target: t, .. } => {
+                if let ExprKind::Var(n) | ExprKind::Index(n, _) = &t.kind {
+                    written.insert(n.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    match &s.kind {
+        StmtKind::Expr(e) => target(e, written),
+        StmtKind::Block(v) => v.iter().for_each(|b| collect_writes(b, written, iters)),
+        StmtKind::If(_, t, e) => {
+            collect_writes(t, written, iters);
+            if let Some(e) = e {
+                collect_writes(e, written, iters);
+            }
+        }
+        StmtKind::For { init, body, .. } => {
+            if let Some(init) = init {
+                match &init.kind {
+                    StmtKind::Expr(Expr { kind: ExprKind::Assign(None, l, _), .. }) => {
+                        if let ExprKind::Var(n) = &l.kind {
+                            iters.insert(n.clone());
+                        }
+                    }
+                    StmtKind::Decl(ds) => ds.iter().for_each(|d| {
+                        iters.insert(d.name.clone());
+                    }),
+                    _ => {}
+                }
+            }
+            collect_writes(body, written, iters);
+        }
+        _ => {}
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Name {
+    Param(usize),
+    Var(usize),
+}
+
+struct LoopInfo {
+    name: String,
+    ty: ScalarType,
+}
+
+struct Analyser {
+    params: Vec<Parameter>,
+    vars: Vec<Variable>,
+    names: HashMap<String, Name>,
+    loops: Vec<LoopInfo>,
+    stmts: Vec<Statement>,
+}
+
+/// Where an affine expression appears, for messages.
+#[derive(Clone, Copy)]
+enum Ctx {
+    Subscript,
+    Bound,
+    Condition,
+}
+
+impl Ctx {
+    fn what(self) -> &'static str {
+        match self {
+            Ctx::Subscript => "array subscripts",
+            Ctx::Bound => "loop bounds",
+            Ctx::Condition => "`if` conditions",
+        }
+    }
+}
+
+impl Analyser {
+    fn declare(&mut self, d: &VarDecl, kind: VarKind) -> Result<()> {
+        let mut dims = Vec::new();
+        for e in &d.dims {
+            let v = const_int(e, &|n| match self.names.get(n) {
+                Some(Name::Param(p)) => self.params[*p].value,
+                _ => None,
+            })
+            .ok_or_else(|| {
+                Diagnostic::new(e.span, format!("dimension of `{}` is not a constant", d.name))
+                    .with_help("array dimensions must be integer constants (macros are fine) or size parameters with known values")
+            })?;
+            if v <= 0 {
+                return Err(Diagnostic::new(e.span, format!("dimension of `{}` is {v}; it must be positive", d.name)));
+            }
+            dims.push(v);
+        }
+        if dims.iter().try_fold(1i64, |acc, &d| acc.checked_mul(d)).is_none_or(|n| n > 1 << 32) {
+            return Err(Diagnostic::new(d.span, format!("array `{}` is too large ({} elements)", d.name, dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(" x "))));
+        }
+        self.names.insert(d.name.clone(), Name::Var(self.vars.len()));
+        self.vars.push(Variable { name: d.name.clone(), ty: d.ty, dims, kind, read: false, written: false, span: d.span });
+        Ok(())
+    }
+
+    fn block(&mut self, stmts: &[Stmt], conds: &mut Vec<Cond>, sched: &mut Vec<SchedTerm>, counter: &mut i64) -> Result<Vec<Node>> {
+        let mut nodes = Vec::new();
+        for s in stmts {
+            self.stmt(s, conds, sched, counter, &mut nodes)?;
+        }
+        Ok(nodes)
+    }
+
+    fn stmt(&mut self, s: &Stmt, conds: &mut Vec<Cond>, sched: &mut Vec<SchedTerm>, counter: &mut i64, out: &mut Vec<Node>) -> Result<()> {
+        match &s.kind {
+            StmtKind::Empty => Ok(()),
+            StmtKind::Pragma(_) => Ok(()),
+            StmtKind::Block(v) => {
+                for b in v {
+                    self.stmt(b, conds, sched, counter, out)?;
+                }
+                Ok(())
+            }
+            StmtKind::Decl(ds) => Err(Diagnostic::new(ds.first().map_or(s.span, |d| d.span), "declarations are not allowed inside the kernel region")
+                .with_help("declare temporaries at the top of the kernel function, before `#pragma scop`")),
+            StmtKind::Unsupported(what) => Err(Diagnostic::new(s.span, format!("{what} are not supported in the kernel region"))
+                .with_help("the kernel must be a static control part: `for` loops with affine bounds, `if` with affine conditions, and assignments")),
+            StmtKind::If(c, t, e) => {
+                let cond = self.cond(c, Ctx::Condition)?;
+                conds.push(cond.clone());
+                let mut then = Vec::new();
+                self.stmt(t, conds, sched, counter, &mut then)?;
+                conds.pop();
+                let mut els = Vec::new();
+                if let Some(e) = e {
+                    conds.push(Cond::Not(Box::new(cond.clone())));
+                    self.stmt(e, conds, sched, counter, &mut els)?;
+                    conds.pop();
+                }
+                out.push(Node::If(cond, then, els));
+                Ok(())
+            }
+            StmtKind::For { init, cond, step, body } => {
+                let (name, ty, lower_src) = self.loop_init(init.as_deref(), s.span)?;
+                let dir = self.loop_step(step.as_ref(), &name, s.span)?;
+                let depth = self.loops.len();
+                // The bounds are analysed outside the loop's own scope: they must not use it.
+                let lower = self.aff(lower_src, Ctx::Bound)?;
+                let Some(cond_e) = cond else {
+                    return Err(Diagnostic::new(s.span, "a `for` loop without a condition is unbounded").with_help("write `for (i = lb; i < ub; i++)`"));
+                };
+                let upper = self.loop_bound(cond_e, &name, dir)?;
+                let var = Aff::Iter(depth);
+                let (lo, hi) = if dir > 0 { (lower, upper) } else { (upper, lower) };
+                conds.push(Cond::Cmp(CmpOp::Le, lo.clone(), var.clone()));
+                conds.push(Cond::Cmp(CmpOp::Le, var, hi.clone()));
+                sched.push(SchedTerm::Const(*counter));
+                sched.push(SchedTerm::Iter(depth, dir));
+                *counter += 1;
+                self.loops.push(LoopInfo { name, ty });
+                let mut inner = 0;
+                let mut body_nodes = Vec::new();
+                let r = self.stmt(body, conds, sched, &mut inner, &mut body_nodes);
+                self.loops.pop();
+                sched.truncate(sched.len() - 2);
+                conds.truncate(conds.len() - 2);
+                r?;
+                out.push(Node::Loop { depth, ty, lower: lo, upper: hi, dir, body: body_nodes });
+                Ok(())
+            }
+            StmtKind::Expr(e) => {
+                let idx = self.assignment(e, conds, sched, *counter)?;
+                *counter += 1;
+                out.push(Node::Stmt(idx));
+                Ok(())
+            }
+        }
+    }
+
+    fn loop_init<'e>(&self, init: Option<&'e Stmt>, span: Span) -> Result<(String, ScalarType, &'e Expr)> {
+        let bad = |sp| Diagnostic::new(sp, "the loop must initialise its iterator").with_help("write `for (i = lb; i < ub; i++)`");
+        let init = init.ok_or_else(|| bad(span))?;
+        let (name, ty, e) = match &init.kind {
+            StmtKind::Expr(Expr { kind: ExprKind::Assign(None, l, r), .. }) => match &l.kind {
+                ExprKind::Var(n) => (n.clone(), None, &**r),
+                _ => return Err(bad(l.span)),
+            },
+            StmtKind::Decl(ds) if ds.len() == 1 && ds[0].dims.is_empty() && ds[0].init.is_some() => {
+                let d = &ds[0];
+                (d.name.clone(), Some(d.ty), d.init.as_ref().ok_or_else(|| bad(d.span))?)
+            }
+            _ => return Err(bad(init.span)),
+        };
+        let ty = match ty {
+            Some(t) => t,
+            None => match self.names.get(&name) {
+                Some(Name::Var(v)) if self.vars[v.to_owned()].kind == VarKind::Local && self.vars[*v].dims.is_empty() => self.vars[*v].ty,
+                Some(Name::Param(_)) | Some(Name::Var(_)) => {
+                    return Err(Diagnostic::new(init.span, format!("`{name}` is used as a loop iterator but it is also kernel data or a size parameter"))
+                        .with_help("use a local integer variable as the loop iterator"))
+                }
+                None => ScalarType::Int,
+            },
+        };
+        if ty.is_float() {
+            return Err(Diagnostic::new(init.span, format!("loop iterator `{name}` has a floating-point type")).with_help("loop iterators must be integers"));
+        }
+        if self.loops.iter().any(|l| l.name == name) {
+            return Err(Diagnostic::new(init.span, format!("loop iterator `{name}` is already the iterator of an enclosing loop")));
+        }
+        Ok((name, ty, e))
+    }
+
+    fn loop_step(&self, step: Option<&Expr>, name: &str, span: Span) -> Result<i64> {
+        let bad = |sp| {
+            Diagnostic::new(sp, format!("the loop step must be `{name}++` or `{name}--`"))
+                .with_help("only unit steps are supported; rewrite strided loops with a unit-step iterator and a scaled subscript")
+        };
+        let step = step.ok_or_else(|| bad(span))?;
+        let is_iter = |e: &Expr| matches!(&e.kind, ExprKind::Var(n) if n == name);
+        let lit = |e: &Expr| match &e.kind {
+            ExprKind::Lit(Literal::Int(v, _)) => Some(*v),
+            _ => None,
+        };
+        match &step.kind {
+            ExprKind::IncDec { delta, target, .. } if is_iter(target) => Ok(*delta),
+            ExprKind::Assign(Some(BinOp::Add), l, r) if is_iter(l) && lit(r) == Some(1) => Ok(1),
+            ExprKind::Assign(Some(BinOp::Sub), l, r) if is_iter(l) && lit(r) == Some(1) => Ok(-1),
+            ExprKind::Assign(None, l, r) if is_iter(l) => match &r.kind {
+                ExprKind::Binary(BinOp::Add, a, b) if is_iter(a) && lit(b) == Some(1) => Ok(1),
+                ExprKind::Binary(BinOp::Sub, a, b) if is_iter(a) && lit(b) == Some(1) => Ok(-1),
+                _ => Err(bad(step.span)),
+            },
+            _ => Err(bad(step.span)),
+        }
+    }
+
+    /// The inclusive bound implied by the loop condition (upper for `++`, lower for `--`).
+    fn loop_bound(&self, cond: &Expr, name: &str, dir: i64) -> Result<Aff> {
+        let bad = |sp| {
+            Diagnostic::new(sp, format!("the loop condition must compare `{name}` with an affine bound"))
+                .with_help(if dir > 0 { format!("write `{name} < ub` or `{name} <= ub`") } else { format!("write `{name} >= lb` or `{name} > lb`") })
+        };
+        match &cond.kind {
+            ExprKind::Binary(BinOp::And, a, b) => {
+                let (a, b) = (self.loop_bound(a, name, dir)?, self.loop_bound(b, name, dir)?);
+                Ok(if dir > 0 { Aff::Min(Box::new(a), Box::new(b)) } else { Aff::Max(Box::new(a), Box::new(b)) })
+            }
+            ExprKind::Binary(op, l, r) => {
+                let is_iter = |e: &Expr| matches!(&e.kind, ExprKind::Var(n) if n == name);
+                // Normalise to `i op bound`.
+                let (op, bound) = if is_iter(l) {
+                    (*op, &**r)
+                } else if is_iter(r) {
+                    let flipped = match op {
+                        BinOp::Lt => BinOp::Gt,
+                        BinOp::Le => BinOp::Ge,
+                        BinOp::Gt => BinOp::Lt,
+                        BinOp::Ge => BinOp::Le,
+                        _ => return Err(bad(cond.span)),
+                    };
+                    (flipped, &**l)
+                } else {
+                    return Err(bad(cond.span));
+                };
+                let b = self.aff(bound, Ctx::Bound)?;
+                let one = || Box::new(Aff::Const(1));
+                match (op, dir > 0) {
+                    (BinOp::Lt, true) => Ok(Aff::Sub(Box::new(b), one())),
+                    (BinOp::Le, true) => Ok(b),
+                    (BinOp::Gt, false) => Ok(Aff::Add(Box::new(b), one())),
+                    (BinOp::Ge, false) => Ok(b),
+                    _ => Err(Diagnostic::new(cond.span, format!("the loop condition does not bound `{name}` in the direction it moves"))
+                        .with_help("an increasing loop needs `<` or `<=`, a decreasing one `>` or `>=`")),
+                }
+            }
+            _ => Err(bad(cond.span)),
+        }
+    }
+
+    fn lookup_iter(&self, name: &str) -> Option<usize> {
+        self.loops.iter().rposition(|l| l.name == name)
+    }
+
+    fn aff(&self, e: &Expr, ctx: Ctx) -> Result<Aff> {
+        let not_affine = |why: String| Diagnostic::new(e.span, why).with_help(format!("{} must be affine: sums of loop iterators and size parameters times integer constants (`/` and `%` by a constant, `min`, `max` allowed)", ctx.what()));
+        Ok(match &e.kind {
+            ExprKind::Lit(Literal::Int(v, _)) => Aff::Const(*v),
+            ExprKind::Lit(_) => return Err(not_affine("a floating-point value cannot be used here".into())),
+            ExprKind::Var(n) => {
+                if let Some(d) = self.lookup_iter(n) {
+                    Aff::Iter(d)
+                } else {
+                    match self.names.get(n) {
+                        Some(Name::Param(p)) => Aff::Param(*p),
+                        Some(Name::Var(_)) => {
+                            return Err(match ctx {
+                                Ctx::Subscript => not_affine(format!("subscript depends on the data variable `{n}`")),
+                                _ => Diagnostic::new(e.span, format!("{} depends on the data variable `{n}` (data-dependent control)", if matches!(ctx, Ctx::Bound) { "loop bound" } else { "condition" }))
+                                    .with_help("control flow must depend only on loop iterators and size parameters; to select a value by data, use a conditional expression `c ? a : b` on the right-hand side"),
+                            })
+                        }
+                        None => return Err(Diagnostic::new(e.span, format!("`{n}` is not declared"))),
+                    }
+                }
+            }
+            ExprKind::Index(n, _) => {
+                return Err(match ctx {
+                    Ctx::Subscript => not_affine(format!("subscript reads the array `{n}` (indirect access)")),
+                    _ => Diagnostic::new(e.span, format!("{} reads the array `{n}` (data-dependent control)", if matches!(ctx, Ctx::Bound) { "loop bound" } else { "condition" }))
+                        .with_help("control flow must depend only on loop iterators and size parameters; to select a value by data, use a conditional expression `c ? a : b` on the right-hand side"),
+                })
+            }
+            ExprKind::Unary(UnOp::Neg, a) => Aff::Neg(Box::new(self.aff(a, ctx)?)),
+            ExprKind::Unary(UnOp::Plus, a) => self.aff(a, ctx)?,
+            ExprKind::Cast(t, a) if !t.is_float() => self.aff(a, ctx)?,
+            ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem), a, b) => {
+                let (x, y) = (self.aff(a, ctx)?, self.aff(b, ctx)?);
+                match op {
+                    BinOp::Add => Aff::Add(Box::new(x), Box::new(y)),
+                    BinOp::Sub => Aff::Sub(Box::new(x), Box::new(y)),
+                    BinOp::Mul => match (x.as_const(), y.as_const()) {
+                        (Some(c), _) => Aff::Mul(c, Box::new(y)),
+                        (_, Some(c)) => Aff::Mul(c, Box::new(x)),
+                        _ => return Err(not_affine(format!("`{}` multiplies two non-constant terms", snippet_op(op)))),
+                    },
+                    _ => match y.as_const() {
+                        Some(c) if c > 0 => {
+                            if *op == BinOp::Div {
+                                Aff::Div(Box::new(x), c)
+                            } else {
+                                Aff::Mod(Box::new(x), c)
+                            }
+                        }
+                        _ => return Err(not_affine(format!("`{}` needs a positive constant on its right", snippet_op(op)))),
+                    },
+                }
+            }
+            ExprKind::Call(f, args) if (f == "min" || f == "max") && args.len() == 2 => {
+                let (x, y) = (Box::new(self.aff(&args[0], ctx)?), Box::new(self.aff(&args[1], ctx)?));
+                if f == "min" {
+                    Aff::Min(x, y)
+                } else {
+                    Aff::Max(x, y)
+                }
+            }
+            ExprKind::Call(f, _) => return Err(not_affine(format!("call to `{f}` is not affine"))),
+            ExprKind::Unsupported(what) => return Err(Diagnostic::new(e.span, format!("{what} are not supported"))),
+            _ => return Err(not_affine("this expression is not affine".into())),
+        })
+    }
+
+    fn cond(&self, e: &Expr, ctx: Ctx) -> Result<Cond> {
+        Ok(match &e.kind {
+            ExprKind::Binary(BinOp::And, a, b) => Cond::And(Box::new(self.cond(a, ctx)?), Box::new(self.cond(b, ctx)?)),
+            ExprKind::Binary(BinOp::Or, a, b) => Cond::Or(Box::new(self.cond(a, ctx)?), Box::new(self.cond(b, ctx)?)),
+            ExprKind::Unary(UnOp::Not, a) => Cond::Not(Box::new(self.cond(a, ctx)?)),
+            ExprKind::Binary(op, a, b) if op.is_comparison() => {
+                let op = match op {
+                    BinOp::Lt => CmpOp::Lt,
+                    BinOp::Le => CmpOp::Le,
+                    BinOp::Gt => CmpOp::Gt,
+                    BinOp::Ge => CmpOp::Ge,
+                    BinOp::Eq => CmpOp::Eq,
+                    _ => CmpOp::Ne,
+                };
+                Cond::Cmp(op, self.aff(a, ctx)?, self.aff(b, ctx)?)
+            }
+            // A bare affine expression: true when non-zero.
+            _ => Cond::Cmp(CmpOp::Ne, self.aff(e, ctx)?, Aff::Const(0)),
+        })
+    }
+
+    fn access(&mut self, e: &Expr, write: bool) -> Result<Access> {
+        let (name, idx): (&String, &[Expr]) = match &e.kind {
+            ExprKind::Var(n) => (n, &[]),
+            ExprKind::Index(n, idx) => (n, idx),
+            _ => return Err(Diagnostic::new(e.span, "the left-hand side must be an array element or a scalar variable")),
+        };
+        let var = match self.names.get(name) {
+            Some(Name::Var(v)) => *v,
+            Some(Name::Param(_)) => {
+                return Err(Diagnostic::new(e.span, format!("`{name}` is a size parameter; it cannot be indexed or written")));
+            }
+            None if self.lookup_iter(name).is_some() => {
+                return Err(Diagnostic::new(e.span, format!("loop iterator `{name}` is modified inside its loop")).with_help("loop iterators may only be changed by the loop step"))
+            }
+            None => return Err(Diagnostic::new(e.span, format!("`{name}` is not declared"))),
+        };
+        let v = &self.vars[var];
+        if v.dims.len() != idx.len() {
+            return Err(Diagnostic::new(e.span, format!("`{name}` has {} dimension(s) but is used with {} subscript(s)", v.dims.len(), idx.len()))
+                .with_help("access whole elements: one subscript per dimension"));
+        }
+        let index = idx.iter().map(|i| self.aff(i, Ctx::Subscript)).collect::<Result<Vec<_>>>()?;
+        let v = &mut self.vars[var];
+        if write {
+            v.written = true;
+        } else {
+            v.read = true;
+        }
+        Ok(Access { var, index, span: e.span })
+    }
+
+    fn assignment(&mut self, e: &Expr, conds: &[Cond], sched: &[SchedTerm], pos: i64) -> Result<usize> {
+        let mut reads = Vec::new();
+        let (lhs, op, rhs_expr): (&Expr, Option<BinOp>, Option<&Expr>) = match &e.kind {
+            ExprKind::Assign(op, l, r) => (l, *op, Some(r)),
+            ExprKind::IncDec { delta, target, .. } => (target, Some(if *delta > 0 { BinOp::Add } else { BinOp::Sub }), None),
+            ExprKind::Unsupported(what) => return Err(Diagnostic::new(e.span, format!("{what} are not supported"))),
+            ExprKind::Call(f, _) => {
+                return Err(Diagnostic::new(e.span, format!("a call to `{f}` as a statement is not supported")).with_help("kernel statements must be assignments; only the math functions are callable, inside expressions"))
+            }
+            _ => return Err(Diagnostic::new(e.span, "this statement has no effect; kernel statements must be assignments")),
+        };
+        if let ExprKind::Var(n) = &lhs.kind {
+            if self.lookup_iter(n).is_some() {
+                return Err(Diagnostic::new(lhs.span, format!("loop iterator `{n}` is modified inside its loop")).with_help("loop iterators may only be changed by the loop step"));
+            }
+        }
+        let write = self.access(lhs, true)?;
+        let target_ty = self.vars[write.var].ty;
+        let body = match (op, rhs_expr) {
+            (None, Some(r)) => self.texpr(r, &mut reads)?,
+            (Some(op), r) => {
+                let old_access = self.access(lhs, false)?;
+                reads.push(old_access);
+                let old = TExpr { kind: TKind::Read(0), ty: target_ty };
+                let rhs = match r {
+                    Some(r) => self.texpr(r, &mut reads)?,
+                    None => TExpr { kind: TKind::Const(Value::Int(1)), ty: ScalarType::Int },
+                };
+                self.binary(op, old, rhs, e.span)?
+            }
+            (None, None) => unreachable!("an assignment always has a right-hand side"),
+        };
+        let stmt = Statement {
+            name: format!("S{}", self.stmts.len()),
+            iters: self.loops.iter().map(|l| l.name.clone()).collect(),
+            domain: conds.to_vec(),
+            schedule: sched.iter().copied().chain(std::iter::once(SchedTerm::Const(pos))).collect(),
+            write,
+            reads,
+            body,
+            span: e.span,
+        };
+        self.stmts.push(stmt);
+        Ok(self.stmts.len() - 1)
+    }
+
+    fn binary(&self, op: BinOp, a: TExpr, b: TExpr, span: Span) -> Result<TExpr> {
+        let common = ScalarType::common(a.ty, b.ty);
+        let ty = match op {
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne | BinOp::And | BinOp::Or => ScalarType::Int,
+            BinOp::Rem | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr => {
+                if common.is_float() {
+                    return Err(Diagnostic::new(span, format!("`{}` needs integer operands", op.symbol())).with_help("use fmod-free formulations; floating-point `%` and bit operations are not C"));
+                }
+                if matches!(op, BinOp::Shl | BinOp::Shr) {
+                    a.ty.promoted()
+                } else {
+                    common
+                }
+            }
+            _ => common,
+        };
+        let conv = |x: TExpr, t: ScalarType| if x.ty == t { x } else { TExpr { ty: t, kind: TKind::Cast(Box::new(x)) } };
+        let (a, b) = match op {
+            BinOp::And | BinOp::Or => (a, b),
+            BinOp::Shl | BinOp::Shr => (conv(a, ty), b),
+            _ => (conv(a, common), conv(b, common)),
+        };
+        Ok(TExpr { kind: TKind::Binary(op, Box::new(a), Box::new(b)), ty })
+    }
+
+    fn texpr(&mut self, e: &Expr, reads: &mut Vec<Access>) -> Result<TExpr> {
+        Ok(match &e.kind {
+            ExprKind::Lit(Literal::Int(v, t)) => TExpr { kind: TKind::Const(Value::Long(*v).convert(*t)), ty: *t },
+            ExprKind::Lit(Literal::Float(v)) => TExpr { kind: TKind::Const(Value::Float(*v)), ty: ScalarType::Float },
+            ExprKind::Lit(Literal::Double(v)) => TExpr { kind: TKind::Const(Value::Double(*v)), ty: ScalarType::Double },
+            ExprKind::Var(n) if self.lookup_iter(n).is_some() => {
+                let d = self.lookup_iter(n).unwrap_or_default();
+                TExpr { kind: TKind::Iter(d), ty: self.loops[d].ty }
+            }
+            ExprKind::Var(n) if matches!(self.names.get(n), Some(Name::Param(_))) => {
+                let Some(Name::Param(p)) = self.names.get(n) else { unreachable!() };
+                TExpr { kind: TKind::Param(*p), ty: ScalarType::Int }
+            }
+            ExprKind::Var(_) | ExprKind::Index(..) => {
+                let acc = self.access(e, false)?;
+                let ty = self.vars[acc.var].ty;
+                reads.push(acc);
+                TExpr { kind: TKind::Read(reads.len() - 1), ty }
+            }
+            ExprKind::Unary(op, a) => {
+                let a = self.texpr(a, reads)?;
+                let ty = match op {
+                    UnOp::Not => ScalarType::Int,
+                    UnOp::BitNot if a.ty.is_float() => return Err(Diagnostic::new(e.span, "`~` needs an integer operand")),
+                    _ => a.ty.promoted(),
+                };
+                let a = if a.ty != ty && *op != UnOp::Not { TExpr { ty, kind: TKind::Cast(Box::new(a)) } } else { a };
+                TExpr { kind: TKind::Unary(*op, Box::new(a)), ty }
+            }
+            ExprKind::Binary(op, a, b) => {
+                let (a, b) = (self.texpr(a, reads)?, self.texpr(b, reads)?);
+                self.binary(*op, a, b, e.span)?
+            }
+            ExprKind::Ternary(c, a, b) => {
+                let c = self.texpr(c, reads)?;
+                let (a, b) = (self.texpr(a, reads)?, self.texpr(b, reads)?);
+                let ty = ScalarType::common(a.ty, b.ty);
+                let conv = |x: TExpr| if x.ty == ty { x } else { TExpr { ty, kind: TKind::Cast(Box::new(x)) } };
+                TExpr { kind: TKind::Ternary(Box::new(c), Box::new(conv(a)), Box::new(conv(b))), ty }
+            }
+            ExprKind::Cast(t, a) => {
+                let a = self.texpr(a, reads)?;
+                TExpr { kind: TKind::Cast(Box::new(a)), ty: *t }
+            }
+            ExprKind::Call(f, args) => {
+                let Some(m) = MathFn::lookup(f) else {
+                    return Err(Diagnostic::new(e.span, format!("call to `{f}` is not supported")).with_help(format!("the datapath supports {}", MathFn::NAMES)));
+                };
+                if args.len() != m.arity() {
+                    return Err(Diagnostic::new(e.span, format!("`{f}` takes {} argument(s), {} given", m.arity(), args.len())));
+                }
+                let args = args
+                    .iter()
+                    .map(|a| {
+                        let a = self.texpr(a, reads)?;
+                        Ok(if a.ty == m.ty() { a } else { TExpr { ty: m.ty(), kind: TKind::Cast(Box::new(a)) } })
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                TExpr { kind: TKind::Call(m, args), ty: m.ty() }
+            }
+            ExprKind::Assign(..) | ExprKind::IncDec { .. } => {
+                return Err(Diagnostic::new(e.span, "assignments inside expressions are not supported").with_help("write one assignment per statement"))
+            }
+            ExprKind::Unsupported(what) => return Err(Diagnostic::new(e.span, format!("{what} are not supported"))),
+        })
+    }
+}
+
+fn snippet_op(op: &BinOp) -> &'static str {
+    op.symbol()
+}
+
+impl Aff {
+    /// The value if the expression is constant.
+    pub fn as_const(&self) -> Option<i64> {
+        self.eval(&[], &[]).ok().filter(|_| !self.has_vars())
+    }
+    fn has_vars(&self) -> bool {
+        match self {
+            Aff::Const(_) => false,
+            Aff::Iter(_) | Aff::Param(_) => true,
+            Aff::Neg(a) | Aff::Mul(_, a) | Aff::Div(a, _) | Aff::Mod(a, _) => a.has_vars(),
+            Aff::Add(a, b) | Aff::Sub(a, b) | Aff::Min(a, b) | Aff::Max(a, b) => a.has_vars() || b.has_vars(),
+        }
+    }
+    /// Evaluates with C semantics (wrapping arithmetic, truncating division).
+    pub fn eval(&self, iters: &[i64], params: &[i64]) -> std::result::Result<i64, &'static str> {
+        Ok(match self {
+            Aff::Const(c) => *c,
+            Aff::Iter(d) => *iters.get(*d).ok_or("iterator out of scope")?,
+            Aff::Param(p) => *params.get(*p).ok_or("parameter without value")?,
+            Aff::Add(a, b) => a.eval(iters, params)?.wrapping_add(b.eval(iters, params)?),
+            Aff::Sub(a, b) => a.eval(iters, params)?.wrapping_sub(b.eval(iters, params)?),
+            Aff::Neg(a) => a.eval(iters, params)?.wrapping_neg(),
+            Aff::Mul(c, a) => c.wrapping_mul(a.eval(iters, params)?),
+            Aff::Div(a, c) => a.eval(iters, params)? / c,
+            Aff::Mod(a, c) => a.eval(iters, params)? % c,
+            Aff::Min(a, b) => a.eval(iters, params)?.min(b.eval(iters, params)?),
+            Aff::Max(a, b) => a.eval(iters, params)?.max(b.eval(iters, params)?),
+        })
+    }
+}
+
+impl Cond {
+    pub fn eval(&self, iters: &[i64], params: &[i64]) -> std::result::Result<bool, &'static str> {
+        Ok(match self {
+            Cond::True => true,
+            Cond::Cmp(op, a, b) => {
+                let (a, b) = (a.eval(iters, params)?, b.eval(iters, params)?);
+                match op {
+                    CmpOp::Lt => a < b,
+                    CmpOp::Le => a <= b,
+                    CmpOp::Eq => a == b,
+                    CmpOp::Ne => a != b,
+                    CmpOp::Ge => a >= b,
+                    CmpOp::Gt => a > b,
+                }
+            }
+            Cond::And(a, b) => a.eval(iters, params)? && b.eval(iters, params)?,
+            Cond::Or(a, b) => a.eval(iters, params)? || b.eval(iters, params)?,
+            Cond::Not(a) => !a.eval(iters, params)?,
+        })
+    }
+}
