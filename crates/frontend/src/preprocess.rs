@@ -645,10 +645,14 @@ fn collect_args(name: &PTok, m: &Macro, count: usize, stack: &mut Vec<PTok>) -> 
 }
 
 /// `#x`: the argument's spelling as a string literal, with one space wherever it had
-/// whitespace and `"`/`\` escaped.
+/// whitespace and `"`/`\` escaped inside string and character literals (only there, as C
+/// says: `#x` of `\n` is `"\n"`).
 fn stringify(arg: &[PTok]) -> String {
-    let text = join_tokens(arg.iter().map(|t| (t.tok.text(), t.space)));
-    format!("\"{}\"", escape(&text))
+    let text = join_tokens(arg.iter().map(|t| match &t.tok.kind {
+        TokenKind::Str(s) | TokenKind::Char(s) => (escape(s), t.space),
+        _ => (t.tok.text(), t.space),
+    }));
+    format!("\"{text}\"")
 }
 
 fn escape(text: &str) -> String {
@@ -906,5 +910,537 @@ fn char_value(text: &str) -> Option<i64> {
         [v] => Some(*v as u8 as i8 as i64),
         _ if wide => values.last().copied(),
         _ => Some(values.iter().fold(0i64, |acc, v| ((acc << 8) | (v & 0xff)) as i32 as i64)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn run(src: &str, opts: &PpOptions) -> (SourceMap, Result<Vec<Token>>) {
+        let mut sm = SourceMap::new();
+        let main = sm.add("main.c", src);
+        let result = preprocess(&mut sm, main, opts);
+        (sm, result)
+    }
+
+    /// The output as token spellings separated by single spaces.
+    fn pp(src: &str) -> String {
+        let (_, toks) = run(src, &PpOptions::default());
+        spell(&toks.unwrap_or_else(|e| panic!("preprocessing failed: {e}")))
+    }
+
+    fn spell(toks: &[Token]) -> String {
+        toks.iter().map(Token::text).collect::<Vec<_>>().join(" ")
+    }
+
+    /// `expected` respelled the way [`pp`] spells its output.
+    fn normalize(expected: &str) -> String {
+        let mut sm = SourceMap::new();
+        let file = sm.add("expected.c", expected);
+        spell(&lexer::lex(&sm, file).expect("expected text lexes").into_iter().map(|t| t.tok).collect::<Vec<_>>())
+    }
+
+    /// Preprocessing fails: the diagnostic and the text its span covers.
+    fn pp_err(src: &str) -> (Diagnostic, String) {
+        let (sm, result) = run(src, &PpOptions::default());
+        let e = result.expect_err("preprocessing should fail");
+        let text = e.span.map(|s| sm.snippet(s).to_string()).unwrap_or_default();
+        (e, text)
+    }
+
+    /// A fresh directory under the system temp dir, removed when dropped.
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new(tag: &str) -> TempDir {
+            let dir = std::env::temp_dir().join(format!("dpnc-pp-{tag}-{}", std::process::id()));
+            let _ = fs::remove_dir_all(&dir);
+            fs::create_dir_all(&dir).expect("create temp dir");
+            TempDir(dir)
+        }
+        fn write(&self, name: &str, text: &str) -> PathBuf {
+            let path = self.0.join(name);
+            if let Some(parent) = path.parent() {
+                fs::create_dir_all(parent).expect("create dir");
+            }
+            fs::write(&path, text).expect("write file");
+            path
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn pp_file(path: &Path, opts: &PpOptions) -> (SourceMap, Result<Vec<Token>>) {
+        let mut sm = SourceMap::new();
+        let main = sm.load(path).expect("load main file");
+        let result = preprocess(&mut sm, main, opts);
+        (sm, result)
+    }
+
+    #[test]
+    fn object_like_macros() {
+        assert_eq!(pp("#define N 10\n#define M (N + 2)\nint a[N][M];"), "int a [ 10 ] [ ( 10 + 2 ) ] ;");
+        assert_eq!(pp("#define EMPTY\nint EMPTY x;"), "int x ;");
+        assert_eq!(pp("#define N 1\n#undef N\nN"), "N");
+    }
+
+    #[test]
+    fn function_like_macros() {
+        assert_eq!(pp("#define MAX(a,b) ((a)>(b)?(a):(b))\nMAX(x, y+1)"), normalize("((x)>(y+1)?(x):(y+1))"));
+        // Parentheses nest inside arguments; arguments may span lines.
+        assert_eq!(pp("#define F(a, b) [a|b]\nF((1, 2), g(3,\n 4))"), "[ ( 1 , 2 ) | g ( 3 , 4 ) ]");
+        assert_eq!(pp("#define Z() 0\n#define ONE(x) <x>\nZ() ONE() ONE( )"), "0 < > < >");
+        // Without `(` the name is an ordinary identifier, even across a newline check.
+        assert_eq!(pp("#define f(x) x\nint f; f\n(1)"), "int f ; 1");
+        // A space before `(` in the definition makes an object-like macro.
+        assert_eq!(pp("#define G (x) x\nG"), "( x ) x");
+    }
+
+    #[test]
+    fn arguments_are_expanded_before_substitution_and_result_rescanned() {
+        assert_eq!(pp("#define N 4\n#define SQ(x) x*x\nSQ(N)"), "4 * 4");
+        assert_eq!(pp("#define f(x) x(1)\n#define g(y) [y]\nf(g)"), "[ 1 ]");
+        assert_eq!(pp("#define f(x) (x)\n#define id f\nid(2)"), "( 2 )");
+    }
+
+    #[test]
+    fn painted_blue_macros_are_not_reexpanded() {
+        assert_eq!(pp("#define foo foo bar\nfoo"), "foo bar");
+        assert_eq!(pp("#define a b\n#define b a\na b"), "a b");
+        assert_eq!(pp("#define f(x) f(x + 1)\nf(f(0))"), "f ( f ( 0 + 1 ) + 1 )");
+    }
+
+    /// C99 6.10.3.5, example 3.
+    #[test]
+    fn standard_example_3() {
+        let src = "#define x 3\n#define f(a) f(x * (a))\n#undef x\n#define x 2\n#define g f\n#define z z[0]\n#define h g(~\n#define m(a) a(w)\n#define w 0,1\n#define t(a) a\n#define p() int\n#define q(x) x\n#define r(x,y) x ## y\n#define str(x) # x\n\
+f(y+1) + f(f(z)) % t(t(g)(0) + t)(1);\n\
+g(x+(3,4)-w) | h 5) & m\n(f)^m(m);\n\
+p() i[q()] = { q(1), r(2,3), r(4,), r(,5), r(,) };\n\
+char c[2][6] = { str(hello), str() };\n";
+        let expected = "f(2 * (y+1)) + f(2 * (f(2 * (z[0])))) % f(2 * (0)) + t(1);\n\
+f(2 * (2+(3,4)-0,1)) | f(2 * (~ 5)) & f(2 * (0,1))^m(0,1);\n\
+int i[] = { 1, 23, 4, 5, };\n\
+char c[2][6] = { \"hello\", \"\" };";
+        assert_eq!(pp(src), normalize(expected));
+    }
+
+    /// C99 6.10.3.5, example 4: `#` and `##`.
+    #[test]
+    fn standard_example_4_stringify_and_paste() {
+        let src = r#"#define str(s) # s
+#define xstr(s) str(s)
+#define debug(s, t) printf("x" # s "= %d, x" # t "= %s", \
+ x ## s, x ## t)
+#define INCFILE(n) vers ## n
+#define glue(a, b) a ## b
+#define xglue(a, b) glue(a, b)
+#define HIGHLOW "hello"
+#define LOW LOW ", world"
+debug(1, 2);
+fputs(str(strncmp("abc\0d", "abc", '\4') // this goes away
+ == 0) str(: @\n), s);
+xstr(INCFILE(2).h)
+glue(HIGH, LOW);
+xglue(HIGH, LOW)
+"#;
+        let (_, toks) = run(src, &PpOptions::default());
+        let toks = toks.expect("preprocesses");
+        let strings: Vec<String> = toks.iter().filter(|t| matches!(t.kind, TokenKind::Str(_))).map(Token::text).collect();
+        assert_eq!(
+            strings,
+            vec![
+                r#""x""#,
+                r#""1""#,
+                r#""= %d, x""#,
+                r#""2""#,
+                r#""= %s""#,
+                r#""strncmp(\"abc\\0d\", \"abc\", '\\4') == 0""#,
+                r#"": @\n""#,
+                r#""vers2.h""#,
+                r#""hello""#,
+                r#""hello""#,
+                r#"", world""#,
+            ]
+        );
+        assert!(spell(&toks).starts_with(r#"printf ( "x" "1" "= %d, x" "2" "= %s" , x1 , x2 ) ;"#));
+    }
+
+    /// C99 6.10.3.5, example 5: placemarkers.
+    #[test]
+    fn standard_example_5_empty_arguments_and_paste() {
+        let src = "#define t(x,y,z) x ## y ## z\nint j[] = { t(1,2,3), t(,4,5), t(6,,7), t(8,9,),\n t(10,,), t(,11,), t(,,12), t(,,) };";
+        assert_eq!(pp(src), normalize("int j[] = { 123, 45, 67, 89, 10, 11, 12, };"));
+    }
+
+    /// C99 6.10.3.5, example 7: variadic macros.
+    #[test]
+    fn standard_example_7_variadic() {
+        let src = r#"#define debug(...) fprintf(stderr, __VA_ARGS__)
+#define showlist(...) puts(#__VA_ARGS__)
+#define report(test, ...) ((test)?puts(#test): printf(__VA_ARGS__))
+debug("Flag");
+debug("X = %d\n", x);
+showlist(The first, second, and third items.);
+report(x>y, "x is %d but y is %d", x, y);
+"#;
+        let expected = r#"fprintf(stderr, "Flag" );
+fprintf(stderr, "X = %d\n", x );
+puts( "The first, second, and third items." );
+((x>y)?puts("x>y"): printf("x is %d but y is %d", x, y));"#;
+        assert_eq!(pp(src), normalize(expected));
+    }
+
+    #[test]
+    fn hash_hash_built_by_pasting_is_an_ordinary_token() {
+        let src = "#define hash_hash # ## #\n#define mkstr(a) # a\n#define in_between(a) mkstr(a)\n#define join(c, d) in_between(c hash_hash d)\nchar p[] = join(x, y);";
+        assert_eq!(pp(src), normalize("char p[] = \"x ## y\";"));
+    }
+
+    #[test]
+    fn paste_builds_numbers_and_identifiers() {
+        // PolyBench's SCALAR_VAL for float data.
+        assert_eq!(pp("#define SCALAR_VAL(x) x##f\nSCALAR_VAL(1.5) SCALAR_VAL(0.0)"), "1.5f 0.0f");
+        let (_, toks) = run("#define SCALAR_VAL(x) x##f\nSCALAR_VAL(1.5)", &PpOptions::default());
+        assert_eq!(toks.expect("ok")[0].kind, TokenKind::Float("1.5f".into()));
+        assert_eq!(pp("#define CAT(a, b) a ## b\n#define N 3\nCAT(x, N) CAT(<, <=)"), "xN <<=");
+    }
+
+    #[test]
+    fn gnu_comma_paste_with_empty_va_args() {
+        let src = "#define P(fmt, ...) printf(fmt, ## __VA_ARGS__)\nP(\"a\"); P(\"b\", 1, 2);";
+        assert_eq!(pp(src), normalize("printf(\"a\"); printf(\"b\", 1, 2);"));
+    }
+
+    #[test]
+    fn conditionals_select_groups() {
+        let src = "#define A 2\n#if A == 2\none\n#if 0\nnot\n#elif A\ntwo\n#else\nnot\n#endif\n#elif 1\nnot\n#else\nnot\n#endif\n#ifdef A\nthree\n#endif\n#ifndef A\nnot\n#else\nfour\n#endif\n#ifdef B\nnot\n#elif defined B || defined(A)\nfive\n#endif";
+        assert_eq!(pp(src), "one two three four five");
+    }
+
+    #[test]
+    fn skipped_groups_tolerate_anything() {
+        let src = "#if 0\n#unknown directive\n#if 1/0\n#error no\n#endif\ndon't \"open @\n#include \"missing.h\"\n#else\nyes\n#endif";
+        assert_eq!(pp(src), "yes");
+    }
+
+    #[test]
+    fn if_expression_arithmetic() {
+        let cases = [
+            ("1 + 2 * 3 == 7", true),
+            ("(1 + 2) * 3 == 9", true),
+            ("10 / 3 == 3 && 10 % 3 == 1", true),
+            ("-1 < 0 && ~0 == -1 && !0 == 1", true),
+            ("1 << 4 == 16 && 256 >> 4 == 16", true),
+            ("(6 & 3) == 2 && (6 | 3) == 7 && (6 ^ 3) == 5", true),
+            ("1 ? 2 : 0", true),
+            ("0 ? 1 : 0", false),
+            ("0 || 0", false),
+            ("3 >= 3 && 3 <= 3 && 2 > 1 && 2 != 1", true),
+            ("0x10 == 16 && 010 == 8 && 10UL == 10 && 5ll == 5", true),
+            ("'a' == 97 && '\\n' == 10 && '\\0' == 0 && '\\x41' == 65", true),
+            ("UNDEFINED_NAME == 0", true),
+            ("defined(X) || defined Y", false),
+            ("0 && 1 / 0", true),
+            ("1 || 1 % 0", true),
+            ("0 ? 1 / 0 : 1", true),
+            ("-9223372036854775807 - 1 < 0", true),
+        ];
+        for (expr, expected) in cases {
+            let got = pp(&format!("#if {expr}\ny\n#else\nn\n#endif"));
+            assert_eq!(got, if expected { "y" } else { "n" }, "#if {expr}");
+        }
+    }
+
+    #[test]
+    fn if_expressions_expand_macros_and_defined() {
+        let src = "#define N 8\n#define IS(x) ((x) > 4)\n#define D defined(N)\n#if IS(N) && D && !defined UNDEF\nyes\n#endif\n#if defined N && N / 2 == 4\nyes2\n#endif";
+        assert_eq!(pp(src), "yes yes2");
+        // The operand of `defined` is not expanded.
+        assert_eq!(pp("#define A B\n#if defined(A) && !defined(B)\nok\n#endif"), "ok");
+    }
+
+    #[test]
+    fn division_by_zero_is_an_error_at_the_directive() {
+        let (e, text) = pp_err("int x;\n#if 1 / (2 - 2)\n#endif\n");
+        assert!(e.message.contains("division by zero"), "{}", e.message);
+        assert_eq!(text, "#if 1 / (2 - 2)");
+        let (e, _) = pp_err("#if 1 % 0\n#endif\n");
+        assert!(e.message.contains("division by zero"));
+    }
+
+    #[test]
+    fn malformed_if_expressions() {
+        for (src, needle) in [("#if\n#endif", "no expression"), ("#if 1 +\n#endif", "operand"), ("#if (1\n#endif", "`)`"), ("#if 1 2\n#endif", "missing binary operator"), ("#if 1.5\n#endif", "floating"), ("#if \"s\"\n#endif", "not valid"), ("#if defined\n#endif", "macro name")] {
+            let (e, _) = pp_err(src);
+            assert!(e.message.contains(needle), "{src:?}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let parens = format!("#if {}1{}\n#endif", "(".repeat(5000), ")".repeat(5000));
+        assert!(pp_err(&parens).0.message.contains("nested"));
+        let nots = format!("#if {}1\n#endif", "!".repeat(5000));
+        assert!(pp_err(&nots).0.message.contains("nested"));
+        let calls = format!("#define f(x) x\n{}1{}", "f(".repeat(1000), ")".repeat(1000));
+        assert!(pp_err(&calls).0.message.contains("nested"));
+        // Moderate nesting is fine.
+        assert_eq!(pp(&format!("#define f(x) x\n{}1{}", "f(".repeat(100), ")".repeat(100))), "1");
+    }
+
+    #[test]
+    fn conditional_structure_errors() {
+        let (e, text) = pp_err("int a;\n#if 1\nint b;\n");
+        assert!(e.message.contains("unterminated"), "{}", e.message);
+        assert_eq!(text, "#if 1");
+        let (_, text) = pp_err("#ifdef X\n#if 0\n#endif\n");
+        assert_eq!(text, "#ifdef X");
+        for (src, needle) in [("#endif\n", "`#endif` without `#if`"), ("#else\n", "`#else` without `#if`"), ("#elif 1\n", "`#elif` without `#if`"), ("#if 1\n#else\n#else\n#endif", "`#else` after `#else`"), ("#if 0\n#else\n#elif 1\n#endif", "`#elif` after `#else`")] {
+            let (e, text) = pp_err(src);
+            assert!(e.message.contains(needle), "{src:?}: {}", e.message);
+            assert!(text.starts_with('#'), "{src:?}: span {text:?}");
+        }
+    }
+
+    #[test]
+    fn error_directive() {
+        let (e, text) = pp_err("#ifndef N\n#error N must be defined, don't forget\n#endif\n");
+        assert_eq!(e.message, "#error N must be defined, don't forget");
+        assert_eq!(text, "#error N must be defined, don't forget");
+        assert_eq!(pp("#if 0\n#error hidden\n#endif\nok"), "ok");
+    }
+
+    #[test]
+    fn ignored_and_unknown_directives() {
+        assert_eq!(pp("#\n#warning careful\n#line 10 \"x.c\"\n# 1 \"y.c\"\nok"), "ok");
+        let (e, text) = pp_err("#frobnicate 1\n");
+        assert!(e.message.contains("unknown preprocessing directive `#frobnicate`"));
+        assert_eq!(text, "frobnicate");
+    }
+
+    #[test]
+    fn pragmas_become_single_tokens() {
+        let src = "void f() {\n#pragma scop\n  x = 1;\n#  pragma   omp parallel  for /* c */ private(i)\n#pragma endscop\n}\n";
+        let (sm, toks) = run(src, &PpOptions::default());
+        let toks = toks.expect("ok");
+        let pragmas: Vec<_> = toks.iter().filter_map(|t| if let TokenKind::Pragma(p) = &t.kind { Some((p.as_str(), sm.snippet(t.span))) } else { None }).collect();
+        assert_eq!(pragmas, vec![("scop", "#pragma scop"), ("omp parallel for private(i)", "#  pragma   omp parallel  for /* c */ private(i)"), ("endscop", "#pragma endscop")]);
+        assert_eq!(spell(&toks), "void f ( ) { #pragma scop x = 1 ; #pragma omp parallel for private(i) #pragma endscop }");
+        // Macros in pragmas are not expanded; pragmas in skipped groups vanish.
+        assert_eq!(pp("#define scop X\n#pragma scop\n#if 0\n#pragma hidden\n#endif"), "#pragma scop");
+    }
+
+    #[test]
+    fn file_tokens_keep_their_spans_and_expanded_tokens_point_at_the_invocation() {
+        let src = "#define N 10\n#define ARR(v, n) v[n]\n#define OUTER ARR(b, N)\nint a[N]; ARR(x, N); OUTER;\n";
+        let (sm, toks) = run(src, &PpOptions::default());
+        let toks = toks.expect("ok");
+        let view: Vec<(String, &str)> = toks.iter().map(|t| (t.text(), sm.snippet(t.span))).collect();
+        let expect = [
+            ("int", "int"),
+            ("a", "a"),
+            ("[", "["),
+            ("10", "N"),
+            ("]", "]"),
+            (";", ";"),
+            ("x", "ARR"),
+            ("[", "ARR"),
+            ("10", "ARR"),
+            ("]", "ARR"),
+            (";", ";"),
+            ("b", "OUTER"),
+            ("[", "OUTER"),
+            ("10", "OUTER"),
+            ("]", "OUTER"),
+            (";", ";"),
+        ];
+        assert_eq!(view, expect.iter().map(|(a, b)| (a.to_string(), *b)).collect::<Vec<_>>());
+        // The invocation's span is the one in the main file, not in the macro definition.
+        let line_of = |t: &Token| sm.file(t.span.file).line_col(t.span.lo as usize).0;
+        assert!(toks.iter().all(|t| line_of(t) == 4));
+    }
+
+    #[test]
+    fn builtin_line_and_file() {
+        assert_eq!(pp("a\nb __LINE__\n#define L __LINE__\nL"), "a b 2 4");
+        assert_eq!(pp("__FILE__"), "\"main.c\"");
+        assert_eq!(pp("#if defined(__LINE__) && __STDC_VERSION__ >= 199901L && __STDC__\nc99\n#endif"), "c99");
+    }
+
+    #[test]
+    fn command_line_defines() {
+        let opts = PpOptions { include_dirs: vec![], defines: vec![("SMALL_DATASET".into(), None), ("N".into(), Some("42".into())), ("SQ(x)".into(), Some("((x)*(x))".into())), ("EMPTY".into(), Some(String::new()))] };
+        let (_, toks) = run("#ifdef SMALL_DATASET\nSMALL_DATASET N SQ(2) [EMPTY]\n#endif", &opts);
+        assert_eq!(spell(&toks.expect("ok")), "1 42 ( ( 2 ) * ( 2 ) ) [ ]");
+        // A file can still override them.
+        let (_, toks) = run("#undef N\n#define N 7\nN", &opts);
+        assert_eq!(spell(&toks.expect("ok")), "7");
+    }
+
+    #[test]
+    fn define_errors_point_at_the_culprit() {
+        for (src, needle, culprit) in [
+            ("#define\n", "macro name missing", "define"),
+            ("#define 3 x\n", "must be identifiers", "3"),
+            ("#define defined 1\n", "`defined`", "defined"),
+            ("#define F(a, a) a\n", "duplicate macro parameter", "a"),
+            ("#define F(a b) a\n", "expected `,` or `)`", "b"),
+            ("#define F(1) a\n", "parameter name", "1"),
+            ("#define F(a\n", "missing `)`", "F"),
+            ("#define F(..., a) a\n", "`...` must be the last", "..."),
+            ("#define F(a) # b\n", "`#` is not followed by a macro parameter", "#"),
+            ("#define F(a) ## a\n", "`##` cannot appear", "##"),
+            ("#define F a ##\n", "`##` cannot appear", "##"),
+            ("#define F(a) __VA_ARGS__\n", "variadic", "__VA_ARGS__"),
+        ] {
+            let (e, text) = pp_err(src);
+            assert!(e.message.contains(needle), "{src:?}: {}", e.message);
+            assert_eq!(text, culprit, "{src:?}");
+        }
+    }
+
+    #[test]
+    fn invocation_errors_point_at_the_macro_name() {
+        for (src, needle) in [
+            ("#define F(a, b) a\nint x = F(1);\n", "takes 2 argument(s), but 1 were given"),
+            ("#define F(a) a\nint x = F(1, 2);\n", "takes 1 argument(s), but 2 were given"),
+            ("#define F(a, ...) a\nint x = F();\n", "at least 1"),
+            ("#define F(a) a\nint x = F(1;\n", "unterminated argument list"),
+            ("#define F(a) a\nint x = F(1,\n#define G\n2);\n", "unterminated argument list"),
+            ("#define F(a, b) a ## b\nint x = F(+, /);\n", "pasting `+` and `/`"),
+            ("#define F(a, b) a ## b\nint x = F(/, /);\n", "pasting `/` and `/`"),
+        ] {
+            let (e, text) = pp_err(src);
+            assert!(e.message.contains(needle), "{src:?}: {}", e.message);
+            assert_eq!(text, "F", "{src:?}");
+        }
+    }
+
+    #[test]
+    fn stray_characters_in_active_code_are_errors() {
+        let (e, text) = pp_err("int x = 'a;\n");
+        assert_eq!(e.message, "missing terminating ' character");
+        assert_eq!(text, "'");
+        let (e, text) = pp_err("int @x;\n");
+        assert!(e.message.contains("stray `@`"));
+        assert_eq!(text, "@");
+        // Stringified, they are just text.
+        assert_eq!(pp("#define S(x) #x\nS(@ $)"), "\"@ $\"");
+    }
+
+    #[test]
+    fn runaway_expansion_is_stopped() {
+        let mut src = String::from("#define a0 x\n");
+        for k in 1..=24 {
+            src.push_str(&format!("#define a{k} a{} a{}\n", k - 1, k - 1));
+        }
+        src.push_str("int v; a24");
+        let (e, text) = pp_err(&src);
+        assert!(e.message.contains("more than 1000000 tokens"), "{}", e.message);
+        assert_eq!(text, "a24");
+        // Many modest invocations in one run are fine: the budget is per invocation.
+        let mut src = String::from("#define a0 x\n");
+        for k in 1..=12 {
+            src.push_str(&format!("#define a{k} a{} a{}\n", k - 1, k - 1));
+        }
+        src.push_str(&"a12 ".repeat(300));
+        let (_, toks) = run(&src, &PpOptions::default());
+        assert_eq!(toks.expect("within budget").len(), 300 * 4096);
+    }
+
+    #[test]
+    fn includes_search_current_dir_then_include_dirs() {
+        let tmp = TempDir::new("search");
+        tmp.write("inc1/common.h", "from_inc1");
+        tmp.write("inc2/common.h", "from_inc2");
+        tmp.write("inc2/only2.h", "only2 <only2.h>");
+        tmp.write("src/common.h", "from_src");
+        tmp.write("src/sub/deep.h", "#include \"near.h\"\n");
+        tmp.write("src/sub/near.h", "near");
+        let main = tmp.write("src/main.c", "#include \"common.h\"\n#include <common.h>\n#include \"only2.h\"\n#include <stdio.h>\n#include <math.h>\n#include \"sub/deep.h\"\nend\n");
+        let opts = PpOptions { include_dirs: vec![tmp.0.join("inc1"), tmp.0.join("inc2")], defines: vec![] };
+        let (sm, toks) = pp_file(&main, &opts);
+        let toks = toks.expect("ok");
+        assert_eq!(spell(&toks), "from_src from_inc1 only2 < only2 . h > near end");
+        // Tokens from a header carry spans into the header.
+        assert_eq!(sm.file(toks[0].span.file).path, tmp.0.join("src").join("common.h"));
+    }
+
+    #[test]
+    fn include_guards_and_pragma_once() {
+        let tmp = TempDir::new("guards");
+        tmp.write("g.h", "#ifndef G_H\n#define G_H\nguarded\n#endif\n");
+        tmp.write("o.h", "#pragma once\nonce\n");
+        let main = tmp.write("main.c", "#include \"g.h\"\n#include \"g.h\"\n#include \"o.h\"\n#include \"o.h\"\n#define HDR \"g.h\"\n#include HDR\n");
+        let (_, toks) = pp_file(&main, &PpOptions::default());
+        assert_eq!(spell(&toks.expect("ok")), "guarded once");
+    }
+
+    #[test]
+    fn include_errors() {
+        let tmp = TempDir::new("errors");
+        let main = tmp.write("main.c", "int x;\n#include \"nowhere.h\"\n");
+        let (sm, result) = pp_file(&main, &PpOptions::default());
+        let e = result.expect_err("missing include");
+        assert!(e.message.contains("cannot find include file \"nowhere.h\""), "{}", e.message);
+        assert_eq!(e.span.map(|s| sm.snippet(s)), Some("#include \"nowhere.h\""));
+
+        let main = tmp.write("self.c", "#include \"self.c\"\n");
+        let (sm, result) = pp_file(&main, &PpOptions::default());
+        let e = result.expect_err("recursive include");
+        assert!(e.message.contains("nested more than 64 levels"), "{}", e.message);
+        assert_eq!(e.span.map(|s| sm.snippet(s)), Some("#include \"self.c\""));
+
+        for (src, needle) in [("#include\n", "expects"), ("#include <stdio.h\n", "missing `>`"), ("#include foo\n", "expects"), ("#include \"\"\n", "empty file name")] {
+            let (e, _) = pp_err(src);
+            assert!(e.message.contains(needle), "{src:?}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn errors_in_included_files_point_into_them() {
+        let tmp = TempDir::new("nested-err");
+        tmp.write("bad.h", "ok\n#if 1\n");
+        let main = tmp.write("main.c", "#include \"bad.h\"\n#endif\n");
+        let (sm, result) = pp_file(&main, &PpOptions::default());
+        let e = result.expect_err("unterminated #if in header");
+        let span = e.span.expect("span");
+        assert_eq!(sm.file(span.file).path, tmp.0.join("bad.h"));
+        assert_eq!(sm.snippet(span), "#if 1");
+    }
+
+    /// PolyBench/C, when another helper has put it in /work/scratch: the kernels preprocess
+    /// and the scop region is plain C with every PolyBench macro gone.
+    #[test]
+    fn polybench_kernels_if_available() {
+        let root = Path::new("/work/scratch/polybench");
+        if !root.join("utilities/polybench.h").is_file() {
+            eprintln!("skipping: no PolyBench in {}", root.display());
+            return;
+        }
+        let opts = PpOptions { include_dirs: vec![root.join("utilities")], defines: vec![("SMALL_DATASET".into(), None)] };
+        for kernel in ["linear-algebra/blas/gemm/gemm.c", "medley/nussinov/nussinov.c", "stencils/adi/adi.c"] {
+            let path = root.join(kernel);
+            if !path.is_file() {
+                eprintln!("skipping {kernel}: not there");
+                continue;
+            }
+            let (sm, result) = pp_file(&path, &opts);
+            let toks = result.unwrap_or_else(|e| panic!("{kernel}: {}", e.render(&sm)));
+            let scop = toks.iter().position(|t| t.kind == TokenKind::Pragma("scop".into())).unwrap_or_else(|| panic!("{kernel}: no #pragma scop"));
+            let endscop = toks.iter().position(|t| t.kind == TokenKind::Pragma("endscop".into())).unwrap_or_else(|| panic!("{kernel}: no #pragma endscop"));
+            assert!(scop < endscop, "{kernel}");
+            for t in &toks[scop + 1..endscop] {
+                assert!(!matches!(&t.kind, TokenKind::Ident(s) if s.starts_with("_PB_") || s.starts_with("POLYBENCH") || s == "SCALAR_VAL"), "{kernel}: unexpanded {}", t.text());
+                assert_eq!(sm.file(t.span.file).path, path, "{kernel}: scop token {} points outside the kernel file", t.text());
+            }
+        }
     }
 }

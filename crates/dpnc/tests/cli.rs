@@ -1,0 +1,71 @@
+//! The command line end to end: `--emit`, `run` with random and with .npy inputs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn dpnc() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_dpnc"))
+}
+
+fn kernel(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/kernels").join(name)
+}
+
+fn tempdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("dpnc-cli-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+#[test]
+fn emit_scop_and_sare() {
+    let out = dpnc().arg(kernel("gemm.c")).args(["--emit", "scop"]).output().expect("runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("S1[i, j, k] -> [0, i, 0, j, 1, k, 0]"), "{text}");
+    assert!(text.contains("S1[i, j, k] -> A[i, k]"), "{text}");
+
+    let out = dpnc().arg(kernel("gemm.c")).args(["--emit", "sare"]).output().expect("runs");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    // C[i][j] in S1 comes from S0 at k = 0 and from S1 at k - 1 otherwise.
+    assert!(text.contains("-> S0[i' = i, j' = j]"), "{text}");
+    assert!(text.contains("-> S1[i' = i, j' = j, k' = -1 + k] : k > 0"), "{text}");
+}
+
+fn read(p: &Path) -> Vec<u8> {
+    std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+#[test]
+fn run_random_then_replay_from_npy() {
+    let dir = tempdir("run");
+    let first = dir.join("first");
+    let out = dpnc().arg("run").arg(kernel("gemm.c")).args(["--random", "5", "--check", "--outputs"]).arg(&first).output().expect("runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bit-exact"));
+    for f in ["inputs/A.npy", "inputs/B.npy", "inputs/C.npy", "inputs/alpha.npy", "C.npy"] {
+        assert!(first.join(f).exists(), "{f} missing");
+    }
+    assert!(!first.join("A.npy").exists(), "read-only arrays are not outputs");
+    let second = dir.join("second");
+    let out = dpnc().arg("run").arg(kernel("gemm.c")).arg("--inputs").arg(first.join("inputs")).arg("--outputs").arg(&second).output().expect("runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(read(&first.join("C.npy")), read(&second.join("C.npy")));
+    assert_ne!(read(&first.join("C.npy")), read(&first.join("inputs/C.npy")), "gemm changes C");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn wrong_input_shape_is_an_error() {
+    let dir = tempdir("shape");
+    let good = dir.join("good");
+    assert!(dpnc().arg("run").arg(kernel("gemm.c")).args(["--random", "1", "--outputs"]).arg(&good).status().expect("runs").success());
+    // Feed gemm's inputs to syrk: the names (A, C, alpha, beta) exist but shapes differ.
+    let out = dpnc().arg("run").arg(kernel("syrk.c")).arg("--inputs").arg(good.join("inputs")).arg("--outputs").arg(dir.join("bad")).output().expect("runs");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("expected") && err.contains(".npy"), "{err}");
+    assert!(!dir.join("bad").exists(), "no partial outputs");
+    let _ = std::fs::remove_dir_all(&dir);
+}
