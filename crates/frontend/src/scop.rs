@@ -215,6 +215,15 @@ pub struct Program {
     pub stmts: Vec<Statement>,
     pub tree: Vec<Node>,
     pub region: Span,
+    /// The kernel function's parameters in order, so that generated callers can call it.
+    pub signature: Vec<ArgSlot>,
+}
+
+/// One parameter of the kernel function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgSlot {
+    Param(usize),
+    Var(usize),
 }
 
 impl Program {
@@ -308,7 +317,16 @@ pub fn analyse(unit: &Unit, overrides: &[(String, i64)]) -> Result<Program> {
             }
         }
     }
-    Ok(Program { kernel: f.name.clone(), params: a.params, vars: a.vars, stmts: a.stmts, tree, region: region_span })
+    let signature = f
+        .params
+        .iter()
+        .filter_map(|q| match a.names.get(&q.decl.name) {
+            Some(Name::Param(i)) => Some(ArgSlot::Param(*i)),
+            Some(Name::Var(i)) => Some(ArgSlot::Var(*i)),
+            None => None,
+        })
+        .collect();
+    Ok(Program { kernel: f.name.clone(), params: a.params, vars: a.vars, stmts: a.stmts, tree, region: region_span, signature })
 }
 
 /// The `[start, end)` statement range of the kernel region in the function body.
@@ -535,9 +553,11 @@ impl Analyser {
                 Ok(())
             }
             StmtKind::Expr(e) => {
-                let idx = self.assignment(e, conds, sched, *counter)?;
-                *counter += 1;
-                out.push(Node::Stmt(idx));
+                for part in split_chain(e) {
+                    let idx = self.assignment(&part, conds, sched, *counter)?;
+                    *counter += 1;
+                    out.push(Node::Stmt(idx));
+                }
                 Ok(())
             }
         }
@@ -904,6 +924,20 @@ impl Analyser {
             }
             ExprKind::Unsupported(what) => return Err(Diagnostic::new(e.span, format!("{what} are not supported"))),
         })
+    }
+}
+
+/// `a = b = e` is two statements, `b = e` then `a = b` (C assigns right to left and the
+/// value of `b = e` is `b` after the assignment).
+fn split_chain(e: &Expr) -> Vec<Expr> {
+    match &e.kind {
+        ExprKind::Assign(op, l, r) if matches!(r.kind, ExprKind::Assign(..)) => {
+            let ExprKind::Assign(_, inner_lhs, _) = &r.kind else { unreachable!("matched above") };
+            let mut parts = split_chain(r);
+            parts.push(Expr { kind: ExprKind::Assign(*op, l.clone(), inner_lhs.clone()), span: e.span });
+            parts
+        }
+        _ => vec![e.clone()],
     }
 }
 
