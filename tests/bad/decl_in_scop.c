@@ -1,4 +1,4 @@
-/* expect 9:12 declarations are not allowed inside the kernel region */
+/* expect 8:12 declarations are not allowed inside the kernel region */
 #define N 16
 
 void kernel_decl_in_scop(int n, double A[N], double B[N])

@@ -6,7 +6,7 @@ void kernel_loop_without_condition(int n, double A[N])
   int i;
 #pragma scop
   for (i = 0; ; i++)
-    A[i % n] = 0.0;
+    A[i] = 0.0;
 #pragma endscop
 }
 

@@ -1,4 +1,4 @@
-/* expect 4:43 parameter `A` is a pointer */
+/* expect 4:42 parameter `A` is a pointer */
 #define N 16
 
 void kernel_pointer_param(int n, double *A)

@@ -1,4 +1,4 @@
-/* expect 12:5 a call to `printf` as a statement is not supported */
+/* expect 11:5 a call to `printf` as a statement is not supported */
 #include <stdio.h>
 #define N 16
 

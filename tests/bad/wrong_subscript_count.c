@@ -1,4 +1,4 @@
-/* expect 9:5 `A` has 2 dimension(s) but is used with 1 subscript(s) */
+/* expect 9:12 `A` has 2 dimension(s) but is used with 1 subscript(s) */
 #define N 16
 
 void kernel_wrong_subscript_count(int n, double A[N][N], double B[N])

@@ -29,8 +29,8 @@ fn header(p: &Program, out: &mut String) {
     }
 }
 
-pub fn scop(p: &Program, sm: &SourceMap) -> String {
-    let m = Model::new(p);
+pub fn scop(p: &Program, sm: &SourceMap) -> Result<String, dpnc_frontend::Diagnostic> {
+    let m = dpnc_frontend::dataflow::simplified_model(&Model::new(p))?;
     let mut out = String::new();
     header(p, &mut out);
     let _ = writeln!(out, "context: {}{{ : {} }}", m.params, if m.context.is_empty() { "1 = 1" } else { &m.context });
@@ -43,7 +43,7 @@ pub fn scop(p: &Program, sm: &SourceMap) -> String {
             let _ = writeln!(out, "  read:     {r}");
         }
     }
-    out
+    Ok(out)
 }
 
 pub fn sare(p: &Program, sare: &Sare, sm: &SourceMap) -> String {

@@ -152,7 +152,7 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
     };
     let p = load(sm, src)?;
     match args.emit {
-        Some(Emit::Scop) => print!("{}", emit::scop(&p, sm)),
+        Some(Emit::Scop) => print!("{}", emit::scop(&p, sm)?),
         Some(Emit::Sare) => {
             let sare = dpnc_frontend::dataflow::compute(&p)?;
             print!("{}", emit::sare(&p, &sare, sm));

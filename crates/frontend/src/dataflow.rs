@@ -161,10 +161,38 @@ pub fn compute(p: &Program) -> Result<Sare> {
     let finals = p.vars.iter().map(|v| v.written.then(|| by_sink.remove(&format!("F_{}", v.name)).unwrap_or_default())).collect();
     let mut domains = Vec::new();
     for d in &m.domains {
-        let set = Set::read_from_str(&ctx, d).and_then(|s| s.coalesce()).map_err(|e| Diagnostic::global(format!("internal error: isl rejected `{d}`: {e}")))?;
+        let context = Set::read_from_str(&ctx, &format!("{}{{ : {} }}", m.params, if m.context.is_empty() { "1 = 1" } else { &m.context })).map_err(isl_err("reading the context"))?;
+        let set = Set::read_from_str(&ctx, d).and_then(|s| s.gist_params(context)).and_then(|s| s.coalesce()).map_err(|e| Diagnostic::global(format!("internal error: isl rejected `{d}`: {e}")))?;
         domains.push(strip(set.to_str().map_err(isl_err("printing"))?));
     }
     drop(deps);
     drop(initial);
     Ok(Sare { reads, finals, domains })
+}
+
+/// The model as isl prints it after simplification: domains without the parameter context,
+/// accesses and schedules without the domain constraints (for `--emit scop`).
+pub fn simplified_model(m: &Model) -> Result<Model> {
+    let ctx = Context::alloc();
+    let _ = isl_rs::Options::set_on_error(&ctx, 1);
+    let context = format!("{}{{ : {} }}", m.params, if m.context.is_empty() { "1 = 1" } else { &m.context });
+    let params = || Set::read_from_str(&ctx, &context).map_err(isl_err("reading the context"));
+    fn bad(t: &str) -> impl Fn(isl_rs::LibISLError) -> Diagnostic + '_ {
+        move |e| Diagnostic::global(format!("internal error: isl rejected `{t}`: {e}"))
+    }
+    let mut out = Model { params: m.params.clone(), context: m.context.clone(), domains: vec![], writes: vec![], reads: vec![], schedules: vec![] };
+    for (k, d) in m.domains.iter().enumerate() {
+        let dom = Set::read_from_str(&ctx, d).map_err(bad(d))?;
+        let shown = dom.copy().map_err(bad(d))?.gist_params(params()?).and_then(|s| s.coalesce()).map_err(bad(d))?;
+        out.domains.push(shown.to_str().map_err(bad(d))?.to_string());
+        let rel = |t: &String| -> Result<String> {
+            let map = Map::read_from_str(&ctx, t).map_err(bad(t))?;
+            let map = map.gist_domain(dom.copy().map_err(bad(t))?).and_then(|m| m.coalesce()).map_err(bad(t))?;
+            Ok(map.to_str().map_err(bad(t))?.to_string())
+        };
+        out.writes.push(rel(&m.writes[k])?);
+        out.reads.push(m.reads[k].iter().map(rel).collect::<Result<_>>()?);
+        out.schedules.push(rel(&m.schedules[k])?);
+    }
+    Ok(out)
 }

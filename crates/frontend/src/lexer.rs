@@ -124,7 +124,8 @@ impl Lexer {
         let raw = text.as_bytes();
         let mut bytes = Vec::with_capacity(raw.len());
         let mut offsets = Vec::with_capacity(raw.len());
-        let mut i = 0;
+        // Editors on Windows may start a UTF-8 file with a byte-order mark; it is not text.
+        let mut i = if raw.starts_with(b"\xef\xbb\xbf") { 3 } else { 0 };
         while i < raw.len() {
             if raw[i] == b'\\' {
                 match (raw.get(i + 1), raw.get(i + 2)) {
@@ -531,6 +532,13 @@ mod tests {
         // Splices inside comments and with CRLF line ends.
         assert_eq!(texts("// comment \\\n still comment\nx"), vec!["x"]);
         assert_eq!(texts("a\\\r\nb"), vec!["ab"]);
+    }
+
+    #[test]
+    fn byte_order_mark_is_skipped() {
+        let toks = lex_str("\u{feff}#define X").expect("lexes");
+        assert!(toks[0].tok.is_punct("#") && toks[0].line_start);
+        assert_eq!(toks[0].tok.span.lo, 3);
     }
 
     #[test]
