@@ -1,12 +1,11 @@
-/* expect 8:8 loop iterator `x` has a floating-point type */
+/* expect 7:8 loop iterator `x` has a floating-point type */
 #define N 16
 
 void kernel_float_iterator(int n, double A[N])
 {
-  double x;
 #pragma scop
-  for (x = 0; x < n; x++)
-    A[0] = A[0] + x;
+  for (double x = 0.0; x < n; x++)
+    A[0] = A[0] + x / 2;
 #pragma endscop
 }
 

@@ -1,0 +1,20 @@
+/* expect 11:1 `#pragma endscop` must be at the top level [bug: the message names `#pragma scop` while the caret points at the nested `#pragma endscop`] */
+#define N 16
+
+void kernel_nested_endscop(int n, double A[N])
+{
+  int i;
+#pragma scop
+  {
+    for (i = 0; i < n; i++)
+      A[i] = 0.0;
+#pragma endscop
+  }
+}
+
+int main(void)
+{
+  static double A[N];
+  kernel_nested_endscop(N, A);
+  return 0;
+}
