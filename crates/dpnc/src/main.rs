@@ -124,6 +124,16 @@ impl From<String> for Failure {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Deeply nested input recurses deeply; give the compiler room (the parser bounds depth).
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(move || real_main(cli))
+        .ok()
+        .and_then(|t| t.join().ok())
+        .unwrap_or(ExitCode::FAILURE)
+}
+
+fn real_main(cli: Cli) -> ExitCode {
     let mut sm = SourceMap::new();
     let result = match &cli.command {
         Some(Command::Run(args)) => run(&mut sm, args),

@@ -54,7 +54,7 @@ pub fn parse_unit(tokens: &[Token], kernel: Option<&str>) -> Result<Unit> {
             }
         }
     };
-    let mut p = Parser { toks: tokens, pos: chosen.name_at, end: chosen.body_end + 1, typedefs: &typedefs, end_span };
+    let mut p = Parser { depth: 0, toks: tokens, pos: chosen.name_at, end: chosen.body_end + 1, typedefs: &typedefs, end_span };
     let kernel = p.function()?;
     let call = fns.iter().filter(|f| f.name != kernel.name).find_map(|f| {
         find_call(tokens, f, &kernel.name, &typedefs, end_span)
@@ -103,7 +103,7 @@ fn scan_top_level(toks: &[Token], end_span: Span) -> Result<(Vec<FnDef>, HashMap
 fn typedef_of(toks: &[Token], typedefs: &HashMap<String, Result<ScalarType>>) -> Option<(String, Result<ScalarType>)> {
     let (last, spec) = toks.split_last()?;
     let TokenKind::Ident(name) = &last.kind else { return None };
-    let mut p = Parser { toks: spec, pos: 0, end: spec.len(), typedefs, end_span: last.span };
+    let mut p = Parser { depth: 0, toks: spec, pos: 0, end: spec.len(), typedefs, end_span: last.span };
     Some((name.clone(), p.type_specifiers()))
 }
 
@@ -183,7 +183,7 @@ fn find_call(toks: &[Token], f: &FnDef, kernel: &str, typedefs: &HashMap<String,
 /// assignment before the call is one.
 fn call_arg(before: &[Token], arg: &[Token], typedefs: &HashMap<String, Result<ScalarType>>) -> (Option<i64>, Option<String>) {
     let eval = |toks: &[Token]| -> Option<i64> {
-        let mut p = Parser { toks, pos: 0, end: toks.len(), typedefs, end_span: toks.last()?.span };
+        let mut p = Parser { depth: 0, toks, pos: 0, end: toks.len(), typedefs, end_span: toks.last()?.span };
         let e = p.expr().ok()?;
         if p.pos != toks.len() {
             return None;
@@ -228,7 +228,11 @@ pub fn const_int(e: &Expr, var: &dyn Fn(&str) -> Option<i64>) -> Option<i64> {
     })
 }
 
+/// Deepest nesting of statements or expressions accepted (keeps recursion off the stack limit).
+const MAX_DEPTH: usize = 1000;
+
 struct Parser<'a> {
+    depth: usize,
     toks: &'a [Token],
     pos: usize,
     end: usize,
@@ -423,6 +427,22 @@ impl<'a> Parser<'a> {
     }
 
     fn stmt(&mut self) -> Result<Stmt> {
+        self.enter()?;
+        let r = self.stmt_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn enter(&mut self) -> Result<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            self.depth -= 1;
+            return Err(Diagnostic::new(self.span(), format!("nesting is deeper than {MAX_DEPTH} levels")).with_help("simplify the expression or statement"));
+        }
+        Ok(())
+    }
+
+    fn stmt_inner(&mut self) -> Result<Stmt> {
         let start = self.span();
         let t = self.peek().ok_or_else(|| Diagnostic::new(self.end_span, "expected a statement, found end of input"))?;
         let kind = match &t.kind {
@@ -616,7 +636,15 @@ impl<'a> Parser<'a> {
     }
 
     fn binary(&mut self, min_prec: u8) -> Result<Expr> {
-        let mut lhs = self.unary()?;
+        let lhs = self.unary()?;
+        // Every operator makes the (left-leaning) tree one level deeper.
+        let entered = self.depth;
+        let r = self.binary_rest(min_prec, lhs);
+        self.depth = entered;
+        r
+    }
+
+    fn binary_rest(&mut self, min_prec: u8, mut lhs: Expr) -> Result<Expr> {
         loop {
             let Some(Token { kind: TokenKind::Punct(p), .. }) = self.peek() else { break };
             let (op, prec) = match p.as_str() {
@@ -644,6 +672,7 @@ impl<'a> Parser<'a> {
                 break;
             }
             self.pos += 1;
+            self.enter()?;
             let rhs = self.binary(prec + 1)?;
             let span = lhs.span.to(rhs.span);
             lhs = Expr { kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), span };
@@ -652,6 +681,13 @@ impl<'a> Parser<'a> {
     }
 
     fn unary(&mut self) -> Result<Expr> {
+        self.enter()?;
+        let r = self.unary_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn unary_inner(&mut self) -> Result<Expr> {
         let start = self.span();
         let Some(t) = self.peek() else {
             return Err(Diagnostic::new(self.end_span, "expected an expression, found end of input"));
