@@ -54,7 +54,11 @@ fn interpreter_matches_gcc() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kernels");
     let tmp = std::env::temp_dir().join(format!("dpnc-gcc-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).expect("temp dir");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).expect("kernels").map(|e| e.expect("entry").path()).filter(|p| p.extension().is_some_and(|e| e == "c")).collect();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("kernels")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
     files.sort();
     let mut failures = Vec::new();
     for f in &files {

@@ -7,7 +7,11 @@ use std::path::PathBuf;
 
 fn kernels() -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kernels");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir).expect("tests/kernels exists").map(|e| e.expect("readable entry").path()).filter(|p| p.extension().is_some_and(|e| e == "c")).collect();
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/kernels exists")
+        .map(|e| e.expect("readable entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
     v.sort();
     v
 }

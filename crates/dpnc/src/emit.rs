@@ -12,10 +12,14 @@ fn stmt_text(sm: &SourceMap, p: &Program, k: usize) -> String {
 
 fn header(p: &Program, out: &mut String) {
     let _ = writeln!(out, "# kernel {}: {} statement(s)", p.kernel, p.stmts.len());
-    let params: Vec<String> = p.params.iter().map(|q| match q.value {
-        Some(v) => format!("{} = {v}", q.name),
-        None => format!("{} (unknown)", q.name),
-    }).collect();
+    let params: Vec<String> = p
+        .params
+        .iter()
+        .map(|q| match q.value {
+            Some(v) => format!("{} = {v}", q.name),
+            None => format!("{} (unknown)", q.name),
+        })
+        .collect();
     let _ = writeln!(out, "parameters: {}", if params.is_empty() { "none".into() } else { params.join(", ") });
     for v in &p.vars {
         let dims: String = v.dims.iter().map(|d| format!("[{d}]")).collect();

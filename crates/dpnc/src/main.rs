@@ -95,10 +95,14 @@ impl Source {
     fn options(&self) -> Options {
         Options {
             include_dirs: self.include.clone(),
-            defines: self.define.iter().map(|d| match d.split_once('=') {
-                Some((n, v)) => (n.to_string(), Some(v.to_string())),
-                None => (d.clone(), None),
-            }).collect(),
+            defines: self
+                .define
+                .iter()
+                .map(|d| match d.split_once('=') {
+                    Some((n, v)) => (n.to_string(), Some(v.to_string())),
+                    None => (d.clone(), None),
+                })
+                .collect(),
             kernel: self.kernel.clone(),
             params: self.params.clone(),
         }
@@ -168,7 +172,9 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
             print!("{}", emit::sare(&p, &sare, sm));
         }
         None => {
-            return Err("hardware generation is not available yet in this version of dpnc; use --emit scop|sare, or `dpnc run`".to_string().into())
+            return Err("hardware generation is not available yet in this version of dpnc; use --emit scop|sare, or `dpnc run`"
+                .to_string()
+                .into())
         }
     }
     Ok(())

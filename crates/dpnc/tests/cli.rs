@@ -49,7 +49,15 @@ fn run_random_then_replay_from_npy() {
     }
     assert!(!first.join("A.npy").exists(), "read-only arrays are not outputs");
     let second = dir.join("second");
-    let out = dpnc().arg("run").arg(kernel("gemm.c")).arg("--inputs").arg(first.join("inputs")).arg("--outputs").arg(&second).output().expect("runs");
+    let out = dpnc()
+        .arg("run")
+        .arg(kernel("gemm.c"))
+        .arg("--inputs")
+        .arg(first.join("inputs"))
+        .arg("--outputs")
+        .arg(&second)
+        .output()
+        .expect("runs");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(read(&first.join("C.npy")), read(&second.join("C.npy")));
     assert_ne!(read(&first.join("C.npy")), read(&first.join("inputs/C.npy")), "gemm changes C");
@@ -62,7 +70,15 @@ fn wrong_input_shape_is_an_error() {
     let good = dir.join("good");
     assert!(dpnc().arg("run").arg(kernel("gemm.c")).args(["--random", "1", "--outputs"]).arg(&good).status().expect("runs").success());
     // Feed gemm's inputs to syrk: the names (A, C, alpha, beta) exist but shapes differ.
-    let out = dpnc().arg("run").arg(kernel("syrk.c")).arg("--inputs").arg(good.join("inputs")).arg("--outputs").arg(dir.join("bad")).output().expect("runs");
+    let out = dpnc()
+        .arg("run")
+        .arg(kernel("syrk.c"))
+        .arg("--inputs")
+        .arg(good.join("inputs"))
+        .arg("--outputs")
+        .arg(dir.join("bad"))
+        .output()
+        .expect("runs");
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("expected") && err.contains(".npy"), "{err}");

@@ -41,7 +41,12 @@ fn report(title: &str, files: &[PathBuf], opts: &Options) {
         match time(f, opts, 5) {
             Ok((a, b)) => {
                 worst = worst.max(a + b);
-                println!("{name:<18} {:>9.2} ms {:>9.2} ms {:>9.2} ms", a.as_secs_f64() * 1e3, b.as_secs_f64() * 1e3, (a + b).as_secs_f64() * 1e3);
+                println!(
+                    "{name:<18} {:>9.2} ms {:>9.2} ms {:>9.2} ms",
+                    a.as_secs_f64() * 1e3,
+                    b.as_secs_f64() * 1e3,
+                    (a + b).as_secs_f64() * 1e3
+                );
             }
             Err(e) => println!("{name:<18} failed: {}", e.lines().next().unwrap_or("")),
         }

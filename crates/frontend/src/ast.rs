@@ -132,7 +132,11 @@ pub enum ExprKind {
     /// `lhs = rhs` (op `None`) or `lhs op= rhs`.
     Assign(Option<BinOp>, Box<Expr>, Box<Expr>),
     /// `++x`, `x--`, …: `delta` is +1 or -1.
-    IncDec { delta: i64, prefix: bool, target: Box<Expr> },
+    IncDec {
+        delta: i64,
+        prefix: bool,
+        target: Box<Expr>,
+    },
     Ternary(Box<Expr>, Box<Expr>, Box<Expr>),
     Cast(ScalarType, Box<Expr>),
     Call(String, Vec<Expr>),
@@ -163,7 +167,12 @@ pub enum StmtKind {
     Decl(Vec<VarDecl>),
     Block(Vec<Stmt>),
     If(Expr, Box<Stmt>, Option<Box<Stmt>>),
-    For { init: Option<Box<Stmt>>, cond: Option<Expr>, step: Option<Expr>, body: Box<Stmt> },
+    For {
+        init: Option<Box<Stmt>>,
+        cond: Option<Expr>,
+        step: Option<Expr>,
+        body: Box<Stmt>,
+    },
     Pragma(String),
     Empty,
     /// `while`, `do`, `goto`, `return`, `break`, `continue`, `switch`, labels: parsed so

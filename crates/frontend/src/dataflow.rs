@@ -112,7 +112,13 @@ pub fn compute(p: &Program) -> Result<Sare> {
     for v in p.vars.iter().filter(|v| v.written) {
         let tuple = format!("F_{}", v.name);
         let idx: Vec<String> = (0..v.dims.len()).map(|d| format!("a{d}")).collect();
-        let bounds: Vec<String> = v.dims.iter().enumerate().map(|(d, n)| format!("0 <= a{d} < {n}")).chain((!m.context.is_empty()).then(|| m.context.clone())).collect();
+        let bounds: Vec<String> = v
+            .dims
+            .iter()
+            .enumerate()
+            .map(|(d, n)| format!("0 <= a{d} < {n}"))
+            .chain((!m.context.is_empty()).then(|| m.context.clone()))
+            .collect();
         let cond = if bounds.is_empty() { "1 = 1".to_string() } else { bounds.join(" and ") };
         let head = format!("{tuple}[{}]", idx.join(", "));
         sinks.push(format!("{}{{ {head} -> {}[{}] : {cond} }}", m.params, isl_name(&v.name), idx.join(", ")));
@@ -122,9 +128,8 @@ pub fn compute(p: &Program) -> Result<Sare> {
     }
 
     let writes = union(&ctx, &m.writes)?;
-    let info = UnionAccessInfo::from_sink(union(&ctx, &sinks)?)
-        .and_then(|i| i.set_must_source(writes))
-        .map_err(isl_err("setting up dataflow"))?;
+    let info =
+        UnionAccessInfo::from_sink(union(&ctx, &sinks)?).and_then(|i| i.set_must_source(writes)).map_err(isl_err("setting up dataflow"))?;
     let info = info.set_schedule_map(union(&ctx, &sched)?).map_err(isl_err("setting the schedule"))?;
     let flow = info.compute_flow().map_err(isl_err("computing dataflow"))?;
     let deps = flow.get_must_dependence().and_then(|d| d.reverse()).and_then(|d| d.coalesce()).map_err(isl_err("reading dependences"))?;
@@ -138,15 +143,25 @@ pub fn compute(p: &Program) -> Result<Sare> {
             let sink = map.get_tuple_name(DimType::In).map_err(isl_err("naming a sink"))?.to_string();
             let source = map.get_tuple_name(DimType::Out).map_err(isl_err("naming a source"))?.to_string();
             let stmt = if from_stmt {
-                Some(p.stmts.iter().position(|s| s.name == source).ok_or_else(|| Diagnostic::global(format!("internal error: unknown source `{source}`")))?)
+                Some(
+                    p.stmts
+                        .iter()
+                        .position(|s| s.name == source)
+                        .ok_or_else(|| Diagnostic::global(format!("internal error: unknown source `{source}`")))?,
+                )
             } else {
                 None
             };
-            let dom_text = &sink_domains.iter().find(|(t, _)| *t == sink).ok_or_else(|| Diagnostic::global(format!("internal error: unknown sink `{sink}`")))?.1;
+            let dom_text = &sink_domains
+                .iter()
+                .find(|(t, _)| *t == sink)
+                .ok_or_else(|| Diagnostic::global(format!("internal error: unknown sink `{sink}`")))?
+                .1;
             let pieces = map.get_basic_map_list().map_err(isl_err("listing pieces"))?;
             for j in 0..pieces.size().map_err(isl_err("listing pieces"))? {
                 let bmap: BasicMap = pieces.get_at(j).map_err(isl_err("reading a piece"))?;
-                let rel = Piece::from_isl(&bmap).map_err(|e| Diagnostic::global(format!("internal error reading a dataflow piece: {e}")))?;
+                let rel =
+                    Piece::from_isl(&bmap).map_err(|e| Diagnostic::global(format!("internal error reading a dataflow piece: {e}")))?;
                 let dom = Set::read_from_str(&ctx, dom_text).map_err(isl_err("reading a domain"))?;
                 let text = Map::from_basic_map(bmap).and_then(|m| m.gist_domain(dom)).map_err(isl_err("simplifying a piece"))?;
                 let text = strip(text.to_str().map_err(isl_err("printing"))?);
@@ -161,8 +176,12 @@ pub fn compute(p: &Program) -> Result<Sare> {
     let finals = p.vars.iter().map(|v| v.written.then(|| by_sink.remove(&format!("F_{}", v.name)).unwrap_or_default())).collect();
     let mut domains = Vec::new();
     for d in &m.domains {
-        let context = Set::read_from_str(&ctx, &format!("{}{{ : {} }}", m.params, if m.context.is_empty() { "1 = 1" } else { &m.context })).map_err(isl_err("reading the context"))?;
-        let set = Set::read_from_str(&ctx, d).and_then(|s| s.gist_params(context)).and_then(|s| s.coalesce()).map_err(|e| Diagnostic::global(format!("internal error: isl rejected `{d}`: {e}")))?;
+        let context = Set::read_from_str(&ctx, &format!("{}{{ : {} }}", m.params, if m.context.is_empty() { "1 = 1" } else { &m.context }))
+            .map_err(isl_err("reading the context"))?;
+        let set = Set::read_from_str(&ctx, d)
+            .and_then(|s| s.gist_params(context))
+            .and_then(|s| s.coalesce())
+            .map_err(|e| Diagnostic::global(format!("internal error: isl rejected `{d}`: {e}")))?;
         domains.push(strip(set.to_str().map_err(isl_err("printing"))?));
     }
     drop(deps);
@@ -180,7 +199,8 @@ pub fn simplified_model(m: &Model) -> Result<Model> {
     fn bad(t: &str) -> impl Fn(isl_rs::LibISLError) -> Diagnostic + '_ {
         move |e| Diagnostic::global(format!("internal error: isl rejected `{t}`: {e}"))
     }
-    let mut out = Model { params: m.params.clone(), context: m.context.clone(), domains: vec![], writes: vec![], reads: vec![], schedules: vec![] };
+    let mut out =
+        Model { params: m.params.clone(), context: m.context.clone(), domains: vec![], writes: vec![], reads: vec![], schedules: vec![] };
     for (k, d) in m.domains.iter().enumerate() {
         let dom = Set::read_from_str(&ctx, d).map_err(bad(d))?;
         let shown = dom.copy().map_err(bad(d))?.gist_params(params()?).and_then(|s| s.coalesce()).map_err(bad(d))?;

@@ -43,7 +43,11 @@ impl Diagnostic {
                 let _ = writeln!(out, "{}:{}:{}: error: {}", file.path.display(), line, col, self.message);
                 let text = file.line_text(line);
                 let (_, end_col) = file.line_col(span.hi as usize);
-                let width = if file.line_col(span.hi as usize).0 == line { end_col.saturating_sub(col).max(1) } else { text.chars().count().saturating_sub(col - 1).max(1) };
+                let width = if file.line_col(span.hi as usize).0 == line {
+                    end_col.saturating_sub(col).max(1)
+                } else {
+                    text.chars().count().saturating_sub(col - 1).max(1)
+                };
                 let gutter = line.to_string().len();
                 let _ = writeln!(out, "{:gutter$} |", "");
                 let _ = writeln!(out, "{line} | {}", text.replace('\t', " "));

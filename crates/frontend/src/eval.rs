@@ -53,8 +53,12 @@ pub fn eval(e: &TExpr, iters: &[i64], params: &[i64], read: &mut dyn FnMut(usize
                 },
             }
         }
-        TKind::Binary(BinOp::And, a, b) => Value::Int((eval(a, iters, params, read)?.truthy() && eval(b, iters, params, read)?.truthy()) as i32),
-        TKind::Binary(BinOp::Or, a, b) => Value::Int((eval(a, iters, params, read)?.truthy() || eval(b, iters, params, read)?.truthy()) as i32),
+        TKind::Binary(BinOp::And, a, b) => {
+            Value::Int((eval(a, iters, params, read)?.truthy() && eval(b, iters, params, read)?.truthy()) as i32)
+        }
+        TKind::Binary(BinOp::Or, a, b) => {
+            Value::Int((eval(a, iters, params, read)?.truthy() || eval(b, iters, params, read)?.truthy()) as i32)
+        }
         TKind::Binary(op, a, b) => binary(*op, eval(a, iters, params, read)?, eval(b, iters, params, read)?, e.ty)?,
         TKind::Ternary(c, a, b) => {
             if eval(c, iters, params, read)?.truthy() {

@@ -14,7 +14,12 @@ pub struct Stats {
 }
 
 pub(crate) fn index_of(p: &Program, a: &Access, iters: &[i64], params: &[i64]) -> Result<(Vec<i64>, Option<usize>), Diagnostic> {
-    let idx = a.index.iter().map(|x| x.eval(iters, params)).collect::<Result<Vec<_>, _>>().map_err(|e| Diagnostic::new(a.span, format!("internal error: {e}")))?;
+    let idx = a
+        .index
+        .iter()
+        .map(|x| x.eval(iters, params))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| Diagnostic::new(a.span, format!("internal error: {e}")))?;
     let off = flatten(&p.vars[a.var].dims, &idx);
     Ok((idx, off))
 }

@@ -407,7 +407,15 @@ mod tests {
 
     #[test]
     fn bad_numbers_are_errors_at_the_number() {
-        for (src, needle) in [("x = 08;", "octal"), ("x = 12abc;", "suffix"), ("x = 1lL;", "suffix"), ("x = 1e;", "exponent"), ("x = 0x;", "hexadecimal"), ("x = 0x1p3;", "hexadecimal floating"), ("x = 1.5q;", "suffix")] {
+        for (src, needle) in [
+            ("x = 08;", "octal"),
+            ("x = 12abc;", "suffix"),
+            ("x = 1lL;", "suffix"),
+            ("x = 1e;", "exponent"),
+            ("x = 0x;", "hexadecimal"),
+            ("x = 0x1p3;", "hexadecimal floating"),
+            ("x = 1.5q;", "suffix"),
+        ] {
             let e = err(src);
             assert!(e.message.contains(needle), "{src}: {}", e.message);
             let span = e.span.expect("has span");
@@ -466,7 +474,10 @@ mod tests {
     fn punctuators_longest_match() {
         assert_eq!(
             texts("a...b<<=c>>=d->e++--<<>><=>===!=&&||+=-=*=/=%=&=^=|=##:#.."),
-            vec!["a", "...", "b", "<<=", "c", ">>=", "d", "->", "e", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-=", "*=", "/=", "%=", "&=", "^=", "|=", "##", ":", "#", ".", "."]
+            vec![
+                "a", "...", "b", "<<=", "c", ">>=", "d", "->", "e", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-=",
+                "*=", "/=", "%=", "&=", "^=", "|=", "##", ":", "#", ".", "."
+            ]
         );
         assert_eq!(texts("x+++y"), vec!["x", "++", "+", "y"]);
         assert_eq!(texts("[](){}&*+-~!/%<>^|?:;=,"), "[ ] ( ) { } & * + - ~ ! / % < > ^ | ? : ; = ,".split(' ').collect::<Vec<_>>());

@@ -95,10 +95,7 @@ impl NpyArray {
 #[derive(Debug, thiserror::Error)]
 pub enum NpyError {
     #[error("{path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    Io { path: String, source: std::io::Error },
     #[error("{path}: {msg}")]
     Format { path: String, msg: String },
 }
@@ -108,17 +105,11 @@ const ALIGN: usize = 64;
 const GROWTH_AXIS_MAX_DIGITS: usize = 21;
 
 fn format_err(path: &Path, msg: impl Into<String>) -> NpyError {
-    NpyError::Format {
-        path: path.display().to_string(),
-        msg: msg.into(),
-    }
+    NpyError::Format { path: path.display().to_string(), msg: msg.into() }
 }
 
 fn io_err(path: &Path, source: std::io::Error) -> NpyError {
-    NpyError::Io {
-        path: path.display().to_string(),
-        source,
-    }
+    NpyError::Io { path: path.display().to_string(), source }
 }
 
 /// Number of elements implied by `shape` (1 for a 0-d array), or `None` on overflow.
@@ -137,27 +128,14 @@ fn header_dict(elem: ElemType, shape: &[usize]) -> String {
             format!("({})", parts.join(", "))
         }
     };
-    format!(
-        "{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}",
-        elem.descr(),
-        shape_str
-    )
+    format!("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}", elem.descr(), shape_str)
 }
 
 /// Serialise `a` to the bytes of a `.npy` file.
 fn encode(path: &Path, a: &NpyArray) -> Result<Vec<u8>, NpyError> {
-    let n = shape_elems(&a.shape)
-        .ok_or_else(|| format_err(path, format!("shape {:?} overflows usize", a.shape)))?;
+    let n = shape_elems(&a.shape).ok_or_else(|| format_err(path, format!("shape {:?} overflows usize", a.shape)))?;
     if n != a.len() {
-        return Err(format_err(
-            path,
-            format!(
-                "shape {:?} needs {} elements but the array holds {}",
-                a.shape,
-                n,
-                a.len()
-            ),
-        ));
+        return Err(format_err(path, format!("shape {:?} needs {} elements but the array holds {}", a.shape, n, a.len())));
     }
     let dict = header_dict(a.elem_type(), &a.shape);
     // Version 1.0: 6 magic + 2 version + 2 length bytes; version 2.0 (only for headers longer
@@ -169,24 +147,13 @@ fn encode(path: &Path, a: &NpyArray) -> Result<Vec<u8>, NpyError> {
         Some(d) => GROWTH_AXIS_MAX_DIGITS.saturating_sub(d.to_string().len()),
         None => 0,
     };
-    let padded_len =
-        |preamble: usize| (preamble + dict.len() + growth + 1).div_ceil(ALIGN) * ALIGN - preamble;
-    let (major, preamble, header_len) = if padded_len(10) <= u16::MAX as usize {
-        (1u8, 10usize, padded_len(10))
-    } else {
-        (2u8, 12usize, padded_len(12))
-    };
+    let padded_len = |preamble: usize| (preamble + dict.len() + growth + 1).div_ceil(ALIGN) * ALIGN - preamble;
+    let (major, preamble, header_len) =
+        if padded_len(10) <= u16::MAX as usize { (1u8, 10usize, padded_len(10)) } else { (2u8, 12usize, padded_len(12)) };
     Ok(encode_finish(a, &dict, major, preamble, header_len, n))
 }
 
-fn encode_finish(
-    a: &NpyArray,
-    dict: &str,
-    major: u8,
-    preamble: usize,
-    header_len: usize,
-    n: usize,
-) -> Vec<u8> {
+fn encode_finish(a: &NpyArray, dict: &str, major: u8, preamble: usize, header_len: usize, n: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(preamble + header_len + n * a.elem_type().size());
     out.extend_from_slice(MAGIC);
     out.push(major);
@@ -202,18 +169,10 @@ fn encode_finish(
     debug_assert_eq!(out.len() % ALIGN, 0);
     match &a.data {
         NpyData::I8(v) => out.extend(v.iter().map(|&x| x as u8)),
-        NpyData::I32(v) => v
-            .iter()
-            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-        NpyData::I64(v) => v
-            .iter()
-            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-        NpyData::F32(v) => v
-            .iter()
-            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-        NpyData::F64(v) => v
-            .iter()
-            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        NpyData::I32(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        NpyData::I64(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        NpyData::F32(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        NpyData::F64(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
     }
     out
 }
@@ -251,14 +210,9 @@ fn decode(bytes: &[u8]) -> Result<NpyArray, String> {
     } else {
         u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize
     };
-    let data_start = preamble
-        .checked_add(header_len)
-        .ok_or("header length overflows")?;
+    let data_start = preamble.checked_add(header_len).ok_or("header length overflows")?;
     if bytes.len() < data_start {
-        return Err(format!(
-            "truncated header: expected {header_len} header bytes, file has {}",
-            bytes.len() - preamble
-        ));
+        return Err(format!("truncated header: expected {header_len} header bytes, file has {}", bytes.len() - preamble));
     }
     let header_bytes = &bytes[preamble..data_start];
     let header = if major == 3 {
@@ -272,59 +226,25 @@ fn decode(bytes: &[u8]) -> Result<NpyArray, String> {
     let h = parse_header(header)?;
     let elem = parse_descr(&h.descr)?;
     if h.fortran_order {
-        return Err(
-            "Fortran-order (column-major) arrays are not supported; save a C-order array".into(),
-        );
+        return Err("Fortran-order (column-major) arrays are not supported; save a C-order array".into());
     }
     let n = shape_elems(&h.shape).ok_or_else(|| format!("shape {:?} overflows", h.shape))?;
-    let nbytes = n
-        .checked_mul(elem.size())
-        .ok_or_else(|| format!("shape {:?} overflows", h.shape))?;
+    let nbytes = n.checked_mul(elem.size()).ok_or_else(|| format!("shape {:?} overflows", h.shape))?;
     let data = &bytes[data_start..];
     if data.len() < nbytes {
-        return Err(format!(
-            "truncated data: shape {:?} of {} needs {} bytes, file has {}",
-            h.shape,
-            elem.descr(),
-            nbytes,
-            data.len()
-        ));
+        return Err(format!("truncated data: shape {:?} of {} needs {} bytes, file has {}", h.shape, elem.descr(), nbytes, data.len()));
     }
     if data.len() > nbytes {
-        return Err(format!(
-            "{} unexpected bytes after the data of shape {:?} of {}",
-            data.len() - nbytes,
-            h.shape,
-            elem.descr()
-        ));
+        return Err(format!("{} unexpected bytes after the data of shape {:?} of {}", data.len() - nbytes, h.shape, elem.descr()));
     }
     let data = match elem {
         ElemType::I8 => NpyData::I8(data.iter().map(|&b| b as i8).collect()),
-        ElemType::I32 => NpyData::I32(
-            data.chunks_exact(4)
-                .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
-                .collect(),
-        ),
-        ElemType::I64 => NpyData::I64(
-            data.chunks_exact(8)
-                .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
-                .collect(),
-        ),
-        ElemType::F32 => NpyData::F32(
-            data.chunks_exact(4)
-                .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-                .collect(),
-        ),
-        ElemType::F64 => NpyData::F64(
-            data.chunks_exact(8)
-                .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
-                .collect(),
-        ),
+        ElemType::I32 => NpyData::I32(data.chunks_exact(4).map(|c| i32::from_le_bytes(c.try_into().unwrap())).collect()),
+        ElemType::I64 => NpyData::I64(data.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect()),
+        ElemType::F32 => NpyData::F32(data.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()),
+        ElemType::F64 => NpyData::F64(data.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect()),
     };
-    Ok(NpyArray {
-        shape: h.shape,
-        data,
-    })
+    Ok(NpyArray { shape: h.shape, data })
 }
 
 fn parse_descr(descr: &str) -> Result<ElemType, String> {
@@ -334,12 +254,8 @@ fn parse_descr(descr: &str) -> Result<ElemType, String> {
         "<i4" => Ok(ElemType::I32),
         "<i8" => Ok(ElemType::I64),
         "|i1" | "<i1" | "i1" => Ok(ElemType::I8),
-        d if d.starts_with('>') => Err(format!(
-            "big-endian data ('{d}') is not supported; save as little-endian"
-        )),
-        d => Err(format!(
-            "unsupported element type '{d}' (supported: <f4, <f8, <i4, <i8, |i1)"
-        )),
+        d if d.starts_with('>') => Err(format!("big-endian data ('{d}') is not supported; save as little-endian")),
+        d => Err(format!("unsupported element type '{d}' (supported: <f4, <f8, <i4, <i8, |i1)")),
     }
 }
 
@@ -382,14 +298,8 @@ impl HeaderParser<'_> {
                 self.pos += 1;
                 Ok(())
             }
-            Some(x) => Err(format!(
-                "malformed header: expected '{}' at offset {}, found '{}'",
-                c as char, self.pos, x as char
-            )),
-            None => Err(format!(
-                "malformed header: expected '{}', found end of header",
-                c as char
-            )),
+            Some(x) => Err(format!("malformed header: expected '{}' at offset {}, found '{}'", c as char, self.pos, x as char)),
+            None => Err(format!("malformed header: expected '{}', found end of header", c as char)),
         }
     }
 
@@ -453,9 +363,7 @@ impl HeaderParser<'_> {
                     self.pos += 1;
                 }
                 let text = std::str::from_utf8(&self.s[start..self.pos]).unwrap();
-                let v = text
-                    .parse::<u128>()
-                    .map_err(|_| format!("malformed header: integer {text} too large"))?;
+                let v = text.parse::<u128>().map_err(|_| format!("malformed header: integer {text} too large"))?;
                 // Python 2 long suffix, as written by very old NumPy.
                 if self.pos < self.s.len() && matches!(self.s[self.pos], b'L' | b'l') {
                     self.pos += 1;
@@ -470,16 +378,10 @@ impl HeaderParser<'_> {
                 match &self.s[start..self.pos] {
                     b"True" => Ok(PyVal::Bool(true)),
                     b"False" => Ok(PyVal::Bool(false)),
-                    w => Err(format!(
-                        "malformed header: unexpected word '{}'",
-                        String::from_utf8_lossy(w)
-                    )),
+                    w => Err(format!("malformed header: unexpected word '{}'", String::from_utf8_lossy(w))),
                 }
             }
-            Some(c) => Err(format!(
-                "malformed header: unexpected character '{}' at offset {}",
-                c as char, self.pos
-            )),
+            Some(c) => Err(format!("malformed header: unexpected character '{}' at offset {}", c as char, self.pos)),
             None => Err("malformed header: unexpected end".into()),
         }
     }
@@ -487,10 +389,7 @@ impl HeaderParser<'_> {
 
 /// Parse the header dictionary `{'descr': …, 'fortran_order': …, 'shape': (…), }`.
 fn parse_header(text: &str) -> Result<Header, String> {
-    let mut p = HeaderParser {
-        s: text.as_bytes(),
-        pos: 0,
-    };
+    let mut p = HeaderParser { s: text.as_bytes(), pos: 0 };
     p.expect(b'{')?;
     let (mut descr, mut fortran, mut shape) = (None, None, None);
     loop {
@@ -500,11 +399,7 @@ fn parse_header(text: &str) -> Result<Header, String> {
         }
         let key = match p.value()? {
             PyVal::Str(k) => k,
-            v => {
-                return Err(format!(
-                    "malformed header: dictionary key {v:?} is not a string"
-                ))
-            }
+            v => return Err(format!("malformed header: dictionary key {v:?} is not a string")),
         };
         p.expect(b':')?;
         let val = p.value()?;
@@ -512,9 +407,7 @@ fn parse_header(text: &str) -> Result<Header, String> {
             "descr" => {
                 descr = Some(match val {
                     PyVal::Str(s) => s,
-                    PyVal::List => {
-                        return Err("structured (record) dtypes are not supported".into())
-                    }
+                    PyVal::List => return Err("structured (record) dtypes are not supported".into()),
                     v => return Err(format!("malformed header: 'descr' is {v:?}")),
                 })
             }
@@ -531,9 +424,7 @@ fn parse_header(text: &str) -> Result<Header, String> {
                 let dims = items
                     .into_iter()
                     .map(|d| match d {
-                        PyVal::Int(n) => {
-                            usize::try_from(n).map_err(|_| format!("dimension {n} too large"))
-                        }
+                        PyVal::Int(n) => usize::try_from(n).map_err(|_| format!("dimension {n} too large")),
                         v => Err(format!("malformed header: shape entry {v:?}")),
                     })
                     .collect::<Result<Vec<_>, _>>()?;
@@ -603,26 +494,11 @@ mod tests {
     fn roundtrip_all_types() {
         let d = tmpdir("types");
         let cases = [
-            NpyArray {
-                shape: vec![5],
-                data: NpyData::I8(vec![-128, -1, 0, 1, 127]),
-            },
-            NpyArray {
-                shape: vec![2, 2],
-                data: NpyData::I32(vec![i32::MIN, -7, 0, i32::MAX]),
-            },
-            NpyArray {
-                shape: vec![3],
-                data: NpyData::I64(vec![i64::MIN, 42, i64::MAX]),
-            },
-            NpyArray {
-                shape: vec![1, 3],
-                data: NpyData::F32(vec![1.5, -0.0, f32::INFINITY]),
-            },
-            NpyArray {
-                shape: vec![2],
-                data: NpyData::F64(vec![std::f64::consts::PI, -1e300]),
-            },
+            NpyArray { shape: vec![5], data: NpyData::I8(vec![-128, -1, 0, 1, 127]) },
+            NpyArray { shape: vec![2, 2], data: NpyData::I32(vec![i32::MIN, -7, 0, i32::MAX]) },
+            NpyArray { shape: vec![3], data: NpyData::I64(vec![i64::MIN, 42, i64::MAX]) },
+            NpyArray { shape: vec![1, 3], data: NpyData::F32(vec![1.5, -0.0, f32::INFINITY]) },
+            NpyArray { shape: vec![2], data: NpyData::F64(vec![std::f64::consts::PI, -1e300]) },
         ];
         for (i, a) in cases.iter().enumerate() {
             let b = roundtrip(&d, &format!("t{i}.npy"), a);
@@ -633,30 +509,15 @@ mod tests {
     #[test]
     fn roundtrip_0d_and_3d() {
         let d = tmpdir("dims");
-        let s = NpyArray {
-            shape: vec![],
-            data: NpyData::F64(vec![2.25]),
-        };
+        let s = NpyArray { shape: vec![], data: NpyData::F64(vec![2.25]) };
         assert_eq!(roundtrip(&d, "s.npy", &s), s);
-        let s = NpyArray {
-            shape: vec![],
-            data: NpyData::I32(vec![-3]),
-        };
+        let s = NpyArray { shape: vec![], data: NpyData::I32(vec![-3]) };
         assert_eq!(roundtrip(&d, "si.npy", &s), s);
-        let c = NpyArray {
-            shape: vec![2, 3, 4],
-            data: NpyData::I64((0..24).map(|x| x * 1_000_000_007).collect()),
-        };
+        let c = NpyArray { shape: vec![2, 3, 4], data: NpyData::I64((0..24).map(|x| x * 1_000_000_007).collect()) };
         assert_eq!(roundtrip(&d, "c.npy", &c), c);
-        let c = NpyArray {
-            shape: vec![3, 1, 2],
-            data: NpyData::F32((0..6).map(|x| x as f32 / 3.0).collect()),
-        };
+        let c = NpyArray { shape: vec![3, 1, 2], data: NpyData::F32((0..6).map(|x| x as f32 / 3.0).collect()) };
         assert_eq!(roundtrip(&d, "cf.npy", &c), c);
-        let e = NpyArray {
-            shape: vec![0, 3],
-            data: NpyData::F64(vec![]),
-        };
+        let e = NpyArray { shape: vec![0, 3], data: NpyData::F64(vec![]) };
         let r = roundtrip(&d, "e.npy", &e);
         assert!(r.is_empty());
         assert_eq!(r, e);
@@ -665,15 +526,8 @@ mod tests {
     #[test]
     fn nan_bits_preserved() {
         let d = tmpdir("nan");
-        let f64s = [
-            0x7ff8_0000_0000_0000u64,
-            0x7ff0_0000_0000_0001,
-            0xfff8_0000_dead_beef,
-        ];
-        let a = NpyArray {
-            shape: vec![3],
-            data: NpyData::F64(f64s.iter().map(|&b| f64::from_bits(b)).collect()),
-        };
+        let f64s = [0x7ff8_0000_0000_0000u64, 0x7ff0_0000_0000_0001, 0xfff8_0000_dead_beef];
+        let a = NpyArray { shape: vec![3], data: NpyData::F64(f64s.iter().map(|&b| f64::from_bits(b)).collect()) };
         match roundtrip(&d, "n64.npy", &a).data {
             NpyData::F64(v) => {
                 assert_eq!(v.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), f64s)
@@ -681,10 +535,7 @@ mod tests {
             _ => panic!("wrong type"),
         }
         let f32s = [0x7fc0_0000u32, 0x7f80_0001, 0xffc0_1234];
-        let a = NpyArray {
-            shape: vec![3],
-            data: NpyData::F32(f32s.iter().map(|&b| f32::from_bits(b)).collect()),
-        };
+        let a = NpyArray { shape: vec![3], data: NpyData::F32(f32s.iter().map(|&b| f32::from_bits(b)).collect()) };
         match roundtrip(&d, "n32.npy", &a).data {
             NpyData::F32(v) => {
                 assert_eq!(v.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), f32s)
@@ -703,10 +554,7 @@ mod tests {
         let p = d.join("np.npy");
         std::fs::write(&p, NUMPY_ARANGE6_F4).unwrap();
         let a = read_npy(&p).unwrap();
-        let want = NpyArray {
-            shape: vec![2, 3],
-            data: NpyData::F32(vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]),
-        };
+        let want = NpyArray { shape: vec![2, 3], data: NpyData::F32(vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]) };
         assert_eq!(a, want);
         assert_eq!(a.len(), 6);
         assert_eq!(a.elem_type(), ElemType::F32);
@@ -717,16 +565,10 @@ mod tests {
 
     #[test]
     fn header_text_matches_numpy() {
-        let a = NpyArray {
-            shape: vec![],
-            data: NpyData::F64(vec![1.0]),
-        };
+        let a = NpyArray { shape: vec![], data: NpyData::F64(vec![1.0]) };
         let b = encode(Path::new("x"), &a).unwrap();
         assert!(b[10..].starts_with(b"{'descr': '<f8', 'fortran_order': False, 'shape': (), }"));
-        let a = NpyArray {
-            shape: vec![5],
-            data: NpyData::I8(vec![0; 5]),
-        };
+        let a = NpyArray { shape: vec![5], data: NpyData::I8(vec![0; 5]) };
         let b = encode(Path::new("x"), &a).unwrap();
         assert!(b[10..].starts_with(b"{'descr': '|i1', 'fortran_order': False, 'shape': (5,), }"));
         assert_eq!(b.len(), 128 + 5);
@@ -757,76 +599,31 @@ mod tests {
     #[test]
     fn reads_v2_and_i1_spellings_and_key_order() {
         let data: Vec<u8> = [1.0f64, 2.0].iter().flat_map(|x| x.to_le_bytes()).collect();
-        let v2 = with_header(
-            (2, 0),
-            "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }",
-            &data,
-        );
-        assert_eq!(
-            decode(&v2).unwrap(),
-            NpyArray {
-                shape: vec![2],
-                data: NpyData::F64(vec![1.0, 2.0])
-            }
-        );
+        let v2 = with_header((2, 0), "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", &data);
+        assert_eq!(decode(&v2).unwrap(), NpyArray { shape: vec![2], data: NpyData::F64(vec![1.0, 2.0]) });
         for d in ["<i1", "i1", "|i1"] {
-            let dict =
-                format!("{{\"shape\": (1, 2), \"fortran_order\": False, \"descr\": \"{d}\"}}");
+            let dict = format!("{{\"shape\": (1, 2), \"fortran_order\": False, \"descr\": \"{d}\"}}");
             let b = with_header((1, 0), &dict, &[0xff, 7]);
-            assert_eq!(
-                decode(&b).unwrap(),
-                NpyArray {
-                    shape: vec![1, 2],
-                    data: NpyData::I8(vec![-1, 7])
-                }
-            );
+            assert_eq!(decode(&b).unwrap(), NpyArray { shape: vec![1, 2], data: NpyData::I8(vec![-1, 7]) });
         }
     }
 
     #[test]
     fn rejects_bad_files() {
         let f8 = |n: usize| vec![0u8; 8 * n];
-        let e = decode_err(&with_header(
-            (1, 0),
-            "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }",
-            &f8(6),
-        ));
+        let e = decode_err(&with_header((1, 0), "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }", &f8(6)));
         assert!(e.contains("Fortran"), "{e}");
-        let e = decode_err(&with_header(
-            (1, 0),
-            "{'descr': '>f8', 'fortran_order': False, 'shape': (3,), }",
-            &f8(3),
-        ));
+        let e = decode_err(&with_header((1, 0), "{'descr': '>f8', 'fortran_order': False, 'shape': (3,), }", &f8(3)));
         assert!(e.contains("big-endian"), "{e}");
-        let e = decode_err(&with_header(
-            (1, 0),
-            "{'descr': '<u2', 'fortran_order': False, 'shape': (3,), }",
-            &[0; 6],
-        ));
+        let e = decode_err(&with_header((1, 0), "{'descr': '<u2', 'fortran_order': False, 'shape': (3,), }", &[0; 6]));
         assert!(e.contains("unsupported element type '<u2'"), "{e}");
-        let e = decode_err(&with_header(
-            (1, 0),
-            "{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (1,), }",
-            &f8(1),
-        ));
+        let e = decode_err(&with_header((1, 0), "{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (1,), }", &f8(1)));
         assert!(e.contains("structured"), "{e}");
-        let e = decode_err(&with_header(
-            (1, 0),
-            "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }",
-            &f8(5),
-        ));
+        let e = decode_err(&with_header((1, 0), "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", &f8(5)));
         assert!(e.contains("truncated data"), "{e}");
-        let e = decode_err(&with_header(
-            (1, 0),
-            "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }",
-            &f8(3),
-        ));
+        let e = decode_err(&with_header((1, 0), "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", &f8(3)));
         assert!(e.contains("unexpected bytes"), "{e}");
-        let e = decode_err(&with_header(
-            (1, 0),
-            "{'descr': '<f8', 'shape': (2,), }",
-            &f8(2),
-        ));
+        let e = decode_err(&with_header((1, 0), "{'descr': '<f8', 'shape': (2,), }", &f8(2)));
         assert!(e.contains("fortran_order"), "{e}");
         let e = decode_err(&NUMPY_ARANGE6_F4[..40]);
         assert!(e.contains("truncated header"), "{e}");
@@ -850,10 +647,7 @@ mod tests {
         assert!(matches!(e, NpyError::Format { .. }));
         assert!(e.to_string().starts_with(&p.display().to_string()), "{e}");
         // Shape/data mismatch on write.
-        let a = NpyArray {
-            shape: vec![2, 2],
-            data: NpyData::I32(vec![1, 2, 3]),
-        };
+        let a = NpyArray { shape: vec![2, 2], data: NpyData::I32(vec![1, 2, 3]) };
         let e = write_npy(&d.join("w.npy"), &a).unwrap_err();
         assert!(e.to_string().contains("needs 4 elements"), "{e}");
     }

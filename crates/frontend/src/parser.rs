@@ -56,15 +56,16 @@ pub fn parse_unit(tokens: &[Token], kernel: Option<&str>) -> Result<Unit> {
     };
     let mut p = Parser { depth: 0, toks: tokens, pos: chosen.name_at, end: chosen.body_end + 1, typedefs: &typedefs, end_span };
     let kernel = p.function()?;
-    let call = fns.iter().filter(|f| f.name != kernel.name).find_map(|f| {
-        find_call(tokens, f, &kernel.name, &typedefs, end_span)
-    });
+    let call = fns.iter().filter(|f| f.name != kernel.name).find_map(|f| find_call(tokens, f, &kernel.name, &typedefs, end_span));
     Ok(Unit { kernel, call })
 }
 
 /// Splits the token stream into top-level declarations and function definitions, and
 /// records `typedef`s of scalar types (PolyBench's nussinov uses `typedef char base;`).
-fn scan_top_level(toks: &[Token], end_span: Span) -> Result<(Vec<FnDef>, HashMap<String, Result<ScalarType>>)> {
+/// Scalar typedefs by name (an unsupported one keeps its error for when it is used).
+type Typedefs = HashMap<String, Result<ScalarType>>;
+
+fn scan_top_level(toks: &[Token], end_span: Span) -> Result<(Vec<FnDef>, Typedefs)> {
     let mut fns = Vec::new();
     let mut typedefs = HashMap::new();
     let mut i = 0;
@@ -100,7 +101,7 @@ fn scan_top_level(toks: &[Token], end_span: Span) -> Result<(Vec<FnDef>, HashMap
     Ok((fns, typedefs))
 }
 
-fn typedef_of(toks: &[Token], typedefs: &HashMap<String, Result<ScalarType>>) -> Option<(String, Result<ScalarType>)> {
+fn typedef_of(toks: &[Token], typedefs: &Typedefs) -> Option<(String, Result<ScalarType>)> {
     let (last, spec) = toks.split_last()?;
     let TokenKind::Ident(name) = &last.kind else { return None };
     let mut p = Parser { depth: 0, toks: spec, pos: 0, end: spec.len(), typedefs, end_span: last.span };
@@ -156,7 +157,7 @@ fn opening_paren(toks: &[Token], close: usize) -> Option<usize> {
 }
 
 /// Finds `kernel(…)` in `f`'s body and evaluates its integer arguments.
-fn find_call(toks: &[Token], f: &FnDef, kernel: &str, typedefs: &HashMap<String, Result<ScalarType>>, end_span: Span) -> Option<CallSite> {
+fn find_call(toks: &[Token], f: &FnDef, kernel: &str, typedefs: &Typedefs, end_span: Span) -> Option<CallSite> {
     let body = &toks[f.body..f.body_end];
     let at = (0..body.len().saturating_sub(1)).find(|&k| body[k].is_ident(kernel) && body[k + 1].is_punct("("))?;
     let close = matching(body, at + 1, end_span).ok()?;
@@ -181,7 +182,7 @@ fn find_call(toks: &[Token], f: &FnDef, kernel: &str, typedefs: &HashMap<String,
 
 /// The value of one call argument: a constant expression, or a variable whose last
 /// assignment before the call is one.
-fn call_arg(before: &[Token], arg: &[Token], typedefs: &HashMap<String, Result<ScalarType>>) -> (Option<i64>, Option<String>) {
+fn call_arg(before: &[Token], arg: &[Token], typedefs: &Typedefs) -> (Option<i64>, Option<String>) {
     let eval = |toks: &[Token]| -> Option<i64> {
         let mut p = Parser { depth: 0, toks, pos: 0, end: toks.len(), typedefs, end_span: toks.last()?.span };
         let e = p.expr().ok()?;
@@ -236,13 +237,33 @@ struct Parser<'a> {
     toks: &'a [Token],
     pos: usize,
     end: usize,
-    typedefs: &'a HashMap<String, Result<ScalarType>>,
+    typedefs: &'a Typedefs,
     end_span: Span,
 }
 
 const TYPE_WORDS: &[&str] = &[
-    "void", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "const", "volatile", "static",
-    "register", "restrict", "__restrict", "inline", "extern", "struct", "union", "enum", "_Bool", "auto",
+    "void",
+    "char",
+    "short",
+    "int",
+    "long",
+    "float",
+    "double",
+    "signed",
+    "unsigned",
+    "const",
+    "volatile",
+    "static",
+    "register",
+    "restrict",
+    "__restrict",
+    "inline",
+    "extern",
+    "struct",
+    "union",
+    "enum",
+    "_Bool",
+    "auto",
 ];
 
 impl<'a> Parser<'a> {
@@ -297,7 +318,10 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 Ok((n.clone(), *span))
             }
-            t => Err(Diagnostic::new(self.span(), format!("expected {what}, found {}", t.map_or("end of input".into(), |t| format!("`{}`", t.text()))))),
+            t => Err(Diagnostic::new(
+                self.span(),
+                format!("expected {what}, found {}", t.map_or("end of input".into(), |t| format!("`{}`", t.text()))),
+            )),
         }
     }
 
@@ -316,7 +340,9 @@ impl<'a> Parser<'a> {
         let mut named: Option<ScalarType> = None;
         while let Some(Token { kind: TokenKind::Ident(n), span }) = self.peek() {
             if let Some(t) = self.typedefs.get(n) {
-                if named.is_some() || words.iter().any(|(w, _)| !matches!(w.as_str(), "const" | "volatile" | "static" | "register" | "extern" | "inline")) {
+                if named.is_some()
+                    || words.iter().any(|(w, _)| !matches!(w.as_str(), "const" | "volatile" | "static" | "register" | "extern" | "inline"))
+                {
                     break;
                 }
                 named = Some(t.clone().map_err(|d| Diagnostic { span: Some(*span), ..d })?);
@@ -333,12 +359,16 @@ impl<'a> Parser<'a> {
         let has = |w: &str| words.iter().find(|(x, _)| x == w).map(|(_, s)| *s);
         for bad in ["struct", "union", "enum"] {
             if let Some(s) = has(bad) {
-                return Err(Diagnostic::new(s, format!("`{bad}` types are not supported")).with_help("use arrays of int, long, float or double"));
+                return Err(
+                    Diagnostic::new(s, format!("`{bad}` types are not supported")).with_help("use arrays of int, long, float or double")
+                );
             }
         }
         for bad in ["unsigned", "short", "_Bool"] {
             if let Some(s) = has(bad) {
-                return Err(Diagnostic::new(s, format!("`{bad}` types are not supported")).with_help("use char, int, long, float or double"));
+                return Err(
+                    Diagnostic::new(s, format!("`{bad}` types are not supported")).with_help("use char, int, long, float or double")
+                );
             }
         }
         let longs = words.iter().filter(|(w, _)| w == "long").count();
@@ -437,7 +467,8 @@ impl<'a> Parser<'a> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             self.depth -= 1;
-            return Err(Diagnostic::new(self.span(), format!("nesting is deeper than {MAX_DEPTH} levels")).with_help("simplify the expression or statement"));
+            return Err(Diagnostic::new(self.span(), format!("nesting is deeper than {MAX_DEPTH} levels"))
+                .with_help("simplify the expression or statement"));
         }
         Ok(())
     }
@@ -556,7 +587,8 @@ impl<'a> Parser<'a> {
         let mut decls = Vec::new();
         loop {
             if self.at("*") {
-                return Err(Diagnostic::new(self.span(), "pointer variables are not supported").with_help("declare an array with constant dimensions"));
+                return Err(Diagnostic::new(self.span(), "pointer variables are not supported")
+                    .with_help("declare an array with constant dimensions"));
             }
             let (name, span) = self.ident("a variable name")?;
             let mut dims = Vec::new();
@@ -645,8 +677,7 @@ impl<'a> Parser<'a> {
     }
 
     fn binary_rest(&mut self, min_prec: u8, mut lhs: Expr) -> Result<Expr> {
-        loop {
-            let Some(Token { kind: TokenKind::Punct(p), .. }) = self.peek() else { break };
+        while let Some(Token { kind: TokenKind::Punct(p), .. }) = self.peek() {
             let (op, prec) = match p.as_str() {
                 "||" => (BinOp::Or, 1),
                 "&&" => (BinOp::And, 2),
@@ -715,7 +746,10 @@ impl<'a> Parser<'a> {
                     let what = if p == "*" { "pointer dereference" } else { "taking an address" };
                     Ok(Expr { span: start.to(e.span), kind: ExprKind::Unsupported(what) })
                 }
-                "(" if self.peek_at(1).is_some_and(|t| matches!(&t.kind, TokenKind::Ident(n) if TYPE_WORDS.contains(&n.as_str()) || self.typedefs.contains_key(n))) => {
+                "(" if self.peek_at(1).is_some_and(
+                    |t| matches!(&t.kind, TokenKind::Ident(n) if TYPE_WORDS.contains(&n.as_str()) || self.typedefs.contains_key(n)),
+                ) =>
+                {
                     self.pos += 1;
                     let ty = self.type_specifiers()?;
                     if self.at("*") {

@@ -5,7 +5,10 @@
 use crate::scop::{Access, Aff, CmpOp, Cond, Program, SchedTerm, Statement};
 
 /// Words isl's parser reserves; a C name equal to one gets a trailing underscore.
-const ISL_KEYWORDS: &[&str] = &["and", "or", "not", "mod", "floor", "ceil", "min", "max", "exists", "infty", "true", "false", "implies", "xor", "rat", "domain", "range"];
+const ISL_KEYWORDS: &[&str] = &[
+    "and", "or", "not", "mod", "floor", "ceil", "min", "max", "exists", "infty", "true", "false", "implies", "xor", "rat", "domain",
+    "range",
+];
 
 pub fn isl_name(name: &str) -> String {
     if ISL_KEYWORDS.contains(&name) {
@@ -24,7 +27,11 @@ pub struct Names<'a> {
 
 impl<'a> Names<'a> {
     pub fn of(p: &'a Program, s: &Statement) -> Names<'a> {
-        Names { iters: s.iters.iter().map(|i| isl_name(i)).collect(), params: p.params.iter().map(|q| isl_name(&q.name)).collect(), _p: std::marker::PhantomData }
+        Names {
+            iters: s.iters.iter().map(|i| isl_name(i)).collect(),
+            params: p.params.iter().map(|q| isl_name(&q.name)).collect(),
+            _p: std::marker::PhantomData,
+        }
     }
     pub fn aff(&self, a: &Aff) -> String {
         match a {
@@ -95,7 +102,11 @@ pub struct Model {
 
 impl Model {
     pub fn new(p: &Program) -> Model {
-        let params = if p.params.is_empty() { String::new() } else { format!("[{}] -> ", p.params.iter().map(|q| isl_name(&q.name)).collect::<Vec<_>>().join(", ")) };
+        let params = if p.params.is_empty() {
+            String::new()
+        } else {
+            format!("[{}] -> ", p.params.iter().map(|q| isl_name(&q.name)).collect::<Vec<_>>().join(", "))
+        };
         let context = p.params.iter().map(|q| format!("{} >= 1", isl_name(&q.name))).collect::<Vec<_>>().join(" and ");
         let len = p.schedule_len();
         let mut m = Model { params, context, domains: vec![], writes: vec![], reads: vec![], schedules: vec![] };

@@ -53,7 +53,16 @@ pub fn preprocess(sm: &mut SourceMap, main: FileId, opts: &PpOptions) -> Result<
         cmdline.push_str(&format!("#define {name} {value}\n"));
     }
     let cmdline = sm.add("<command line>", cmdline);
-    let mut pp = Preprocessor { sm, include_dirs: &opts.include_dirs, macros: HashMap::new(), once: HashSet::new(), depth: 0, produced: 0, arg_depth: 0, out: Vec::new() };
+    let mut pp = Preprocessor {
+        sm,
+        include_dirs: &opts.include_dirs,
+        macros: HashMap::new(),
+        once: HashSet::new(),
+        depth: 0,
+        produced: 0,
+        arg_depth: 0,
+        out: Vec::new(),
+    };
     pp.process_file(cmdline)?;
     pp.process_file(main)?;
     Ok(pp.out)
@@ -127,7 +136,10 @@ impl From<&PpToken> for PTok {
 enum Item {
     Tok(PTok),
     /// A parameter of a function-like macro, by index (`__VA_ARGS__` is the last one).
-    Param { index: usize, space: bool },
+    Param {
+        index: usize,
+        space: bool,
+    },
 }
 
 impl Item {
@@ -211,7 +223,8 @@ impl Preprocessor<'_> {
             }
         }
         match conds.last() {
-            Some(c) => Err(Diagnostic::new(c.span, "unterminated conditional directive").with_help("add the matching `#endif` before the end of the file")),
+            Some(c) => Err(Diagnostic::new(c.span, "unterminated conditional directive")
+                .with_help("add the matching `#endif` before the end of the file")),
             None => Ok(()),
         }
     }
@@ -227,7 +240,9 @@ impl Preprocessor<'_> {
             TokenKind::Ident(name) => name.as_str(),
             // `# 33 "file.c"`: a line marker, as #line.
             TokenKind::Int(_) => "line",
-            _ if active => return Err(Diagnostic::new(name_tok.tok.span, format!("invalid preprocessing directive `#{}`", name_tok.tok.text()))),
+            _ if active => {
+                return Err(Diagnostic::new(name_tok.tok.span, format!("invalid preprocessing directive `#{}`", name_tok.tok.text())))
+            }
             _ => return Ok(()),
         };
         match name {
@@ -326,11 +341,21 @@ impl Preprocessor<'_> {
                         match rest.get(k) {
                             Some(t) if t.tok.is_punct(",") => k += 1,
                             Some(t) if t.tok.is_punct(")") => break,
-                            Some(t) => return Err(Diagnostic::new(t.tok.span, format!("expected `,` or `)` in the parameter list of macro `{name}`"))),
+                            Some(t) => {
+                                return Err(Diagnostic::new(
+                                    t.tok.span,
+                                    format!("expected `,` or `)` in the parameter list of macro `{name}`"),
+                                ))
+                            }
                             None => return Err(missing()),
                         }
                     }
-                    _ => return Err(Diagnostic::new(t.tok.span, format!("expected a parameter name in the parameter list of macro `{name}`"))),
+                    _ => {
+                        return Err(Diagnostic::new(
+                            t.tok.span,
+                            format!("expected a parameter name in the parameter list of macro `{name}`"),
+                        ))
+                    }
                 }
             }
             rest = &rest[k + 1..];
@@ -381,7 +406,10 @@ impl Preprocessor<'_> {
         let (name, quoted) = match toks.first().map(|t| &t.tok.kind) {
             Some(TokenKind::Str(s)) if s.starts_with('"') && s.len() >= 2 => (s[1..s.len() - 1].to_string(), true),
             Some(TokenKind::Punct(p)) if p == "<" => {
-                let close = toks.iter().position(|t| t.tok.is_punct(">")).ok_or_else(|| Diagnostic::new(span, "missing `>` after the `#include <` file name"))?;
+                let close = toks
+                    .iter()
+                    .position(|t| t.tok.is_punct(">"))
+                    .ok_or_else(|| Diagnostic::new(span, "missing `>` after the `#include <` file name"))?;
                 (join_tokens(toks[1..close].iter().map(|t| (t.tok.text(), t.space))), false)
             }
             _ => return Err(expected()),
@@ -393,13 +421,15 @@ impl Preprocessor<'_> {
         let dirs = current_dir.filter(|_| quoted).into_iter().chain(self.include_dirs.iter().cloned());
         let Some(path) = dirs.map(|d| d.join(&name)).find(|p| p.is_file()) else {
             if quoted {
-                return Err(Diagnostic::new(span, format!("cannot find include file \"{name}\"")).with_help("it is searched in the directory of the including file, then in the -I directories"));
+                return Err(Diagnostic::new(span, format!("cannot find include file \"{name}\""))
+                    .with_help("it is searched in the directory of the including file, then in the -I directories"));
             }
             // A system header (<stdio.h>, …): declarations only, which the kernel never needs.
             return Ok(());
         };
         if self.depth >= MAX_INCLUDE_DEPTH {
-            return Err(Diagnostic::new(span, format!("`#include` nested more than {MAX_INCLUDE_DEPTH} levels deep")).with_help("does a header include itself without an include guard?"));
+            return Err(Diagnostic::new(span, format!("`#include` nested more than {MAX_INCLUDE_DEPTH} levels deep"))
+                .with_help("does a header include itself without an include guard?"));
         }
         let id = self.sm.load(&path).map_err(|e| Diagnostic::new(span, format!("cannot read include file `{}`: {e}", path.display())))?;
         if self.once.contains(&id) {
@@ -420,7 +450,10 @@ impl Preprocessor<'_> {
         let mut eval = Eval { toks: &toks, pos: 0, directive: span, depth: 0 };
         let value = eval.conditional(true)?;
         if let Some(t) = toks.get(eval.pos) {
-            return Err(Diagnostic::new(t.tok.span, format!("missing binary operator before `{}` in preprocessor expression", t.tok.text())));
+            return Err(Diagnostic::new(
+                t.tok.span,
+                format!("missing binary operator before `{}` in preprocessor expression", t.tok.text()),
+            ));
         }
         Ok(value != 0)
     }
@@ -470,7 +503,10 @@ impl Preprocessor<'_> {
             let mut expansion = self.substitute(&m, &t, args, mode)?;
             self.produced += expansion.len();
             if self.produced > MAX_EXPANSION_TOKENS {
-                return Err(Diagnostic::new(t.tok.span, format!("expanding macro `{}` produces more than {MAX_EXPANSION_TOKENS} tokens", m.name)));
+                return Err(Diagnostic::new(
+                    t.tok.span,
+                    format!("expanding macro `{}` produces more than {MAX_EXPANSION_TOKENS} tokens", m.name),
+                ));
             }
             for (k, e) in expansion.iter_mut().enumerate() {
                 e.tok.span = t.tok.span;
@@ -566,7 +602,11 @@ impl Preprocessor<'_> {
                 match out.pop() {
                     // GNU `, ## __VA_ARGS__`: the comma disappears with an empty argument
                     // and is otherwise left alone.
-                    Some(Piece::Tok(comma)) if is_va_args && comma.tok.is_punct(",") && matches!(pieces.first(), Some(Piece::Placemarker)) => drop(comma),
+                    Some(Piece::Tok(comma))
+                        if is_va_args && comma.tok.is_punct(",") && matches!(pieces.first(), Some(Piece::Placemarker)) =>
+                    {
+                        drop(comma)
+                    }
                     Some(Piece::Tok(comma)) if is_va_args && comma.tok.is_punct(",") => out.push(Piece::Tok(comma)),
                     Some(lhs) => {
                         let rhs = if pieces.is_empty() { Piece::Placemarker } else { pieces.remove(0) };
@@ -682,10 +722,14 @@ fn paste_pieces(lhs: Piece, rhs: Piece, span: Span) -> Result<Piece> {
         (Piece::Tok(l), Piece::Tok(r)) => (l, r),
     };
     let text = format!("{}{}", lhs.tok.text(), rhs.tok.text());
-    let invalid = || Diagnostic::new(span, format!("pasting `{}` and `{}` does not give a valid preprocessing token", lhs.tok.text(), rhs.tok.text()));
+    let invalid = || {
+        Diagnostic::new(span, format!("pasting `{}` and `{}` does not give a valid preprocessing token", lhs.tok.text(), rhs.tok.text()))
+    };
     let mut toks = lexer::lex_text(&text, span.file).map_err(|_| invalid())?;
     match (toks.pop(), toks.is_empty()) {
-        (Some(t), true) if t.tok.span.hi as usize == text.len() && !t.space_before => Ok(Piece::Tok(PTok::new(t.tok.kind, span, lhs.space))),
+        (Some(t), true) if t.tok.span.hi as usize == text.len() && !t.space_before => {
+            Ok(Piece::Tok(PTok::new(t.tok.kind, span, lhs.space)))
+        }
         _ => Err(invalid()),
     }
 }
@@ -787,7 +831,10 @@ impl Eval<'_> {
                 "+" => lhs.wrapping_add(rhs),
                 "-" => lhs.wrapping_sub(rhs),
                 "*" => lhs.wrapping_mul(rhs),
-                _ if rhs == 0 && live => return Err(Diagnostic::new(self.directive, "division by zero in preprocessor expression").with_help(format!("the right operand of `{op}` is 0"))),
+                _ if rhs == 0 && live => {
+                    return Err(Diagnostic::new(self.directive, "division by zero in preprocessor expression")
+                        .with_help(format!("the right operand of `{op}` is 0")))
+                }
                 _ if rhs == 0 => 0,
                 "/" => lhs.wrapping_div(rhs),
                 _ => lhs.wrapping_rem(rhs),
@@ -815,8 +862,12 @@ impl Eval<'_> {
                 "!" => Ok((self.nested(|e| e.unary(live))? == 0) as i64),
                 _ => Err(lexer::stray_message(&t.tok).map_or_else(invalid, |m| Diagnostic::new(t.tok.span, m))),
             },
-            TokenKind::Int(text) => int_value(text).ok_or_else(|| Diagnostic::new(t.tok.span, format!("integer constant `{text}` is too large"))),
-            TokenKind::Char(text) => char_value(text).ok_or_else(|| Diagnostic::new(t.tok.span, format!("invalid character constant {text}"))),
+            TokenKind::Int(text) => {
+                int_value(text).ok_or_else(|| Diagnostic::new(t.tok.span, format!("integer constant `{text}` is too large")))
+            }
+            TokenKind::Char(text) => {
+                char_value(text).ok_or_else(|| Diagnostic::new(t.tok.span, format!("invalid character constant {text}")))
+            }
             // An identifier that is not a macro: 0, as C says.
             TokenKind::Ident(_) => Ok(0),
             TokenKind::Float(_) => Err(Diagnostic::new(t.tok.span, "floating constant in preprocessor expression")),
@@ -1181,7 +1232,15 @@ puts( "The first, second, and third items." );
 
     #[test]
     fn malformed_if_expressions() {
-        for (src, needle) in [("#if\n#endif", "no expression"), ("#if 1 +\n#endif", "operand"), ("#if (1\n#endif", "`)`"), ("#if 1 2\n#endif", "missing binary operator"), ("#if 1.5\n#endif", "floating"), ("#if \"s\"\n#endif", "not valid"), ("#if defined\n#endif", "macro name")] {
+        for (src, needle) in [
+            ("#if\n#endif", "no expression"),
+            ("#if 1 +\n#endif", "operand"),
+            ("#if (1\n#endif", "`)`"),
+            ("#if 1 2\n#endif", "missing binary operator"),
+            ("#if 1.5\n#endif", "floating"),
+            ("#if \"s\"\n#endif", "not valid"),
+            ("#if defined\n#endif", "macro name"),
+        ] {
             let (e, _) = pp_err(src);
             assert!(e.message.contains(needle), "{src:?}: {}", e.message);
         }
@@ -1206,7 +1265,13 @@ puts( "The first, second, and third items." );
         assert_eq!(text, "#if 1");
         let (_, text) = pp_err("#ifdef X\n#if 0\n#endif\n");
         assert_eq!(text, "#ifdef X");
-        for (src, needle) in [("#endif\n", "`#endif` without `#if`"), ("#else\n", "`#else` without `#if`"), ("#elif 1\n", "`#elif` without `#if`"), ("#if 1\n#else\n#else\n#endif", "`#else` after `#else`"), ("#if 0\n#else\n#elif 1\n#endif", "`#elif` after `#else`")] {
+        for (src, needle) in [
+            ("#endif\n", "`#endif` without `#if`"),
+            ("#else\n", "`#else` without `#if`"),
+            ("#elif 1\n", "`#elif` without `#if`"),
+            ("#if 1\n#else\n#else\n#endif", "`#else` after `#else`"),
+            ("#if 0\n#else\n#elif 1\n#endif", "`#elif` after `#else`"),
+        ] {
             let (e, text) = pp_err(src);
             assert!(e.message.contains(needle), "{src:?}: {}", e.message);
             assert!(text.starts_with('#'), "{src:?}: span {text:?}");
@@ -1234,8 +1299,18 @@ puts( "The first, second, and third items." );
         let src = "void f() {\n#pragma scop\n  x = 1;\n#  pragma   omp parallel  for /* c */ private(i)\n#pragma endscop\n}\n";
         let (sm, toks) = run(src, &PpOptions::default());
         let toks = toks.expect("ok");
-        let pragmas: Vec<_> = toks.iter().filter_map(|t| if let TokenKind::Pragma(p) = &t.kind { Some((p.as_str(), sm.snippet(t.span))) } else { None }).collect();
-        assert_eq!(pragmas, vec![("scop", "#pragma scop"), ("omp parallel for private(i)", "#  pragma   omp parallel  for /* c */ private(i)"), ("endscop", "#pragma endscop")]);
+        let pragmas: Vec<_> = toks
+            .iter()
+            .filter_map(|t| if let TokenKind::Pragma(p) = &t.kind { Some((p.as_str(), sm.snippet(t.span))) } else { None })
+            .collect();
+        assert_eq!(
+            pragmas,
+            vec![
+                ("scop", "#pragma scop"),
+                ("omp parallel for private(i)", "#  pragma   omp parallel  for /* c */ private(i)"),
+                ("endscop", "#pragma endscop")
+            ]
+        );
         assert_eq!(spell(&toks), "void f ( ) { #pragma scop x = 1 ; #pragma omp parallel for private(i) #pragma endscop }");
         // Macros in pragmas are not expanded; pragmas in skipped groups vanish.
         assert_eq!(pp("#define scop X\n#pragma scop\n#if 0\n#pragma hidden\n#endif"), "#pragma scop");
@@ -1280,7 +1355,15 @@ puts( "The first, second, and third items." );
 
     #[test]
     fn command_line_defines() {
-        let opts = PpOptions { include_dirs: vec![], defines: vec![("SMALL_DATASET".into(), None), ("N".into(), Some("42".into())), ("SQ(x)".into(), Some("((x)*(x))".into())), ("EMPTY".into(), Some(String::new()))] };
+        let opts = PpOptions {
+            include_dirs: vec![],
+            defines: vec![
+                ("SMALL_DATASET".into(), None),
+                ("N".into(), Some("42".into())),
+                ("SQ(x)".into(), Some("((x)*(x))".into())),
+                ("EMPTY".into(), Some(String::new())),
+            ],
+        };
         let (_, toks) = run("#ifdef SMALL_DATASET\nSMALL_DATASET N SQ(2) [EMPTY]\n#endif", &opts);
         assert_eq!(spell(&toks.expect("ok")), "1 42 ( ( 2 ) * ( 2 ) ) [ ]");
         // A file can still override them.
@@ -1383,7 +1466,8 @@ puts( "The first, second, and third items." );
         let tmp = TempDir::new("guards");
         tmp.write("g.h", "#ifndef G_H\n#define G_H\nguarded\n#endif\n");
         tmp.write("o.h", "#pragma once\nonce\n");
-        let main = tmp.write("main.c", "#include \"g.h\"\n#include \"g.h\"\n#include \"o.h\"\n#include \"o.h\"\n#define HDR \"g.h\"\n#include HDR\n");
+        let main = tmp
+            .write("main.c", "#include \"g.h\"\n#include \"g.h\"\n#include \"o.h\"\n#include \"o.h\"\n#define HDR \"g.h\"\n#include HDR\n");
         let (_, toks) = pp_file(&main, &PpOptions::default());
         assert_eq!(spell(&toks.expect("ok")), "guarded once");
     }
@@ -1403,7 +1487,12 @@ puts( "The first, second, and third items." );
         assert!(e.message.contains("nested more than 64 levels"), "{}", e.message);
         assert_eq!(e.span.map(|s| sm.snippet(s)), Some("#include \"self.c\""));
 
-        for (src, needle) in [("#include\n", "expects"), ("#include <stdio.h\n", "missing `>`"), ("#include foo\n", "expects"), ("#include \"\"\n", "empty file name")] {
+        for (src, needle) in [
+            ("#include\n", "expects"),
+            ("#include <stdio.h\n", "missing `>`"),
+            ("#include foo\n", "expects"),
+            ("#include \"\"\n", "empty file name"),
+        ] {
             let (e, _) = pp_err(src);
             assert!(e.message.contains(needle), "{src:?}: {}", e.message);
         }
@@ -1439,11 +1528,19 @@ puts( "The first, second, and third items." );
             }
             let (sm, result) = pp_file(&path, &opts);
             let toks = result.unwrap_or_else(|e| panic!("{kernel}: {}", e.render(&sm)));
-            let scop = toks.iter().position(|t| t.kind == TokenKind::Pragma("scop".into())).unwrap_or_else(|| panic!("{kernel}: no #pragma scop"));
-            let endscop = toks.iter().position(|t| t.kind == TokenKind::Pragma("endscop".into())).unwrap_or_else(|| panic!("{kernel}: no #pragma endscop"));
+            let scop =
+                toks.iter().position(|t| t.kind == TokenKind::Pragma("scop".into())).unwrap_or_else(|| panic!("{kernel}: no #pragma scop"));
+            let endscop = toks
+                .iter()
+                .position(|t| t.kind == TokenKind::Pragma("endscop".into()))
+                .unwrap_or_else(|| panic!("{kernel}: no #pragma endscop"));
             assert!(scop < endscop, "{kernel}");
             for t in &toks[scop + 1..endscop] {
-                assert!(!matches!(&t.kind, TokenKind::Ident(s) if s.starts_with("_PB_") || s.starts_with("POLYBENCH") || s == "SCALAR_VAL"), "{kernel}: unexpanded {}", t.text());
+                assert!(
+                    !matches!(&t.kind, TokenKind::Ident(s) if s.starts_with("_PB_") || s.starts_with("POLYBENCH") || s == "SCALAR_VAL"),
+                    "{kernel}: unexpanded {}",
+                    t.text()
+                );
                 assert_eq!(sm.file(t.span.file).path, path, "{kernel}: scop token {} points outside the kernel file", t.text());
             }
         }

@@ -25,7 +25,12 @@ pub fn evaluate(p: &Program, sare: &Sare, params: &[i64], inputs: &Store) -> Res
             out.data[k][cell] = match flow.origin(params, &idx) {
                 Some(Origin::Stmt(s, inst)) => ev.value((s, inst))?,
                 Some(Origin::Initial(_)) => inputs.data[k][cell],
-                None => return Err(Diagnostic::new(v.span, format!("internal error: the dataflow gives no final value for {}{:?}", v.name, idx))),
+                None => {
+                    return Err(Diagnostic::new(
+                        v.span,
+                        format!("internal error: the dataflow gives no final value for {}{:?}", v.name, idx),
+                    ))
+                }
             };
         }
     }
@@ -67,16 +72,26 @@ impl Evaluator<'_> {
                     },
                     Some(Origin::Initial(idx)) => {
                         let a = &s.reads[r];
-                        vals.push(flatten(&self.p.vars[a.var].dims, &idx).map(|o| self.inputs.data[a.var][o]).ok_or_else(|| crate::interp::out_of_bounds(self.p, a, &idx)));
+                        vals.push(
+                            flatten(&self.p.vars[a.var].dims, &idx)
+                                .map(|o| self.inputs.data[a.var][o])
+                                .ok_or_else(|| crate::interp::out_of_bounds(self.p, a, &idx)),
+                        );
                     }
                     None => {
-                        return Err(Diagnostic::new(s.reads[r].span, format!("internal error: the dataflow gives no source for this read in {}{:?}", s.name, inst)));
+                        return Err(Diagnostic::new(
+                            s.reads[r].span,
+                            format!("internal error: the dataflow gives no source for this read in {}{:?}", s.name, inst),
+                        ));
                     }
                 }
             }
             if let Some(dep) = missing {
                 if !on_stack.insert(dep.clone()) {
-                    return Err(Diagnostic::new(s.span, format!("internal error: cyclic dataflow through {}{:?}", self.p.stmts[dep.0].name, dep.1)));
+                    return Err(Diagnostic::new(
+                        s.span,
+                        format!("internal error: cyclic dataflow through {}{:?}", self.p.stmts[dep.0].name, dep.1),
+                    ));
                 }
                 stack.push(dep);
                 continue;

@@ -267,8 +267,9 @@ pub fn analyse(unit: &Unit, overrides: &[(String, i64)]) -> Result<Program> {
     for (k, p) in f.params.iter().enumerate() {
         let d = &p.decl;
         if p.pointer {
-            return Err(Diagnostic::new(d.span, format!("parameter `{}` is a pointer", d.name))
-                .with_help("declare arrays with constant dimensions, e.g. `double A[N][M]`, so that accesses can be analysed and aliasing ruled out"));
+            return Err(Diagnostic::new(d.span, format!("parameter `{}` is a pointer", d.name)).with_help(
+                "declare arrays with constant dimensions, e.g. `double A[N][M]`, so that accesses can be analysed and aliasing ruled out",
+            ));
         }
         let is_param = d.dims.is_empty() && !d.ty.is_float() && !written.contains(&d.name);
         if is_param {
@@ -286,9 +287,19 @@ pub fn analyse(unit: &Unit, overrides: &[(String, i64)]) -> Result<Program> {
         if !d.dims.is_empty() {
             if let Some(call) = &unit.call {
                 let mine = call.args.get(k).and_then(|x| x.1.as_ref());
-                if let Some(other) = f.params.iter().enumerate().find(|(j, q)| *j != k && !q.decl.dims.is_empty() && mine.is_some() && call.args.get(*j).and_then(|x| x.1.as_ref()) == mine) {
-                    return Err(Diagnostic::new(call.span, format!("arrays `{}` and `{}` are passed the same argument `{}`", d.name, other.1.decl.name, mine.map_or("", |s| s.as_str())))
-                        .with_help("dpnc assumes distinct array arguments do not overlap; pass distinct arrays"));
+                if let Some(other) = f.params.iter().enumerate().find(|(j, q)| {
+                    *j != k && !q.decl.dims.is_empty() && mine.is_some() && call.args.get(*j).and_then(|x| x.1.as_ref()) == mine
+                }) {
+                    return Err(Diagnostic::new(
+                        call.span,
+                        format!(
+                            "arrays `{}` and `{}` are passed the same argument `{}`",
+                            d.name,
+                            other.1.decl.name,
+                            mine.map_or("", |s| s.as_str())
+                        ),
+                    )
+                    .with_help("dpnc assumes distinct array arguments do not overlap; pass distinct arrays"));
                 }
             }
         }
@@ -308,7 +319,8 @@ pub fn analyse(unit: &Unit, overrides: &[(String, i64)]) -> Result<Program> {
     let mut counter = 0;
     let tree = a.block(region_stmts, &mut Vec::new(), &mut Vec::new(), &mut counter)?;
     if a.stmts.is_empty() {
-        return Err(Diagnostic::new(region_span, "the kernel region contains no assignment").with_help("put the loop nest to compile between `#pragma scop` and `#pragma endscop`"));
+        return Err(Diagnostic::new(region_span, "the kernel region contains no assignment")
+            .with_help("put the loop nest to compile between `#pragma scop` and `#pragma endscop`"));
     }
     for p in &a.params {
         if let Some(v) = p.value {
@@ -341,9 +353,11 @@ fn region(body: &[Stmt], fspan: Span) -> Result<(usize, usize)> {
     }
     match body.iter().position(|s| is(s, "scop")) {
         Some(b) => {
-            let e = body[b + 1..].iter().position(|s| is(s, "endscop")).map(|e| e + b + 1).ok_or_else(|| {
-                Diagnostic::new(body[b].span, "`#pragma scop` without a matching `#pragma endscop`")
-            })?;
+            let e = body[b + 1..]
+                .iter()
+                .position(|s| is(s, "endscop"))
+                .map(|e| e + b + 1)
+                .ok_or_else(|| Diagnostic::new(body[b].span, "`#pragma scop` without a matching `#pragma endscop`"))?;
             Ok((b + 1, e))
         }
         None => {
@@ -480,7 +494,14 @@ impl Analyser {
             dims.push(v);
         }
         if dims.iter().try_fold(1i64, |acc, &d| acc.checked_mul(d)).is_none_or(|n| n > 1 << 32) {
-            return Err(Diagnostic::new(d.span, format!("array `{}` is too large ({} elements)", d.name, dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(" x "))));
+            return Err(Diagnostic::new(
+                d.span,
+                format!(
+                    "array `{}` is too large ({} elements)",
+                    d.name,
+                    dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(" x ")
+                ),
+            ));
         }
         self.names.insert(d.name.clone(), Name::Var(self.vars.len()));
         self.vars.push(Variable { name: d.name.clone(), ty: d.ty, dims, kind, read: false, written: false, span: d.span });
@@ -505,10 +526,14 @@ impl Analyser {
                 }
                 Ok(())
             }
-            StmtKind::Decl(ds) => Err(Diagnostic::new(ds.first().map_or(s.span, |d| d.span), "declarations are not allowed inside the kernel region")
-                .with_help("declare temporaries at the top of the kernel function, before `#pragma scop`")),
+            StmtKind::Decl(ds) => {
+                Err(Diagnostic::new(ds.first().map_or(s.span, |d| d.span), "declarations are not allowed inside the kernel region")
+                    .with_help("declare temporaries at the top of the kernel function, before `#pragma scop`"))
+            }
             StmtKind::Unsupported(what) => Err(Diagnostic::new(s.span, format!("{what} are not supported in the kernel region"))
-                .with_help("the kernel must be a static control part: `for` loops with affine bounds, `if` with affine conditions, and assignments")),
+                .with_help(
+                "the kernel must be a static control part: `for` loops with affine bounds, `if` with affine conditions, and assignments",
+            )),
             StmtKind::If(c, t, e) => {
                 let cond = self.cond(c, Ctx::Condition)?;
                 conds.push(cond.clone());
@@ -531,7 +556,8 @@ impl Analyser {
                 // The bounds are analysed outside the loop's own scope: they must not use it.
                 let lower = self.aff(lower_src, Ctx::Bound)?;
                 let Some(cond_e) = cond else {
-                    return Err(Diagnostic::new(s.span, "a `for` loop without a condition is unbounded").with_help("write `for (i = lb; i < ub; i++)`"));
+                    return Err(Diagnostic::new(s.span, "a `for` loop without a condition is unbounded")
+                        .with_help("write `for (i = lb; i < ub; i++)`"));
                 };
                 let upper = self.loop_bound(cond_e, &name, dir)?;
                 let var = Aff::Iter(depth);
@@ -582,14 +608,18 @@ impl Analyser {
             None => match self.names.get(&name) {
                 Some(Name::Var(v)) if self.vars[v.to_owned()].kind == VarKind::Local && self.vars[*v].dims.is_empty() => self.vars[*v].ty,
                 Some(Name::Param(_)) | Some(Name::Var(_)) => {
-                    return Err(Diagnostic::new(init.span, format!("`{name}` is used as a loop iterator but it is also kernel data or a size parameter"))
-                        .with_help("use a local integer variable as the loop iterator"))
+                    return Err(Diagnostic::new(
+                        init.span,
+                        format!("`{name}` is used as a loop iterator but it is also kernel data or a size parameter"),
+                    )
+                    .with_help("use a local integer variable as the loop iterator"))
                 }
                 None => ScalarType::Int,
             },
         };
         if ty.is_float() {
-            return Err(Diagnostic::new(init.span, format!("loop iterator `{name}` has a floating-point type")).with_help("loop iterators must be integers"));
+            return Err(Diagnostic::new(init.span, format!("loop iterator `{name}` has a floating-point type"))
+                .with_help("loop iterators must be integers"));
         }
         if self.loops.iter().any(|l| l.name == name) {
             return Err(Diagnostic::new(init.span, format!("loop iterator `{name}` is already the iterator of an enclosing loop")));
@@ -624,8 +654,11 @@ impl Analyser {
     /// The inclusive bound implied by the loop condition (upper for `++`, lower for `--`).
     fn loop_bound(&self, cond: &Expr, name: &str, dir: i64) -> Result<Aff> {
         let bad = |sp| {
-            Diagnostic::new(sp, format!("the loop condition must compare `{name}` with an affine bound"))
-                .with_help(if dir > 0 { format!("write `{name} < ub` or `{name} <= ub`") } else { format!("write `{name} >= lb` or `{name} > lb`") })
+            Diagnostic::new(sp, format!("the loop condition must compare `{name}` with an affine bound")).with_help(if dir > 0 {
+                format!("write `{name} < ub` or `{name} <= ub`")
+            } else {
+                format!("write `{name} >= lb` or `{name} > lb`")
+            })
         };
         match &cond.kind {
             ExprKind::Binary(BinOp::And, a, b) => {
@@ -669,7 +702,9 @@ impl Analyser {
     }
 
     fn aff(&self, e: &Expr, ctx: Ctx) -> Result<Aff> {
-        let not_affine = |why: String| Diagnostic::new(e.span, why).with_help(format!("{} must be affine: sums of loop iterators and size parameters times integer constants (`/` and `%` by a constant, `min`, `max` allowed)", ctx.what()));
+        let not_affine = |why: String| {
+            Diagnostic::new(e.span, why).with_help(format!("{} must be affine: sums of loop iterators and size parameters times integer constants (`/` and `%` by a constant, `min`, `max` allowed)", ctx.what()))
+        };
         Ok(match &e.kind {
             ExprKind::Lit(Literal::Int(v, _)) => Aff::Const(*v),
             ExprKind::Lit(_) => return Err(not_affine("a floating-point value cannot be used here".into())),
@@ -769,14 +804,18 @@ impl Analyser {
                 return Err(Diagnostic::new(e.span, format!("`{name}` is a size parameter; it cannot be indexed or written")));
             }
             None if self.lookup_iter(name).is_some() => {
-                return Err(Diagnostic::new(e.span, format!("loop iterator `{name}` is modified inside its loop")).with_help("loop iterators may only be changed by the loop step"))
+                return Err(Diagnostic::new(e.span, format!("loop iterator `{name}` is modified inside its loop"))
+                    .with_help("loop iterators may only be changed by the loop step"))
             }
             None => return Err(Diagnostic::new(e.span, format!("`{name}` is not declared"))),
         };
         let v = &self.vars[var];
         if v.dims.len() != idx.len() {
-            return Err(Diagnostic::new(e.span, format!("`{name}` has {} dimension(s) but is used with {} subscript(s)", v.dims.len(), idx.len()))
-                .with_help("access whole elements: one subscript per dimension"));
+            return Err(Diagnostic::new(
+                e.span,
+                format!("`{name}` has {} dimension(s) but is used with {} subscript(s)", v.dims.len(), idx.len()),
+            )
+            .with_help("access whole elements: one subscript per dimension"));
         }
         let index = idx.iter().map(|i| self.aff(i, Ctx::Subscript)).collect::<Result<Vec<_>>>()?;
         let v = &mut self.vars[var];
@@ -795,13 +834,15 @@ impl Analyser {
             ExprKind::IncDec { delta, target, .. } => (target, Some(if *delta > 0 { BinOp::Add } else { BinOp::Sub }), None),
             ExprKind::Unsupported(what) => return Err(Diagnostic::new(e.span, format!("{what} are not supported"))),
             ExprKind::Call(f, _) => {
-                return Err(Diagnostic::new(e.span, format!("a call to `{f}` as a statement is not supported")).with_help("kernel statements must be assignments; only the math functions are callable, inside expressions"))
+                return Err(Diagnostic::new(e.span, format!("a call to `{f}` as a statement is not supported"))
+                    .with_help("kernel statements must be assignments; only the math functions are callable, inside expressions"))
             }
             _ => return Err(Diagnostic::new(e.span, "this statement has no effect; kernel statements must be assignments")),
         };
         if let ExprKind::Var(n) = &lhs.kind {
             if self.lookup_iter(n).is_some() {
-                return Err(Diagnostic::new(lhs.span, format!("loop iterator `{n}` is modified inside its loop")).with_help("loop iterators may only be changed by the loop step"));
+                return Err(Diagnostic::new(lhs.span, format!("loop iterator `{n}` is modified inside its loop"))
+                    .with_help("loop iterators may only be changed by the loop step"));
             }
         }
         let write = self.access(lhs, true)?;
@@ -840,7 +881,8 @@ impl Analyser {
             BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne | BinOp::And | BinOp::Or => ScalarType::Int,
             BinOp::Rem | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr => {
                 if common.is_float() {
-                    return Err(Diagnostic::new(span, format!("`{}` needs integer operands", op.symbol())).with_help("use fmod-free formulations; floating-point `%` and bit operations are not C"));
+                    return Err(Diagnostic::new(span, format!("`{}` needs integer operands", op.symbol()))
+                        .with_help("use fmod-free formulations; floating-point `%` and bit operations are not C"));
                 }
                 if matches!(op, BinOp::Shl | BinOp::Shr) {
                     a.ty.promoted()
@@ -905,7 +947,8 @@ impl Analyser {
             }
             ExprKind::Call(f, args) => {
                 let Some(m) = MathFn::lookup(f) else {
-                    return Err(Diagnostic::new(e.span, format!("call to `{f}` is not supported")).with_help(format!("the datapath supports {}", MathFn::NAMES)));
+                    return Err(Diagnostic::new(e.span, format!("call to `{f}` is not supported"))
+                        .with_help(format!("the datapath supports {}", MathFn::NAMES)));
                 };
                 if args.len() != m.arity() {
                     return Err(Diagnostic::new(e.span, format!("`{f}` takes {} argument(s), {} given", m.arity(), args.len())));
@@ -920,7 +963,8 @@ impl Analyser {
                 TExpr { kind: TKind::Call(m, args), ty: m.ty() }
             }
             ExprKind::Assign(..) | ExprKind::IncDec { .. } => {
-                return Err(Diagnostic::new(e.span, "assignments inside expressions are not supported").with_help("write one assignment per statement"))
+                return Err(Diagnostic::new(e.span, "assignments inside expressions are not supported")
+                    .with_help("write one assignment per statement"))
             }
             ExprKind::Unsupported(what) => return Err(Diagnostic::new(e.span, format!("{what} are not supported"))),
         })

@@ -38,7 +38,12 @@ impl Token {
     /// The token as C source text.
     pub fn text(&self) -> String {
         match &self.kind {
-            TokenKind::Ident(s) | TokenKind::Int(s) | TokenKind::Float(s) | TokenKind::Str(s) | TokenKind::Char(s) | TokenKind::Punct(s) => s.clone(),
+            TokenKind::Ident(s)
+            | TokenKind::Int(s)
+            | TokenKind::Float(s)
+            | TokenKind::Str(s)
+            | TokenKind::Char(s)
+            | TokenKind::Punct(s) => s.clone(),
             TokenKind::Pragma(s) => format!("#pragma {s}"),
         }
     }
