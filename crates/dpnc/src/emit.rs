@@ -38,6 +38,10 @@ pub fn scop(p: &Program, sm: &SourceMap) -> Result<String, dpnc_frontend::Diagno
     let mut out = String::new();
     header(p, &mut out);
     let _ = writeln!(out, "context: {}{{ : {} }}", m.params, if m.context.is_empty() { "1 = 1" } else { &m.context });
+    let fixed: Vec<String> = p.params.iter().filter_map(|q| q.value.map(|v| format!("{} = {v}", q.name))).collect();
+    if !fixed.is_empty() {
+        let _ = writeln!(out, "fixed:   {}{{ : {} }}", m.params, fixed.join(" and "));
+    }
     for (k, s) in p.stmts.iter().enumerate() {
         let _ = writeln!(out, "\n{}: {}", s.name, stmt_text(sm, p, k));
         let _ = writeln!(out, "  domain:   {}", m.domains[k]);

@@ -14,7 +14,13 @@ use std::time::Instant;
 /// `#pragma endscop`, or the function named by --kernel), builds its polyhedral model and its
 /// exact dataflow, and (in later releases) the process network, Verilog and HLS code.
 #[derive(Parser, Debug)]
-#[command(name = "dpnc", version, args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+#[command(
+    name = "dpnc",
+    version,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    after_help = "Examples:\n  dpnc gemm.c --emit scop\n  dpnc gemm.c -I polybench/utilities -DMEDIUM_DATASET --emit sare\n  dpnc run gemm.c --random 1 --outputs out/ --check\n  dpnc run gemm.c --inputs out/inputs --outputs out2/"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,

@@ -136,28 +136,18 @@ fn binary(op: BinOp, a: Value, b: Value, ty: ScalarType) -> Result<Value, EvalEr
         (x, y) => {
             let (x, y) = (x.as_i64(), y.as_i64());
             if ty == ScalarType::Long {
-                Value::Long(int_op(op, x, y)?)
+                Value::Long(int_op(op, x, y, 63)?)
             } else {
-                let (x, y) = (x as i32, y as i32);
-                Value::Int(match op {
-                    Add => x.wrapping_add(y),
-                    Sub => x.wrapping_sub(y),
-                    Mul => x.wrapping_mul(y),
-                    Div | Rem if y == 0 => return Err(EvalError::DivisionByZero),
-                    Div => x.wrapping_div(y),
-                    Rem => x.wrapping_rem(y),
-                    BitAnd => x & y,
-                    BitOr => x | y,
-                    BitXor => x ^ y,
-                    Shl => x.wrapping_shl(y as u32),
-                    _ => x.wrapping_shr(y as u32),
-                })
+                // 32-bit wrapping arithmetic is 64-bit arithmetic truncated.
+                Value::Int(int_op(op, x, y, 31)? as i32)
             }
         }
     })
 }
 
-fn int_op(op: BinOp, x: i64, y: i64) -> Result<i64, EvalError> {
+/// Integer operation with wrapping; shift counts are masked with `shift_mask` (31 or 63), as
+/// x86 does for C's undefined large shifts.
+fn int_op(op: BinOp, x: i64, y: i64, shift_mask: i64) -> Result<i64, EvalError> {
     use BinOp::*;
     Ok(match op {
         Add => x.wrapping_add(y),
@@ -169,7 +159,7 @@ fn int_op(op: BinOp, x: i64, y: i64) -> Result<i64, EvalError> {
         BitAnd => x & y,
         BitOr => x | y,
         BitXor => x ^ y,
-        Shl => x.wrapping_shl(y as u32),
-        _ => x.wrapping_shr(y as u32),
+        Shl => x.wrapping_shl((y & shift_mask) as u32),
+        _ => x.wrapping_shr((y & shift_mask) as u32),
     })
 }
