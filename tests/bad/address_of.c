@@ -1,4 +1,4 @@
-/* expect 9:19 taking an address */
+/* expect 9:19 address-of operators */
 #define N 16
 
 void kernel_address_of(int n, double A[N], double B[N])

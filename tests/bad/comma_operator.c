@@ -1,4 +1,4 @@
-/* expect 9:15 the comma operator */
+/* expect 9:15 comma operators */
 #define N 16
 
 void kernel_comma_operator(int n, double A[N], double B[N])

@@ -1,4 +1,4 @@
-/* expect 7:1 the kernel region contains no assignment [bug: the caret points at the function name (4:6), not at the empty region] */
+/* expect 7:1 the kernel region contains no assignment */
 #define N 16
 
 void kernel_empty_region(int n, double A[N])

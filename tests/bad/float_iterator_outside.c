@@ -1,4 +1,4 @@
-/* expect 8:8 loop iterator `x` has a floating-point type [bug: an iterator declared before the region gets type int; x / 2 is computed as integer division] */
+/* expect 8:8 loop iterator `x` has a floating-point type */
 #define N 16
 
 void kernel_float_iterator_outside(int n, double A[N])

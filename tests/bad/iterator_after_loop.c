@@ -1,4 +1,4 @@
-/* expect 10:5 iterator [bug: reported as "`i` is not declared" although `i` is declared on line 6; it is a loop iterator used after its loop] */
+/* expect 10:5 iterator */
 #define N 16
 
 void kernel_iterator_after_loop(int n, double A[N], double B[N])

@@ -1,4 +1,4 @@
-/* expect 8:23 iterator [bug: reported as "`i` is not declared"; the loop bound uses the loop's own iterator] */
+/* expect 8:23 iterator */
 #define N 16
 
 void kernel_iterator_in_own_bound(int n, double A[N])

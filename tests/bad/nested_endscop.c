@@ -1,4 +1,4 @@
-/* expect 11:1 `#pragma endscop` must be at the top level [bug: the message names `#pragma scop` while the caret points at the nested `#pragma endscop`] */
+/* expect 11:1 `#pragma endscop` must be at the top level */
 #define N 16
 
 void kernel_nested_endscop(int n, double A[N])

@@ -1,4 +1,4 @@
-/* expect 9:29 expected `)` [bug: the top-level brace scan reports "`}` does not match the `(` opened earlier" at the closing `}` of the function (11:1), with the `(` given as a byte offset] */
+/* expect 9:29 expected `)` */
 #define N 16
 
 void kernel_unbalanced_paren(int n, double A[N], double B[N])

@@ -82,7 +82,9 @@ fn scan_top_level(toks: &[Token], end_span: Span) -> Result<(Vec<FnDef>, Typedef
         } else if t.is_punct("(") || t.is_punct("[") {
             i = matching(toks, i, end_span)?;
         } else if t.is_punct("{") {
-            let close = matching(toks, i, end_span)?;
+            // Only braces delimit bodies: a stray `(` inside is the parser's to report, where
+            // it happens.
+            let close = matching_brace(toks, i)?;
             if i > 0 && toks[i - 1].is_punct(")") {
                 let open = opening_paren(toks, i - 1);
                 if let Some(name_at) = open.and_then(|o| o.checked_sub(1)) {
@@ -108,6 +110,22 @@ fn typedef_of(toks: &[Token], typedefs: &Typedefs) -> Option<(String, Result<Sca
     Some((name.clone(), p.type_specifiers()))
 }
 
+/// Index of the `}` closing the `{` at `open`, counting braces only.
+fn matching_brace(toks: &[Token], open: usize) -> Result<usize> {
+    let mut depth = 0usize;
+    for (k, t) in toks.iter().enumerate().skip(open) {
+        if t.is_punct("{") {
+            depth += 1;
+        } else if t.is_punct("}") {
+            depth -= 1;
+            if depth == 0 {
+                return Ok(k);
+            }
+        }
+    }
+    Err(Diagnostic::new(toks[open].span, "this `{` is never closed"))
+}
+
 /// Index of the bracket closing the one at `open`.
 fn matching(toks: &[Token], open: usize, end_span: Span) -> Result<usize> {
     let mut stack = Vec::new();
@@ -123,10 +141,7 @@ fn matching(toks: &[Token], open: usize, end_span: Span) -> Result<usize> {
                     };
                     match stack.pop() {
                         Some((o, _)) if o == want => {}
-                        Some((o, at)) => {
-                            return Err(Diagnostic::new(t.span, format!("`{p}` does not match the `{o}` opened earlier"))
-                                .with_help(format!("the `{o}` is at byte {}", toks[at].span.lo)))
-                        }
+                        Some((o, at)) => return Err(Diagnostic::new(toks[at].span, format!("this `{o}` is not closed before a `{p}`"))),
                         None => return Err(Diagnostic::new(t.span, format!("unbalanced `{p}`"))),
                     }
                     if stack.is_empty() {
@@ -524,14 +539,26 @@ impl<'a> Parser<'a> {
                     };
                     StmtKind::If(c, then, els)
                 }
-                "while" | "switch" => {
-                    let what = if w == "while" { "`while` loops" } else { "`switch` statements" };
+                "while" => {
                     self.pos += 1;
-                    self.expect("(", "after the keyword")?;
+                    self.expect("(", "after `while`")?;
                     self.expr()?;
                     self.expect(")", "to close the condition")?;
                     self.stmt()?;
-                    StmtKind::Unsupported(what)
+                    StmtKind::Unsupported("`while` loops")
+                }
+                "switch" => {
+                    // The body (labels and all) is skipped: it is rejected as a whole.
+                    self.pos += 1;
+                    self.expect("(", "after `switch`")?;
+                    self.expr()?;
+                    self.expect(")", "to close the condition")?;
+                    if self.at("{") {
+                        self.pos = matching_brace(&self.toks[..self.end], self.pos)? + 1;
+                    } else {
+                        self.stmt()?;
+                    }
+                    StmtKind::Unsupported("`switch` statements")
                 }
                 "do" => {
                     self.pos += 1;
@@ -548,10 +575,10 @@ impl<'a> Parser<'a> {
                 }
                 "return" | "break" | "continue" | "goto" => {
                     let what = match w.as_str() {
-                        "return" => "`return`",
-                        "break" => "`break`",
-                        "continue" => "`continue`",
-                        _ => "`goto`",
+                        "return" => "`return` statements",
+                        "break" => "`break` statements",
+                        "continue" => "`continue` statements",
+                        _ => "`goto` statements",
                     };
                     self.pos += 1;
                     if !self.at(";") {
@@ -620,7 +647,7 @@ impl<'a> Parser<'a> {
             let span = self.span();
             self.pos += 1;
             let rhs = self.expr()?;
-            return Ok(Expr { kind: ExprKind::Unsupported("the comma operator"), span: span.to(rhs.span) });
+            return Ok(Expr { kind: ExprKind::Unsupported("comma operators"), span: span.to(rhs.span) });
         }
         Ok(e)
     }
@@ -743,7 +770,7 @@ impl<'a> Parser<'a> {
                 "*" | "&" => {
                     self.pos += 1;
                     let e = self.unary()?;
-                    let what = if p == "*" { "pointer dereference" } else { "taking an address" };
+                    let what = if p == "*" { "pointer dereferences" } else { "address-of operators" };
                     Ok(Expr { span: start.to(e.span), kind: ExprKind::Unsupported(what) })
                 }
                 "(" if self.peek_at(1).is_some_and(
@@ -764,7 +791,7 @@ impl<'a> Parser<'a> {
             TokenKind::Ident(n) if n == "sizeof" => {
                 self.pos += 1;
                 let e = self.unary()?;
-                Ok(Expr { span: start.to(e.span), kind: ExprKind::Unsupported("`sizeof`") })
+                Ok(Expr { span: start.to(e.span), kind: ExprKind::Unsupported("`sizeof` expressions") })
             }
             _ => self.postfix(),
         }
@@ -866,11 +893,19 @@ fn int_literal(text: &str, span: Span) -> Result<Literal> {
 fn float_literal(text: &str, span: Span) -> Result<Literal> {
     let bad = || Diagnostic::new(span, format!("floating literal `{text}` is malformed"));
     if let Some(t) = text.strip_suffix(['f', 'F']) {
-        t.parse::<f32>().map(Literal::Float).map_err(|_| bad())
+        match t.parse::<f32>() {
+            Ok(v) if v.is_finite() => Ok(Literal::Float(v)),
+            Ok(_) => Err(Diagnostic::new(span, format!("floating literal `{text}` is out of range for float"))),
+            Err(_) => Err(bad()),
+        }
     } else if text.ends_with(['l', 'L']) {
         Err(Diagnostic::new(span, "`long double` literals are not supported").with_help("drop the `L` suffix"))
     } else {
-        text.parse::<f64>().map(Literal::Double).map_err(|_| bad())
+        match text.parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok(Literal::Double(v)),
+            Ok(_) => Err(Diagnostic::new(span, format!("floating literal `{text}` is out of range"))),
+            Err(_) => Err(bad()),
+        }
     }
 }
 

@@ -253,7 +253,11 @@ pub fn analyse(unit: &Unit, overrides: &[(String, i64)]) -> Result<Program> {
     let f = &unit.kernel;
     let (start, end) = region(&f.body, f.span)?;
     let region_stmts = &f.body[start..end];
-    let region_span = region_stmts.first().map_or(f.span, |s| s.span).to(region_stmts.last().map_or(f.span, |s| s.span));
+    let region_span = match (region_stmts.first(), region_stmts.last()) {
+        (Some(a), Some(b)) => a.span.to(b.span),
+        // An empty region: point at its opening pragma.
+        _ => start.checked_sub(1).and_then(|k| f.body.get(k)).map_or(f.span, |s| s.span),
+    };
 
     let mut written = BTreeSet::new();
     let mut iter_names = BTreeSet::new();
@@ -261,7 +265,14 @@ pub fn analyse(unit: &Unit, overrides: &[(String, i64)]) -> Result<Program> {
         collect_writes(s, &mut written, &mut iter_names);
     }
 
-    let mut a = Analyser { params: Vec::new(), vars: Vec::new(), names: HashMap::new(), loops: Vec::new(), stmts: Vec::new() };
+    let mut a = Analyser {
+        params: Vec::new(),
+        vars: Vec::new(),
+        names: HashMap::new(),
+        loops: Vec::new(),
+        stmts: Vec::new(),
+        iter_types: HashMap::new(),
+    };
 
     // Kernel arguments.
     for (k, p) in f.params.iter().enumerate() {
@@ -309,7 +320,9 @@ pub fn analyse(unit: &Unit, overrides: &[(String, i64)]) -> Result<Program> {
     for s in f.body[..start].iter().chain(&f.body[end..]) {
         if let StmtKind::Decl(ds) = &s.kind {
             for d in ds {
-                if !iter_names.contains(&d.name) && !a.names.contains_key(&d.name) {
+                if iter_names.contains(&d.name) {
+                    a.iter_types.insert(d.name.clone(), (d.ty, d.span));
+                } else if !a.names.contains_key(&d.name) {
                     a.declare(d, VarKind::Local)?;
                 }
             }
@@ -348,8 +361,9 @@ fn region(body: &[Stmt], fspan: Span) -> Result<(usize, usize)> {
     for s in body {
         find_nested_pragma(s, &mut nested);
     }
-    if let Some(span) = nested {
-        return Err(Diagnostic::new(span, "`#pragma scop` must be at the top level of the function body"));
+    if let Some((span, which)) = nested {
+        return Err(Diagnostic::new(span, format!("`#pragma {which}` must be at the top level of the function body"))
+            .with_help("the kernel region is a sequence of whole statements of the function body"));
     }
     match body.iter().position(|s| is(s, "scop")) {
         Some(b) => {
@@ -371,11 +385,11 @@ fn region(body: &[Stmt], fspan: Span) -> Result<(usize, usize)> {
     }
 }
 
-fn find_nested_pragma(s: &Stmt, out: &mut Option<Span>) {
+fn find_nested_pragma(s: &Stmt, out: &mut Option<(Span, String)>) {
     let mut inner = |b: &Stmt| {
         if let StmtKind::Pragma(p) = &b.kind {
             if p == "scop" || p == "endscop" {
-                out.get_or_insert(b.span);
+                out.get_or_insert((b.span, p.clone()));
             }
         }
         find_nested_pragma(b, out)
@@ -456,6 +470,8 @@ struct Analyser {
     names: HashMap<String, Name>,
     loops: Vec<LoopInfo>,
     stmts: Vec<Statement>,
+    /// Declared types of the locals used as loop iterators.
+    iter_types: HashMap<String, (ScalarType, Span)>,
 }
 
 /// Where an affine expression appears, for messages.
@@ -614,7 +630,7 @@ impl Analyser {
                     )
                     .with_help("use a local integer variable as the loop iterator"))
                 }
-                None => ScalarType::Int,
+                None => self.iter_types.get(&name).map_or(ScalarType::Int, |t| t.0),
             },
         };
         if ty.is_float() {
@@ -697,6 +713,16 @@ impl Analyser {
         }
     }
 
+    /// The error for a name that is not in scope here.
+    fn undeclared(&self, name: &str, span: Span) -> Diagnostic {
+        if self.iter_types.contains_key(name) || self.loops.iter().any(|l| l.name == name) {
+            Diagnostic::new(span, format!("loop iterator `{name}` is used outside its loop"))
+                .with_help("an iterator is defined only inside the body of its loop (not in its own bounds, nor after the loop)")
+        } else {
+            Diagnostic::new(span, format!("`{name}` is not declared"))
+        }
+    }
+
     fn lookup_iter(&self, name: &str) -> Option<usize> {
         self.loops.iter().rposition(|l| l.name == name)
     }
@@ -721,9 +747,12 @@ impl Analyser {
                                     .with_help("control flow must depend only on loop iterators and size parameters; to select a value by data, use a conditional expression `c ? a : b` on the right-hand side"),
                             })
                         }
-                        None => return Err(Diagnostic::new(e.span, format!("`{n}` is not declared"))),
+                        None => return Err(self.undeclared(n, e.span)),
                     }
                 }
+            }
+            ExprKind::Assign(..) => {
+                return Err(Diagnostic::new(e.span, "assignment inside a condition or subscript").with_help("did you mean `==`?"))
             }
             ExprKind::Index(n, _) => {
                 return Err(match ctx {
@@ -807,7 +836,7 @@ impl Analyser {
                 return Err(Diagnostic::new(e.span, format!("loop iterator `{name}` is modified inside its loop"))
                     .with_help("loop iterators may only be changed by the loop step"))
             }
-            None => return Err(Diagnostic::new(e.span, format!("`{name}` is not declared"))),
+            None => return Err(self.undeclared(name, e.span)),
         };
         let v = &self.vars[var];
         if v.dims.len() != idx.len() {
