@@ -41,12 +41,32 @@ pub(crate) fn eval_error(s: &crate::scop::Statement, e: EvalError) -> Diagnostic
 /// Runs the kernel on `mem` with the given parameter values.
 pub fn run(p: &Program, params: &[i64], mem: &mut Store) -> Result<Stats, Diagnostic> {
     let mut stats = Stats::default();
-    let mut iters = Vec::new();
-    walk(p, &p.tree, params, &mut iters, mem, &mut stats)?;
+    for_each_instance(p, params, &mut |k, iters| {
+        let s = &p.stmts[k];
+        let (widx, woff) = index_of(p, &s.write, iters, params)?;
+        let woff = woff.ok_or_else(|| Diagnostic::new(s.write.span, out_of_bounds(p, &s.write, &widx)))?;
+        let v = {
+            let mem = &*mem;
+            let mut read = |r: usize| -> Result<crate::value::Value, String> {
+                let a = &s.reads[r];
+                let (idx, off) = index_of(p, a, iters, params).map_err(|d| d.message)?;
+                off.map(|o| mem.data[a.var][o]).ok_or_else(|| out_of_bounds(p, a, &idx))
+            };
+            eval(&s.body, iters, params, &mut read).map_err(|e| eval_error(s, e))?
+        };
+        mem.data[s.write.var][woff] = v.convert(p.vars[s.write.var].ty);
+        stats.instances += 1;
+        Ok(())
+    })?;
     Ok(stats)
 }
 
-fn walk(p: &Program, nodes: &[Node], params: &[i64], iters: &mut Vec<i64>, mem: &mut Store, stats: &mut Stats) -> Result<(), Diagnostic> {
+/// Calls `f(statement, iterators)` for every statement instance, in program order.
+pub fn for_each_instance(p: &Program, params: &[i64], f: &mut dyn FnMut(usize, &[i64]) -> Result<(), Diagnostic>) -> Result<(), Diagnostic> {
+    walk(p, &p.tree, params, &mut Vec::new(), f)
+}
+
+fn walk(p: &Program, nodes: &[Node], params: &[i64], iters: &mut Vec<i64>, f: &mut dyn FnMut(usize, &[i64]) -> Result<(), Diagnostic>) -> Result<(), Diagnostic> {
     let internal = |e: &str| Diagnostic::new(p.region, format!("internal error: {e}"));
     for n in nodes {
         match n {
@@ -56,7 +76,7 @@ fn walk(p: &Program, nodes: &[Node], params: &[i64], iters: &mut Vec<i64>, mem: 
                 let mut i = if *dir > 0 { lo } else { hi };
                 while lo <= i && i <= hi {
                     iters.push(i);
-                    let r = walk(p, body, params, iters, mem, stats);
+                    let r = walk(p, body, params, iters, f);
                     iters.pop();
                     r?;
                     i += dir;
@@ -64,24 +84,9 @@ fn walk(p: &Program, nodes: &[Node], params: &[i64], iters: &mut Vec<i64>, mem: 
             }
             Node::If(c, then, els) => {
                 let taken = if c.eval(iters, params).map_err(internal)? { then } else { els };
-                walk(p, taken, params, iters, mem, stats)?;
+                walk(p, taken, params, iters, f)?;
             }
-            Node::Stmt(k) => {
-                let s = &p.stmts[*k];
-                let (widx, woff) = index_of(p, &s.write, iters, params)?;
-                let woff = woff.ok_or_else(|| Diagnostic::new(s.write.span, out_of_bounds(p, &s.write, &widx)))?;
-                let v = {
-                    let mem = &*mem;
-                    let mut read = |r: usize| -> Result<crate::value::Value, String> {
-                        let a = &s.reads[r];
-                        let (idx, off) = index_of(p, a, iters, params).map_err(|d| d.message)?;
-                        off.map(|o| mem.data[a.var][o]).ok_or_else(|| out_of_bounds(p, a, &idx))
-                    };
-                    eval(&s.body, iters, params, &mut read).map_err(|e| eval_error(s, e))?
-                };
-                mem.data[s.write.var][woff] = v.convert(p.vars[s.write.var].ty);
-                stats.instances += 1;
-            }
+            Node::Stmt(k) => f(*k, iters)?,
         }
     }
     Ok(())
