@@ -1,1 +1,16 @@
-//! Planned (see ARCHITECTURE.md); not yet implemented.
+//! Data-aware process networks (Alias & Plesco, CC 2021): tiling of the SARE's iteration
+//! domains into bands, partitioning into Load / Compute / Store processes joined by
+//! channels, channel typing and sizing, a software executor, and metrics.
+//!
+//! Start at [`build::build`]; the IR is in [`ir`]; [`exec::run`] executes it.
+
+pub mod build;
+pub mod dot;
+pub mod exec;
+pub mod ir;
+pub mod metrics;
+pub mod tiling;
+pub mod validate;
+
+pub use build::{build, Config};
+pub use ir::Dpn;

@@ -56,12 +56,36 @@ struct Source {
     params: Vec<(String, i64)>,
 }
 
+/// How to tile and parallelise (the process network's shape).
+#[derive(Args, Debug, Clone)]
+struct Shape {
+    /// Tile sizes along the tiling hyperplanes (the last one repeats).
+    #[arg(long, value_name = "S1,S2,…", value_delimiter = ',', default_value = "32")]
+    tile: Vec<i64>,
+    /// Parallel sub-bands along the outer hyperplanes (missing ones are 1).
+    #[arg(long, value_name = "P1,P2,…", value_delimiter = ',', default_value = "1")]
+    par: Vec<i64>,
+    /// Tiling hyperplanes per statement, e.g. "S0: t, 2t + i; S1: t, 2t + i + 1".
+    #[arg(long, value_name = "SPEC")]
+    hyperplanes: Option<String>,
+}
+
+impl Shape {
+    fn config(&self) -> dpnc_dpn::Config {
+        dpnc_dpn::Config { tile: self.tile.clone(), par: self.par.clone(), hyperplanes: self.hyperplanes.clone(), max_instances: 0 }
+    }
+}
+
 #[derive(Copy, Clone, Debug, ValueEnum)]
 enum Emit {
     /// The polyhedral model: parameters, domains, accesses, schedule (isl notation).
     Scop,
     /// The system of affine recurrence equations from exact dataflow.
     Sare,
+    /// The data-aware process network as JSON.
+    DpnJson,
+    /// The process network as a Graphviz graph.
+    Dot,
 }
 
 #[derive(Args, Debug)]
@@ -71,6 +95,11 @@ struct CompileArgs {
     /// What to print.
     #[arg(long, value_enum)]
     emit: Option<Emit>,
+    /// Print the network's figures: DDR traffic, arithmetic intensity, on-chip memory.
+    #[arg(long)]
+    report: bool,
+    #[command(flatten)]
+    shape: Shape,
 }
 
 #[derive(Args, Debug)]
@@ -86,9 +115,15 @@ struct RunArgs {
     /// Directory for the results (NAME.npy per argument the kernel writes).
     #[arg(long, value_name = "DIR")]
     outputs: PathBuf,
-    /// Also evaluate the SARE and check it against the interpreter bit for bit.
+    /// Also run the SARE evaluator and the process network, and check them against the
+    /// interpreter bit for bit.
     #[arg(long)]
     check: bool,
+    #[command(flatten)]
+    shape: Shape,
+    /// Debug: run the network with channel NAME shrunk to CAP values.
+    #[arg(long, hide = true, value_name = "NAME=CAP")]
+    debug_shrink_channel: Option<String>,
 }
 
 fn parse_param(s: &str) -> Result<(String, i64), String> {
@@ -177,11 +212,22 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
             let sare = dpnc_frontend::dataflow::compute(&p)?;
             print!("{}", emit::sare(&p, &sare, sm));
         }
-        None => {
-            return Err("hardware generation is not available yet in this version of dpnc; use --emit scop|sare, or `dpnc run`"
-                .to_string()
-                .into())
+        Some(Emit::DpnJson) | Some(Emit::Dot) => {
+            let dpn = build_dpn(&p, &args.shape)?;
+            if matches!(args.emit, Some(Emit::Dot)) {
+                print!("{}", dpnc_dpn::dot::render(&p, &dpn));
+            } else {
+                println!("{}", serde_json::to_string_pretty(&dpn).map_err(|e| e.to_string())?);
+            }
         }
+        None if args.report => {}
+        None => {
+            return Err("hardware generation is not available yet in this version of dpnc; use --emit, --report, or `dpnc run`".to_string().into())
+        }
+    }
+    if args.report {
+        let dpn = build_dpn(&p, &args.shape)?;
+        print!("{}", dpnc_dpn::metrics::render(&p, &dpn, &dpnc_dpn::metrics::report(&p, &dpn)));
     }
     Ok(())
 }
@@ -206,9 +252,40 @@ fn run(sm: &mut SourceMap, args: &RunArgs) -> Result<(), Failure> {
             None => eprintln!("SARE evaluator: bit-exact with the interpreter ({:.3} s)", t.elapsed().as_secs_f64()),
             Some(m) => return Err(format!("SARE evaluator MISMATCH at {m} (interpreter vs SARE)").into()),
         }
+        let t = Instant::now();
+        let dpn = build_dpn(&p, &args.shape)?;
+        let shrink = match &args.debug_shrink_channel {
+            Some(s) => {
+                let (n, c) = s.split_once('=').ok_or_else(|| "--debug-shrink-channel NAME=CAP".to_string())?;
+                Some((n.to_string(), c.parse::<usize>().map_err(|e| e.to_string())?))
+            }
+            None => None,
+        };
+        for seed in [1, 2] {
+            let out = dpnc_dpn::exec::run(&p, &dpn, &inputs, &dpnc_dpn::exec::Options { seed, shrink: shrink.clone() }).map_err(|e| e.to_string())?;
+            if let Some(m) = Store::compare(&p, &mem, &out.store) {
+                return Err(format!("DPN executor MISMATCH at {m} (interpreter vs DPN, seed {seed})").into());
+            }
+        }
+        eprintln!(
+            "DPN executor: bit-exact with the interpreter, {} processes, {} channels, 2 schedules ({:.3} s)",
+            dpn.processes.len(),
+            dpn.channels.len(),
+            t.elapsed().as_secs_f64()
+        );
     }
     write_outputs(&p, &args.outputs, &mem, args.random.map(|_| &inputs))?;
     Ok(())
+}
+
+fn build_dpn(p: &Program, shape: &Shape) -> Result<dpnc_dpn::Dpn, Failure> {
+    let sare = dpnc_frontend::dataflow::compute(p)?;
+    let dpn = dpnc_dpn::build(p, &sare, &shape.config())?;
+    let errs = dpnc_dpn::validate::validate(p, &dpn);
+    if !errs.is_empty() {
+        return Err(format!("internal error: the process network is invalid:\n  {}", errs.join("\n  ")).into());
+    }
+    Ok(dpn)
 }
 
 fn write_outputs(p: &Program, dir: &Path, mem: &Store, inputs: Option<&Store>) -> Result<(), Failure> {

@@ -1,0 +1,48 @@
+//! Graphviz rendering of a DPN: processes as boxes (loads, computes, stores in columns),
+//! channels as edges labelled with kind and size.
+
+use crate::ir::*;
+use dpnc_frontend::scop::Program;
+use std::fmt::Write;
+
+pub fn render(p: &Program, dpn: &Dpn) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "digraph \"{}\" {{\n  rankdir=LR;\n  node [shape=box, fontname=\"monospace\"];", dpn.kernel);
+    let _ = writeln!(o, "  label=\"{} — tiles {:?}, par {:?}, {} band(s)\";", dpn.kernel, dpn.tile, dpn.par, dpn.bands);
+    for (group, title) in [(0, "load"), (1, "compute"), (2, "store")] {
+        let _ = writeln!(o, "  subgraph cluster_{title} {{ label=\"{title}\"; style=dashed;");
+        for (i, pr) in dpn.processes.iter().enumerate() {
+            let (g, what) = match &pr.kind {
+                ProcessKind::Load { var } => (0, format!("DDR → {}", p.vars[*var].name)),
+                ProcessKind::Compute { stmt, .. } => (1, p.stmts[*stmt].name.clone()),
+                ProcessKind::Store { var } => (2, format!("{} → DDR", p.vars[*var].name)),
+            };
+            if g == group {
+                let ops = match &dpn.traces.get(i) {
+                    Some(Trace::Compute { ops, .. }) => ops.len(),
+                    Some(Trace::Load { ops, .. }) => ops.len(),
+                    Some(Trace::Store { ops, .. }) => ops.len(),
+                    None => 0,
+                };
+                let _ = writeln!(o, "    p{i} [label=\"{}\\n{what}\\n{ops} iterations\"];", pr.name);
+            }
+        }
+        let _ = writeln!(o, "  }}");
+    }
+    for c in &dpn.channels {
+        let style = match c.class {
+            ChannelClass::Io => "solid",
+            ChannelClass::Local => "dotted",
+            ChannelClass::Sync => "dashed",
+        };
+        let kind = match c.kind {
+            ChannelKind::Fifo => "FIFO",
+            ChannelKind::FifoReg => "FIFO+reg",
+            ChannelKind::Scratchpad => "scratchpad",
+        };
+        let port = c.port.map(|r| format!(" r{r}")).unwrap_or_default();
+        let _ = writeln!(o, "  p{} -> p{} [style={style}, label=\"{kind} {}{port}\"];", c.producer, c.consumer, c.size);
+    }
+    let _ = writeln!(o, "}}");
+    o
+}

@@ -1,0 +1,135 @@
+//! The data-aware process network: processes joined by channels, plus the concrete traces
+//! (what each process does, in its own order) that the software executor runs.
+
+use crate::tiling::Nest;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ProcessKind {
+    /// Reads one array from DDR, once per band per value, and fans it out.
+    Load { var: usize },
+    /// The instances of statement `stmt` in parallel sub-band `subband` of every band.
+    Compute { stmt: usize, subband: Vec<i64> },
+    /// Writes values leaving their band (or final) to one array in DDR.
+    Store { var: usize },
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Process {
+    pub name: String,
+    pub kind: ProcessKind,
+    /// Iteration domain in isl notation (compute processes; for load/store, a description).
+    pub domain: String,
+    /// Schedule in isl notation: (nest, tile coordinates, hyperplanes, original order).
+    pub schedule: String,
+    /// Number of iterations (concrete).
+    pub iterations: u64,
+}
+
+/// Where a dependence is resolved (paper §4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ChannelClass {
+    /// Between a compute process and a Load or Store process (crosses a band).
+    Io,
+    /// Inside one compute process.
+    Local,
+    /// Between two compute processes of the same band.
+    Sync,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ChannelKind {
+    /// In order, each value read once.
+    Fifo,
+    /// In order, each value read several times in a row.
+    FifoReg,
+    /// Out of order or re-read later: an addressed buffer with a valid bit per cell.
+    Scratchpad,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Channel {
+    pub name: String,
+    pub producer: usize,
+    pub consumer: usize,
+    /// The consumer's read reference (compute consumers) this channel feeds.
+    pub port: Option<usize>,
+    pub class: ChannelClass,
+    pub kind: ChannelKind,
+    /// Capacity in values: the peak occupancy under the tiled sequential schedule.
+    pub size: usize,
+    /// Element type (C name).
+    pub elem: String,
+    /// Values written (each may be read several times).
+    pub writes: u64,
+    pub reads: u64,
+}
+
+/// A read operand of a compute instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadSrc {
+    /// From channel `ch`, value `vid`; `last` when this is the value's last read there.
+    Chan { ch: usize, vid: u64, last: bool },
+    /// A read-only scalar argument (an AXI-Lite register in hardware).
+    Scalar { var: usize },
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ComputeOp {
+    pub iters: Vec<i64>,
+    pub reads: Vec<ReadSrc>,
+    /// The demux: every channel receiving this instance's value (value id = `vid`).
+    pub writes: Vec<usize>,
+    pub vid: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct LoadOp {
+    /// Flat cell index in the array.
+    pub cell: usize,
+    /// Which DDR version of the cell is needed (0 = initial, k = k-th store).
+    pub version: u32,
+    pub vid: u64,
+    pub outs: Vec<usize>,
+}
+
+#[derive(Clone, Debug)]
+pub struct StoreOp {
+    pub ch: usize,
+    pub vid: u64,
+    pub cell: usize,
+    /// The DDR version this store creates (1-based).
+    pub version: u32,
+}
+
+#[derive(Clone, Debug)]
+pub enum Trace {
+    Compute { stmt: usize, ops: Vec<ComputeOp> },
+    Load { var: usize, ops: Vec<LoadOp> },
+    Store { var: usize, ops: Vec<StoreOp> },
+}
+
+/// The network for concrete parameter values.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Dpn {
+    pub kernel: String,
+    pub params: Vec<(String, i64)>,
+    pub tile: Vec<i64>,
+    pub par: Vec<i64>,
+    pub nests: Vec<Nest>,
+    pub bands: usize,
+    pub processes: Vec<Process>,
+    pub channels: Vec<Channel>,
+    /// Per array/scalar variable: DDR reads and writes, in values.
+    pub ddr_reads: Vec<u64>,
+    pub ddr_writes: Vec<u64>,
+    /// Per variable: distinct input elements read, distinct output elements written.
+    pub compulsory_reads: Vec<u64>,
+    pub compulsory_writes: Vec<u64>,
+    /// Per process: what it does, in its order (not serialised: rebuilt from the kernel).
+    #[serde(skip)]
+    pub traces: Vec<Trace>,
+    /// `(var, cell, version)` → how many loads need that DDR version (the ordering rule).
+    #[serde(skip)]
+    pub loads_needed: std::collections::HashMap<(usize, usize, u32), u32>,
+}

@@ -1,0 +1,366 @@
+//! Tiling: per top-level loop nest, one permutable band of tiling hyperplanes φ, checked
+//! against all flow, anti and output dependences with isl.
+//!
+//! Strategy (documented in `--report`): (1) align every statement's iterators by name with
+//! the deepest statement of the nest and try the permutations of those dimensions, reduction
+//! dimensions (absent from the written subscript) last, so that accumulations stay on chip;
+//! (2) otherwise search skews `φ_k + Σ c·φ_j` (c ≤ 2) with per-statement shifts (the
+//! Jacobi-1D solution is `(t, 2t+i)` / `(t, 2t+i+1)`); (3) otherwise fall back to one band
+//! holding the whole nest in its original order (always legal, everything on chip).
+
+use dpnc_frontend::polyhedral::{isl_name, Model};
+use dpnc_frontend::scop::{Program, SchedTerm};
+use dpnc_frontend::Diagnostic;
+use isl_rs::{Context, UnionMap, UnionSet};
+use serde::{Deserialize, Serialize};
+
+/// An affine function of one statement's iterators.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Affine {
+    pub coef: Vec<i64>,
+    pub cst: i64,
+}
+
+impl Affine {
+    pub fn eval(&self, it: &[i64]) -> i64 {
+        self.coef.iter().zip(it).map(|(c, x)| c * x).sum::<i64>() + self.cst
+    }
+    /// In isl notation over the given iterator names.
+    pub fn isl(&self, iters: &[String]) -> String {
+        let mut terms: Vec<String> = Vec::new();
+        for (c, n) in self.coef.iter().zip(iters) {
+            match c {
+                0 => {}
+                1 => terms.push(n.clone()),
+                -1 => terms.push(format!("-{n}")),
+                c => terms.push(format!("{c}{n}")),
+            }
+        }
+        if self.cst != 0 || terms.is_empty() {
+            terms.push(self.cst.to_string());
+        }
+        terms.join(" + ").replace("+ -", "- ")
+    }
+    fn add_scaled(&self, other: &Affine, k: i64) -> Affine {
+        Affine { coef: self.coef.iter().zip(&other.coef).map(|(a, b)| a + k * b).collect(), cst: self.cst + k * other.cst }
+    }
+}
+
+/// The tiling of one top-level loop nest.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Nest {
+    /// Statements of the nest, in textual order.
+    pub stmts: Vec<usize>,
+    /// Number of tiling hyperplanes.
+    pub dims: usize,
+    /// `phi[k][d]`: hyperplane `d` of statement `stmts[k]`.
+    pub phi: Vec<Vec<Affine>>,
+    /// How the hyperplanes were found, for the report.
+    pub how: String,
+    /// `true` when no legal tiling was found and the nest is one untiled band.
+    pub fallback: bool,
+}
+
+impl Nest {
+    pub fn phi_of(&self, stmt: usize) -> &[Affine] {
+        let k = self.stmts.iter().position(|&s| s == stmt).unwrap_or(0);
+        &self.phi[k]
+    }
+}
+
+/// Top-level nests: statements sharing the first schedule coordinate.
+pub fn nests(p: &Program) -> Vec<Vec<usize>> {
+    let mut out: Vec<(i64, Vec<usize>)> = Vec::new();
+    for (k, s) in p.stmts.iter().enumerate() {
+        let top = match s.schedule.first() {
+            Some(SchedTerm::Const(c)) => *c,
+            _ => 0,
+        };
+        match out.iter_mut().find(|(t, _)| *t == top) {
+            Some((_, v)) => v.push(k),
+            None => out.push((top, vec![k])),
+        }
+    }
+    out.into_iter().map(|(_, v)| v).collect()
+}
+
+/// All flow, anti and output dependences of the program (isl, parameters fixed).
+struct Deps {
+    ctx: Context,
+    deps: UnionMap,
+    fixed: String,
+}
+
+fn isl_err(e: isl_rs::LibISLError) -> Diagnostic {
+    Diagnostic::global(format!("internal error in isl during tiling: {e}"))
+}
+
+impl Deps {
+    fn new(p: &Program, params: &[i64]) -> Result<Deps, Diagnostic> {
+        let ctx = Context::alloc();
+        let _ = isl_rs::Options::set_on_error(&ctx, 1);
+        let m = Model::new(p);
+        let fixed: Vec<String> = p.params.iter().zip(params).map(|(q, v)| format!("{} = {v}", isl_name(&q.name))).collect();
+        let fixed = format!("{}{{ : {} }}", m.params, if fixed.is_empty() { "1 = 1".into() } else { fixed.join(" and ") });
+        let union = |parts: &[String]| -> Result<UnionMap, Diagnostic> {
+            let mut u = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
+            for t in parts {
+                u = u.union(UnionMap::read_from_str(&ctx, t).map_err(isl_err)?).map_err(isl_err)?;
+            }
+            u.intersect_params(isl_rs::Set::read_from_str(&ctx, &fixed).map_err(isl_err)?).map_err(isl_err)
+        };
+        let w = union(&m.writes)?;
+        let r = union(&m.reads.concat())?;
+        let sched = union(&m.schedules)?;
+        let before = sched.copy().map_err(isl_err)?.lex_lt_union_map(sched).map_err(isl_err)?;
+        let flow = w.copy().and_then(|w| w.apply_range(r.copy()?.reverse()?)).map_err(isl_err)?;
+        let anti = r.apply_range(w.copy().and_then(|w| w.reverse()).map_err(isl_err)?).map_err(isl_err)?;
+        let out = w.copy().and_then(|w2| w2.apply_range(w.reverse()?)).map_err(isl_err)?;
+        let deps = flow.union(anti).and_then(|d| d.union(out)).and_then(|d| d.intersect(before)).and_then(|d| d.coalesce()).map_err(isl_err)?;
+        Ok(Deps { ctx, deps, fixed })
+    }
+
+    /// Whether every dependence between statements of the nest has non-negative distance
+    /// along every hyperplane (the band is permutable, hence tileable).
+    fn legal(&self, p: &Program, nest: &[usize], phi: &[Vec<Affine>], dims: usize) -> Result<bool, Diagnostic> {
+        if dims == 0 {
+            return Ok(true);
+        }
+        let m = Model::new(p);
+        let parts: Vec<String> = nest
+            .iter()
+            .zip(phi)
+            .map(|(&s, rows)| {
+                let iters: Vec<String> = p.stmts[s].iters.iter().map(|i| isl_name(i)).collect();
+                let out: Vec<String> = rows.iter().map(|a| a.isl(&iters)).collect();
+                format!("{}{{ {}[{}] -> [{}] }}", m.params, p.stmts[s].name, iters.join(", "), out.join(", "))
+            })
+            .collect();
+        let mut phi_map = UnionMap::read_from_str(&self.ctx, "{ }").map_err(isl_err)?;
+        for t in &parts {
+            phi_map = phi_map.union(UnionMap::read_from_str(&self.ctx, t).map_err(isl_err)?).map_err(isl_err)?;
+        }
+        let deltas = self
+            .deps
+            .copy()
+            .and_then(|d| d.apply_domain(phi_map.copy()?))
+            .and_then(|d| d.apply_range(phi_map))
+            .and_then(|d| d.deltas())
+            .map_err(isl_err)?;
+        let vars: Vec<String> = (0..dims).map(|d| format!("x{d}")).collect();
+        let nonneg = format!("{}{{ [{}] : {} }}", self.fixed.split('{').next().unwrap_or(""), vars.join(", "), vars.iter().map(|v| format!("{v} >= 0")).collect::<Vec<_>>().join(" and "));
+        let nonneg = UnionSet::read_from_str(&self.ctx, &nonneg).map_err(isl_err)?;
+        deltas.is_subset(&nonneg).map_err(isl_err)
+    }
+}
+
+/// User-given hyperplanes: `S0: i, j, 0; S1: i, j, k` (one affine list per statement).
+pub fn parse_hyperplanes(p: &Program, text: &str) -> Result<Vec<(usize, Vec<Affine>)>, String> {
+    let mut out = Vec::new();
+    for part in text.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+        let (name, rows) = part.split_once(':').ok_or_else(|| format!("`{part}`: expected `S<k>: expr, expr, …`"))?;
+        let s = p.stmts.iter().position(|s| s.name == name.trim()).ok_or_else(|| format!("no statement named `{}`", name.trim()))?;
+        let iters = &p.stmts[s].iters;
+        let rows = rows.split(',').map(|e| parse_affine(e, iters)).collect::<Result<Vec<_>, _>>()?;
+        out.push((s, rows));
+    }
+    Ok(out)
+}
+
+/// `2t + i - 1` over the iterators.
+fn parse_affine(text: &str, iters: &[String]) -> Result<Affine, String> {
+    let mut a = Affine { coef: vec![0; iters.len()], cst: 0 };
+    let cleaned = text.replace(' ', "").replace('-', "+-");
+    for term in cleaned.split('+').filter(|t| !t.is_empty()) {
+        let (neg, body) = term.strip_prefix('-').map_or((false, term), |b| (true, b));
+        let sign = if neg { -1 } else { 1 };
+        let split = body.find(|c: char| c.is_ascii_alphabetic() || c == '_').unwrap_or(body.len());
+        let (num, var) = body.split_at(split);
+        let num = num.trim_end_matches('*');
+        let k: i64 = if num.is_empty() { 1 } else { num.parse().map_err(|_| format!("`{text}` is not affine in {}", iters.join(", ")))? };
+        if var.is_empty() {
+            a.cst += sign * k;
+        } else {
+            let d = iters.iter().position(|i| i == var).ok_or_else(|| format!("`{var}` is not an iterator of this statement ({})", iters.join(", ")))?;
+            a.coef[d] += sign * k;
+        }
+    }
+    Ok(a)
+}
+
+/// Finds the hyperplanes of every nest.
+pub fn choose(p: &Program, params: &[i64], user: Option<&str>) -> Result<Vec<Nest>, Diagnostic> {
+    let deps = Deps::new(p, params)?;
+    let user = match user {
+        Some(t) => Some(parse_hyperplanes(p, t).map_err(|e| Diagnostic::global(format!("--hyperplanes: {e}")))?),
+        None => None,
+    };
+    let mut out = Vec::new();
+    for nest in nests(p) {
+        if let Some(user) = &user {
+            let rows: Option<Vec<Vec<Affine>>> = nest.iter().map(|s| user.iter().find(|(k, _)| k == s).map(|(_, r)| r.clone())).collect();
+            if let Some(phi) = rows {
+                let dims = phi[0].len();
+                if phi.iter().any(|r| r.len() != dims) {
+                    return Err(Diagnostic::global("--hyperplanes: every statement of a nest needs the same number of hyperplanes"));
+                }
+                if !deps.legal(p, &nest, &phi, dims)? {
+                    return Err(Diagnostic::global("--hyperplanes: this tiling violates a dependence (some distance is negative along a hyperplane)"));
+                }
+                out.push(Nest { stmts: nest, dims, phi, how: "given by --hyperplanes".into(), fallback: false });
+                continue;
+            }
+        }
+        out.push(search(p, &deps, nest)?);
+    }
+    Ok(out)
+}
+
+fn search(p: &Program, deps: &Deps, nest: Vec<usize>) -> Result<Nest, Diagnostic> {
+    // The deepest statement names the dimensions.
+    let deepest = nest.iter().copied().max_by_key(|&s| (p.stmts[s].iters.len(), std::cmp::Reverse(s))).unwrap_or(0);
+    let names = p.stmts[deepest].iters.clone();
+    let dims = names.len();
+    let aligned: Vec<Vec<Affine>> = nest.iter().map(|&s| align(&p.stmts[s].iters, &names)).collect();
+    // Reduction dimensions (not in the deepest statement's written subscript) go last.
+    let written: Vec<bool> = (0..dims).map(|d| p.stmts[deepest].write.index.iter().any(|a| mentions(a, d))).collect();
+    let mut perms = permutations(dims);
+    perms.sort_by_key(|perm| {
+        let misplaced = perm.iter().enumerate().filter(|&(pos, &d)| !written[d] && pos + 1 < dims).count();
+        (misplaced, perm.clone())
+    });
+    for perm in perms.iter().take(24) {
+        let phi: Vec<Vec<Affine>> = aligned.iter().map(|rows| perm.iter().map(|&d| rows[d].clone()).collect()).collect();
+        if deps.legal(p, &nest, &phi, dims)? {
+            let order: Vec<&str> = perm.iter().map(|&d| names[d].as_str()).collect();
+            return Ok(Nest { stmts: nest, dims, phi, how: format!("rectangular, hyperplanes ({})", order.join(", ")), fallback: false });
+        }
+    }
+    if let Some(phi) = skew_search(p, deps, &nest, &aligned, dims)? {
+        let how = format!("skewed: {}", describe(p, &nest, &phi));
+        return Ok(Nest { stmts: nest, dims, phi, how, fallback: false });
+    }
+    let phi = nest.iter().map(|_| Vec::new()).collect();
+    Ok(Nest {
+        stmts: nest,
+        dims: 0,
+        phi,
+        how: "fallback: no permutable band found (rectangular, skewed by up to 2, shifted by up to 1); the nest runs as one untiled band in its original order, all on chip".into(),
+        fallback: true,
+    })
+}
+
+/// Hyperplane text per statement, e.g. `S0(t, 2t + i); S1(t, 2t + i + 1)`.
+pub fn describe(p: &Program, nest: &[usize], phi: &[Vec<Affine>]) -> String {
+    nest.iter()
+        .zip(phi)
+        .map(|(&s, rows)| format!("{}({})", p.stmts[s].name, rows.iter().map(|a| a.isl(&p.stmts[s].iters)).collect::<Vec<_>>().join(", ")))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn mentions(a: &dpnc_frontend::scop::Aff, d: usize) -> bool {
+    use dpnc_frontend::scop::Aff::*;
+    match a {
+        Iter(k) => *k == d,
+        Const(_) | Param(_) => false,
+        Neg(x) | Mul(_, x) | Div(x, _) | Mod(x, _) => mentions(x, d),
+        Add(x, y) | Sub(x, y) | Min(x, y) | Max(x, y) => mentions(x, d) || mentions(y, d),
+    }
+}
+
+/// The statement's iterators placed on the named dimensions; unmatched ones fill the
+/// remaining dimensions in order; dimensions left over are 0.
+fn align(iters: &[String], names: &[String]) -> Vec<Affine> {
+    let mut rows: Vec<Option<usize>> = vec![None; names.len()];
+    let mut unmatched = Vec::new();
+    for (k, it) in iters.iter().enumerate() {
+        match names.iter().position(|n| n == it) {
+            Some(d) if rows[d].is_none() => rows[d] = Some(k),
+            _ => unmatched.push(k),
+        }
+    }
+    for k in unmatched {
+        if let Some(slot) = rows.iter_mut().skip(k).find(|r| r.is_none()) {
+            *slot = Some(k);
+        }
+    }
+    rows.into_iter()
+        .map(|r| {
+            let mut coef = vec![0; iters.len()];
+            if let Some(k) = r {
+                coef[k] = 1;
+            }
+            Affine { coef, cst: 0 }
+        })
+        .collect()
+}
+
+fn permutations(n: usize) -> Vec<Vec<usize>> {
+    if n == 0 {
+        return vec![vec![]];
+    }
+    let mut out = Vec::new();
+    for rest in permutations(n - 1) {
+        for pos in 0..=rest.len() {
+            let mut v = rest.clone();
+            v.insert(pos, n - 1);
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// Skews `φ_k += Σ_{j<k} c_kj φ_j` (c in 0..=2) with per-statement shifts (0 or 1) of the
+/// inner dimensions, smallest first; at most a few thousand isl checks.
+fn skew_search(p: &Program, deps: &Deps, nest: &[usize], aligned: &[Vec<Affine>], dims: usize) -> Result<Option<Vec<Vec<Affine>>>, Diagnostic> {
+    if dims < 2 {
+        return Ok(None);
+    }
+    let pairs: Vec<(usize, usize)> = (1..dims).flat_map(|k| (0..k).map(move |j| (k, j))).collect();
+    let mut skews: Vec<Vec<i64>> = vec![vec![]];
+    for _ in &pairs {
+        skews = skews.into_iter().flat_map(|v| (0..=2).map(move |c| [v.clone(), vec![c]].concat())).collect();
+    }
+    skews.sort_by_key(|v| (v.iter().sum::<i64>(), v.clone()));
+    let shift_bits = nest.len() * (dims - 1);
+    let n_shifts = if shift_bits > 10 { 1usize << 10 } else { 1usize << shift_bits };
+    let mut shifts: Vec<usize> = (0..n_shifts).collect();
+    shifts.sort_by_key(|m| (m.count_ones(), *m));
+    let mut checks = 0;
+    for skew in &skews {
+        if skew.iter().all(|&c| c == 0) {
+            continue;
+        }
+        for &mask in &shifts {
+            checks += 1;
+            if checks > 4000 {
+                return Ok(None);
+            }
+            let phi: Vec<Vec<Affine>> = aligned
+                .iter()
+                .enumerate()
+                .map(|(si, rows)| {
+                    let mut out: Vec<Affine> = Vec::with_capacity(dims);
+                    for k in 0..dims {
+                        let mut a = rows[k].clone();
+                        for (pi, &(pk, j)) in pairs.iter().enumerate() {
+                            if pk == k && skew[pi] != 0 {
+                                a = a.add_scaled(&out[j], skew[pi]);
+                            }
+                        }
+                        if k > 0 && (mask >> (si * (dims - 1) + k - 1)) & 1 == 1 {
+                            a.cst += 1;
+                        }
+                        out.push(a);
+                    }
+                    out
+                })
+                .collect();
+            if deps.legal(p, nest, &phi, dims)? {
+                return Ok(Some(phi));
+            }
+        }
+    }
+    Ok(None)
+}
