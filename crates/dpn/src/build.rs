@@ -221,7 +221,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                     let ch = b.channel(lp, me, Some(r), ChannelClass::Io, elem);
                     let Trace::Load { ops, .. } = &mut b.traces[lp] else { unreachable!("load process") };
                     let op_ix = *loaded.entry((band, a.var, cell, version)).or_insert_with(|| {
-                        ops.push(LoadOp { cell, version, vid: next_load_vid, outs: Vec::new() });
+                        ops.push(LoadOp { cell, version, vid: next_load_vid, outs: Vec::new(), at: 4 * t });
                         next_load_vid += 1;
                         ddr_reads[a.var] += 1;
                         *loads_needed.entry((a.var, cell, version)).or_default() += 1;
@@ -231,7 +231,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                     if !op.outs.contains(&ch) {
                         op.outs.push(ch);
                         // The load happened at the value's first use in the band (now or earlier).
-                        b.events.push(Event { t: 4 * t, ch, vid: op.vid, write: true });
+                        b.events.push(Event { t: op.at, ch, vid: op.vid, write: true });
                     }
                     (ch, op.vid)
                 }

@@ -91,6 +91,8 @@ pub struct LoadOp {
     pub version: u32,
     pub vid: u64,
     pub outs: Vec<usize>,
+    /// When it happens in the tiled sequential schedule (for channel sizing).
+    pub at: u64,
 }
 
 #[derive(Clone, Debug)]
