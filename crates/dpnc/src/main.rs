@@ -1,6 +1,7 @@
 //! `dpnc`: the command line of the data-aware process network compiler.
 
 mod emit;
+mod explore;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use dpnc_frontend::{Diagnostic, Options, Program, SourceMap, Store};
@@ -36,10 +37,13 @@ enum Command {
     /// --random, every input gets deterministic pseudo-random values, written to
     /// OUTPUTS/inputs/ so that the run can be repeated with --inputs.
     Run(RunArgs),
+    /// Sweep tile sizes: DDR traffic, arithmetic intensity and on-chip memory per size, with
+    /// a roofline against the board, as a table and an SVG plot.
+    Explore(explore::ExploreArgs),
 }
 
 #[derive(Args, Debug)]
-struct Source {
+pub(crate) struct Source {
     /// The C file holding the kernel.
     file: PathBuf,
     /// Add DIR to the include search path.
@@ -151,7 +155,7 @@ impl Source {
 }
 
 /// A failure to report: a diagnostic about the input, or a plain message.
-enum Failure {
+pub(crate) enum Failure {
     Diag(Diagnostic),
     Msg(String),
 }
@@ -182,6 +186,7 @@ fn real_main(cli: Cli) -> ExitCode {
     let mut sm = SourceMap::new();
     let result = match &cli.command {
         Some(Command::Run(args)) => run(&mut sm, args),
+        Some(Command::Explore(args)) => explore::run(&mut sm, args),
         None => compile(&mut sm, &cli.compile),
     };
     match result {
@@ -197,7 +202,7 @@ fn real_main(cli: Cli) -> ExitCode {
     }
 }
 
-fn load(sm: &mut SourceMap, src: &Source) -> Result<Program, Failure> {
+pub(crate) fn load(sm: &mut SourceMap, src: &Source) -> Result<Program, Failure> {
     Ok(dpnc_frontend::load(sm, &src.file, &src.options())?)
 }
 
