@@ -120,25 +120,27 @@ impl Deps {
         Ok(Deps { ctx, deps, fixed })
     }
 
-    /// Whether every dependence between statements of the nest has non-negative distance
-    /// along every hyperplane (the band is permutable, hence tileable).
+    /// Whether every dependence between statements of the nest has a non-negative distance
+    /// along every hyperplane (the band is permutable, hence tileable). Hyperplanes are
+    /// independent of each other here, so this is checked one at a time.
     fn legal(&self, p: &Program, nest: &[usize], phi: &[Vec<Affine>], dims: usize) -> Result<bool, Diagnostic> {
-        if dims == 0 {
-            return Ok(true);
+        for d in 0..dims {
+            let rows: Vec<Affine> = phi.iter().map(|r| r[d].clone()).collect();
+            if !self.legal_dim(p, nest, &rows)? {
+                return Ok(false);
+            }
         }
-        let m = Model::new(p);
-        let parts: Vec<String> = nest
-            .iter()
-            .zip(phi)
-            .map(|(&s, rows)| {
-                let iters: Vec<String> = p.stmts[s].iters.iter().map(|i| isl_name(i)).collect();
-                let out: Vec<String> = rows.iter().map(|a| a.isl(&iters)).collect();
-                format!("{}{{ {}[{}] -> [{}] }}", m.params, p.stmts[s].name, iters.join(", "), out.join(", "))
-            })
-            .collect();
+        Ok(true)
+    }
+
+    /// One hyperplane: `rows[k]` for statement `nest[k]`.
+    fn legal_dim(&self, p: &Program, nest: &[usize], rows: &[Affine]) -> Result<bool, Diagnostic> {
+        let prefix = self.fixed.split('{').next().unwrap_or("");
         let mut phi_map = UnionMap::read_from_str(&self.ctx, "{ }").map_err(isl_err)?;
-        for t in &parts {
-            phi_map = phi_map.union(UnionMap::read_from_str(&self.ctx, t).map_err(isl_err)?).map_err(isl_err)?;
+        for (&s, a) in nest.iter().zip(rows) {
+            let iters: Vec<String> = p.stmts[s].iters.iter().map(|i| isl_name(i)).collect();
+            let t = format!("{prefix}{{ {}[{}] -> [{}] }}", p.stmts[s].name, iters.join(", "), a.isl(&iters));
+            phi_map = phi_map.union(UnionMap::read_from_str(&self.ctx, &t).map_err(isl_err)?).map_err(isl_err)?;
         }
         let deltas = self
             .deps
@@ -147,9 +149,7 @@ impl Deps {
             .and_then(|d| d.apply_range(phi_map))
             .and_then(|d| d.deltas())
             .map_err(isl_err)?;
-        let vars: Vec<String> = (0..dims).map(|d| format!("x{d}")).collect();
-        let nonneg = format!("{}{{ [{}] : {} }}", self.fixed.split('{').next().unwrap_or(""), vars.join(", "), vars.iter().map(|v| format!("{v} >= 0")).collect::<Vec<_>>().join(" and "));
-        let nonneg = UnionSet::read_from_str(&self.ctx, &nonneg).map_err(isl_err)?;
+        let nonneg = UnionSet::read_from_str(&self.ctx, &format!("{prefix}{{ [x] : x >= 0 }}")).map_err(isl_err)?;
         deltas.is_subset(&nonneg).map_err(isl_err)
     }
 }
@@ -222,32 +222,98 @@ fn search(p: &Program, deps: &Deps, nest: Vec<usize>) -> Result<Nest, Diagnostic
     let names = p.stmts[deepest].iters.clone();
     let dims = names.len();
     let aligned: Vec<Vec<Affine>> = nest.iter().map(|&s| align(&p.stmts[s].iters, &names)).collect();
-    // Reduction dimensions (not in the deepest statement's written subscript) go last.
-    let written: Vec<bool> = (0..dims).map(|d| p.stmts[deepest].write.index.iter().any(|a| mentions(a, d))).collect();
-    let mut perms = permutations(dims);
-    perms.sort_by_key(|perm| {
-        let misplaced = perm.iter().enumerate().filter(|&(pos, &d)| !written[d] && pos + 1 < dims).count();
-        (misplaced, perm.clone())
-    });
-    for perm in perms.iter().take(24) {
-        let phi: Vec<Vec<Affine>> = aligned.iter().map(|rows| perm.iter().map(|&d| rows[d].clone()).collect()).collect();
-        if deps.legal(p, &nest, &phi, dims)? {
-            let order: Vec<&str> = perm.iter().map(|&d| names[d].as_str()).collect();
-            return Ok(Nest { stmts: nest, dims, phi, how: format!("rectangular, hyperplanes ({})", order.join(", ")), fallback: false });
+    // Reduction dimensions (not in the deepest statement's written subscript) go last, so
+    // that what they accumulate stays inside a band; the program's own loop order is the
+    // alternative (time loops of stencils come first there). Keep the order that tiles more
+    // dimensions, the reduction-last one on a tie.
+    let mut reduction_last: Vec<usize> = (0..dims).collect();
+    reduction_last.sort_by_key(|&d| (!p.stmts[deepest].write.index.iter().any(|a| mentions(a, d)), d));
+    let a = place(p, deps, &nest, &aligned, &names, &reduction_last)?;
+    let (phi, kept, dropped, skewed) = if a.1.len() == dims {
+        a
+    } else {
+        let b = place(p, deps, &nest, &aligned, &names, &(0..dims).collect::<Vec<_>>())?;
+        if b.1.len() > a.1.len() {
+            b
+        } else {
+            a
+        }
+    };
+    let dims = kept.len();
+    if dims == 0 {
+        return Ok(Nest {
+            stmts: nest,
+            dims: 0,
+            phi,
+            how: "fallback: no legal tiling hyperplane (tried every loop dimension, skewed by up to 2, shifted by up to 1); the nest runs as one untiled band in its original order, all on chip".into(),
+            fallback: true,
+        });
+    }
+    let mut how = if skewed { format!("skewed: {}", describe(p, &nest, &phi)) } else { format!("rectangular, hyperplanes ({})", kept.join(", ")) };
+    if !dropped.is_empty() {
+        how.push_str(&format!("; not tiled (no legal hyperplane): {}", dropped.join(", ")));
+    }
+    Ok(Nest { stmts: nest, dims, phi, how, fallback: false })
+}
+
+/// Places the hyperplanes in `order`, each made legal by [`legal_variant`] or left out:
+/// `(phi, kept names, dropped names, skewed)`.
+type Placed = (Vec<Vec<Affine>>, Vec<String>, Vec<String>, bool);
+
+fn place(p: &Program, deps: &Deps, nest: &[usize], aligned: &[Vec<Affine>], names: &[String], order: &[usize]) -> Result<Placed, Diagnostic> {
+    let mut phi: Vec<Vec<Affine>> = vec![Vec::new(); nest.len()];
+    let (mut kept, mut dropped, mut skewed) = (Vec::new(), Vec::new(), false);
+    for &d in order {
+        let base: Vec<Affine> = aligned.iter().map(|rows| rows[d].clone()).collect();
+        match legal_variant(p, deps, nest, &base, &phi)? {
+            Some((rows, plain)) => {
+                skewed |= !plain;
+                for (k, r) in rows.into_iter().enumerate() {
+                    phi[k].push(r);
+                }
+                kept.push(names[d].clone());
+            }
+            None => dropped.push(names[d].clone()),
         }
     }
-    if let Some(phi) = skew_search(p, deps, &nest, &aligned, dims)? {
-        let how = format!("skewed: {}", describe(p, &nest, &phi));
-        return Ok(Nest { stmts: nest, dims, phi, how, fallback: false });
+    Ok((phi, kept, dropped, skewed))
+}
+
+/// The first legal variant of one hyperplane: as is, then skewed by the hyperplanes already
+/// placed (factors up to 2) and with per-statement shifts of 0 or 1; `plain` if unchanged.
+fn legal_variant(p: &Program, deps: &Deps, nest: &[usize], base: &[Affine], placed: &[Vec<Affine>]) -> Result<Option<(Vec<Affine>, bool)>, Diagnostic> {
+    let prior = placed.first().map_or(0, |r| r.len());
+    let mut skews: Vec<Vec<i64>> = vec![vec![]];
+    for _ in 0..prior {
+        skews = skews.into_iter().flat_map(|v| (0..=2).map(move |c| [v.clone(), vec![c]].concat())).collect();
     }
-    let phi = nest.iter().map(|_| Vec::new()).collect();
-    Ok(Nest {
-        stmts: nest,
-        dims: 0,
-        phi,
-        how: "fallback: no permutable band found (rectangular, skewed by up to 2, shifted by up to 1); the nest runs as one untiled band in its original order, all on chip".into(),
-        fallback: true,
-    })
+    skews.sort_by_key(|v| (v.iter().sum::<i64>(), v.clone()));
+    let bits = nest.len().min(10);
+    let mut shifts: Vec<usize> = (0..1usize << bits).collect();
+    shifts.sort_by_key(|m| (m.count_ones(), *m));
+    let mut checks = 0;
+    for skew in &skews {
+        for &mask in &shifts {
+            checks += 1;
+            if checks > 400 {
+                return Ok(None);
+            }
+            let rows: Vec<Affine> = base
+                .iter()
+                .enumerate()
+                .map(|(k, a)| {
+                    let mut a = skew.iter().enumerate().fold(a.clone(), |acc, (j, &c)| acc.add_scaled(&placed[k][j], c));
+                    a.cst += ((mask >> k) & 1) as i64;
+                    a
+                })
+                .collect();
+            if deps.legal_dim(p, nest, &rows)? {
+                let plain = checks == 1;
+                return Ok(Some((rows, plain)));
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// Hyperplane text per statement, e.g. `S0(t, 2t + i); S1(t, 2t + i + 1)`.
@@ -294,73 +360,4 @@ fn align(iters: &[String], names: &[String]) -> Vec<Affine> {
             Affine { coef, cst: 0 }
         })
         .collect()
-}
-
-fn permutations(n: usize) -> Vec<Vec<usize>> {
-    if n == 0 {
-        return vec![vec![]];
-    }
-    let mut out = Vec::new();
-    for rest in permutations(n - 1) {
-        for pos in 0..=rest.len() {
-            let mut v = rest.clone();
-            v.insert(pos, n - 1);
-            out.push(v);
-        }
-    }
-    out
-}
-
-/// Skews `φ_k += Σ_{j<k} c_kj φ_j` (c in 0..=2) with per-statement shifts (0 or 1) of the
-/// inner dimensions, smallest first; at most a few thousand isl checks.
-fn skew_search(p: &Program, deps: &Deps, nest: &[usize], aligned: &[Vec<Affine>], dims: usize) -> Result<Option<Vec<Vec<Affine>>>, Diagnostic> {
-    if dims < 2 {
-        return Ok(None);
-    }
-    let pairs: Vec<(usize, usize)> = (1..dims).flat_map(|k| (0..k).map(move |j| (k, j))).collect();
-    let mut skews: Vec<Vec<i64>> = vec![vec![]];
-    for _ in &pairs {
-        skews = skews.into_iter().flat_map(|v| (0..=2).map(move |c| [v.clone(), vec![c]].concat())).collect();
-    }
-    skews.sort_by_key(|v| (v.iter().sum::<i64>(), v.clone()));
-    let shift_bits = nest.len() * (dims - 1);
-    let n_shifts = if shift_bits > 10 { 1usize << 10 } else { 1usize << shift_bits };
-    let mut shifts: Vec<usize> = (0..n_shifts).collect();
-    shifts.sort_by_key(|m| (m.count_ones(), *m));
-    let mut checks = 0;
-    for skew in &skews {
-        if skew.iter().all(|&c| c == 0) {
-            continue;
-        }
-        for &mask in &shifts {
-            checks += 1;
-            if checks > 4000 {
-                return Ok(None);
-            }
-            let phi: Vec<Vec<Affine>> = aligned
-                .iter()
-                .enumerate()
-                .map(|(si, rows)| {
-                    let mut out: Vec<Affine> = Vec::with_capacity(dims);
-                    for k in 0..dims {
-                        let mut a = rows[k].clone();
-                        for (pi, &(pk, j)) in pairs.iter().enumerate() {
-                            if pk == k && skew[pi] != 0 {
-                                a = a.add_scaled(&out[j], skew[pi]);
-                            }
-                        }
-                        if k > 0 && (mask >> (si * (dims - 1) + k - 1)) & 1 == 1 {
-                            a.cst += 1;
-                        }
-                        out.push(a);
-                    }
-                    out
-                })
-                .collect();
-            if deps.legal(p, nest, &phi, dims)? {
-                return Ok(Some(phi));
-            }
-        }
-    }
-    Ok(None)
 }
