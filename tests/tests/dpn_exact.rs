@@ -132,3 +132,16 @@ fn on_chip_memory_does_not_grow_with_the_problem() {
         .collect();
     assert!(words.windows(2).all(|w| w[0] == w[1]), "{words:?}");
 }
+
+/// The IR round-trips through JSON (`--emit dpn-json`).
+#[test]
+fn the_network_round_trips_through_json() {
+    let p = load(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kernels/jacobi_2d.c"), &[]);
+    let sare = dataflow::compute(&p).expect("dataflow");
+    let dpn = dpnc_dpn::build(&p, &sare, &cfg(&[4], &[2])).expect("builds");
+    let text = serde_json::to_string(&dpn).expect("serialises");
+    let back: dpnc_dpn::Dpn = serde_json::from_str(&text).expect("parses");
+    assert_eq!(serde_json::to_string(&back).expect("serialises"), text);
+    assert_eq!(back.channels.len(), dpn.channels.len());
+    assert!(back.processes.iter().any(|p| p.domain.contains("floor")), "compute domains carry their sub-band condition");
+}

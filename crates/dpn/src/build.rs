@@ -273,6 +273,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
 
     // 4. Last reads, channel kinds and sizes, by replaying σ.
     b.finish();
+    describe_processes(p, &params, &nests, &nest_of, cfg, &mut b.processes, &b.traces)?;
     let bands = band_ids.len();
     let processes = b.processes;
     let channels = b.channels;
@@ -292,6 +293,63 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         traces: b.traces,
         loads_needed,
     })
+}
+
+/// Domains and schedules of the processes in isl notation, checked by isl.
+fn describe_processes(p: &Program, params: &[i64], nests: &[Nest], nest_of: &[usize], cfg: &Config, procs: &mut [Process], traces: &[Trace]) -> Result<(), Diagnostic> {
+    use dpnc_frontend::polyhedral::{isl_name, Model};
+    let m = Model::new(p);
+    let fixed: Vec<String> = p.params.iter().zip(params).map(|(q, v)| format!("{} = {v}", isl_name(&q.name))).collect();
+    let ctx = isl_rs::Context::alloc();
+    let _ = isl_rs::Options::set_on_error(&ctx, 1);
+    let check = |t: &str, is_set: bool| -> Result<(), Diagnostic> {
+        let ok = if is_set { isl_rs::Set::read_from_str(&ctx, t).is_ok() } else { isl_rs::Map::read_from_str(&ctx, t).is_ok() };
+        if ok {
+            Ok(())
+        } else {
+            Err(Diagnostic::global(format!("internal error: isl rejects the process description `{t}`")))
+        }
+    };
+    for (pr, tr) in procs.iter_mut().zip(traces) {
+        pr.iterations = match tr {
+            Trace::Compute { ops, .. } => ops.len(),
+            Trace::Load { ops, .. } => ops.len(),
+            Trace::Store { ops, .. } => ops.len(),
+        } as u64;
+        match &pr.kind {
+            ProcessKind::Compute { stmt, subband } => {
+                let s = &p.stmts[*stmt];
+                let n = &nests[nest_of[*stmt]];
+                let iters: Vec<String> = s.iters.iter().map(|i| isl_name(i)).collect();
+                let phi: Vec<String> = n.phi_of(*stmt).iter().map(|a| a.isl_expr(&iters)).collect();
+                let size = |d: usize| size_of(&cfg.tile, d, 32);
+                let mut conds = vec![m.cond_of(p, *stmt)];
+                conds.extend(fixed.iter().cloned());
+                for (d, l) in subband.iter().enumerate() {
+                    let q = size_of(&cfg.par, d, 1).min(size(d));
+                    let (f, sz) = (&phi[d], size(d));
+                    conds.push(format!("floor(({q}*({f}) - {}*floor(({f})/{sz}))/{sz}) = {l}", q * sz));
+                }
+                let tuple = format!("{}[{}]", s.name, iters.join(", "));
+                pr.domain = format!("{}{{ {tuple} : {} }}", m.params, conds.join(" and "));
+                check(&pr.domain, true)?;
+                let tiles = phi.iter().enumerate().map(|(d, f)| format!("floor(({f}) / {})", size(d)));
+                let orig = m.schedules[*stmt].split("-> [").nth(1).and_then(|r| r.split(']').next()).unwrap_or("").to_string();
+                let terms: Vec<String> = std::iter::once(nest_of[*stmt].to_string()).chain(tiles).chain(phi.iter().cloned()).chain(std::iter::once(orig)).collect();
+                pr.schedule = format!("{}{{ {tuple} -> [{}] }}", m.params, terms.join(", "));
+                check(&pr.schedule, false)?;
+            }
+            ProcessKind::Load { var } => {
+                pr.domain = format!("every ({}-cell, band) pair whose value a band reads but does not produce", p.vars[*var].name);
+                pr.schedule = "once per band, at the value's first use in the tiled schedule".into();
+            }
+            ProcessKind::Store { var } => {
+                pr.domain = format!("every value of {} read by a later band, or final", p.vars[*var].name);
+                pr.schedule = "right after the value is produced".into();
+            }
+        }
+    }
+    Ok(())
 }
 
 fn cell_of(p: &Program, a: &dpnc_frontend::scop::Access, it: &[i64], params: &[i64]) -> Result<usize, Diagnostic> {

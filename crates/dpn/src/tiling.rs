@@ -41,6 +41,18 @@ impl Affine {
         }
         terms.join(" + ").replace("+ -", "- ")
     }
+    /// In isl's input syntax (explicit `*`).
+    pub fn isl_expr(&self, iters: &[String]) -> String {
+        let mut out = self.cst.to_string();
+        for (c, n) in self.coef.iter().zip(iters) {
+            match c {
+                0 => {}
+                c if *c < 0 => out.push_str(&format!(" - {}*{n}", -c)),
+                c => out.push_str(&format!(" + {c}*{n}")),
+            }
+        }
+        out
+    }
     fn add_scaled(&self, other: &Affine, k: i64) -> Affine {
         Affine { coef: self.coef.iter().zip(&other.coef).map(|(a, b)| a + k * b).collect(), cst: self.cst + k * other.cst }
     }

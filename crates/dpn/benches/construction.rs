@@ -1,0 +1,63 @@
+//! Times DPN construction (tiling search + network building) per kernel, tiles 32.
+//! `cargo bench -p dpnc-dpn`; with `POLYBENCH_DIR=…` the PolyBench/C kernels at
+//! `POLYBENCH_DATASET` (default MEDIUM_DATASET).
+
+use dpnc_frontend::{dataflow, Options, SourceMap};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+fn c_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() && !p.ends_with("utilities") {
+            c_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "c") {
+            out.push(p);
+        }
+    }
+}
+
+fn report(title: &str, files: &[PathBuf], opts: &Options) {
+    println!("\n{title}\n{:<18} {:>12} {:>10} {:>10} {:>10}", "kernel", "instances", "dataflow", "build", "channels");
+    for f in files {
+        let name = f.file_stem().and_then(|s| s.to_str()).unwrap_or("?");
+        let mut sm = SourceMap::new();
+        let p = match dpnc_frontend::load(&mut sm, f, opts) {
+            Ok(p) => p,
+            Err(d) => {
+                println!("{name:<18} frontend error: {}", d.message);
+                continue;
+            }
+        };
+        let t = Instant::now();
+        let Ok(sare) = dataflow::compute(&p) else { continue };
+        let t_flow = t.elapsed();
+        let t = Instant::now();
+        let cfg = dpnc_dpn::Config { tile: vec![32], par: vec![1], hyperplanes: None, max_instances: 0 };
+        match dpnc_dpn::build(&p, &sare, &cfg) {
+            Ok(dpn) => {
+                let inst: usize = dpn.traces.iter().map(|t| if let dpnc_dpn::ir::Trace::Compute { ops, .. } = t { ops.len() } else { 0 }).sum();
+                println!("{name:<18} {inst:>12} {:>8.2} s {:>8.2} s {:>10}", t_flow.as_secs_f64(), t.elapsed().as_secs_f64(), dpn.channels.len());
+            }
+            Err(e) => println!("{name:<18} {:>12} {:>8.2} s  not built: {}", "-", t_flow.as_secs_f64(), e.message),
+        }
+    }
+}
+
+fn main() {
+    let own = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/kernels");
+    let mut files = Vec::new();
+    c_files(&own, &mut files);
+    files.sort();
+    report("project test kernels", &files, &Options::default());
+    if let Ok(dir) = std::env::var("POLYBENCH_DIR") {
+        let dir = PathBuf::from(dir);
+        let mut files = Vec::new();
+        c_files(&dir, &mut files);
+        files.sort();
+        let dataset = std::env::var("POLYBENCH_DATASET").unwrap_or_else(|_| "MEDIUM_DATASET".into());
+        let opts = Options { include_dirs: vec![dir.join("utilities")], defines: vec![(dataset.clone(), None), ("DATA_TYPE_IS_FLOAT".into(), None)], ..Options::default() };
+        report(&format!("PolyBench/C 4.2.1, {dataset}, float, tiles 32"), &files, &opts);
+    }
+}
