@@ -277,7 +277,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     let bands = band_ids.len();
     let processes = b.processes;
     let channels = b.channels;
-    Ok(Dpn {
+    let mut dpn = Dpn {
         kernel: p.kernel.clone(),
         params: p.params.iter().zip(&params).map(|(q, v)| (q.name.clone(), *v)).collect(),
         tile: cfg.tile.clone(),
@@ -292,7 +292,9 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         compulsory_writes,
         traces: b.traces,
         loads_needed,
-    })
+    };
+    crate::relations::derive(p, sare, &mut dpn)?;
+    Ok(dpn)
 }
 
 /// Domains and schedules of the processes in isl notation, checked by isl.
@@ -383,7 +385,7 @@ impl Builder {
                 (format!("{}{sub}", p.stmts[*stmt].name), Trace::Compute { stmt: *stmt, ops: Vec::new() })
             }
         };
-        self.processes.push(Process { name, kind, domain: String::new(), schedule: String::new(), iterations: 0 });
+        self.processes.push(Process { name, kind, domain: String::new(), schedule: String::new(), iterations: 0, mux: Vec::new(), demux: Vec::new() });
         self.traces.push(trace);
         self.processes.len() - 1
     }
@@ -396,7 +398,7 @@ impl Builder {
             Some(r) => format!("{}_to_{}_r{r}", self.processes[producer].name, self.processes[consumer].name),
             None => format!("{}_to_{}", self.processes[producer].name, self.processes[consumer].name),
         };
-        self.channels.push(Channel { name, producer, consumer, port, class, kind: ChannelKind::Fifo, size: 0, elem: elem.to_string(), writes: 0, reads: 0 });
+        self.channels.push(Channel { name, producer, consumer, port, class, kind: ChannelKind::Fifo, size: 0, elem: elem.to_string(), writes: 0, reads: 0, relation: String::new() });
         self.chan_index.insert((producer, consumer, port), self.channels.len() - 1);
         self.channels.len() - 1
     }

@@ -24,6 +24,17 @@ pub struct Process {
     pub schedule: String,
     /// Number of iterations (concrete).
     pub iterations: u64,
+    /// Per read port: which channel to read, for which iterations (loads first).
+    pub mux: Vec<Vec<MuxClause>>,
+    /// Which channels receive this process's results, for which iterations.
+    pub demux: Vec<MuxClause>,
+}
+
+/// "Channel `channel`, for the iterations in `when`" (an isl set).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MuxClause {
+    pub channel: usize,
+    pub when: String,
 }
 
 /// Where a dependence is resolved (paper §4).
@@ -63,6 +74,11 @@ pub struct Channel {
     /// Values written (each may be read several times).
     pub writes: u64,
     pub reads: u64,
+    /// The dataflow relation it resolves, in isl notation: consumer instance → producer
+    /// instance (on chip), consumer instance → array cell (loads), producer instance →
+    /// array cell (stores). Scratchpads are addressed associatively by producer instance
+    /// (a valid bit per cell) in the executor; a modular allocation comes with the RTL.
+    pub relation: String,
 }
 
 /// A read operand of a compute instance.

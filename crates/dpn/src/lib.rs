@@ -9,6 +9,7 @@ pub mod dot;
 pub mod exec;
 pub mod ir;
 pub mod metrics;
+pub mod relations;
 pub mod tiling;
 pub mod validate;
 

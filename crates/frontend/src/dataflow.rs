@@ -20,6 +20,8 @@ pub struct Source {
     pub rel: Piece,
     /// The piece in isl notation, simplified against the sink's domain.
     pub text: String,
+    /// The piece in isl notation, exact (for building channel relations).
+    pub exact: String,
 }
 
 /// All sources of one read reference; at most one piece matches any sink instance.
@@ -163,9 +165,10 @@ pub fn compute(p: &Program) -> Result<Sare> {
                 let rel =
                     Piece::from_isl(&bmap).map_err(|e| Diagnostic::global(format!("internal error reading a dataflow piece: {e}")))?;
                 let dom = Set::read_from_str(&ctx, dom_text).map_err(isl_err("reading a domain"))?;
+                let exact = bmap.to_str().map_err(isl_err("printing"))?.to_string();
                 let text = Map::from_basic_map(bmap).and_then(|m| m.gist_domain(dom)).map_err(isl_err("simplifying a piece"))?;
                 let text = strip(text.to_str().map_err(isl_err("printing"))?);
-                by_sink.entry(sink.clone()).or_default().sources.push(Source { stmt, rel, text });
+                by_sink.entry(sink.clone()).or_default().sources.push(Source { stmt, rel, text, exact });
             }
         }
     }

@@ -1,0 +1,183 @@
+//! The symbolic side of the network: every channel's dataflow relation, every compute
+//! process's muxes (per read port, which channel to read for which iterations, load clauses
+//! first) and demuxes (which channels receive which results), as isl relations built from
+//! the SARE, the process domains and the band structure (paper §5, "Communication
+//! synthesis"). `check_counts` ties them to the concrete traces: every relation has
+//! exactly as many pairs as its channel carries reads.
+
+use crate::ir::*;
+use crate::tiling::Nest;
+use dpnc_frontend::dataflow::Sare;
+use dpnc_frontend::polyhedral::{isl_name, Model};
+use dpnc_frontend::scop::Program;
+use dpnc_frontend::Diagnostic;
+use isl_rs::{Context, Set, UnionMap, UnionSet};
+
+fn isl_err(e: isl_rs::LibISLError) -> Diagnostic {
+    Diagnostic::global(format!("internal error in isl while building channel relations: {e}"))
+}
+
+struct Ctx<'a> {
+    p: &'a Program,
+    sare: &'a Sare,
+    nests: Vec<Nest>,
+    nest_of: Vec<usize>,
+    tile: Vec<i64>,
+    model: Model,
+    fixed: String,
+    isl: Context,
+}
+
+impl Ctx<'_> {
+    fn umap(&self, t: &str) -> Result<UnionMap, Diagnostic> {
+        UnionMap::read_from_str(&self.isl, t).map_err(|e| Diagnostic::global(format!("internal error: isl rejects `{t}`: {e}")))
+    }
+    fn uset(&self, t: &str) -> Result<UnionSet, Diagnostic> {
+        UnionSet::read_from_str(&self.isl, t).map_err(|e| Diagnostic::global(format!("internal error: isl rejects `{t}`: {e}")))
+    }
+    fn params(&self) -> Result<Set, Diagnostic> {
+        Set::read_from_str(&self.isl, &self.fixed).map_err(isl_err)
+    }
+    /// The SARE pieces of read `r` of `c` whose source is `src` (`None`: initial values),
+    /// as a relation `C[i] -> P[i']`.
+    fn pieces(&self, c: usize, r: usize, src: Option<usize>) -> Result<UnionMap, Diagnostic> {
+        let name = &self.p.stmts[c].name;
+        let mut u = self.umap("{ }")?;
+        for s in self.sare.reads[c][r].sources.iter().filter(|s| s.stmt == src) {
+            let t = s.exact.replacen(&format!("{name}_r{r}["), &format!("{name}["), 1);
+            u = u.union(self.umap(&t)?).map_err(isl_err)?;
+        }
+        u.intersect_params(self.params()?).map_err(isl_err)
+    }
+    /// `{ C[i] -> P[i'] : same band }` (empty across nests).
+    fn same_band(&self, c: usize, pr: usize) -> Result<UnionMap, Diagnostic> {
+        let (nc, np) = (self.nest_of[c], self.nest_of[pr]);
+        if nc != np {
+            return self.umap("{ }");
+        }
+        let n = &self.nests[nc];
+        let ic: Vec<String> = self.p.stmts[c].iters.iter().map(|i| isl_name(i)).collect();
+        let ip: Vec<String> = self.p.stmts[pr].iters.iter().map(|i| format!("{}_p", isl_name(i))).collect();
+        let mut conds = vec!["1 = 1".to_string()];
+        for d in 0..n.dims.saturating_sub(1) {
+            let s = self.tile.get(d).or(self.tile.last()).copied().unwrap_or(32);
+            conds.push(format!("floor(({})/{s}) = floor(({})/{s})", n.phi_of(c)[d].isl_expr(&ic), n.phi_of(pr)[d].isl_expr(&ip)));
+        }
+        self.umap(&format!("{}{{ {}[{}] -> {}[{}] : {} }}", self.model.params, self.p.stmts[c].name, ic.join(", "), self.p.stmts[pr].name, ip.join(", "), conds.join(" and ")))
+    }
+}
+
+fn text(u: UnionMap) -> Result<String, Diagnostic> {
+    let u = u.coalesce().map_err(isl_err)?;
+    Ok(u.to_str().map_err(isl_err)?.to_string())
+}
+
+/// Fills `Channel::relation`, `Process::mux` and `Process::demux`.
+pub fn derive(p: &Program, sare: &Sare, dpn: &mut Dpn) -> Result<(), Diagnostic> {
+    let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
+    let model = Model::new(p);
+    let fixed: Vec<String> = p.params.iter().zip(&params).map(|(q, v)| format!("{} = {v}", isl_name(&q.name))).collect();
+    let fixed = format!("{}{{ : {} }}", model.params, if fixed.is_empty() { "1 = 1".into() } else { fixed.join(" and ") });
+    let nest_of = (0..p.stmts.len()).map(|s| dpn.nests.iter().position(|n| n.stmts.contains(&s)).unwrap_or(0)).collect();
+    let cx = Ctx { p, sare, nests: dpn.nests.clone(), nest_of, tile: dpn.tile.clone(), model, fixed, isl: Context::alloc() };
+    let _ = isl_rs::Options::set_on_error(&cx.isl, 1);
+    let domain = |pi: usize| -> Result<UnionSet, Diagnostic> { cx.uset(&dpn.processes[pi].domain) };
+    let stmt_of = |pi: usize| match dpn.processes[pi].kind {
+        ProcessKind::Compute { stmt, .. } => Some(stmt),
+        _ => None,
+    };
+    let mut relations = Vec::with_capacity(dpn.channels.len());
+    for ch in &dpn.channels {
+        let rel = match (stmt_of(ch.producer), stmt_of(ch.consumer), ch.port) {
+            // On chip: consumer instance -> producer instance, same band.
+            (Some(pr), Some(c), Some(r)) => cx
+                .pieces(c, r, Some(pr))?
+                .intersect(cx.same_band(c, pr)?)
+                .and_then(|u| u.intersect_domain(domain(ch.consumer).map_err(|_| isl_rs::LibISLError::new(isl_rs::Error::Invalid, "domain"))?))
+                .and_then(|u| u.intersect_range(domain(ch.producer).map_err(|_| isl_rs::LibISLError::new(isl_rs::Error::Invalid, "domain"))?))
+                .map_err(isl_err)?,
+            // Loaded: consumer instance -> array cell, for sources outside the band.
+            (None, Some(c), Some(r)) => {
+                let mut to_load = cx.pieces(c, r, None)?.domain().map_err(isl_err)?;
+                for pr in 0..p.stmts.len() {
+                    let cross = cx.pieces(c, r, Some(pr))?.subtract(cx.same_band(c, pr)?).and_then(|u| u.domain()).map_err(isl_err)?;
+                    to_load = to_load.union(cross).map_err(isl_err)?;
+                }
+                let access = cx.umap(&cx.model.reads[c][r])?;
+                access.intersect_domain(to_load).and_then(|u| u.intersect_domain(domain(ch.consumer).map_err(|_| isl_rs::LibISLError::new(isl_rs::Error::Invalid, "domain"))?)).map_err(isl_err)?
+            }
+            // Stored: producer instance -> array cell, for values leaving the band or final.
+            (Some(pr), None, None) => {
+                let mut stored = cx.uset("{ }")?;
+                for (c, s) in p.stmts.iter().enumerate() {
+                    for r in 0..s.reads.len() {
+                        let cross = cx.pieces(c, r, Some(pr))?.subtract(cx.same_band(c, pr)?).and_then(|u| u.range()).map_err(isl_err)?;
+                        stored = stored.union(cross).map_err(isl_err)?;
+                    }
+                }
+                for (v, flow) in sare.finals.iter().enumerate() {
+                    if p.vars[v].kind != dpnc_frontend::scop::VarKind::Argument {
+                        continue;
+                    }
+                    for src in flow.iter().flat_map(|f| &f.sources).filter(|s| s.stmt == Some(pr)) {
+                        let fin = cx.umap(&src.exact).and_then(|u| u.intersect_params(cx.params()?).and_then(|u| u.range()).map_err(isl_err))?;
+                        stored = stored.union(fin).map_err(isl_err)?;
+                    }
+                }
+                let write = cx.umap(&cx.model.writes[pr])?;
+                write.intersect_domain(stored).and_then(|u| u.intersect_domain(domain(ch.producer).map_err(|_| isl_rs::LibISLError::new(isl_rs::Error::Invalid, "domain"))?)).map_err(isl_err)?
+            }
+            _ => return Err(Diagnostic::global(format!("internal error: channel {} has an unexpected shape", ch.name))),
+        };
+        relations.push(rel);
+    }
+    // Counts must match the traces: one relation pair per read.
+    for (ch, rel) in dpn.channels.iter().zip(&relations) {
+        if ch.reads > 200_000 {
+            continue;
+        }
+        let pairs = rel.copy().and_then(|u| u.wrap()).and_then(Set::from_union_set).and_then(|s| s.count_val()).map_err(isl_err)?;
+        let pairs = pairs.get_num_si().map_err(isl_err)?;
+        let expected = if stmt_of(ch.consumer).is_some() { ch.reads } else { ch.writes };
+        if pairs as u64 != expected {
+            return Err(Diagnostic::global(format!("internal error: channel {} carries {expected} values but its relation has {pairs} pairs", ch.name)));
+        }
+    }
+    let mut mux: Vec<Vec<Vec<MuxClause>>> = dpn.processes.iter().map(|_| Vec::new()).collect();
+    let mut demux: Vec<Vec<MuxClause>> = dpn.processes.iter().map(|_| Vec::new()).collect();
+    let mut texts = Vec::with_capacity(relations.len());
+    for (c, (ch, rel)) in dpn.channels.iter().zip(relations).enumerate() {
+        let consumer_side = stmt_of(ch.consumer).is_some();
+        let (when_read, when_written) = if consumer_side {
+            let range = if stmt_of(ch.producer).is_some() { rel.copy().and_then(|u| u.range()).map_err(isl_err)? } else { rel.copy().and_then(|u| u.domain()).map_err(isl_err)? };
+            (Some(rel.copy().and_then(|u| u.domain()).map_err(isl_err)?), range)
+        } else {
+            (None, rel.copy().and_then(|u| u.domain()).map_err(isl_err)?)
+        };
+        if let (Some(w), Some(r)) = (when_read, ch.port) {
+            let m = &mut mux[ch.consumer];
+            if m.len() <= r {
+                m.resize(r + 1, Vec::new());
+            }
+            let clause = MuxClause { channel: c, when: w.coalesce().and_then(|s| s.to_str().map(str::to_string)).map_err(isl_err)? };
+            // Loads take priority (paper §5).
+            if ch.class == ChannelClass::Io {
+                m[r].insert(0, clause);
+            } else {
+                m[r].push(clause);
+            }
+        }
+        if stmt_of(ch.producer).is_some() {
+            demux[ch.producer].push(MuxClause { channel: c, when: when_written.coalesce().and_then(|s| s.to_str().map(str::to_string)).map_err(isl_err)? });
+        }
+        texts.push(text(rel)?);
+    }
+    for (ch, t) in dpn.channels.iter_mut().zip(texts) {
+        ch.relation = t;
+    }
+    for (pr, (m, d)) in dpn.processes.iter_mut().zip(mux.into_iter().zip(demux)) {
+        pr.mux = m;
+        pr.demux = d;
+    }
+    Ok(())
+}
