@@ -9,7 +9,11 @@ use std::path::{Path, PathBuf};
 
 fn kernels() -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kernels");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir).expect("kernels").map(|e| e.expect("entry").path()).filter(|p| p.extension().is_some_and(|e| e == "c")).collect();
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("kernels")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
     v.sort();
     v
 }
@@ -79,7 +83,8 @@ fn a_too_small_channel_is_reported_as_a_deadlock() {
     let dpn = dpnc_dpn::build(&p, &sare, &cfg(&[4], &[1])).expect("builds");
     let victim = dpn.channels.iter().find(|c| c.size >= 4).expect("gemm has a channel holding a tile row");
     let inputs = Store::random(&p, 1);
-    let err = exec::run(&p, &dpn, &inputs, &exec::Options { seed: 1, shrink: Some((victim.name.clone(), 1)) }).err().expect("must deadlock");
+    let err =
+        exec::run(&p, &dpn, &inputs, &exec::Options { seed: 1, shrink: Some((victim.name.clone(), 1)) }).err().expect("must deadlock");
     let text = err.to_string();
     assert!(text.contains("deadlock") && text.contains(&victim.name), "{text}");
 }

@@ -1,1 +1,269 @@
-//! Planned (see ARCHITECTURE.md); not yet implemented.
+//! The board catalogue (DESIGN.md §9): FPGA part, resources, memory banks, default clock and
+//! Vitis platform of each board dpnc targets, read from TOML files.
+//!
+//! The catalogue files live in the repository's `boards/` folder and are compiled into the
+//! binary, so `dpnc --board vcu1525` works from any directory. A user may also pass the path of
+//! a TOML file of the same shape:
+//!
+//! ```toml
+//! name = "myboard"
+//! description = "optional, one line"
+//! part = "xcvu9p-fsgd2104-2L-e"
+//! luts = 1182240
+//! ffs = 2364480
+//! dsps = 6840
+//! bram36 = 2160          # 36 Kb block RAMs
+//! uram = 960             # 288 Kb UltraRAMs
+//! clock_mhz = 300.0      # default kernel clock
+//! platform = "xilinx_vcu1525_xdma_201830_1"
+//!
+//! [[memory]]             # one table per bank
+//! name = "DDR[0]"
+//! kind = "DDR4"          # DDR4, HBM2, …
+//! width_bits = 64
+//! bandwidth_gbs = 19.2   # peak, GB/s (10^9 bytes per second)
+//! size_gib = 16.0        # optional
+//! ```
+//!
+//! Unknown keys are errors, so that a misspelt key is not silently ignored.
+
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The catalogue: (name, TOML text), embedded at build time.
+const CATALOGUE: &[(&str, &str)] = &[("vcu1525", include_str!("../../../boards/vcu1525.toml"))];
+
+/// Single-precision compute model for [`Board::peak_gflops`]: flops per DSP slice per cycle.
+///
+/// A floating-point datapath on a DSP48E2 device spends its DSPs on multipliers and adders: with
+/// the Xilinx Floating-Point Operator (PG060) at full DSP usage, a binary32 multiply takes 3 DSP
+/// slices and a binary32 add 2. A multiply–add pair, 2 flops, therefore costs 5 DSPs: 2/5 = 0.4
+/// flop per DSP per cycle when every DSP works every cycle. This is an upper bound (it ignores
+/// the LUT and routing limits and the shell's share); it is what the roofline's ceiling uses.
+pub const FP32_FLOPS_PER_DSP_PER_CYCLE: f64 = 0.4;
+
+/// Double-precision compute model: a binary64 multiply takes about 11 DSP slices and a binary64
+/// add 3 at full DSP usage (PG060), so a multiply–add pair costs 14 DSPs: 2/14 flop per DSP per
+/// cycle.
+pub const FP64_FLOPS_PER_DSP_PER_CYCLE: f64 = 2.0 / 14.0;
+
+/// One memory bank (a DDR channel, an HBM pseudo-channel group, …).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bank {
+    pub name: String,
+    /// "DDR4", "HBM2", …
+    pub kind: String,
+    /// Data width of the bank's interface in bits (ECC bits excluded).
+    pub width_bits: u32,
+    /// Peak bandwidth in GB/s (10^9 bytes per second).
+    pub bandwidth_gbs: f64,
+    /// Capacity in GiB, where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_gib: Option<f64>,
+}
+
+/// A board: its FPGA, the FPGA's resources, its memory, its default clock and Vitis platform.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Board {
+    /// Short name, as given to `--board`.
+    pub name: String,
+    /// One line for humans (plot titles, reports).
+    #[serde(default)]
+    pub description: String,
+    /// The FPGA part, as Vivado spells it.
+    pub part: String,
+    pub luts: u64,
+    pub ffs: u64,
+    pub dsps: u64,
+    /// 36 Kb block RAMs.
+    pub bram36: u64,
+    /// 288 Kb UltraRAMs.
+    pub uram: u64,
+    pub memory: Vec<Bank>,
+    /// Default kernel clock in MHz.
+    pub clock_mhz: f64,
+    /// The Vitis platform (shell) name.
+    pub platform: String,
+}
+
+/// Why a board could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum BoardError {
+    #[error("unknown board `{name}`; known boards: {}; or give the path of a board TOML file", known.join(", "))]
+    Unknown { name: String, known: Vec<String> },
+    #[error("cannot read board file {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("board file {}: {message}", path.display())]
+    Parse { path: PathBuf, message: String },
+    #[error("board file {}: {message}", path.display())]
+    Invalid { path: PathBuf, message: String },
+}
+
+/// The names of the boards compiled into dpnc, sorted.
+pub fn catalogue() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = CATALOGUE.iter().map(|(n, _)| *n).collect();
+    names.sort_unstable();
+    names
+}
+
+/// Load a board by catalogue name (`vcu1525`) or from a TOML file. An argument that names an
+/// existing file, contains a path separator or ends in `.toml` is read as a file; anything else
+/// is looked up in the catalogue.
+pub fn load(name_or_path: &str) -> Result<Board, BoardError> {
+    let as_path = Path::new(name_or_path);
+    let looks_like_path = name_or_path.contains('/') || name_or_path.contains(std::path::MAIN_SEPARATOR) || name_or_path.ends_with(".toml");
+    if looks_like_path || (as_path.is_file() && !CATALOGUE.iter().any(|(n, _)| *n == name_or_path)) {
+        let text = std::fs::read_to_string(as_path).map_err(|source| BoardError::Io { path: as_path.to_path_buf(), source })?;
+        return parse(&text, as_path);
+    }
+    match CATALOGUE.iter().find(|(n, _)| n.eq_ignore_ascii_case(name_or_path)) {
+        Some((n, text)) => parse(text, &Path::new("boards").join(format!("{n}.toml"))),
+        None => Err(BoardError::Unknown { name: name_or_path.to_string(), known: catalogue().iter().map(|s| s.to_string()).collect() }),
+    }
+}
+
+/// Parse and check a board description; `path` is only used in messages.
+pub fn parse(text: &str, path: &Path) -> Result<Board, BoardError> {
+    let board: Board =
+        toml::from_str(text).map_err(|e| BoardError::Parse { path: path.to_path_buf(), message: e.to_string().trim_end().to_string() })?;
+    board.check().map_err(|message| BoardError::Invalid { path: path.to_path_buf(), message })?;
+    Ok(board)
+}
+
+impl Board {
+    /// Every bank's peak bandwidth added up, in GB/s.
+    pub fn peak_bandwidth_gbs(&self) -> f64 {
+        self.memory.iter().map(|b| b.bandwidth_gbs).sum()
+    }
+
+    /// The compute ceiling in GFLOP/s: every DSP slice busy every cycle of the default clock,
+    /// each contributing `flops_per_dsp_per_cycle` (see [`FP32_FLOPS_PER_DSP_PER_CYCLE`] and
+    /// [`FP64_FLOPS_PER_DSP_PER_CYCLE`] for the models and their assumptions).
+    pub fn peak_gflops(&self, flops_per_dsp_per_cycle: f64) -> f64 {
+        self.dsps as f64 * flops_per_dsp_per_cycle * self.clock_mhz / 1000.0
+    }
+
+    /// The arithmetic intensity (flop per byte) where the bandwidth slope meets the compute
+    /// ceiling: below it a kernel is memory-bound.
+    pub fn ridge_point(&self, flops_per_dsp_per_cycle: f64) -> f64 {
+        self.peak_gflops(flops_per_dsp_per_cycle) / self.peak_bandwidth_gbs()
+    }
+
+    /// A short human-readable label: the description, or the name and part.
+    pub fn label(&self) -> String {
+        if self.description.is_empty() {
+            format!("{} ({})", self.name, self.part)
+        } else {
+            self.description.clone()
+        }
+    }
+
+    fn check(&self) -> Result<(), String> {
+        if self.name.trim().is_empty() {
+            return Err("`name` is empty".into());
+        }
+        if self.memory.is_empty() {
+            return Err("no `[[memory]]` bank: the roofline and the shell need at least one".into());
+        }
+        for b in &self.memory {
+            if !(b.bandwidth_gbs.is_finite() && b.bandwidth_gbs > 0.0) {
+                return Err(format!("memory bank `{}`: bandwidth_gbs must be positive, not {}", b.name, b.bandwidth_gbs));
+            }
+            if b.width_bits == 0 {
+                return Err(format!("memory bank `{}`: width_bits must be positive", b.name));
+            }
+        }
+        if !(self.clock_mhz.is_finite() && self.clock_mhz > 0.0) {
+            return Err(format!("clock_mhz must be positive, not {}", self.clock_mhz));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vcu1525_figures() {
+        let b = load("vcu1525").unwrap();
+        assert_eq!(b.name, "vcu1525");
+        assert_eq!(b.part, "xcvu9p-fsgd2104-2L-e");
+        assert_eq!((b.luts, b.ffs, b.dsps, b.bram36, b.uram), (1_182_240, 2_364_480, 6_840, 2_160, 960));
+        assert_eq!(b.memory.len(), 4);
+        assert!(b.memory.iter().all(|m| m.kind == "DDR4" && m.width_bits == 64 && m.bandwidth_gbs == 19.2));
+        assert!((b.peak_bandwidth_gbs() - 76.8).abs() < 1e-9);
+        assert_eq!(b.clock_mhz, 300.0);
+        assert_eq!(b.platform, "xilinx_vcu1525_xdma_201830_1");
+        // 6840 DSPs x 0.4 flop/DSP/cycle x 0.3 GHz.
+        assert!((b.peak_gflops(FP32_FLOPS_PER_DSP_PER_CYCLE) - 820.8).abs() < 1e-9);
+        assert!((b.ridge_point(FP32_FLOPS_PER_DSP_PER_CYCLE) - 820.8 / 76.8).abs() < 1e-9);
+        assert!(b.peak_gflops(FP64_FLOPS_PER_DSP_PER_CYCLE) < b.peak_gflops(FP32_FLOPS_PER_DSP_PER_CYCLE));
+    }
+
+    #[test]
+    fn every_catalogue_board_loads() {
+        assert!(catalogue().contains(&"vcu1525"));
+        for name in catalogue() {
+            let b = load(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(b.name, name, "a catalogue file's `name` must be its file name");
+        }
+    }
+
+    #[test]
+    fn names_are_case_insensitive() {
+        assert_eq!(load("VCU1525").unwrap().name, "vcu1525");
+    }
+
+    #[test]
+    fn unknown_board_lists_the_known_ones() {
+        let e = load("vcu9999").unwrap_err();
+        assert!(matches!(e, BoardError::Unknown { .. }));
+        let m = e.to_string();
+        assert!(m.contains("unknown board `vcu9999`"), "{m}");
+        assert!(m.contains("vcu1525"), "{m}");
+    }
+
+    #[test]
+    fn user_file_round_trip() {
+        let dir = std::env::temp_dir().join(format!("dpnc-boards-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut b = load("vcu1525").unwrap();
+        b.name = "half".into();
+        b.memory.truncate(2);
+        let path = dir.join("half.toml");
+        std::fs::write(&path, toml::to_string(&b).unwrap()).unwrap();
+        let back = load(path.to_str().unwrap()).unwrap();
+        assert_eq!(back, b);
+        assert!((back.peak_bandwidth_gbs() - 38.4).abs() < 1e-9);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn missing_file_is_an_io_error() {
+        let e = load("/nonexistent/board.toml").unwrap_err();
+        assert!(matches!(e, BoardError::Io { .. }), "{e}");
+        assert!(e.to_string().contains("/nonexistent/board.toml"));
+    }
+
+    #[test]
+    fn bad_files_are_rejected_with_a_reason() {
+        let p = Path::new("x.toml");
+        let good = include_str!("../../../boards/vcu1525.toml");
+        let e = parse(&good.replace("dsps =", "dsp ="), p).unwrap_err();
+        assert!(matches!(e, BoardError::Parse { .. }), "{e}");
+        let e = parse(&good.replace("bandwidth_gbs = 19.2", "bandwidth_gbs = 0.0"), p).unwrap_err();
+        assert!(e.to_string().contains("bandwidth_gbs must be positive"), "{e}");
+        let no_memory: String = good.split("[[memory]]").next().unwrap().to_string();
+        let e = parse(&no_memory, p).unwrap_err();
+        assert!(e.to_string().contains("memory"), "{e}");
+        let e = parse(&good.replace("clock_mhz = 300.0", "clock_mhz = -1.0"), p).unwrap_err();
+        assert!(e.to_string().contains("clock_mhz"), "{e}");
+    }
+}

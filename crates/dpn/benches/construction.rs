@@ -37,8 +37,14 @@ fn report(title: &str, files: &[PathBuf], opts: &Options) {
         let cfg = dpnc_dpn::Config { tile: vec![32], par: vec![1], hyperplanes: None, max_instances: 0 };
         match dpnc_dpn::build(&p, &sare, &cfg) {
             Ok(dpn) => {
-                let inst: usize = dpn.traces.iter().map(|t| if let dpnc_dpn::ir::Trace::Compute { ops, .. } = t { ops.len() } else { 0 }).sum();
-                println!("{name:<18} {inst:>12} {:>8.2} s {:>8.2} s {:>10}", t_flow.as_secs_f64(), t.elapsed().as_secs_f64(), dpn.channels.len());
+                let inst: usize =
+                    dpn.traces.iter().map(|t| if let dpnc_dpn::ir::Trace::Compute { ops, .. } = t { ops.len() } else { 0 }).sum();
+                println!(
+                    "{name:<18} {inst:>12} {:>8.2} s {:>8.2} s {:>10}",
+                    t_flow.as_secs_f64(),
+                    t.elapsed().as_secs_f64(),
+                    dpn.channels.len()
+                );
             }
             Err(e) => println!("{name:<18} {:>12} {:>8.2} s  not built: {}", "-", t_flow.as_secs_f64(), e.message),
         }
@@ -57,7 +63,11 @@ fn main() {
         c_files(&dir, &mut files);
         files.sort();
         let dataset = std::env::var("POLYBENCH_DATASET").unwrap_or_else(|_| "MEDIUM_DATASET".into());
-        let opts = Options { include_dirs: vec![dir.join("utilities")], defines: vec![(dataset.clone(), None), ("DATA_TYPE_IS_FLOAT".into(), None)], ..Options::default() };
+        let opts = Options {
+            include_dirs: vec![dir.join("utilities")],
+            defines: vec![(dataset.clone(), None), ("DATA_TYPE_IS_FLOAT".into(), None)],
+            ..Options::default()
+        };
         report(&format!("PolyBench/C 4.2.1, {dataset}, float, tiles 32"), &files, &opts);
     }
 }

@@ -54,7 +54,9 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     let nest_of: Vec<usize> = (0..p.stmts.len()).map(|s| nests.iter().position(|n| n.stmts.contains(&s)).unwrap_or(0)).collect();
     for (d, (&q, s)) in cfg.par.iter().zip(cfg.tile.iter().chain(std::iter::repeat(cfg.tile.last().unwrap_or(&32)))).enumerate() {
         if q > *s {
-            return Err(Diagnostic::global(format!("--par {q} on hyperplane {d} exceeds the tile size {s}: a sub-band cannot be thinner than one iteration")));
+            return Err(Diagnostic::global(format!(
+                "--par {q} on hyperplane {d} exceeds the tile size {s}: a sub-band cannot be thinner than one iteration"
+            )));
         }
     }
 
@@ -63,7 +65,9 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     let limit = if cfg.max_instances == 0 { 50_000_000 } else { cfg.max_instances };
     for_each_instance(p, &params, &mut |k, it| {
         if insts.len() as u64 >= limit {
-            return Err(Diagnostic::global(format!("more than {limit} statement instances: too large for the software network; use smaller sizes")));
+            return Err(Diagnostic::global(format!(
+                "more than {limit} statement instances: too large for the software network; use smaller sizes"
+            )));
         }
         insts.push((k, it.to_vec()));
         Ok(())
@@ -75,8 +79,15 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         let sizes: Vec<i64> = (0..n.dims).map(|d| size_of(&cfg.tile, d, 32)).collect();
         let tiles: Vec<i64> = phi.iter().zip(&sizes).map(|(x, s)| x.div_euclid(*s)).collect();
         let band: Vec<i64> = std::iter::once(nest as i64).chain(tiles.iter().take(n.dims.saturating_sub(1)).copied()).collect();
-        let subband: Vec<i64> = (0..n.dims.saturating_sub(1)).map(|d| phi[d].rem_euclid(sizes[d]) * size_of(&cfg.par, d, 1).min(sizes[d]) / sizes[d]).collect();
-        let key = band.iter().chain(tiles.iter().skip(n.dims.saturating_sub(1))).chain(&phi).copied().chain(std::iter::once(order as i64)).collect();
+        let subband: Vec<i64> =
+            (0..n.dims.saturating_sub(1)).map(|d| phi[d].rem_euclid(sizes[d]) * size_of(&cfg.par, d, 1).min(sizes[d]) / sizes[d]).collect();
+        let key = band
+            .iter()
+            .chain(tiles.iter().skip(n.dims.saturating_sub(1)))
+            .chain(&phi)
+            .copied()
+            .chain(std::iter::once(order as i64))
+            .collect();
         Placement { band, key, subband }
     };
     let placements: Vec<Placement> = insts.iter().enumerate().map(|(o, (k, it))| place(*k, it, o)).collect();
@@ -94,7 +105,10 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         let v = &p.vars[var];
         v.dims.is_empty() && v.kind == VarKind::Argument && !v.written
     };
-    let mut origins: Vec<Vec<Option<(Option<usize>, Vec<i64>)>>> = Vec::with_capacity(insts.len());
+    // Per instance and read: `None` for a scalar argument, else (producer instance or
+    // `None` for an initial value, the cell read when initial).
+    type Origins = Vec<Vec<Option<(Option<usize>, Vec<i64>)>>>;
+    let mut origins: Origins = Vec::with_capacity(insts.len());
     let mut stored = vec![false; insts.len()];
     for (o, (k, it)) in insts.iter().enumerate() {
         let s = &p.stmts[*k];
@@ -104,10 +118,14 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                 row.push(None);
                 continue;
             }
-            let origin = sare.reads[*k][r].origin(&params, it).ok_or_else(|| Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", s.name, it)))?;
+            let origin = sare.reads[*k][r]
+                .origin(&params, it)
+                .ok_or_else(|| Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", s.name, it)))?;
             row.push(Some(match origin {
                 Origin::Stmt(src, si) => {
-                    let so = *index_of.get(&(src, si.as_slice())).ok_or_else(|| Diagnostic::global("internal error: source instance outside its domain"))?;
+                    let so = *index_of
+                        .get(&(src, si.as_slice()))
+                        .ok_or_else(|| Diagnostic::global("internal error: source instance outside its domain"))?;
                     if placements[so].band != placements[o].band {
                         stored[so] = true;
                     }
@@ -159,9 +177,9 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     let mut compute_proc: HashMap<(usize, Vec<i64>), usize> = HashMap::new();
     for &o in &sigma {
         let key = (insts[o].0, placements[o].subband.clone());
-        if !compute_proc.contains_key(&key) {
-            let ix = b.add_process(p, ProcessKind::Compute { stmt: key.0, subband: key.1.clone() });
-            compute_proc.insert(key, ix);
+        if let std::collections::hash_map::Entry::Vacant(e) = compute_proc.entry(key) {
+            let (stmt, subband) = e.key().clone();
+            e.insert(b.add_process(p, ProcessKind::Compute { stmt, subband }));
         }
     }
     // DDR versions: the k-th store of a cell creates version k (0 = the initial value).
@@ -206,7 +224,12 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                     let (cell, version) = match src {
                         Some(so) => {
                             let w = &p.stmts[insts[*so].0].write;
-                            (cell_of(p, w, &insts[*so].1, &params)?, *version_of_value.get(so).ok_or_else(|| Diagnostic::global("internal error: a value is loaded before it is stored"))?)
+                            (
+                                cell_of(p, w, &insts[*so].1, &params)?,
+                                *version_of_value
+                                    .get(so)
+                                    .ok_or_else(|| Diagnostic::global("internal error: a value is loaded before it is stored"))?,
+                            )
                         }
                         None => (flatten(&p.vars[a.var].dims, idx).ok_or_else(|| Diagnostic::new(a.span, "read out of bounds"))?, 0),
                     };
@@ -298,7 +321,15 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
 }
 
 /// Domains and schedules of the processes in isl notation, checked by isl.
-fn describe_processes(p: &Program, params: &[i64], nests: &[Nest], nest_of: &[usize], cfg: &Config, procs: &mut [Process], traces: &[Trace]) -> Result<(), Diagnostic> {
+fn describe_processes(
+    p: &Program,
+    params: &[i64],
+    nests: &[Nest],
+    nest_of: &[usize],
+    cfg: &Config,
+    procs: &mut [Process],
+    traces: &[Trace],
+) -> Result<(), Diagnostic> {
     use dpnc_frontend::polyhedral::{isl_name, Model};
     let m = Model::new(p);
     let fixed: Vec<String> = p.params.iter().zip(params).map(|(q, v)| format!("{} = {v}", isl_name(&q.name))).collect();
@@ -337,7 +368,11 @@ fn describe_processes(p: &Program, params: &[i64], nests: &[Nest], nest_of: &[us
                 check(&pr.domain, true)?;
                 let tiles = phi.iter().enumerate().map(|(d, f)| format!("floor(({f}) / {})", size(d)));
                 let orig = m.schedules[*stmt].split("-> [").nth(1).and_then(|r| r.split(']').next()).unwrap_or("").to_string();
-                let terms: Vec<String> = std::iter::once(nest_of[*stmt].to_string()).chain(tiles).chain(phi.iter().cloned()).chain(std::iter::once(orig)).collect();
+                let terms: Vec<String> = std::iter::once(nest_of[*stmt].to_string())
+                    .chain(tiles)
+                    .chain(phi.iter().cloned())
+                    .chain(std::iter::once(orig))
+                    .collect();
                 pr.schedule = format!("{}{{ {tuple} -> [{}] }}", m.params, terms.join(", "));
                 check(&pr.schedule, false)?;
             }
@@ -356,7 +391,8 @@ fn describe_processes(p: &Program, params: &[i64], nests: &[Nest], nest_of: &[us
 
 fn cell_of(p: &Program, a: &dpnc_frontend::scop::Access, it: &[i64], params: &[i64]) -> Result<usize, Diagnostic> {
     let idx: Vec<i64> = a.index.iter().map(|x| x.eval(it, params).unwrap_or(-1)).collect();
-    flatten(&p.vars[a.var].dims, &idx).ok_or_else(|| Diagnostic::new(a.span, format!("access to {}{idx:?} is out of bounds", p.vars[a.var].name)))
+    flatten(&p.vars[a.var].dims, &idx)
+        .ok_or_else(|| Diagnostic::new(a.span, format!("access to {}{idx:?} is out of bounds", p.vars[a.var].name)))
 }
 
 /// A write into or a read from a channel at time `t` of σ.
@@ -385,7 +421,15 @@ impl Builder {
                 (format!("{}{sub}", p.stmts[*stmt].name), Trace::Compute { stmt: *stmt, ops: Vec::new() })
             }
         };
-        self.processes.push(Process { name, kind, domain: String::new(), schedule: String::new(), iterations: 0, mux: Vec::new(), demux: Vec::new() });
+        self.processes.push(Process {
+            name,
+            kind,
+            domain: String::new(),
+            schedule: String::new(),
+            iterations: 0,
+            mux: Vec::new(),
+            demux: Vec::new(),
+        });
         self.traces.push(trace);
         self.processes.len() - 1
     }
@@ -398,7 +442,19 @@ impl Builder {
             Some(r) => format!("{}_to_{}_r{r}", self.processes[producer].name, self.processes[consumer].name),
             None => format!("{}_to_{}", self.processes[producer].name, self.processes[consumer].name),
         };
-        self.channels.push(Channel { name, producer, consumer, port, class, kind: ChannelKind::Fifo, size: 0, elem: elem.to_string(), writes: 0, reads: 0, relation: String::new() });
+        self.channels.push(Channel {
+            name,
+            producer,
+            consumer,
+            port,
+            class,
+            kind: ChannelKind::Fifo,
+            size: 0,
+            elem: elem.to_string(),
+            writes: 0,
+            reads: 0,
+            relation: String::new(),
+        });
         self.chan_index.insert((producer, consumer, port), self.channels.len() - 1);
         self.channels.len() - 1
     }

@@ -107,7 +107,8 @@ enum Blocked {
 pub fn run(p: &Program, dpn: &Dpn, inputs: &Store, opts: &Options) -> Result<Outcome, ExecError> {
     let mut caps: Vec<usize> = dpn.channels.iter().map(|c| c.size.max(1)).collect();
     if let Some((name, cap)) = &opts.shrink {
-        let ch = dpn.channels.iter().position(|c| &c.name == name).ok_or_else(|| ExecError::Kernel(format!("no channel named `{name}`")))?;
+        let ch =
+            dpn.channels.iter().position(|c| &c.name == name).ok_or_else(|| ExecError::Kernel(format!("no channel named `{name}`")))?;
         caps[ch] = *cap;
     }
     let bufs = dpn
@@ -226,7 +227,8 @@ impl Machine<'_> {
         }
         let s = &self.p.stmts[stmt];
         let mut read = |k: usize| Ok(vals[k]);
-        let v = eval(&s.body, &op.iters, &self.params, &mut read).map_err(|e| ExecError::Kernel(format!("{}{:?}: {e:?}", s.name, op.iters)))?;
+        let v =
+            eval(&s.body, &op.iters, &self.params, &mut read).map_err(|e| ExecError::Kernel(format!("{}{:?}: {e:?}", s.name, op.iters)))?;
         let v = v.convert(self.p.vars[s.write.var].ty);
         for &ch in &op.writes {
             self.push(ch, op.vid, v);
@@ -273,8 +275,12 @@ impl Machine<'_> {
             }
             let name = &self.dpn.processes[pi].name;
             let why = match self.step(pi) {
-                Ok(Err(Blocked::Empty(ch))) => format!("waits to read `{}` (empty or not yet holding the value)", self.dpn.channels[ch].name),
-                Ok(Err(Blocked::Full(ch))) => format!("waits to write `{}` (full: {}/{})", self.dpn.channels[ch].name, self.bufs[ch].len(), self.caps[ch]),
+                Ok(Err(Blocked::Empty(ch))) => {
+                    format!("waits to read `{}` (empty or not yet holding the value)", self.dpn.channels[ch].name)
+                }
+                Ok(Err(Blocked::Full(ch))) => {
+                    format!("waits to write `{}` (full: {}/{})", self.dpn.channels[ch].name, self.bufs[ch].len(), self.caps[ch])
+                }
                 Ok(Err(Blocked::Version(var, cell, v))) => {
                     let dims = &self.p.vars[var].dims;
                     format!("waits for DDR: {}{:?} at version {v}", self.p.vars[var].name, dpnc_frontend::store::unflatten(dims, cell))

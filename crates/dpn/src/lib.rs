@@ -7,6 +7,7 @@
 pub mod build;
 pub mod dot;
 pub mod exec;
+pub mod explore;
 pub mod ir;
 pub mod metrics;
 pub mod relations;

@@ -82,7 +82,14 @@ pub fn report(p: &Program, dpn: &Dpn) -> Report {
         channels[c.kind as usize] += 1;
         // Store channels feed DDR writes; they are on chip too.
         words += c.size as u64;
-        onchip_bytes += c.size as u64 * if c.elem == "double" || c.elem == "long" { 8 } else if c.elem == "char" { 1 } else { 4 };
+        onchip_bytes += c.size as u64
+            * if c.elem == "double" || c.elem == "long" {
+                8
+            } else if c.elem == "char" {
+                1
+            } else {
+                4
+            };
     }
     Report {
         instances: per_stmt.iter().sum(),
@@ -111,7 +118,13 @@ pub fn render(p: &Program, dpn: &Dpn, r: &Report) -> String {
     let _ = writeln!(o, "bands: {}", r.bands);
     let _ = writeln!(o, "statement instances: {}   floating-point operations: {}", r.instances, r.flops);
     let _ = writeln!(o, "DDR traffic: {} B read + {} B written = {} B", r.ddr_read_bytes, r.ddr_write_bytes, r.ddr_bytes());
-    let _ = writeln!(o, "  untiled original: {} B read + {} B written = {} B", r.untiled_read_bytes, r.untiled_write_bytes, r.untiled_read_bytes + r.untiled_write_bytes);
+    let _ = writeln!(
+        o,
+        "  untiled original: {} B read + {} B written = {} B",
+        r.untiled_read_bytes,
+        r.untiled_write_bytes,
+        r.untiled_read_bytes + r.untiled_write_bytes
+    );
     let _ = writeln!(o, "  compulsory (inputs once, outputs once): {} B", r.compulsory_bytes);
     let _ = writeln!(o, "arithmetic intensity: {:.3} flop/B", r.intensity());
     let _ = writeln!(o, "on-chip: {} words ({} B) in {} channels", r.onchip_words, r.onchip_bytes, dpn.channels.len());
@@ -119,7 +132,16 @@ pub fn render(p: &Program, dpn: &Dpn, r: &Report) -> String {
     let _ = writeln!(o, "channels: {} FIFO, {} FIFO+register, {} scratchpad", r.channels[0], r.channels[1], r.channels[2]);
     let _ = writeln!(o, "\n{:<34} {:<6} {:<11} {:>7} {:>9} {:>9}", "channel", "class", "kind", "size", "writes", "reads");
     for c in &dpn.channels {
-        let _ = writeln!(o, "{:<34} {:<6} {:<11} {:>7} {:>9} {:>9}", c.name, format!("{:?}", c.class), format!("{:?}", c.kind), c.size, c.writes, c.reads);
+        let _ = writeln!(
+            o,
+            "{:<34} {:<6} {:<11} {:>7} {:>9} {:>9}",
+            c.name,
+            format!("{:?}", c.class),
+            format!("{:?}", c.kind),
+            c.size,
+            c.writes,
+            c.reads
+        );
     }
     o
 }

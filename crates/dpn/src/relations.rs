@@ -63,7 +63,15 @@ impl Ctx<'_> {
             let s = self.tile.get(d).or(self.tile.last()).copied().unwrap_or(32);
             conds.push(format!("floor(({})/{s}) = floor(({})/{s})", n.phi_of(c)[d].isl_expr(&ic), n.phi_of(pr)[d].isl_expr(&ip)));
         }
-        self.umap(&format!("{}{{ {}[{}] -> {}[{}] : {} }}", self.model.params, self.p.stmts[c].name, ic.join(", "), self.p.stmts[pr].name, ip.join(", "), conds.join(" and ")))
+        self.umap(&format!(
+            "{}{{ {}[{}] -> {}[{}] : {} }}",
+            self.model.params,
+            self.p.stmts[c].name,
+            ic.join(", "),
+            self.p.stmts[pr].name,
+            ip.join(", "),
+            conds.join(" and ")
+        ))
     }
 }
 
@@ -93,8 +101,12 @@ pub fn derive(p: &Program, sare: &Sare, dpn: &mut Dpn) -> Result<(), Diagnostic>
             (Some(pr), Some(c), Some(r)) => cx
                 .pieces(c, r, Some(pr))?
                 .intersect(cx.same_band(c, pr)?)
-                .and_then(|u| u.intersect_domain(domain(ch.consumer).map_err(|_| isl_rs::LibISLError::new(isl_rs::Error::Invalid, "domain"))?))
-                .and_then(|u| u.intersect_range(domain(ch.producer).map_err(|_| isl_rs::LibISLError::new(isl_rs::Error::Invalid, "domain"))?))
+                .and_then(|u| {
+                    u.intersect_domain(domain(ch.consumer).map_err(|_| isl_rs::LibISLError::new(isl_rs::Error::Invalid, "domain"))?)
+                })
+                .and_then(|u| {
+                    u.intersect_range(domain(ch.producer).map_err(|_| isl_rs::LibISLError::new(isl_rs::Error::Invalid, "domain"))?)
+                })
                 .map_err(isl_err)?,
             // Loaded: consumer instance -> array cell, for sources outside the band.
             (None, Some(c), Some(r)) => {
@@ -104,7 +116,12 @@ pub fn derive(p: &Program, sare: &Sare, dpn: &mut Dpn) -> Result<(), Diagnostic>
                     to_load = to_load.union(cross).map_err(isl_err)?;
                 }
                 let access = cx.umap(&cx.model.reads[c][r])?;
-                access.intersect_domain(to_load).and_then(|u| u.intersect_domain(domain(ch.consumer).map_err(|_| isl_rs::LibISLError::new(isl_rs::Error::Invalid, "domain"))?)).map_err(isl_err)?
+                access
+                    .intersect_domain(to_load)
+                    .and_then(|u| {
+                        u.intersect_domain(domain(ch.consumer).map_err(|_| isl_rs::LibISLError::new(isl_rs::Error::Invalid, "domain"))?)
+                    })
+                    .map_err(isl_err)?
             }
             // Stored: producer instance -> array cell, for values leaving the band or final.
             (Some(pr), None, None) => {
@@ -120,12 +137,18 @@ pub fn derive(p: &Program, sare: &Sare, dpn: &mut Dpn) -> Result<(), Diagnostic>
                         continue;
                     }
                     for src in flow.iter().flat_map(|f| &f.sources).filter(|s| s.stmt == Some(pr)) {
-                        let fin = cx.umap(&src.exact).and_then(|u| u.intersect_params(cx.params()?).and_then(|u| u.range()).map_err(isl_err))?;
+                        let fin =
+                            cx.umap(&src.exact).and_then(|u| u.intersect_params(cx.params()?).and_then(|u| u.range()).map_err(isl_err))?;
                         stored = stored.union(fin).map_err(isl_err)?;
                     }
                 }
                 let write = cx.umap(&cx.model.writes[pr])?;
-                write.intersect_domain(stored).and_then(|u| u.intersect_domain(domain(ch.producer).map_err(|_| isl_rs::LibISLError::new(isl_rs::Error::Invalid, "domain"))?)).map_err(isl_err)?
+                write
+                    .intersect_domain(stored)
+                    .and_then(|u| {
+                        u.intersect_domain(domain(ch.producer).map_err(|_| isl_rs::LibISLError::new(isl_rs::Error::Invalid, "domain"))?)
+                    })
+                    .map_err(isl_err)?
             }
             _ => return Err(Diagnostic::global(format!("internal error: channel {} has an unexpected shape", ch.name))),
         };
@@ -140,7 +163,10 @@ pub fn derive(p: &Program, sare: &Sare, dpn: &mut Dpn) -> Result<(), Diagnostic>
         let pairs = pairs.get_num_si().map_err(isl_err)?;
         let expected = if stmt_of(ch.consumer).is_some() { ch.reads } else { ch.writes };
         if pairs as u64 != expected {
-            return Err(Diagnostic::global(format!("internal error: channel {} carries {expected} values but its relation has {pairs} pairs", ch.name)));
+            return Err(Diagnostic::global(format!(
+                "internal error: channel {} carries {expected} values but its relation has {pairs} pairs",
+                ch.name
+            )));
         }
     }
     let mut mux: Vec<Vec<Vec<MuxClause>>> = dpn.processes.iter().map(|_| Vec::new()).collect();
@@ -149,7 +175,11 @@ pub fn derive(p: &Program, sare: &Sare, dpn: &mut Dpn) -> Result<(), Diagnostic>
     for (c, (ch, rel)) in dpn.channels.iter().zip(relations).enumerate() {
         let consumer_side = stmt_of(ch.consumer).is_some();
         let (when_read, when_written) = if consumer_side {
-            let range = if stmt_of(ch.producer).is_some() { rel.copy().and_then(|u| u.range()).map_err(isl_err)? } else { rel.copy().and_then(|u| u.domain()).map_err(isl_err)? };
+            let range = if stmt_of(ch.producer).is_some() {
+                rel.copy().and_then(|u| u.range()).map_err(isl_err)?
+            } else {
+                rel.copy().and_then(|u| u.domain()).map_err(isl_err)?
+            };
             (Some(rel.copy().and_then(|u| u.domain()).map_err(isl_err)?), range)
         } else {
             (None, rel.copy().and_then(|u| u.domain()).map_err(isl_err)?)
@@ -168,7 +198,10 @@ pub fn derive(p: &Program, sare: &Sare, dpn: &mut Dpn) -> Result<(), Diagnostic>
             }
         }
         if stmt_of(ch.producer).is_some() {
-            demux[ch.producer].push(MuxClause { channel: c, when: when_written.coalesce().and_then(|s| s.to_str().map(str::to_string)).map_err(isl_err)? });
+            demux[ch.producer].push(MuxClause {
+                channel: c,
+                when: when_written.coalesce().and_then(|s| s.to_str().map(str::to_string)).map_err(isl_err)?,
+            });
         }
         texts.push(text(rel)?);
     }

@@ -128,7 +128,8 @@ impl Deps {
         let flow = w.copy().and_then(|w| w.apply_range(r.copy()?.reverse()?)).map_err(isl_err)?;
         let anti = r.apply_range(w.copy().and_then(|w| w.reverse()).map_err(isl_err)?).map_err(isl_err)?;
         let out = w.copy().and_then(|w2| w2.apply_range(w.reverse()?)).map_err(isl_err)?;
-        let deps = flow.union(anti).and_then(|d| d.union(out)).and_then(|d| d.intersect(before)).and_then(|d| d.coalesce()).map_err(isl_err)?;
+        let deps =
+            flow.union(anti).and_then(|d| d.union(out)).and_then(|d| d.intersect(before)).and_then(|d| d.coalesce()).map_err(isl_err)?;
         Ok(Deps { ctx, deps, fixed })
     }
 
@@ -193,7 +194,10 @@ fn parse_affine(text: &str, iters: &[String]) -> Result<Affine, String> {
         if var.is_empty() {
             a.cst += sign * k;
         } else {
-            let d = iters.iter().position(|i| i == var).ok_or_else(|| format!("`{var}` is not an iterator of this statement ({})", iters.join(", ")))?;
+            let d = iters
+                .iter()
+                .position(|i| i == var)
+                .ok_or_else(|| format!("`{var}` is not an iterator of this statement ({})", iters.join(", ")))?;
             a.coef[d] += sign * k;
         }
     }
@@ -217,7 +221,9 @@ pub fn choose(p: &Program, params: &[i64], user: Option<&str>) -> Result<Vec<Nes
                     return Err(Diagnostic::global("--hyperplanes: every statement of a nest needs the same number of hyperplanes"));
                 }
                 if !deps.legal(p, &nest, &phi, dims)? {
-                    return Err(Diagnostic::global("--hyperplanes: this tiling violates a dependence (some distance is negative along a hyperplane)"));
+                    return Err(Diagnostic::global(
+                        "--hyperplanes: this tiling violates a dependence (some distance is negative along a hyperplane)",
+                    ));
                 }
                 out.push(Nest { stmts: nest, dims, phi, how: "given by --hyperplanes".into(), fallback: false });
                 continue;
@@ -261,7 +267,8 @@ fn search(p: &Program, deps: &Deps, nest: Vec<usize>) -> Result<Nest, Diagnostic
             fallback: true,
         });
     }
-    let mut how = if skewed { format!("skewed: {}", describe(p, &nest, &phi)) } else { format!("rectangular, hyperplanes ({})", kept.join(", ")) };
+    let mut how =
+        if skewed { format!("skewed: {}", describe(p, &nest, &phi)) } else { format!("rectangular, hyperplanes ({})", kept.join(", ")) };
     if !dropped.is_empty() {
         how.push_str(&format!("; not tiled (no legal hyperplane): {}", dropped.join(", ")));
     }
@@ -272,7 +279,14 @@ fn search(p: &Program, deps: &Deps, nest: Vec<usize>) -> Result<Nest, Diagnostic
 /// `(phi, kept names, dropped names, skewed)`.
 type Placed = (Vec<Vec<Affine>>, Vec<String>, Vec<String>, bool);
 
-fn place(p: &Program, deps: &Deps, nest: &[usize], aligned: &[Vec<Affine>], names: &[String], order: &[usize]) -> Result<Placed, Diagnostic> {
+fn place(
+    p: &Program,
+    deps: &Deps,
+    nest: &[usize],
+    aligned: &[Vec<Affine>],
+    names: &[String],
+    order: &[usize],
+) -> Result<Placed, Diagnostic> {
     let mut phi: Vec<Vec<Affine>> = vec![Vec::new(); nest.len()];
     let (mut kept, mut dropped, mut skewed) = (Vec::new(), Vec::new(), false);
     for &d in order {
@@ -293,7 +307,13 @@ fn place(p: &Program, deps: &Deps, nest: &[usize], aligned: &[Vec<Affine>], name
 
 /// The first legal variant of one hyperplane: as is, then skewed by the hyperplanes already
 /// placed (factors up to 2) and with per-statement shifts of 0 or 1; `plain` if unchanged.
-fn legal_variant(p: &Program, deps: &Deps, nest: &[usize], base: &[Affine], placed: &[Vec<Affine>]) -> Result<Option<(Vec<Affine>, bool)>, Diagnostic> {
+fn legal_variant(
+    p: &Program,
+    deps: &Deps,
+    nest: &[usize],
+    base: &[Affine],
+    placed: &[Vec<Affine>],
+) -> Result<Option<(Vec<Affine>, bool)>, Diagnostic> {
     let prior = placed.first().map_or(0, |r| r.len());
     let mut skews: Vec<Vec<i64>> = vec![vec![]];
     for _ in 0..prior {

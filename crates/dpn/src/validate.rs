@@ -51,10 +51,16 @@ pub fn validate(p: &Program, dpn: &Dpn) -> Vec<String> {
                         if let ReadSrc::Chan { ch, vid, .. } = *src {
                             let c = &dpn.channels[ch];
                             if c.consumer != pi || c.port != Some(r) {
-                                errs.push(format!("{}{:?} read {r} uses channel {} of another port", p.stmts[*stmt].name, op.iters, c.name));
+                                errs.push(format!(
+                                    "{}{:?} read {r} uses channel {} of another port",
+                                    p.stmts[*stmt].name, op.iters, c.name
+                                ));
                             }
                             if !written.contains(&(ch, vid)) {
-                                errs.push(format!("{}{:?} read {r}: nobody writes its value into {}", p.stmts[*stmt].name, op.iters, c.name));
+                                errs.push(format!(
+                                    "{}{:?} read {r}: nobody writes its value into {}",
+                                    p.stmts[*stmt].name, op.iters, c.name
+                                ));
                             }
                         }
                     }

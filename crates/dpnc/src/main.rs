@@ -227,7 +227,9 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
         }
         None if args.report => {}
         None => {
-            return Err("hardware generation is not available yet in this version of dpnc; use --emit, --report, or `dpnc run`".to_string().into())
+            return Err("hardware generation is not available yet in this version of dpnc; use --emit, --report, or `dpnc run`"
+                .to_string()
+                .into())
         }
     }
     if args.report {
@@ -267,7 +269,8 @@ fn run(sm: &mut SourceMap, args: &RunArgs) -> Result<(), Failure> {
             None => None,
         };
         for seed in [1, 2] {
-            let out = dpnc_dpn::exec::run(&p, &dpn, &inputs, &dpnc_dpn::exec::Options { seed, shrink: shrink.clone() }).map_err(|e| e.to_string())?;
+            let out = dpnc_dpn::exec::run(&p, &dpn, &inputs, &dpnc_dpn::exec::Options { seed, shrink: shrink.clone() })
+                .map_err(|e| e.to_string())?;
             if let Some(m) = Store::compare(&p, &mem, &out.store) {
                 return Err(format!("DPN executor MISMATCH at {m} (interpreter vs DPN, seed {seed})").into());
             }

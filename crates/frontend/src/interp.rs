@@ -61,12 +61,15 @@ pub fn run(p: &Program, params: &[i64], mem: &mut Store) -> Result<Stats, Diagno
     Ok(stats)
 }
 
+/// A visitor of statement instances: `(statement, iterators)`.
+pub type Visit<'a> = dyn FnMut(usize, &[i64]) -> Result<(), Diagnostic> + 'a;
+
 /// Calls `f(statement, iterators)` for every statement instance, in program order.
-pub fn for_each_instance(p: &Program, params: &[i64], f: &mut dyn FnMut(usize, &[i64]) -> Result<(), Diagnostic>) -> Result<(), Diagnostic> {
+pub fn for_each_instance(p: &Program, params: &[i64], f: &mut Visit) -> Result<(), Diagnostic> {
     walk(p, &p.tree, params, &mut Vec::new(), f)
 }
 
-fn walk(p: &Program, nodes: &[Node], params: &[i64], iters: &mut Vec<i64>, f: &mut dyn FnMut(usize, &[i64]) -> Result<(), Diagnostic>) -> Result<(), Diagnostic> {
+fn walk(p: &Program, nodes: &[Node], params: &[i64], iters: &mut Vec<i64>, f: &mut Visit) -> Result<(), Diagnostic> {
     let internal = |e: &str| Diagnostic::new(p.region, format!("internal error: {e}"));
     for n in nodes {
         match n {
