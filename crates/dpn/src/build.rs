@@ -189,7 +189,8 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     let mut loads_needed: HashMap<(usize, usize, u32), u32> = HashMap::new();
     let mut ddr_reads = vec![0u64; p.vars.len()];
     let mut ddr_writes = vec![0u64; p.vars.len()];
-    let mut next_load_vid: u64 = 1 << 62;
+    // Value ids: a computed value is its instance's index; loaded values come after.
+    let mut next_load_vid: u64 = insts.len() as u64;
     let mut op_of: Vec<(usize, usize)> = vec![(usize::MAX, 0); insts.len()];
 
     for (t, &o) in sigma.iter().enumerate() {
@@ -199,6 +200,10 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         let me = compute_proc[&(k, placements[o].subband.clone())];
         let band = band_ids[placements[o].band.as_slice()];
         let mut reads = Vec::with_capacity(s.reads.len());
+        let my_op = match &b.traces[me] {
+            Trace::Compute { ops, .. } => ops.len(),
+            _ => 0,
+        };
         for (r, a) in s.reads.iter().enumerate() {
             let Some((src, idx)) = &origins[o][r] else {
                 reads.push(ReadSrc::Scalar { var: a.var });
@@ -214,7 +219,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                     if let Trace::Compute { ops, .. } = &mut b.traces[pp] {
                         if !ops[pi].writes.contains(&ch) {
                             ops[pi].writes.push(ch);
-                            b.events.push(Event { t: 4 * rank[so] + 2, ch, vid: so as u64, write: true });
+                            b.events.push(Event { t: 4 * rank[so] + 2, ch, vid: so as u64, write: true, op: 0 });
                         }
                     }
                     (ch, so as u64)
@@ -254,13 +259,13 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                     if !op.outs.contains(&ch) {
                         op.outs.push(ch);
                         // The load happened at the value's first use in the band (now or earlier).
-                        b.events.push(Event { t: op.at, ch, vid: op.vid, write: true });
+                        b.events.push(Event { t: op.at, ch, vid: op.vid, write: true, op: op_ix });
                     }
                     (ch, op.vid)
                 }
             };
             reads.push(ReadSrc::Chan { ch, vid, last: false });
-            b.events.push(Event { t: 4 * t + 1, ch, vid, write: false });
+            b.events.push(Event { t: 4 * t + 1, ch, vid, write: false, op: my_op });
         }
         let Trace::Compute { ops, .. } = &mut b.traces[me] else { unreachable!("compute process") };
         ops.push(ComputeOp { iters: it.clone(), reads, writes: Vec::new(), vid: o as u64 });
@@ -286,16 +291,20 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
             if let Trace::Compute { ops, .. } = &mut b.traces[me] {
                 ops[pi].writes.push(ch);
             }
-            if let Trace::Store { ops, .. } = &mut b.traces[sp] {
-                ops.push(StoreOp { ch, vid: o as u64, cell, version });
-            }
-            b.events.push(Event { t: 4 * t + 2, ch, vid: o as u64, write: true });
-            b.events.push(Event { t: 4 * t + 3, ch, vid: o as u64, write: false });
+            let store_op = match &mut b.traces[sp] {
+                Trace::Store { ops, .. } => {
+                    ops.push(StoreOp { ch, vid: o as u64, cell, version });
+                    ops.len() - 1
+                }
+                _ => 0,
+            };
+            b.events.push(Event { t: 4 * t + 2, ch, vid: o as u64, write: true, op: 0 });
+            b.events.push(Event { t: 4 * t + 3, ch, vid: o as u64, write: false, op: store_op });
         }
     }
 
     // 4. Last reads, channel kinds and sizes, by replaying σ.
-    b.finish();
+    b.finish(next_load_vid as usize);
     describe_processes(p, &params, &nests, &nest_of, cfg, &mut b.processes, &b.traces)?;
     let bands = band_ids.len();
     let processes = b.processes;
@@ -401,6 +410,9 @@ struct Event {
     ch: usize,
     vid: u64,
     write: bool,
+    /// The operation's index in the consumer's trace (reads) or in the Load process's trace
+    /// (loaded writes: several loads can share a time, their trace order decides).
+    op: usize,
 }
 
 struct Builder {
@@ -459,81 +471,64 @@ impl Builder {
         self.channels.len() - 1
     }
 
-    /// Marks last reads, then types and sizes every channel from the σ replay.
-    fn finish(&mut self) {
-        // Last read of each value in each channel, in consumer order.
-        let mut remaining: HashMap<(usize, u64), u32> = HashMap::new();
-        for e in self.events.iter().filter(|e| !e.write) {
-            *remaining.entry((e.ch, e.vid)).or_default() += 1;
-        }
-        let mut read_seq: Vec<Vec<u64>> = vec![Vec::new(); self.channels.len()];
-        let mut write_seq: Vec<Vec<u64>> = vec![Vec::new(); self.channels.len()];
-        for (pi, trace) in self.traces.iter_mut().enumerate() {
-            match trace {
-                Trace::Compute { ops, .. } => {
-                    let mut seen: HashMap<(usize, u64), u32> = HashMap::new();
-                    for op in ops.iter_mut() {
-                        for r in op.reads.iter_mut() {
-                            if let ReadSrc::Chan { ch, vid, last } = r {
-                                let n = seen.entry((*ch, *vid)).or_default();
-                                *n += 1;
-                                *last = *n == remaining[&(*ch, *vid)];
-                                read_seq[*ch].push(*vid);
+    /// Marks last reads, then types and sizes every channel from the σ replay, one channel
+    /// at a time (`n_values` bounds the value ids).
+    fn finish(&mut self, n_values: usize) {
+        self.events.sort_unstable_by_key(|e| (e.ch, e.t, !e.write, e.op));
+        // `stamp[vid] == ch + 1` once a later read of `vid` in channel `ch` has been seen.
+        let mut stamp = vec![0u32; n_values];
+        let mut start = 0;
+        while start < self.events.len() {
+            let ch = self.events[start].ch;
+            let end = start + self.events[start..].iter().take_while(|e| e.ch == ch).count();
+            let mut last = vec![false; end - start];
+            for (k, e) in self.events[start..end].iter().enumerate().rev() {
+                if !e.write && stamp[e.vid as usize] != ch as u32 + 1 {
+                    stamp[e.vid as usize] = ch as u32 + 1;
+                    last[k] = true;
+                }
+            }
+            let consumer = self.channels[ch].consumer;
+            let (mut live, mut size, mut writes, mut reads) = (0usize, 0usize, 0u64, 0u64);
+            let (mut write_seq, mut read_seq): (Vec<u64>, Vec<u64>) = (Vec::new(), Vec::new());
+            for (k, e) in self.events[start..end].iter().enumerate() {
+                if e.write {
+                    live += 1;
+                    size = size.max(live);
+                    writes += 1;
+                    write_seq.push(e.vid);
+                    continue;
+                }
+                reads += 1;
+                if read_seq.last() != Some(&e.vid) {
+                    read_seq.push(e.vid);
+                }
+                if last[k] {
+                    live -= 1;
+                    if let Trace::Compute { ops, .. } = &mut self.traces[consumer] {
+                        for r in ops[e.op].reads.iter_mut() {
+                            if let ReadSrc::Chan { ch: c, last: l, .. } = r {
+                                if *c == ch {
+                                    *l = true;
+                                }
                             }
                         }
-                        for &ch in &op.writes {
-                            if self.channels[ch].producer == pi {
-                                write_seq[ch].push(op.vid);
-                            }
-                        }
-                    }
-                }
-                Trace::Load { ops, .. } => {
-                    for op in ops.iter() {
-                        for &ch in &op.outs {
-                            write_seq[ch].push(op.vid);
-                        }
-                    }
-                }
-                Trace::Store { ops, .. } => {
-                    for op in ops.iter() {
-                        read_seq[op.ch].push(op.vid);
                     }
                 }
             }
-        }
-        // Occupancy under σ: a value is live from its write to its last read.
-        self.events.sort_by_key(|e| (e.t, !e.write));
-        let mut live = vec![0usize; self.channels.len()];
-        let mut left = remaining.clone();
-        for e in &self.events {
-            let c = &mut self.channels[e.ch];
-            if e.write {
-                live[e.ch] += 1;
-                c.size = c.size.max(live[e.ch]);
-                c.writes += 1;
-            } else {
-                c.reads += 1;
-                let n = left.get_mut(&(e.ch, e.vid)).map(|n| {
-                    *n -= 1;
-                    *n
-                });
-                if n == Some(0) {
-                    live[e.ch] -= 1;
-                }
-            }
-        }
-        for (ch, c) in self.channels.iter_mut().enumerate() {
-            let reads = &read_seq[ch];
-            let mut distinct: Vec<u64> = reads.clone();
-            distinct.dedup();
-            let in_order = distinct == write_seq[ch];
-            let once = reads.len() == write_seq[ch].len();
-            c.kind = match (in_order, once) {
+            let c = &mut self.channels[ch];
+            c.size = size;
+            c.writes = writes;
+            c.reads = reads;
+            // In order: values are first read in the order written; read once: as many
+            // reads as writes; FIFO+register: in order, repeats only back to back.
+            c.kind = match (read_seq == write_seq, reads == writes) {
                 (true, true) => ChannelKind::Fifo,
                 (true, false) => ChannelKind::FifoReg,
                 _ => ChannelKind::Scratchpad,
             };
+            start = end;
         }
+        self.events = Vec::new();
     }
 }
