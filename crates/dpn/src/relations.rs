@@ -174,7 +174,9 @@ pub fn derive(p: &Program, sare: &Sare, dpn: &mut Dpn) -> Result<(), Diagnostic>
         }
         // isl's point counting can fail internally on sets with many floors (skewed tiles);
         // the count is a cross-check, so such a channel is simply not counted.
-        let Ok(pairs) = rel.copy().and_then(|u| u.wrap()).and_then(Set::from_union_set).and_then(|s| s.count_val()).and_then(|v| v.get_num_si()) else {
+        let Ok(pairs) =
+            rel.copy().and_then(|u| u.wrap()).and_then(Set::from_union_set).and_then(|s| s.count_val()).and_then(|v| v.get_num_si())
+        else {
             continue;
         };
         let expected = if stmt_of(ch.consumer).is_some() { ch.reads } else { ch.writes };
@@ -214,10 +216,7 @@ pub fn derive(p: &Program, sare: &Sare, dpn: &mut Dpn) -> Result<(), Diagnostic>
             }
         }
         if stmt_of(ch.producer).is_some() {
-            demux[ch.producer].push(MuxClause {
-                channel: c,
-                when: set_text(when_written)?,
-            });
+            demux[ch.producer].push(MuxClause { channel: c, when: set_text(when_written)? });
         }
         texts.push(text(rel)?);
     }
