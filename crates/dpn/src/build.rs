@@ -29,6 +29,8 @@ pub struct Config {
     pub hyperplanes: Option<String>,
     /// Refuse to build networks with more statement instances than this.
     pub max_instances: u64,
+    /// Say on stderr what is happening when the network is large (the CLI sets this).
+    pub progress: bool,
 }
 
 /// Where an instance runs.
@@ -98,6 +100,10 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     for &o in &sigma {
         let next = band_ids.len();
         band_ids.entry(placements[o].band.as_slice()).or_insert(next);
+    }
+
+    if cfg.progress && insts.len() > 500_000 {
+        eprintln!("dpnc: building the process network: {} statement instances in {} band(s)…", insts.len(), band_ids.len());
     }
 
     // 2. Origins of every read, and which produced values leave their band.

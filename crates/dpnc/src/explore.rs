@@ -180,7 +180,13 @@ pub fn run(sm: &mut SourceMap, args: &ExploreArgs) -> Result<(), Failure> {
 
     let sizes = &args.tile.0;
     let n = sizes.len();
-    let base = dpnc_dpn::Config { tile: Vec::new(), par: args.par.clone(), hyperplanes: args.hyperplanes.clone(), max_instances: 0 };
+    let base = dpnc_dpn::Config {
+        tile: Vec::new(),
+        par: args.par.clone(),
+        hyperplanes: args.hyperplanes.clone(),
+        max_instances: 0,
+        progress: false,
+    };
     let finished = AtomicUsize::new(0);
     let start = Instant::now();
     let progress = |_: usize, (tile, r): &Point| {

@@ -78,7 +78,13 @@ struct Shape {
 
 impl Shape {
     fn config(&self) -> dpnc_dpn::Config {
-        dpnc_dpn::Config { tile: self.tile.clone(), par: self.par.clone(), hyperplanes: self.hyperplanes.clone(), max_instances: 0 }
+        dpnc_dpn::Config {
+            tile: self.tile.clone(),
+            par: self.par.clone(),
+            hyperplanes: self.hyperplanes.clone(),
+            max_instances: 0,
+            progress: true,
+        }
     }
 }
 
