@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Installs what dpnc needs on a Debian machine (run as root): the autotools that isl-rs
-# uses to build its bundled isl, a C/C++ compiler, Verilator and Yosys, and a Rust
-# toolchain if none is present. Idempotent: nothing is installed twice.
+# Installs what dpnc needs on a Debian machine (run as root): the packages listed in
+# packages.txt (the autotools that isl-rs uses to build its bundled isl, a C/C++ compiler,
+# Verilator, Yosys) and a Rust toolchain if none is present. Idempotent.
 set -euo pipefail
-packages=(autoconf automake libtool make pkg-config gcc g++ verilator yosys ca-certificates curl)
+mapfile -t packages < "$(dirname "$0")/packages.txt"
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

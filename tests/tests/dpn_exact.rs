@@ -7,17 +7,6 @@ use dpnc_dpn::{exec, metrics, validate, Config};
 use dpnc_frontend::{dataflow, interp, Options, Program, SourceMap, Store};
 use std::path::{Path, PathBuf};
 
-fn kernels() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kernels");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("kernels")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "c"))
-        .collect();
-    v.sort();
-    v
-}
-
 fn load(f: &Path, defines: &[(&str, &str)]) -> Program {
     let mut sm = SourceMap::new();
     let opts = Options { defines: defines.iter().map(|(n, v)| (n.to_string(), Some(v.to_string()))).collect(), ..Options::default() };
@@ -30,7 +19,7 @@ fn cfg(tile: &[i64], par: &[i64]) -> Config {
 
 #[test]
 fn every_kernel_runs_bit_exact_through_the_network() {
-    let files = kernels();
+    let files = dpnc_tests::kernels();
     assert!(files.len() >= 20);
     let mut failures = Vec::new();
     let mut runs = 0;

@@ -5,7 +5,7 @@
 use dpnc_frontend::scop::{ArgSlot, Program, VarKind};
 use dpnc_frontend::{interp, Options, SourceMap, Store};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 /// A `main` that reads every array/scalar argument as raw bytes, calls the kernel, and
@@ -51,15 +51,9 @@ fn interpreter_matches_gcc() {
     if Command::new("gcc").arg("--version").output().is_err() {
         panic!("gcc is required (scripts/setup.sh installs it)");
     }
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kernels");
     let tmp = std::env::temp_dir().join(format!("dpnc-gcc-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).expect("temp dir");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("kernels")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "c"))
-        .collect();
-    files.sort();
+    let files = dpnc_tests::kernels();
     let mut failures = Vec::new();
     for f in &files {
         for ty in ["double", "float"] {

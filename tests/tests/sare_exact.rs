@@ -5,20 +5,9 @@
 use dpnc_frontend::{dataflow, interp, sare_eval, Options, SourceMap, Store};
 use std::path::PathBuf;
 
-fn kernels() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kernels");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/kernels exists")
-        .map(|e| e.expect("readable entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "c"))
-        .collect();
-    v.sort();
-    v
-}
-
 #[test]
 fn sare_evaluator_is_bit_exact_with_the_interpreter() {
-    let files = kernels();
+    let files = dpnc_tests::kernels();
     assert!(files.len() >= 20, "the test set has only {} kernels", files.len());
     let mut failures = Vec::new();
     let mut checked = 0;

@@ -12,7 +12,7 @@
 use crate::ir::*;
 use crate::tiling::{self, Nest};
 use dpnc_frontend::dataflow::{Origin, Sare};
-use dpnc_frontend::interp::for_each_instance;
+use dpnc_frontend::interp::{for_each_instance, index_of, out_of_bounds};
 use dpnc_frontend::scop::{Program, VarKind};
 use dpnc_frontend::store::flatten;
 use dpnc_frontend::Diagnostic;
@@ -40,7 +40,8 @@ struct Placement {
     subband: Vec<i64>,
 }
 
-fn size_of(cfg: &[i64], d: usize, default: i64) -> i64 {
+/// Entry `d` of a `--tile`/`--par` list (the last one repeats; `default` when empty).
+pub(crate) fn size_of(cfg: &[i64], d: usize, default: i64) -> i64 {
     cfg.get(d).or(cfg.last()).copied().unwrap_or(default)
 }
 
@@ -53,7 +54,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         return Err(Diagnostic::global(format!("parallelism {q} is not positive")));
     }
     let nests = tiling::choose(p, &params, cfg.hyperplanes.as_deref())?;
-    let nest_of: Vec<usize> = (0..p.stmts.len()).map(|s| nests.iter().position(|n| n.stmts.contains(&s)).unwrap_or(0)).collect();
+    let nest_of = tiling::nest_of(&nests, p.stmts.len());
     for (d, (&q, s)) in cfg.par.iter().zip(cfg.tile.iter().chain(std::iter::repeat(cfg.tile.last().unwrap_or(&32)))).enumerate() {
         if q > *s {
             return Err(Diagnostic::global(format!(
@@ -107,10 +108,6 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     }
 
     // 2. Origins of every read, and which produced values leave their band.
-    let scalar_arg = |var: usize| {
-        let v = &p.vars[var];
-        v.dims.is_empty() && v.kind == VarKind::Argument && !v.written
-    };
     // Per instance and read: `None` for a scalar argument, else (producer instance or
     // `None` for an initial value, the cell read when initial).
     type Origins = Vec<Vec<Option<(Option<usize>, Vec<i64>)>>>;
@@ -120,7 +117,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         let s = &p.stmts[*k];
         let mut row = Vec::with_capacity(s.reads.len());
         for (r, a) in s.reads.iter().enumerate() {
-            if scalar_arg(a.var) {
+            if p.vars[a.var].is_scalar_argument() {
                 row.push(None);
                 continue;
             }
@@ -332,6 +329,10 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         loads_needed,
     };
     crate::relations::derive(p, sare, &mut dpn)?;
+    let errs = crate::validate::validate(p, &dpn);
+    if !errs.is_empty() {
+        return Err(Diagnostic::global(format!("internal error: the process network is invalid:\n  {}", errs.join("\n  "))));
+    }
     Ok(dpn)
 }
 
@@ -347,7 +348,7 @@ fn describe_processes(
 ) -> Result<(), Diagnostic> {
     use dpnc_frontend::polyhedral::{isl_name, Model};
     let m = Model::new(p);
-    let fixed: Vec<String> = p.params.iter().zip(params).map(|(q, v)| format!("{} = {v}", isl_name(&q.name))).collect();
+    let fixed = Model::fixed_conditions(p, params);
     let ctx = isl_rs::Context::alloc();
     let _ = isl_rs::Options::set_on_error(&ctx, 1);
     let check = |t: &str, is_set: bool| -> Result<(), Diagnostic> {
@@ -359,17 +360,13 @@ fn describe_processes(
         }
     };
     for (pr, tr) in procs.iter_mut().zip(traces) {
-        pr.iterations = match tr {
-            Trace::Compute { ops, .. } => ops.len(),
-            Trace::Load { ops, .. } => ops.len(),
-            Trace::Store { ops, .. } => ops.len(),
-        } as u64;
+        pr.iterations = tr.len() as u64;
         match &pr.kind {
             ProcessKind::Compute { stmt, subband } => {
                 let s = &p.stmts[*stmt];
                 let n = &nests[nest_of[*stmt]];
                 let iters: Vec<String> = s.iters.iter().map(|i| isl_name(i)).collect();
-                let phi: Vec<String> = n.phi_of(*stmt).iter().map(|a| a.isl_expr(&iters)).collect();
+                let phi: Vec<String> = n.phi_of(*stmt).iter().map(|a| a.isl(&iters)).collect();
                 let size = |d: usize| size_of(&cfg.tile, d, 32);
                 let mut conds = vec![m.cond_of(p, *stmt)];
                 conds.extend(fixed.iter().cloned());
@@ -405,9 +402,8 @@ fn describe_processes(
 }
 
 fn cell_of(p: &Program, a: &dpnc_frontend::scop::Access, it: &[i64], params: &[i64]) -> Result<usize, Diagnostic> {
-    let idx: Vec<i64> = a.index.iter().map(|x| x.eval(it, params).unwrap_or(-1)).collect();
-    flatten(&p.vars[a.var].dims, &idx)
-        .ok_or_else(|| Diagnostic::new(a.span, format!("access to {}{idx:?} is out of bounds", p.vars[a.var].name)))
+    let (idx, off) = index_of(p, a, it, params)?;
+    off.ok_or_else(|| Diagnostic::new(a.span, out_of_bounds(p, a, &idx)))
 }
 
 /// A write into or a read from a channel at time `t` of σ.

@@ -18,13 +18,7 @@ pub fn render(p: &Program, dpn: &Dpn) -> String {
                 ProcessKind::Store { var } => (2, format!("{} → DDR", p.vars[*var].name)),
             };
             if g == group {
-                let ops = match &dpn.traces.get(i) {
-                    Some(Trace::Compute { ops, .. }) => ops.len(),
-                    Some(Trace::Load { ops, .. }) => ops.len(),
-                    Some(Trace::Store { ops, .. }) => ops.len(),
-                    None => 0,
-                };
-                let _ = writeln!(o, "    p{i} [label=\"{}\\n{what}\\n{ops} iterations\"];", pr.name);
+                let _ = writeln!(o, "    p{i} [label=\"{}\\n{what}\\n{} iterations\"];", pr.name, pr.iterations);
             }
         }
         let _ = writeln!(o, "  }}");

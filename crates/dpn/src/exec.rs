@@ -165,12 +165,7 @@ pub fn run(p: &Program, dpn: &Dpn, inputs: &Store, opts: &Options) -> Result<Out
 
 impl Machine<'_> {
     fn done(&self, pi: usize) -> bool {
-        self.pc[pi]
-            >= match &self.dpn.traces[pi] {
-                Trace::Compute { ops, .. } => ops.len(),
-                Trace::Load { ops, .. } => ops.len(),
-                Trace::Store { ops, .. } => ops.len(),
-            }
+        self.pc[pi] >= self.dpn.traces[pi].len()
     }
 
     /// Runs the next operation of process `pi` if it can: `Ok(Ok(true))` when it ran,

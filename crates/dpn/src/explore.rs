@@ -14,18 +14,11 @@ use rayon::prelude::*;
 /// One point of a sweep: the tile sizes and the network's figures, or why it could not be built.
 pub type Point = (Vec<i64>, Result<Report, String>);
 
-/// Build and measure the network for every entry of `sizes` (each a `--tile` vector: the last
-/// size repeats for deeper nests) with parallelism `par`, in parallel. The output has one entry
-/// per size, in the order given.
-pub fn sweep(p: &Program, sare: &Sare, sizes: &[Vec<i64>], par: &[i64]) -> Vec<Point> {
-    let base = Config { par: par.to_vec(), ..Config::default() };
-    sweep_with(p, sare, sizes, &base, &|_, _| {})
-}
-
-/// [`sweep`] with the rest of the configuration (hyperplanes, instance limit) taken from `base`
-/// (its `tile` is ignored), calling `done(index, point)` as each point finishes, from whichever
+/// Builds and measures the network for every entry of `sizes` (each a `--tile` vector: the
+/// last size repeats for deeper nests), in parallel, in the order given; the rest of the
+/// configuration comes from `base` (its `tile` is ignored). Calls `done(index, point)` as each point finishes, from whichever
 /// thread built it (for progress reports).
-pub fn sweep_with(p: &Program, sare: &Sare, sizes: &[Vec<i64>], base: &Config, done: &(dyn Fn(usize, &Point) + Sync)) -> Vec<Point> {
+pub fn sweep(p: &Program, sare: &Sare, sizes: &[Vec<i64>], base: &Config, done: &(dyn Fn(usize, &Point) + Sync)) -> Vec<Point> {
     sizes
         .par_iter()
         .enumerate()
@@ -37,15 +30,11 @@ pub fn sweep_with(p: &Program, sare: &Sare, sizes: &[Vec<i64>], base: &Config, d
         .collect()
 }
 
-/// Build, validate and measure one network.
+/// Builds (and so validates) and measures one network.
 pub fn measure(p: &Program, sare: &Sare, cfg: &Config) -> Result<Report, String> {
     let dpn = build(p, sare, cfg).map_err(|d| match d.help {
         Some(h) => format!("{} ({h})", d.message),
         None => d.message,
     })?;
-    let errs = crate::validate::validate(p, &dpn);
-    if !errs.is_empty() {
-        return Err(format!("internal error: the process network is invalid: {}", errs.join("; ")));
-    }
     Ok(report(p, &dpn))
 }

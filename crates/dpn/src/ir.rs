@@ -127,6 +127,20 @@ pub enum Trace {
     Store { var: usize, ops: Vec<StoreOp> },
 }
 
+impl Trace {
+    /// Number of operations (the process's iterations).
+    pub fn len(&self) -> usize {
+        match self {
+            Trace::Compute { ops, .. } => ops.len(),
+            Trace::Load { ops, .. } => ops.len(),
+            Trace::Store { ops, .. } => ops.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// The network for concrete parameter values.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Dpn {

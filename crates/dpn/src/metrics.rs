@@ -3,8 +3,9 @@
 
 use crate::ir::*;
 use dpnc_frontend::ast::BinOp;
-use dpnc_frontend::interp::for_each_instance;
-use dpnc_frontend::scop::{Program, TExpr, TKind, VarKind};
+use dpnc_frontend::ast::ScalarType;
+use dpnc_frontend::interp::instance_counts;
+use dpnc_frontend::scop::{Program, TExpr, TKind};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -54,16 +55,12 @@ fn flops_of(e: &TExpr) -> u64 {
 
 pub fn report(p: &Program, dpn: &Dpn) -> Report {
     let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
-    let mut per_stmt = vec![0u64; p.stmts.len()];
-    let _ = for_each_instance(p, &params, &mut |k, _| {
-        per_stmt[k] += 1;
-        Ok(())
-    });
+    // The network was built from the same walk, so it cannot fail here.
+    let per_stmt = instance_counts(p, &params).unwrap_or_default();
     let size = |var: usize| p.vars[var].ty.size() as u64;
-    let scalar_arg = |var: usize| p.vars[var].dims.is_empty() && p.vars[var].kind == VarKind::Argument && !p.vars[var].written;
     let (mut ur, mut uw, mut flops) = (0, 0, 0);
     for (k, s) in p.stmts.iter().enumerate() {
-        ur += per_stmt[k] * s.reads.iter().filter(|a| !scalar_arg(a.var)).map(|a| size(a.var)).sum::<u64>();
+        ur += per_stmt[k] * s.reads.iter().filter(|a| !p.vars[a.var].is_scalar_argument()).map(|a| size(a.var)).sum::<u64>();
         uw += per_stmt[k] * size(s.write.var);
         flops += per_stmt[k] * flops_of(&s.body);
     }
@@ -82,14 +79,7 @@ pub fn report(p: &Program, dpn: &Dpn) -> Report {
         channels[c.kind as usize] += 1;
         // Store channels feed DDR writes; they are on chip too.
         words += c.size as u64;
-        onchip_bytes += c.size as u64
-            * if c.elem == "double" || c.elem == "long" {
-                8
-            } else if c.elem == "char" {
-                1
-            } else {
-                4
-            };
+        onchip_bytes += c.size as u64 * ScalarType::from_c_name(&c.elem).map_or(8, |t| t.size() as u64);
     }
     Report {
         instances: per_stmt.iter().sum(),

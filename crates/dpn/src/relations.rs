@@ -60,8 +60,8 @@ impl Ctx<'_> {
         let ip: Vec<String> = self.p.stmts[pr].iters.iter().map(|i| format!("{}_p", isl_name(i))).collect();
         let mut conds = vec!["1 = 1".to_string()];
         for d in 0..n.dims.saturating_sub(1) {
-            let s = self.tile.get(d).or(self.tile.last()).copied().unwrap_or(32);
-            conds.push(format!("floor(({})/{s}) = floor(({})/{s})", n.phi_of(c)[d].isl_expr(&ic), n.phi_of(pr)[d].isl_expr(&ip)));
+            let s = crate::build::size_of(&self.tile, d, 32);
+            conds.push(format!("floor(({})/{s}) = floor(({})/{s})", n.phi_of(c)[d].isl(&ic), n.phi_of(pr)[d].isl(&ip)));
         }
         self.umap(&format!(
             "{}{{ {}[{}] -> {}[{}] : {} }}",
@@ -97,9 +97,8 @@ fn set_text(u: UnionSet) -> Result<String, Diagnostic> {
 pub fn derive(p: &Program, sare: &Sare, dpn: &mut Dpn) -> Result<(), Diagnostic> {
     let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
     let model = Model::new(p);
-    let fixed: Vec<String> = p.params.iter().zip(&params).map(|(q, v)| format!("{} = {v}", isl_name(&q.name))).collect();
-    let fixed = format!("{}{{ : {} }}", model.params, if fixed.is_empty() { "1 = 1".into() } else { fixed.join(" and ") });
-    let nest_of = (0..p.stmts.len()).map(|s| dpn.nests.iter().position(|n| n.stmts.contains(&s)).unwrap_or(0)).collect();
+    let fixed = model.fixed_context(p, &params);
+    let nest_of = crate::tiling::nest_of(&dpn.nests, p.stmts.len());
     let cx = Ctx { p, sare, nests: dpn.nests.clone(), nest_of, tile: dpn.tile.clone(), model, fixed, isl: Context::alloc() };
     let _ = isl_rs::Options::set_on_error(&cx.isl, 1);
     let domain = |pi: usize| -> Result<UnionSet, Diagnostic> { cx.uset(&dpn.processes[pi].domain) };

@@ -8,6 +8,7 @@
 //! Jacobi-1D solution is `(t, 2t+i)` / `(t, 2t+i+1)`); (3) otherwise fall back to one band
 //! holding the whole nest in its original order (always legal, everything on chip).
 
+use dpnc_frontend::dataflow;
 use dpnc_frontend::polyhedral::{isl_name, Model};
 use dpnc_frontend::scop::{Program, SchedTerm};
 use dpnc_frontend::Diagnostic;
@@ -25,7 +26,7 @@ impl Affine {
     pub fn eval(&self, it: &[i64]) -> i64 {
         self.coef.iter().zip(it).map(|(c, x)| c * x).sum::<i64>() + self.cst
     }
-    /// In isl notation over the given iterator names.
+    /// In isl notation over the given iterator names (also how reports show it).
     pub fn isl(&self, iters: &[String]) -> String {
         let mut terms: Vec<String> = Vec::new();
         for (c, n) in self.coef.iter().zip(iters) {
@@ -40,18 +41,6 @@ impl Affine {
             terms.push(self.cst.to_string());
         }
         terms.join(" + ").replace("+ -", "- ")
-    }
-    /// In isl's input syntax (explicit `*`).
-    pub fn isl_expr(&self, iters: &[String]) -> String {
-        let mut out = self.cst.to_string();
-        for (c, n) in self.coef.iter().zip(iters) {
-            match c {
-                0 => {}
-                c if *c < 0 => out.push_str(&format!(" - {}*{n}", -c)),
-                c => out.push_str(&format!(" + {c}*{n}")),
-            }
-        }
-        out
     }
     fn add_scaled(&self, other: &Affine, k: i64) -> Affine {
         Affine { coef: self.coef.iter().zip(&other.coef).map(|(a, b)| a + k * b).collect(), cst: self.cst + k * other.cst }
@@ -78,6 +67,11 @@ impl Nest {
         let k = self.stmts.iter().position(|&s| s == stmt).unwrap_or(0);
         &self.phi[k]
     }
+}
+
+/// The nest of every statement.
+pub fn nest_of(nests: &[Nest], n_stmts: usize) -> Vec<usize> {
+    (0..n_stmts).map(|s| nests.iter().position(|n| n.stmts.contains(&s)).unwrap_or(0)).collect()
 }
 
 /// Top-level nests: statements sharing the first schedule coordinate.
@@ -112,14 +106,9 @@ impl Deps {
         let ctx = Context::alloc();
         let _ = isl_rs::Options::set_on_error(&ctx, 1);
         let m = Model::new(p);
-        let fixed: Vec<String> = p.params.iter().zip(params).map(|(q, v)| format!("{} = {v}", isl_name(&q.name))).collect();
-        let fixed = format!("{}{{ : {} }}", m.params, if fixed.is_empty() { "1 = 1".into() } else { fixed.join(" and ") });
+        let fixed = m.fixed_context(p, params);
         let union = |parts: &[String]| -> Result<UnionMap, Diagnostic> {
-            let mut u = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
-            for t in parts {
-                u = u.union(UnionMap::read_from_str(&ctx, t).map_err(isl_err)?).map_err(isl_err)?;
-            }
-            u.intersect_params(isl_rs::Set::read_from_str(&ctx, &fixed).map_err(isl_err)?).map_err(isl_err)
+            dataflow::union(&ctx, parts)?.intersect_params(isl_rs::Set::read_from_str(&ctx, &fixed).map_err(isl_err)?).map_err(isl_err)
         };
         let w = union(&m.writes)?;
         let r = union(&m.reads.concat())?;

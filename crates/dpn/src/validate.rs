@@ -4,7 +4,7 @@
 //! instances.
 
 use crate::ir::*;
-use dpnc_frontend::interp::for_each_instance;
+use dpnc_frontend::interp::instance_counts;
 use dpnc_frontend::scop::Program;
 use std::collections::{HashMap, HashSet};
 
@@ -76,13 +76,10 @@ pub fn validate(p: &Program, dpn: &Dpn) -> Vec<String> {
             Trace::Load { .. } => {}
         }
     }
-    let mut expected: HashMap<usize, u64> = HashMap::new();
     let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
-    let walked = for_each_instance(p, &params, &mut |k, _| {
-        *expected.entry(k).or_default() += 1;
-        Ok(())
-    });
-    if walked.is_err() || expected != per_stmt {
+    let covered = instance_counts(p, &params)
+        .is_ok_and(|counts| counts.iter().enumerate().all(|(k, n)| per_stmt.get(&k).copied().unwrap_or(0) == *n));
+    if !covered {
         errs.push("compute processes do not cover every statement instance exactly once".into());
     }
     errs

@@ -206,7 +206,7 @@ pub fn run(sm: &mut SourceMap, args: &ExploreArgs) -> Result<(), Failure> {
         .stack_size(256 << 20)
         .build()
         .map_err(|e| format!("cannot start the worker threads: {e}"))?;
-    let points = pool.install(|| dpnc_dpn::explore::sweep_with(&p, &sare, sizes, &base, &progress));
+    let points = pool.install(|| dpnc_dpn::explore::sweep(&p, &sare, sizes, &base, &progress));
 
     print!("{}", table(&p, &board, &roof, fpd, &model, &points));
     let ok = points.iter().filter(|(_, r)| r.is_ok()).count();

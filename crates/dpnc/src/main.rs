@@ -219,30 +219,26 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
         return Err("no input file; run `dpnc --help`".to_string().into());
     };
     let p = load(sm, src)?;
-    match args.emit {
-        Some(Emit::Scop) => print!("{}", emit::scop(&p, sm)?),
-        Some(Emit::Sare) => {
-            let sare = dpnc_frontend::dataflow::compute(&p)?;
-            print!("{}", emit::sare(&p, &sare, sm));
+    let dpn = match (args.emit, args.report) {
+        (Some(Emit::DpnJson | Emit::Dot), _) | (_, true) => {
+            Some(dpnc_dpn::build(&p, &dpnc_frontend::dataflow::compute(&p)?, &args.shape.config())?)
         }
-        Some(Emit::DpnJson) | Some(Emit::Dot) => {
-            let dpn = build_dpn(&p, &args.shape)?;
-            if matches!(args.emit, Some(Emit::Dot)) {
-                print!("{}", dpnc_dpn::dot::render(&p, &dpn));
-            } else {
-                println!("{}", serde_json::to_string_pretty(&dpn).map_err(|e| e.to_string())?);
-            }
-        }
-        None if args.report => {}
-        None => {
+        _ => None,
+    };
+    match (args.emit, &dpn) {
+        (Some(Emit::Scop), _) => print!("{}", emit::scop(&p, sm)?),
+        (Some(Emit::Sare), _) => print!("{}", emit::sare(&p, &dpnc_frontend::dataflow::compute(&p)?, sm)),
+        (Some(Emit::Dot), Some(dpn)) => print!("{}", dpnc_dpn::dot::render(&p, dpn)),
+        (Some(Emit::DpnJson), Some(dpn)) => println!("{}", serde_json::to_string_pretty(dpn).map_err(|e| e.to_string())?),
+        (None, _) if args.report => {}
+        _ => {
             return Err("hardware generation is not available yet in this version of dpnc; use --emit, --report, or `dpnc run`"
                 .to_string()
                 .into())
         }
     }
-    if args.report {
-        let dpn = build_dpn(&p, &args.shape)?;
-        print!("{}", dpnc_dpn::metrics::render(&p, &dpn, &dpnc_dpn::metrics::report(&p, &dpn)));
+    if let (true, Some(dpn)) = (args.report, &dpn) {
+        print!("{}", dpnc_dpn::metrics::render(&p, dpn, &dpnc_dpn::metrics::report(&p, dpn)));
     }
     Ok(())
 }
@@ -268,7 +264,7 @@ fn run(sm: &mut SourceMap, args: &RunArgs) -> Result<(), Failure> {
             Some(m) => return Err(format!("SARE evaluator MISMATCH at {m} (interpreter vs SARE)").into()),
         }
         let t = Instant::now();
-        let dpn = build_dpn(&p, &args.shape)?;
+        let dpn = dpnc_dpn::build(&p, &sare, &args.shape.config())?;
         let shrink = match &args.debug_shrink_channel {
             Some(s) => {
                 let (n, c) = s.split_once('=').ok_or_else(|| "--debug-shrink-channel NAME=CAP".to_string())?;
@@ -292,16 +288,6 @@ fn run(sm: &mut SourceMap, args: &RunArgs) -> Result<(), Failure> {
     }
     write_outputs(&p, &args.outputs, &mem, args.random.map(|_| &inputs))?;
     Ok(())
-}
-
-fn build_dpn(p: &Program, shape: &Shape) -> Result<dpnc_dpn::Dpn, Failure> {
-    let sare = dpnc_frontend::dataflow::compute(p)?;
-    let dpn = dpnc_dpn::build(p, &sare, &shape.config())?;
-    let errs = dpnc_dpn::validate::validate(p, &dpn);
-    if !errs.is_empty() {
-        return Err(format!("internal error: the process network is invalid:\n  {}", errs.join("\n  ")).into());
-    }
-    Ok(dpn)
 }
 
 fn write_outputs(p: &Program, dir: &Path, mem: &Store, inputs: Option<&Store>) -> Result<(), Failure> {

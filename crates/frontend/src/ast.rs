@@ -26,6 +26,11 @@ impl ScalarType {
             ScalarType::Double => "double",
         }
     }
+    pub fn from_c_name(name: &str) -> Option<ScalarType> {
+        [ScalarType::Char, ScalarType::Int, ScalarType::Long, ScalarType::Float, ScalarType::Double]
+            .into_iter()
+            .find(|t| t.c_name() == name)
+    }
     /// Size in bytes (LP64).
     pub fn size(self) -> usize {
         match self {

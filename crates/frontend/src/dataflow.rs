@@ -67,7 +67,7 @@ fn isl_err(what: &str) -> impl Fn(isl_rs::LibISLError) -> Diagnostic + '_ {
 }
 
 /// Parses several relations in isl notation into one union map.
-fn union(ctx: &Context, parts: &[String]) -> Result<UnionMap> {
+pub fn union(ctx: &Context, parts: &[String]) -> Result<UnionMap> {
     let mut u = UnionMap::read_from_str(ctx, "{ }").map_err(isl_err("creating a relation"))?;
     for p in parts {
         let m = UnionMap::read_from_str(ctx, p).map_err(|e| Diagnostic::global(format!("internal error: isl rejected `{p}`: {e}")))?;
@@ -106,7 +106,7 @@ pub fn compute(p: &Program) -> Result<Sare> {
         let names = crate::polyhedral::Names::of(p, s);
         for (r, a) in s.reads.iter().enumerate() {
             let tuple = format!("{}_r{r}", s.name);
-            sinks.push(m.access(p, &names, s, &tuple, a, &cond));
+            sinks.push(m.access(p, &names, &tuple, a, &cond));
             sched.push(m.schedules[k].replacen(&format!("{}[", s.name), &format!("{tuple}["), 1));
             sink_domains.push((tuple.clone(), format!("{}{{ {} : {cond} }}", m.params, names.tuple(&tuple))));
         }
@@ -187,8 +187,6 @@ pub fn compute(p: &Program) -> Result<Sare> {
             .map_err(|e| Diagnostic::global(format!("internal error: isl rejected `{d}`: {e}")))?;
         domains.push(strip(set.to_str().map_err(isl_err("printing"))?));
     }
-    drop(deps);
-    drop(initial);
     Ok(Sare { reads, finals, domains })
 }
 

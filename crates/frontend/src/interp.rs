@@ -13,7 +13,7 @@ pub struct Stats {
     pub instances: u64,
 }
 
-pub(crate) fn index_of(p: &Program, a: &Access, iters: &[i64], params: &[i64]) -> Result<(Vec<i64>, Option<usize>), Diagnostic> {
+pub fn index_of(p: &Program, a: &Access, iters: &[i64], params: &[i64]) -> Result<(Vec<i64>, Option<usize>), Diagnostic> {
     let idx = a
         .index
         .iter()
@@ -24,7 +24,7 @@ pub(crate) fn index_of(p: &Program, a: &Access, iters: &[i64], params: &[i64]) -
     Ok((idx, off))
 }
 
-pub(crate) fn out_of_bounds(p: &Program, a: &Access, idx: &[i64]) -> String {
+pub fn out_of_bounds(p: &Program, a: &Access, idx: &[i64]) -> String {
     let v = &p.vars[a.var];
     let shown: String = idx.iter().map(|i| format!("[{i}]")).collect();
     let dims: String = v.dims.iter().map(|d| format!("[{d}]")).collect();
@@ -59,6 +59,16 @@ pub fn run(p: &Program, params: &[i64], mem: &mut Store) -> Result<Stats, Diagno
         Ok(())
     })?;
     Ok(stats)
+}
+
+/// How many instances each statement has.
+pub fn instance_counts(p: &Program, params: &[i64]) -> Result<Vec<u64>, Diagnostic> {
+    let mut counts = vec![0u64; p.stmts.len()];
+    for_each_instance(p, params, &mut |k, _| {
+        counts[k] += 1;
+        Ok(())
+    })?;
+    Ok(counts)
 }
 
 /// A visitor of statement instances: `(statement, iterators)`.

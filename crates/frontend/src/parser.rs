@@ -29,7 +29,7 @@ struct FnDef {
 /// parses it.
 pub fn parse_unit(tokens: &[Token], kernel: Option<&str>) -> Result<Unit> {
     let end_span = tokens.last().map(|t| Span { lo: t.span.hi, ..t.span }).unwrap_or_default();
-    let (fns, typedefs) = scan_top_level(tokens, end_span)?;
+    let (fns, typedefs) = scan_top_level(tokens)?;
     let chosen = match kernel {
         Some(name) => fns.iter().find(|f| f.name == name).ok_or_else(|| {
             let names: Vec<&str> = fns.iter().map(|f| f.name.as_str()).collect();
@@ -56,7 +56,7 @@ pub fn parse_unit(tokens: &[Token], kernel: Option<&str>) -> Result<Unit> {
     };
     let mut p = Parser { depth: 0, toks: tokens, pos: chosen.name_at, end: chosen.body_end + 1, typedefs: &typedefs, end_span };
     let kernel = p.function()?;
-    let call = fns.iter().filter(|f| f.name != kernel.name).find_map(|f| find_call(tokens, f, &kernel.name, &typedefs, end_span));
+    let call = fns.iter().filter(|f| f.name != kernel.name).find_map(|f| find_call(tokens, f, &kernel.name, &typedefs));
     Ok(Unit { kernel, call })
 }
 
@@ -65,7 +65,7 @@ pub fn parse_unit(tokens: &[Token], kernel: Option<&str>) -> Result<Unit> {
 /// Scalar typedefs by name (an unsupported one keeps its error for when it is used).
 type Typedefs = HashMap<String, Result<ScalarType>>;
 
-fn scan_top_level(toks: &[Token], end_span: Span) -> Result<(Vec<FnDef>, Typedefs)> {
+fn scan_top_level(toks: &[Token]) -> Result<(Vec<FnDef>, Typedefs)> {
     let mut fns = Vec::new();
     let mut typedefs = HashMap::new();
     let mut i = 0;
@@ -80,7 +80,7 @@ fn scan_top_level(toks: &[Token], end_span: Span) -> Result<(Vec<FnDef>, Typedef
             }
             decl_start = i + 1;
         } else if t.is_punct("(") || t.is_punct("[") {
-            i = matching(toks, i, end_span)?;
+            i = matching(toks, i)?;
         } else if t.is_punct("{") {
             // Only braces delimit bodies: a stray `(` inside is the parser's to report, where
             // it happens.
@@ -127,7 +127,7 @@ fn matching_brace(toks: &[Token], open: usize) -> Result<usize> {
 }
 
 /// Index of the bracket closing the one at `open`.
-fn matching(toks: &[Token], open: usize, end_span: Span) -> Result<usize> {
+fn matching(toks: &[Token], open: usize) -> Result<usize> {
     let mut stack = Vec::new();
     for (k, t) in toks.iter().enumerate().skip(open) {
         if let TokenKind::Punct(p) = &t.kind {
@@ -152,7 +152,6 @@ fn matching(toks: &[Token], open: usize, end_span: Span) -> Result<usize> {
             }
         }
     }
-    let _ = end_span;
     Err(Diagnostic::new(toks[open].span, format!("`{}` is never closed", toks[open].text())))
 }
 
@@ -172,10 +171,10 @@ fn opening_paren(toks: &[Token], close: usize) -> Option<usize> {
 }
 
 /// Finds `kernel(…)` in `f`'s body and evaluates its integer arguments.
-fn find_call(toks: &[Token], f: &FnDef, kernel: &str, typedefs: &Typedefs, end_span: Span) -> Option<CallSite> {
+fn find_call(toks: &[Token], f: &FnDef, kernel: &str, typedefs: &Typedefs) -> Option<CallSite> {
     let body = &toks[f.body..f.body_end];
     let at = (0..body.len().saturating_sub(1)).find(|&k| body[k].is_ident(kernel) && body[k + 1].is_punct("("))?;
-    let close = matching(body, at + 1, end_span).ok()?;
+    let close = matching(body, at + 1).ok()?;
     let mut args = Vec::new();
     let mut start = at + 2;
     let mut depth = 0;
@@ -436,7 +435,6 @@ impl<'a> Parser<'a> {
     }
 
     fn param(&mut self) -> Result<Param> {
-        let start = self.span();
         let ty = self.type_specifiers()?;
         let mut pointer = false;
         while self.eat("*") {
@@ -455,7 +453,6 @@ impl<'a> Parser<'a> {
             dims.push(self.assign_expr()?);
             self.expect("]", "to close the array dimension")?;
         }
-        let _ = start;
         Ok(Param { decl: VarDecl { name, ty, dims, init: None, span }, pointer })
     }
 

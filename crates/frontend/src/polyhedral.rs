@@ -19,19 +19,14 @@ pub fn isl_name(name: &str) -> String {
 }
 
 /// Names used when writing one statement's expressions.
-pub struct Names<'a> {
+pub struct Names {
     pub iters: Vec<String>,
     pub params: Vec<String>,
-    _p: std::marker::PhantomData<&'a ()>,
 }
 
-impl<'a> Names<'a> {
-    pub fn of(p: &'a Program, s: &Statement) -> Names<'a> {
-        Names {
-            iters: s.iters.iter().map(|i| isl_name(i)).collect(),
-            params: p.params.iter().map(|q| isl_name(&q.name)).collect(),
-            _p: std::marker::PhantomData,
-        }
+impl Names {
+    pub fn of(p: &Program, s: &Statement) -> Names {
+        Names { iters: s.iters.iter().map(|i| isl_name(i)).collect(), params: p.params.iter().map(|q| isl_name(&q.name)).collect() }
     }
     pub fn aff(&self, a: &Aff) -> String {
         match a {
@@ -114,8 +109,8 @@ impl Model {
             let n = Names::of(p, s);
             let cond = m.domain_cond(&n, s);
             m.domains.push(format!("{}{{ {} : {cond} }}", m.params, n.tuple(&s.name)));
-            m.writes.push(m.access(p, &n, s, &s.name, &s.write, &cond));
-            m.reads.push(s.reads.iter().map(|r| m.access(p, &n, s, &s.name, r, &cond)).collect());
+            m.writes.push(m.access(p, &n, &s.name, &s.write, &cond));
+            m.reads.push(s.reads.iter().map(|r| m.access(p, &n, &s.name, r, &cond)).collect());
             let sched: Vec<String> = s
                 .schedule
                 .iter()
@@ -146,10 +141,20 @@ impl Model {
 
     /// `{ S[i] -> A[f(i)] : domain }`, with the statement renamed to `tuple_name` (dataflow
     /// renames each read reference to its own tuple).
-    pub fn access(&self, p: &Program, n: &Names, s: &Statement, tuple_name: &str, a: &Access, cond: &str) -> String {
-        let _ = s;
+    pub fn access(&self, p: &Program, n: &Names, tuple_name: &str, a: &Access, cond: &str) -> String {
         let idx: Vec<String> = a.index.iter().map(|x| n.aff(x)).collect();
         format!("{}{{ {} -> {}[{}] : {cond} }}", self.params, n.tuple(tuple_name), isl_name(&p.vars[a.var].name), idx.join(", "))
+    }
+
+    /// `ni = 60`, … for concrete parameter values.
+    pub fn fixed_conditions(p: &Program, values: &[i64]) -> Vec<String> {
+        p.params.iter().zip(values).map(|(q, v)| format!("{} = {v}", isl_name(&q.name))).collect()
+    }
+
+    /// The parameter set with the given values: `[ni] -> { : ni = 60 }`.
+    pub fn fixed_context(&self, p: &Program, values: &[i64]) -> String {
+        let fixed = Model::fixed_conditions(p, values);
+        format!("{}{{ : {} }}", self.params, if fixed.is_empty() { "1 = 1".into() } else { fixed.join(" and ") })
     }
 
     /// The domain condition of statement `k`, for reuse by dataflow.

@@ -84,6 +84,11 @@ impl Variable {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// A scalar argument the kernel only reads (`alpha`): a kernel argument register in
+    /// hardware, not a DDR load.
+    pub fn is_scalar_argument(&self) -> bool {
+        self.dims.is_empty() && self.kind == VarKind::Argument && !self.written
+    }
 }
 
 /// One array reference: `var[index…]`.
@@ -251,7 +256,7 @@ impl Program {
 /// Builds the [`Program`] from the parsed kernel. `overrides` are `--param NAME=VALUE`.
 pub fn analyse(unit: &Unit, overrides: &[(String, i64)]) -> Result<Program> {
     let f = &unit.kernel;
-    let (start, end) = region(&f.body, f.span)?;
+    let (start, end) = region(&f.body)?;
     let region_stmts = &f.body[start..end];
     let region_span = match (region_stmts.first(), region_stmts.last()) {
         (Some(a), Some(b)) => a.span.to(b.span),
@@ -355,7 +360,7 @@ pub fn analyse(unit: &Unit, overrides: &[(String, i64)]) -> Result<Program> {
 }
 
 /// The `[start, end)` statement range of the kernel region in the function body.
-fn region(body: &[Stmt], fspan: Span) -> Result<(usize, usize)> {
+fn region(body: &[Stmt]) -> Result<(usize, usize)> {
     let is = |s: &Stmt, p: &str| matches!(&s.kind, StmtKind::Pragma(q) if q == p);
     let mut nested = None;
     for s in body {
@@ -378,7 +383,6 @@ fn region(body: &[Stmt], fspan: Span) -> Result<(usize, usize)> {
             if let Some(s) = body.iter().find(|s| is(s, "endscop")) {
                 return Err(Diagnostic::new(s.span, "`#pragma endscop` without a preceding `#pragma scop`"));
             }
-            let _ = fspan;
             let first = body.iter().position(|s| !matches!(s.kind, StmtKind::Decl(_) | StmtKind::Pragma(_))).unwrap_or(body.len());
             Ok((first, body.len()))
         }
@@ -772,7 +776,7 @@ impl Analyser {
                     BinOp::Mul => match (x.as_const(), y.as_const()) {
                         (Some(c), _) => Aff::Mul(c, Box::new(y)),
                         (_, Some(c)) => Aff::Mul(c, Box::new(x)),
-                        _ => return Err(not_affine(format!("`{}` multiplies two non-constant terms", snippet_op(op)))),
+                        _ => return Err(not_affine(format!("`{}` multiplies two non-constant terms", op.symbol()))),
                     },
                     _ => match y.as_const() {
                         Some(c) if c > 0 => {
@@ -782,7 +786,7 @@ impl Analyser {
                                 Aff::Mod(Box::new(x), c)
                             }
                         }
-                        _ => return Err(not_affine(format!("`{}` needs a positive constant on its right", snippet_op(op)))),
+                        _ => return Err(not_affine(format!("`{}` needs a positive constant on its right", op.symbol()))),
                     },
                 }
             }
@@ -1012,10 +1016,6 @@ fn split_chain(e: &Expr) -> Vec<Expr> {
         }
         _ => vec![e.clone()],
     }
-}
-
-fn snippet_op(op: &BinOp) -> &'static str {
-    op.symbol()
 }
 
 impl Aff {

@@ -1,22 +1,10 @@
 //! Times DPN construction (tiling search + network building) per kernel, tiles 32.
-//! `cargo bench -p dpnc-dpn`; with `POLYBENCH_DIR=…` the PolyBench/C kernels at
+//! `cargo bench -p dpnc-tests --bench construction`; with `POLYBENCH_DIR=…` the PolyBench/C kernels at
 //! `POLYBENCH_DATASET` (default MEDIUM_DATASET).
 
 use dpnc_frontend::{dataflow, Options, SourceMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
-
-fn c_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() && !p.ends_with("utilities") {
-            c_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "c") {
-            out.push(p);
-        }
-    }
-}
 
 fn report(title: &str, files: &[PathBuf], opts: &Options) {
     println!("\n{title}\n{:<18} {:>12} {:>10} {:>10} {:>10}", "kernel", "instances", "dataflow", "build", "channels");
@@ -52,22 +40,8 @@ fn report(title: &str, files: &[PathBuf], opts: &Options) {
 }
 
 fn main() {
-    let own = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/kernels");
-    let mut files = Vec::new();
-    c_files(&own, &mut files);
-    files.sort();
-    report("project test kernels", &files, &Options::default());
-    if let Ok(dir) = std::env::var("POLYBENCH_DIR") {
-        let dir = PathBuf::from(dir);
-        let mut files = Vec::new();
-        c_files(&dir, &mut files);
-        files.sort();
-        let dataset = std::env::var("POLYBENCH_DATASET").unwrap_or_else(|_| "MEDIUM_DATASET".into());
-        let opts = Options {
-            include_dirs: vec![dir.join("utilities")],
-            defines: vec![(dataset.clone(), None), ("DATA_TYPE_IS_FLOAT".into(), None)],
-            ..Options::default()
-        };
+    report("project test kernels", &dpnc_tests::kernels(), &Options::default());
+    if let Some((dataset, files, opts)) = dpnc_tests::polybench(&["DATA_TYPE_IS_FLOAT"]) {
         report(&format!("PolyBench/C 4.2.1, {dataset}, float, tiles 32"), &files, &opts);
     }
 }

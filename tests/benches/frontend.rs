@@ -1,22 +1,10 @@
 //! Times the frontend (preprocess + parse + model, then exact dataflow) per kernel.
-//! `cargo bench -p dpnc-frontend`; with `POLYBENCH_DIR=…` also the 30 PolyBench/C kernels
+//! `cargo bench -p dpnc-tests --bench frontend`; with `POLYBENCH_DIR=…` also the 30 PolyBench/C kernels
 //! at MEDIUM size (`POLYBENCH_DATASET` overrides the dataset macro).
 
 use dpnc_frontend::{dataflow, Options, SourceMap};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-fn c_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() && !p.ends_with("utilities") {
-            c_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "c") {
-            out.push(p);
-        }
-    }
-}
 
 fn time(f: &Path, opts: &Options, reps: u32) -> Result<(Duration, Duration), String> {
     let (mut front, mut flow) = (Duration::MAX, Duration::MAX);
@@ -55,18 +43,8 @@ fn report(title: &str, files: &[PathBuf], opts: &Options) {
 }
 
 fn main() {
-    let own = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/kernels");
-    let mut files = Vec::new();
-    c_files(&own, &mut files);
-    files.sort();
-    report("project test kernels", &files, &Options::default());
-    if let Ok(dir) = std::env::var("POLYBENCH_DIR") {
-        let dir = PathBuf::from(dir);
-        let mut files = Vec::new();
-        c_files(&dir, &mut files);
-        files.sort();
-        let dataset = std::env::var("POLYBENCH_DATASET").unwrap_or_else(|_| "MEDIUM_DATASET".into());
-        let opts = Options { include_dirs: vec![dir.join("utilities")], defines: vec![(dataset.clone(), None)], ..Options::default() };
+    report("project test kernels", &dpnc_tests::kernels(), &Options::default());
+    if let Some((dataset, files, opts)) = dpnc_tests::polybench(&[]) {
         report(&format!("PolyBench/C 4.2.1, {dataset}"), &files, &opts);
     }
 }
