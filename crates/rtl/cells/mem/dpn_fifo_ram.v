@@ -1,0 +1,98 @@
+// Block-RAM FIFO (synchronous-read dpn_ram_dp + 2-entry output register) for large depths: valid/ready in and out.
+module dpn_fifo_ram #(
+    parameter W = 32,
+    parameter DEPTH = 1024,
+    // 1: when full, a push is accepted in the same cycle as a pop (in_ready depends combinationally
+    // on out_ready); 0: in_ready = !full.
+    parameter FULL_PASS = 1
+) (
+    input  wire                       clk,
+    input  wire                       rst,
+    input  wire                       in_valid,
+    output wire                       in_ready,
+    input  wire [W-1:0]               in_data,
+    output wire                       out_valid,
+    input  wire                       out_ready,
+    output wire [W-1:0]               out_data,
+    output reg  [$clog2(DEPTH+1)-1:0] count,
+    output reg  [$clog2(DEPTH+1)-1:0] peak
+);
+    // Every element is written to the RAM, read from it one cycle later at the earliest and kept in
+    // a two-entry output queue (ob0 = head, registered out_data). An element enters the output 3
+    // cycles after its push, so full throughput needs DEPTH >= 3. `count` includes all three stages.
+    localparam CW = $clog2(DEPTH + 1);
+    localparam AW = (DEPTH > 1) ? $clog2(DEPTH) : 1;
+    localparam [31:0] DEPTH32 = DEPTH;
+    localparam [CW-1:0] DEPTH_C = DEPTH32[CW-1:0];
+    localparam [31:0] LAST32 = DEPTH - 1;
+    localparam [AW-1:0] LAST = LAST32[AW-1:0];
+
+    reg  [AW-1:0] wptr;
+    reg  [AW-1:0] rptr;
+    reg  [CW-1:0] ram_cnt;     // elements in the RAM not yet read
+    reg           rd_pending;  // a RAM read was issued last cycle: ram_q holds it now
+    reg  [1:0]    ob_cnt;
+    reg  [W-1:0]  ob0;
+    reg  [W-1:0]  ob1;
+    wire [W-1:0]  ram_q;
+
+    wire full = (count == DEPTH_C);
+    assign out_valid = (ob_cnt != 2'd0);
+    assign out_data = ob0;
+    assign in_ready = !full || ((FULL_PASS != 0) && out_ready && out_valid);
+    wire push = in_valid && in_ready;
+    wire pop = out_valid && out_ready;
+    // Room in the output queue next cycle for one more read: ob_cnt + rd_pending - pop < 2.
+    wire [1:0] committed = ob_cnt + {1'b0, rd_pending};
+    wire rd_issue = (ram_cnt != {CW{1'b0}}) && ((committed < 2'd2) || (committed == 2'd2 && pop));
+
+    dpn_ram_dp #(.W(W), .DEPTH(DEPTH)) ram (
+        .clk(clk), .we(push), .waddr(wptr), .wdata(in_data), .raddr(rptr), .rdata(ram_q)
+    );
+
+    always @(posedge clk) begin
+        if (rst) begin
+            wptr <= {AW{1'b0}};
+            rptr <= {AW{1'b0}};
+            ram_cnt <= {CW{1'b0}};
+            rd_pending <= 1'b0;
+            ob_cnt <= 2'd0;
+            count <= {CW{1'b0}};
+            peak <= {CW{1'b0}};
+        end else begin
+            if (push) wptr <= (wptr == LAST) ? {AW{1'b0}} : wptr + 1'b1;
+            if (rd_issue) rptr <= (rptr == LAST) ? {AW{1'b0}} : rptr + 1'b1;
+            if (push && !rd_issue) ram_cnt <= ram_cnt + 1'b1;
+            else if (rd_issue && !push) ram_cnt <= ram_cnt - 1'b1;
+            rd_pending <= rd_issue;
+            // Output queue: drop the head on pop, append ram_q when a read is pending.
+            case (ob_cnt)
+                2'd0: if (rd_pending) begin
+                    ob0 <= ram_q;
+                    ob_cnt <= 2'd1;
+                end
+                2'd1: begin
+                    if (pop && rd_pending) ob0 <= ram_q;
+                    else if (pop) ob_cnt <= 2'd0;
+                    else if (rd_pending) begin
+                        ob1 <= ram_q;
+                        ob_cnt <= 2'd2;
+                    end
+                end
+                default: if (pop) begin  // rd_pending is never set with two entries queued
+                    ob0 <= ob1;
+                    ob_cnt <= 2'd1;
+                end
+            endcase
+            if (push && !pop) count <= count + 1'b1;
+            else if (pop && !push) count <= count - 1'b1;
+            if (push && !pop && count == peak) peak <= peak + 1'b1;
+`ifndef SYNTHESIS
+            if (ob_cnt == 2'd2 && rd_pending) begin
+                $display("dpn_fifo_ram: output queue overflow (internal error)");
+                $stop;
+            end
+`endif
+        end
+    end
+endmodule

@@ -1,0 +1,66 @@
+// Register-file FIFO (flip-flops or LUTRAM, asynchronous read) for small depths: valid/ready in, valid/ready out.
+module dpn_fifo_reg #(
+    parameter W = 32,
+    parameter DEPTH = 4,
+    // 1: when full, a push is accepted in the same cycle as a pop (in_ready depends combinationally
+    // on out_ready); 0: in_ready = !full (registered, no combinational ready path).
+    parameter FULL_PASS = 1
+) (
+    input  wire                       clk,
+    input  wire                       rst,
+    input  wire                       in_valid,
+    output wire                       in_ready,
+    input  wire [W-1:0]               in_data,
+    output wire                       out_valid,
+    input  wire                       out_ready,
+    output wire [W-1:0]               out_data,
+    output reg  [$clog2(DEPTH+1)-1:0] count,
+    output reg  [$clog2(DEPTH+1)-1:0] peak
+);
+    localparam CW = $clog2(DEPTH + 1);
+    localparam [31:0] DEPTH32 = DEPTH;
+    localparam [CW-1:0] DEPTH_C = DEPTH32[CW-1:0];
+
+    wire full = (count == DEPTH_C);
+    assign out_valid = (count != {CW{1'b0}});
+    assign in_ready = !full || ((FULL_PASS != 0) && out_ready && out_valid);
+    wire push = in_valid && in_ready;
+    wire pop = out_valid && out_ready;
+
+    generate
+        if (DEPTH == 1) begin : g_one
+            reg [W-1:0] slot;
+            always @(posedge clk) if (push) slot <= in_data;
+            assign out_data = slot;
+        end else begin : g_ring
+            localparam AW = $clog2(DEPTH);
+            localparam [31:0] LAST32 = DEPTH - 1;
+            localparam [AW-1:0] LAST = LAST32[AW-1:0];
+            reg [W-1:0] mem [0:DEPTH-1];
+            reg [AW-1:0] wptr;
+            reg [AW-1:0] rptr;
+            always @(posedge clk) if (push) mem[wptr] <= in_data;
+            assign out_data = mem[rptr];
+            always @(posedge clk) begin
+                if (rst) begin
+                    wptr <= {AW{1'b0}};
+                    rptr <= {AW{1'b0}};
+                end else begin
+                    if (push) wptr <= (wptr == LAST) ? {AW{1'b0}} : wptr + 1'b1;
+                    if (pop) rptr <= (rptr == LAST) ? {AW{1'b0}} : rptr + 1'b1;
+                end
+            end
+        end
+    endgenerate
+
+    always @(posedge clk) begin
+        if (rst) begin
+            count <= {CW{1'b0}};
+            peak <= {CW{1'b0}};
+        end else begin
+            if (push && !pop) count <= count + 1'b1;
+            else if (pop && !push) count <= count - 1'b1;
+            if (push && !pop && count == peak) peak <= peak + 1'b1;
+        end
+    end
+endmodule
