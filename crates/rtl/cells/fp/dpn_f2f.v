@@ -1,0 +1,86 @@
+// IEEE-754 format conversion (EWI/MWI to EWO/MWO, e.g. binary32 <-> binary64), round to nearest even, pipelined LATENCY cycles (default 2).
+//
+// Widening is exact (subnormal inputs are normalised); narrowing rounds to nearest even with
+// subnormal results and overflow to infinity. A NaN keeps its sign, gets the quiet bit set and its
+// payload's top bits (narrowing) or is padded with zeros (widening), as SSE cvtss2sd/cvtsd2ss.
+// Needs dpn_fp_round.v.
+// The conversion is combinational and followed by a LATENCY-deep register delay line that moves
+// only when ce = 1 (retiming is left to synthesis); LATENCY = 0 gives a combinational cell.
+module dpn_f2f #(
+    parameter EWI = 8,
+    parameter MWI = 23,
+    parameter EWO = 11,
+    parameter MWO = 52,
+    parameter LATENCY = 2
+) (
+    input  wire               clk,
+    input  wire               ce,
+    input  wire [EWI+MWI:0]   a,
+    output wire [EWO+MWO:0]   y
+);
+    localparam WI = EWI + MWI + 1;
+    localparam WO = EWO + MWO + 1;
+    localparam XW = (EWI > EWO ? EWI : EWO) + 3;
+    localparam LW = $clog2(MWI + 2);
+    localparam [EWI-1:0] EMAXI = {EWI{1'b1}};
+    localparam [EWO-1:0] EMAXO = {EWO{1'b1}};
+    localparam [XW-1:0] BIASI = {{(XW - EWI + 1){1'b0}}, {(EWI - 1){1'b1}}};
+    localparam [XW-1:0] BIASO = {{(XW - EWO + 1){1'b0}}, {(EWO - 1){1'b1}}};
+
+    function automatic [LW-1:0] leading_zeros(input [MWI:0] v);
+        integer i;
+        reg found;
+        begin
+            leading_zeros = 0;
+            found = 1'b0;
+            for (i = MWI; i >= 0; i = i - 1) begin
+                if (!found && v[i]) begin
+                    leading_zeros = MWI[LW-1:0] - i[LW-1:0];
+                    found = 1'b1;
+                end
+            end
+        end
+    endfunction
+
+    wire           sign = a[WI-1];
+    wire [EWI-1:0] exp_a = a[WI-2:MWI];
+    wire [MWI-1:0] frac_a = a[MWI-1:0];
+    wire           nan_a = exp_a == EMAXI && frac_a != 0;
+    wire           inf_a = exp_a == EMAXI && frac_a == 0;
+
+    // NaN: quiet bit set, payload aligned at the top of the fraction.
+    wire [MWI+MWO-1:0] nan_payload = {frac_a | ({{(MWI - 1){1'b0}}, 1'b1} << (MWI - 1)), {MWO{1'b0}}};
+    wire [WO-1:0]      nan_out = {sign, EMAXO, nan_payload[MWI+MWO-1:MWI]};
+
+    wire [MWI:0]         man_a = {exp_a != 0, frac_a};
+    wire [LW-1:0]        lz_a = leading_zeros(man_a);
+    wire [MWI:0]         norm_a = man_a << lz_a;
+    wire signed [XW-1:0] exp_out = $signed({{(XW - EWI){1'b0}}, exp_a | {{(EWI - 1){1'b0}}, exp_a == 0}})
+                                   - $signed({{(XW - LW){1'b0}}, lz_a}) - $signed(BIASI) + $signed(BIASO);
+    wire [WO-1:0]        rounded;
+    dpn_fp_round #(.EW(EWO), .MW(MWO), .G(MWI + 1), .XW(XW)) round (
+        .sign(sign), .exp(exp_out), .man({norm_a, {(MWO + 1){1'b0}}}), .sticky(1'b0), .result(rounded)
+    );
+
+    wire [WO-1:0] y_comb = nan_a ? nan_out
+                         : inf_a ? {sign, EMAXO, {MWO{1'b0}}}
+                         : rounded;  // zero: norm_a = 0 gives a signed zero
+
+    generate
+        if (LATENCY == 0) begin : g_comb
+            assign y = y_comb;
+            wire unused_ok = &{1'b0, clk, ce, nan_payload[MWI-1:0]};
+        end else begin : g_pipe
+            reg [WO-1:0] stage [0:LATENCY-1];
+            integer i;
+            always @(posedge clk) begin
+                if (ce) begin
+                    stage[0] <= y_comb;
+                    for (i = 1; i < LATENCY; i = i + 1) stage[i] <= stage[i-1];
+                end
+            end
+            assign y = stage[LATENCY-1];
+            wire unused_ok = &{1'b0, nan_payload[MWI-1:0]};
+        end
+    endgenerate
+endmodule

@@ -1,0 +1,114 @@
+// IEEE-754 square root (y = sqrt(a)), round to nearest even, pipelined LATENCY cycles (default 16).
+//
+// Format: EW exponent bits, MW fraction bits (8/23 binary32, 11/52 binary64). Needs dpn_fp_round.v.
+// Subnormal inputs are handled; sqrt(-0) = -0, sqrt(+inf) = +inf, a negative operand (-inf included)
+// gives the x86 default NaN (sign set, quiet bit set), a NaN is returned quieted (as SSE sqrtss).
+// The root comes from a combinational digit-by-digit integer square root (MW+3 root bits plus a
+// sticky remainder bit) followed by a LATENCY-deep register delay line that moves only when ce = 1
+// (retiming is left to synthesis); LATENCY = 0 gives a combinational cell.
+module dpn_fsqrt #(
+    parameter EW = 8,
+    parameter MW = 23,
+    parameter LATENCY = 16
+) (
+    input  wire             clk,
+    input  wire             ce,
+    input  wire [EW+MW:0]   a,
+    output wire [EW+MW:0]   y
+);
+    localparam W = EW + MW + 1;
+    localparam XW = EW + 3;
+    localparam LW = $clog2(MW + 2);
+    localparam RW = MW + 3;  // root bits: hidden, MW fraction bits, 2 guard bits
+    localparam [EW-1:0] EMAX = {EW{1'b1}};
+    localparam [XW-1:0] BIAS = {{(XW - EW + 1){1'b0}}, {(EW - 1){1'b1}}};
+
+    function automatic [LW-1:0] leading_zeros(input [MW:0] v);
+        integer i;
+        reg found;
+        begin
+            leading_zeros = 0;
+            found = 1'b0;
+            for (i = MW; i >= 0; i = i - 1) begin
+                if (!found && v[i]) begin
+                    leading_zeros = MW[LW-1:0] - i[LW-1:0];
+                    found = 1'b1;
+                end
+            end
+        end
+    endfunction
+
+    // Integer square root of radicand * 2^(2 RW - MW - 2) (radicand in [2^MW, 2^(MW+2))): RW root
+    // bits with the leading one at bit RW-1, then 1 if a remainder is left. Two radicand bits per step.
+    function automatic [RW:0] square_root(input [MW+1:0] radicand);
+        integer i;
+        reg [2*RW-1:0] digits;
+        reg [RW+3:0]   rem;
+        reg [RW+3:0]   trial;
+        reg [RW-1:0]   root;
+        begin
+            digits = {radicand, {(2 * RW - MW - 2){1'b0}}};
+            rem = 0;
+            root = 0;
+            for (i = RW - 1; i >= 0; i = i - 1) begin
+                rem = {rem[RW+1:0], digits[2*i+1], digits[2*i]};
+                trial = {2'b00, root, 2'b01};
+                if (rem >= trial) begin
+                    rem = rem - trial;
+                    root = {root[RW-2:0], 1'b1};
+                end else begin
+                    root = {root[RW-2:0], 1'b0};
+                end
+            end
+            square_root = {root, rem != 0};
+        end
+    endfunction
+
+    wire          sign = a[W-1];
+    wire [EW-1:0] exp_a = a[W-2:MW];
+    wire [MW-1:0] frac_a = a[MW-1:0];
+    wire          nan_a = exp_a == EMAX && frac_a != 0;
+    wire          inf_a = exp_a == EMAX && frac_a == 0;
+    wire          zero_a = a[W-2:0] == 0;
+    wire [W-1:0]  quiet_a = a | ({{(W - 1){1'b0}}, 1'b1} << (MW - 1));
+    wire [W-1:0]  default_nan = {1'b1, EMAX, 1'b1, {(MW - 1){1'b0}}};
+
+    // Normalise a subnormal operand, then make the unbiased exponent even (the bias is odd, so the
+    // unbiased exponent is odd when the biased one is even): the radicand is in [1, 4).
+    wire [MW:0]          man_a = {exp_a != 0, frac_a};
+    wire [LW-1:0]        lz_a = leading_zeros(man_a);
+    wire [MW:0]          norm_a = man_a << lz_a;
+    wire signed [XW-1:0] eff_a = $signed({3'b000, exp_a | {{(EW - 1){1'b0}}, exp_a == 0}}) - $signed({{(XW - LW){1'b0}}, lz_a});
+    wire                 odd = !eff_a[0];
+    wire [MW+1:0]        radicand = odd ? {norm_a, 1'b0} : {1'b0, norm_a};
+    wire signed [XW-1:0] unbiased_even = eff_a - $signed(BIAS) - $signed({{(XW - 1){1'b0}}, odd});
+    wire signed [XW-1:0] exp_root = (unbiased_even >>> 1) + $signed(BIAS);
+    wire [RW:0]          root = square_root(radicand);
+    wire [W-1:0]         rounded;
+    dpn_fp_round #(.EW(EW), .MW(MW), .G(2), .XW(XW)) round (
+        .sign(1'b0), .exp(exp_root), .man(root[RW:1]), .sticky(root[0]), .result(rounded)
+    );
+
+    wire [W-1:0] y_comb = nan_a ? quiet_a
+                        : zero_a ? a
+                        : sign ? default_nan
+                        : inf_a ? a
+                        : rounded;
+
+    generate
+        if (LATENCY == 0) begin : g_comb
+            assign y = y_comb;
+            wire unused_ok = &{1'b0, clk, ce};
+        end else begin : g_pipe
+            reg [W-1:0] stage [0:LATENCY-1];
+            integer i;
+            always @(posedge clk) begin
+                if (ce) begin
+                    stage[0] <= y_comb;
+                    for (i = 1; i < LATENCY; i = i + 1) stage[i] <= stage[i-1];
+                end
+            end
+            assign y = stage[LATENCY-1];
+        end
+    endgenerate
+endmodule

@@ -1,0 +1,75 @@
+//! Float cells (cells/fp) against the host CPU, bit for bit: one Verilator build per format
+//! (tests/tb/fp_tb_f32.v, fp_tb_f64.v over fp_tb_cells.v, driven by tests/tb/fp_tb.cpp) runs
+//! every cell on all pairs of edge values and on random operands (1,000,000 per op by default;
+//! `DPNC_CELL_OPS=<n>` for a longer run) with ce toggling, and compares with SSE and glibc.
+
+mod common;
+
+const CELLS: &[&str] = &[
+    "fp/dpn_fp_round.v",
+    "fp/dpn_fadd.v",
+    "fp/dpn_fmul.v",
+    "fp/dpn_fdiv.v",
+    "fp/dpn_fsqrt.v",
+    "fp/dpn_fcmp.v",
+    "fp/dpn_fmin.v",
+    "fp/dpn_fmax.v",
+    "fp/dpn_i2f.v",
+    "fp/dpn_f2i.v",
+    "fp/dpn_f2f.v",
+];
+
+const OPS: &[&str] =
+    &["fadd", "fsub", "fmul", "fdiv", "fsqrt", "fcmp", "fmin", "fmax", "i2f(i32)", "i2f(i64)", "f2i(i32)", "f2i(i64)", "f2f"];
+
+fn random_ops() -> String {
+    std::env::var("DPNC_CELL_OPS").unwrap_or_else(|_| "1000000".to_string())
+}
+
+fn run_format(fmt: &str) {
+    let top = format!("fp_tb_{fmt}");
+    let mut sources = vec![format!("../tests/tb/{top}.v"), "../tests/tb/fp_tb_cells.v".to_string()];
+    sources.extend(CELLS.iter().map(|s| s.to_string()));
+    let sources: Vec<&str> = sources.iter().map(|s| s.as_str()).collect();
+    let ops = random_ops();
+    let out = common::verilate_and_run(&format!("fp_cells_{fmt}"), &top, &sources, "fp_tb.cpp", &[&ops, "0x9e3779b97f4a7c15"]);
+    print!("{out}");
+    for op in OPS {
+        let line = format!("{op} {fmt}: {ops} random + ");
+        assert!(out.lines().any(|l| l.starts_with(&line) && l.ends_with(" edge ok")), "no summary for {op} {fmt}:\n{out}");
+    }
+    assert!(out.contains(&format!("{fmt}: ")) && out.contains(" cycles, 0 errors"), "{out}");
+}
+
+#[test]
+fn float_cells_f32_bit_exact() {
+    run_format("f32");
+}
+
+#[test]
+fn float_cells_f64_bit_exact() {
+    run_format("f64");
+}
+
+/// Each cell alone, with its default parameters, both formats and LATENCY 0 and 1, is lint-clean.
+#[test]
+fn float_cells_lint_clean() {
+    let cells = common::cells_dir();
+    let tops = ["dpn_fadd", "dpn_fmul", "dpn_fdiv", "dpn_fsqrt", "dpn_fcmp", "dpn_fmin", "dpn_fmax", "dpn_i2f", "dpn_f2i", "dpn_f2f"];
+    let formats: &[&[&str]] =
+        &[&[], &["-GEW=11", "-GMW=52"], &["-GEW=11", "-GMW=52", "-GIW=64", "-GEWI=11", "-GMWI=52", "-GEWO=8", "-GMWO=23"], &["-GIW=64"]];
+    for top in tops {
+        for params in formats {
+            for latency in ["-GLATENCY=0", "-GLATENCY=1", "-GLATENCY=3"] {
+                let out = std::process::Command::new("verilator")
+                    .args(["--lint-only", "-Wall", "--top-module", top])
+                    .args(params.iter())
+                    .arg(latency)
+                    .args(CELLS.iter().map(|s| cells.join(s)))
+                    .output()
+                    .expect("verilator not found: run scripts/setup.sh");
+                assert!(out.status.success(), "lint of {top} {params:?} {latency}:\n{}", String::from_utf8_lossy(&out.stderr));
+            }
+        }
+    }
+}
