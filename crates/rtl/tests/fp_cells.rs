@@ -51,15 +51,28 @@ fn float_cells_f64_bit_exact() {
     run_format("f64");
 }
 
-/// Each cell alone, with its default parameters, both formats and LATENCY 0 and 1, is lint-clean.
+/// Each cell alone, with its default parameters, both formats and LATENCY 0, 1 and 3, is lint-clean.
 #[test]
 fn float_cells_lint_clean() {
     let cells = common::cells_dir();
-    let tops = ["dpn_fadd", "dpn_fmul", "dpn_fdiv", "dpn_fsqrt", "dpn_fcmp", "dpn_fmin", "dpn_fmax", "dpn_i2f", "dpn_f2i", "dpn_f2f"];
-    let formats: &[&[&str]] =
-        &[&[], &["-GEW=11", "-GMW=52"], &["-GEW=11", "-GMW=52", "-GIW=64", "-GEWI=11", "-GMWI=52", "-GEWO=8", "-GMWO=23"], &["-GIW=64"]];
-    for top in tops {
-        for params in formats {
+    let f64: &[&str] = &["-GEW=11", "-GMW=52"];
+    let binary: &[&[&str]] = &[&[], f64];
+    let int: &[&[&str]] = &[&[], &["-GIW=64"], f64, &["-GEW=11", "-GMW=52", "-GIW=64"]];
+    let convert: &[&[&str]] = &[&[], &["-GEWI=11", "-GMWI=52", "-GEWO=8", "-GMWO=23"]];
+    let cases: &[(&str, &[&[&str]])] = &[
+        ("dpn_fadd", binary),
+        ("dpn_fmul", binary),
+        ("dpn_fdiv", binary),
+        ("dpn_fsqrt", binary),
+        ("dpn_fcmp", binary),
+        ("dpn_fmin", binary),
+        ("dpn_fmax", binary),
+        ("dpn_i2f", int),
+        ("dpn_f2i", int),
+        ("dpn_f2f", convert),
+    ];
+    for (top, formats) in cases {
+        for params in formats.iter() {
             for latency in ["-GLATENCY=0", "-GLATENCY=1", "-GLATENCY=3"] {
                 let out = std::process::Command::new("verilator")
                     .args(["--lint-only", "-Wall", "--top-module", top])
