@@ -89,7 +89,60 @@ impl Piece {
                 p.ineqs.push(row);
             }
         }
+        p.add_div_definitions(bmap)?;
         Ok(p)
+    }
+
+    /// isl's constraint list leaves out the constraints that define an existential with a
+    /// known definition `d = floor(f / m)` when they are redundant for isl, which knows the
+    /// definition; the solver does not, and could find no bound on `d` (e.g. with only
+    /// `3*floor((a - 1)/3) <= a - 2`, "a - 1 is not a multiple of 3"). Add them:
+    /// `f - m*d >= 0` and `m*d - f + m - 1 >= 0`.
+    fn add_div_definitions(&mut self, bmap: &BasicMap) -> Result<(), String> {
+        let n_div = self.n_cols - self.n_param - self.n_in - self.n_out;
+        if n_div == 0 {
+            return Ok(());
+        }
+        let err = |e: isl_rs::LibISLError| e.to_string();
+        // isl gives div definitions only in set spaces: wrap [in -> out] into one tuple.
+        let bset = bmap.copy().and_then(|b| b.wrap()).map_err(err)?;
+        let n_dims = self.n_in + self.n_out;
+        for k in 0..n_div {
+            let aff = bset.get_div(k as i32).map_err(err)?;
+            if aff.is_nan().map_err(err)? {
+                continue; // an existential without a known definition
+            }
+            let m = aff.get_denominator_val().map_err(err)?;
+            let (m, den) = (m.get_num_si().map_err(err)?, m.get_den_si().map_err(err)?);
+            if m <= 0 || den != 1 {
+                continue;
+            }
+            // Coefficients are rationals over the denominator: scale by m.
+            let scaled = |v: isl_rs::Val| -> Result<i64, String> {
+                let (num, den) = (v.get_num_si().map_err(err)?, v.get_den_si().map_err(err)?);
+                if den == 0 || m % den != 0 {
+                    return Err("div coefficient does not divide its denominator".into());
+                }
+                Ok(num * (m / den))
+            };
+            let mut coef = Vec::with_capacity(self.n_cols);
+            for (t, n) in [(DimType::Param, self.n_param), (DimType::In, n_dims), (DimType::Div, n_div)] {
+                for i in 0..n {
+                    coef.push(scaled(aff.get_coefficient_val(t, i as i32).map_err(err)?)?);
+                }
+            }
+            let cst = scaled(aff.get_constant_val().map_err(err)?)?;
+            let d = self.n_param + n_dims + k;
+            // f - m*d >= 0
+            let mut lo = Row { coef: coef.clone(), cst };
+            lo.coef[d] -= m;
+            // m*d - f + m - 1 >= 0
+            let mut hi = Row { coef: coef.iter().map(|c| -c).collect(), cst: m - 1 - cst };
+            hi.coef[d] += m;
+            self.ineqs.push(lo);
+            self.ineqs.push(hi);
+        }
+        Ok(())
     }
 
     /// The outputs for these parameters and inputs, or `None` if the point is outside the
@@ -100,19 +153,44 @@ impl Piece {
         }
         let mut vals: Vec<Option<i64>> = params.iter().chain(input).map(|v| Some(*v)).collect();
         vals.resize(self.n_cols, None);
-        let mut unknown = self.n_cols - self.n_param - self.n_in;
+        self.solve(&mut vals)?;
+        Some(vals[self.n_param + self.n_in..self.n_param + self.n_in + self.n_out].iter().map(|v| v.unwrap_or(0)).collect())
+    }
+
+    /// Fills the unknown columns and checks every constraint.
+    fn solve(&self, vals: &mut [Option<i64>]) -> Option<()> {
+        let mut unknown = vals.iter().filter(|v| v.is_none()).count();
         while unknown > 0 {
-            if self.propagate(&mut vals)? {
+            if self.propagate(vals)? {
                 unknown = vals.iter().filter(|v| v.is_none()).count();
                 continue;
             }
-            // Stuck: an existential with a range of values; take its smallest and verify below.
-            let (col, lo) = (0..self.n_cols).filter(|&c| vals[c].is_none()).find_map(|c| self.bounds(&vals, c).0.map(|lo| (c, lo)))?;
+            // Stuck: an unknown with a range of values. With a bounded range, try each value
+            // (an output has exactly one that satisfies everything, e.g. the largest
+            // `i < n` with `i mod 3 = 1`; for an existential any will do); with only a lower
+            // bound, take it and verify below.
+            let unknowns = (0..self.n_cols).filter(|&c| vals[c].is_none());
+            let ranged = unknowns.clone().find_map(|c| match self.bounds(vals, c) {
+                (Some(lo), Some(hi)) if hi - lo <= 4096 => Some((c, lo, hi)),
+                _ => None,
+            });
+            if let Some((col, lo, hi)) = ranged {
+                for v in lo..=hi {
+                    let mut trial = vals.to_vec();
+                    trial[col] = Some(i64::try_from(v).ok()?);
+                    if self.solve(&mut trial).is_some() {
+                        vals.copy_from_slice(&trial);
+                        return Some(());
+                    }
+                }
+                return None;
+            }
+            let (col, lo) = unknowns.clone().find_map(|c| self.bounds(vals, c).0.map(|lo| (c, lo)))?;
             vals[col] = Some(i64::try_from(lo).ok()?);
             unknown -= 1;
         }
-        let ok = self.eqs.iter().all(|r| r.value(&vals) == Some(0)) && self.ineqs.iter().all(|r| r.value(&vals).is_some_and(|v| v >= 0));
-        ok.then(|| vals[self.n_param + self.n_in..self.n_param + self.n_in + self.n_out].iter().map(|v| v.unwrap_or(0)).collect())
+        let ok = self.eqs.iter().all(|r| r.value(vals) == Some(0)) && self.ineqs.iter().all(|r| r.value(vals).is_some_and(|v| v >= 0));
+        ok.then_some(())
     }
 
     /// One round of solving equalities and tight bounds. `Some(progress)`, or `None` when
