@@ -71,6 +71,7 @@ module dpn_f2f #(
             assign y = y_comb;
             wire unused_ok = &{1'b0, clk, ce, nan_payload[MWI-1:0]};
         end else begin : g_pipe
+            (* shreg_extract = "no" *)  // plain registers, so that synthesis can retime them into the logic
             reg [WO-1:0] stage [0:LATENCY-1];
             integer i;
             always @(posedge clk) begin

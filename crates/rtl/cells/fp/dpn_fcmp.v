@@ -41,6 +41,7 @@ module dpn_fcmp #(
             assign flags = flags_comb;
             wire unused_ok = &{1'b0, clk, ce};
         end else begin : g_pipe
+            (* shreg_extract = "no" *)  // plain registers, so that synthesis can retime them into the logic
             reg [5:0] stage [0:LATENCY-1];
             integer i;
             always @(posedge clk) begin

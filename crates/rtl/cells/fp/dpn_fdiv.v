@@ -43,14 +43,16 @@ module dpn_fdiv #(
     function automatic [QW:0] divide(input [MW+1:0] num, input [MW:0] den);
         integer i;
         reg [MW+2:0] rem;
+        reg [MW+3:0] diff;  // rem - den with a borrow bit on top
         reg [QW-1:0] quot;
         begin
             rem = {1'b0, num};
             quot = 0;
             for (i = QW - 1; i >= 0; i = i - 1) begin
-                if (rem >= {2'b00, den}) begin
+                diff = {1'b0, rem} - {3'b000, den};
+                if (!diff[MW+3]) begin
                     quot[i] = 1'b1;
-                    rem = rem - {2'b00, den};
+                    rem = diff[MW+2:0];
                 end
                 rem = rem << 1;
             end
@@ -105,6 +107,7 @@ module dpn_fdiv #(
             assign y = y_comb;
             wire unused_ok = &{1'b0, clk, ce};
         end else begin : g_pipe
+            (* shreg_extract = "no" *)  // plain registers, so that synthesis can retime them into the logic
             reg [W-1:0] stage [0:LATENCY-1];
             integer i;
             always @(posedge clk) begin

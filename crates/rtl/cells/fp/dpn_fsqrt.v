@@ -44,7 +44,7 @@ module dpn_fsqrt #(
         integer i;
         reg [2*RW-1:0] digits;
         reg [RW+3:0]   rem;
-        reg [RW+3:0]   trial;
+        reg [RW+4:0]   diff;  // rem - (4 root + 1) with a borrow bit on top
         reg [RW-1:0]   root;
         begin
             digits = {radicand, {(2 * RW - MW - 2){1'b0}}};
@@ -52,9 +52,9 @@ module dpn_fsqrt #(
             root = 0;
             for (i = RW - 1; i >= 0; i = i - 1) begin
                 rem = {rem[RW+1:0], digits[2*i+1], digits[2*i]};
-                trial = {2'b00, root, 2'b01};
-                if (rem >= trial) begin
-                    rem = rem - trial;
+                diff = {1'b0, rem} - {3'b000, root, 2'b01};
+                if (!diff[RW+4]) begin
+                    rem = diff[RW+3:0];
                     root = {root[RW-2:0], 1'b1};
                 end else begin
                     root = {root[RW-2:0], 1'b0};
@@ -100,6 +100,7 @@ module dpn_fsqrt #(
             assign y = y_comb;
             wire unused_ok = &{1'b0, clk, ce};
         end else begin : g_pipe
+            (* shreg_extract = "no" *)  // plain registers, so that synthesis can retime them into the logic
             reg [W-1:0] stage [0:LATENCY-1];
             integer i;
             always @(posedge clk) begin

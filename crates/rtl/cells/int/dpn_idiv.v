@@ -20,15 +20,17 @@ module dpn_idiv #(
     function automatic [2*IW-1:0] divide(input [IW-1:0] num, input [IW-1:0] den);
         integer i;
         reg [IW:0]   rem;
+        reg [IW+1:0] diff;  // rem - den with a borrow bit on top
         reg [IW-1:0] quot;
         begin
             rem = 0;
             quot = 0;
             for (i = IW - 1; i >= 0; i = i - 1) begin
                 rem = {rem[IW-1:0], num[i]};
-                if (rem >= {1'b0, den}) begin
+                diff = {1'b0, rem} - {2'b00, den};
+                if (!diff[IW+1]) begin
                     quot[i] = 1'b1;
-                    rem = rem - {1'b0, den};
+                    rem = diff[IW:0];
                 end
             end
             divide = {quot, rem[IW-1:0]};
@@ -53,6 +55,7 @@ module dpn_idiv #(
             assign qr_out = {q_comb, r_comb};
             wire unused_ok = &{1'b0, clk, ce};
         end else begin : g_pipe
+            (* shreg_extract = "no" *)  // plain registers, so that synthesis can retime them into the logic
             reg [2*IW-1:0] stage [0:LATENCY-1];
             integer i;
             always @(posedge clk) begin
