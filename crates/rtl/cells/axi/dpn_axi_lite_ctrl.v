@@ -89,21 +89,34 @@ module dpn_axi_lite_ctrl #(
     reg                    gie;
     reg [1:0]              ier;
     reg [1:0]              isr;
-    reg [64*NUM_ARGS-1:0]  args_r;
+    wire [64*NUM_ARGS-1:0] args_r;
     assign ap_start = start_r;
     assign args = args_r;
+
+    // argument words: word k (k = 0 .. 2*NUM_ARGS-1) at 0x10 + 4k, byte strobes honoured
+    genvar k;
+    generate
+        for (k = 0; k < 2 * NUM_ARGS; k = k + 1) begin : g_arg
+            localparam [31:0] WA32 = 4 + k;
+            reg [31:0] word;
+            wire hit = do_write && (w_word == WA32[9:0]);
+            always @(posedge clk) begin
+                if (rst) word <= 32'd0;
+                else if (hit) begin
+                    if (w_strb[0]) word[7:0] <= w_data[7:0];
+                    if (w_strb[1]) word[15:8] <= w_data[15:8];
+                    if (w_strb[2]) word[23:16] <= w_data[23:16];
+                    if (w_strb[3]) word[31:24] <= w_data[31:24];
+                end
+            end
+            assign args_r[32*k +: 32] = word;
+        end
+    endgenerate
     assign interrupt = gie && (isr != 2'b00);
 
     wire [9:0] w_word = aw_addr[11:2];
-    wire [8:0] w_arg = aw_addr[11:3] - 9'd2;
-    wire       w_is_arg = (aw_addr[11:3] >= 9'd2) && (w_arg < NA);
-    /* verilator lint_off UNUSED */
-    wire [14:0] w_bit = {w_arg, aw_addr[2], 5'd0};
-    /* verilator lint_on UNUSED */
-    wire [IW-1:0] w_base = w_bit[IW-1:0];
     wire       ar_hs = s_axi_control_arvalid && s_axi_control_arready;
     wire       read_ctrl = ar_hs && (s_axi_control_araddr[11:2] == 10'd0);
-    integer    b;
 
     always @(posedge clk) begin
         if (rst) begin
@@ -114,7 +127,6 @@ module dpn_axi_lite_ctrl #(
             gie <= 1'b0;
             ier <= 2'b00;
             isr <= 2'b00;
-            args_r <= {NUM_ARGS{64'd0}};
         end else begin
             if (ap_ready) start_r <= auto_restart;
             if (ap_done) done_r <= 1'b1;
@@ -133,10 +145,6 @@ module dpn_axi_lite_ctrl #(
                     10'd2: ier <= w_data[1:0];
                     default: ;
                 endcase
-            end
-            if (do_write && w_is_arg) begin
-                for (b = 0; b < 4; b = b + 1)
-                    if (w_strb[b]) args_r[w_base + {{(IW - 5){1'b0}}, b[1:0], 3'b000} +: 8] <= w_data[8*b +: 8];
             end
         end
     end

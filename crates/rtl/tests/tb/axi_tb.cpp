@@ -59,7 +59,12 @@ struct Agent {
     virtual ~Agent() {}
 };
 static std::vector<Agent*> agents;
+static const uint64_t MAX_CYCLES = 5000000;  // a hang fails the test instead of stalling it
 static void step() {
+    if (cycle >= MAX_CYCLES) {
+        printf("cycle %llu: cycle limit reached, %d errors so far\n", (unsigned long long)cycle, errors);
+        exit(1);
+    }
     for (Agent* a : agents) a->drive();
     top->clk = 0;
     top->eval();
@@ -183,6 +188,8 @@ struct ReadTest : Agent {
         }
         ar_pending = *arvalid && !*arready;
         ar_prev_addr = *araddr, ar_prev_len = *arlen;
+        // The engine reserves buffer space before each AR: R is never back-pressured.
+        CHECK(!*rvalid || *rready, "%s: R back-pressured", name);
         if (*rvalid && *rready) {
             Burst& b = bursts.front();
             r_held = false;

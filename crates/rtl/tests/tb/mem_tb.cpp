@@ -59,7 +59,8 @@ static const int F_DEPTH[NF] = {1, 2, 3, 16, 17, 1, 3, 5, 1000, 1};
 static const int F_PASS[NF] = {1, 1, 1, 1, 0, 1, 1, 1, 1, 0};
 static const int F_RAM[NF] = {0, 0, 0, 0, 0, 1, 1, 1, 1, 0};
 static const int K_DEPTH[NK] = {1, 3, 100};
-static const int S_DEPTH[NS] = {1, 4, 5, 64, 16};
+static const int S_DEPTH[NS] = {1, 4, 5, 64, 100};  // 64, 100: LUTRAM full bits
+static const uint64_t PAD_INIT = 128;                // they clear them during DEPTH cycles after reset
 static const int S_LAT[NS] = {1, 0, 1, 1, 0};
 
 struct Stream {  // producer/consumer state of one FIFO-like channel
@@ -157,8 +158,8 @@ int main(int argc, char** argv) {
                 sw_valid[i] = 1, sw_addr[i] = p.seq_w % d;
                 sr_valid[i] = 1, sr_addr[i] = p.seq_r % d, sr_last[i] = 1;
             } else {
-                sw_valid[i] = chance(pin);
-                sr_valid[i] = chance(pout);
+                sw_valid[i] = cycle >= PAD_INIT && chance(pin);
+                sr_valid[i] = cycle >= PAD_INIT && chance(pout);
                 // mostly aim at cells in the right state so that transfers happen
                 sw_addr[i] = rnd() % d;
                 if (chance(70))
@@ -223,6 +224,10 @@ int main(int argc, char** argv) {
         for (int i = 0; i < NS; i++) {
             Pad& p = ps[i];
             bool wr_ready = GET1(s_wr_ready, i), rd_ready = GET1(s_rd_ready, i);
+            if (cycle < PAD_INIT) {
+                CHECK(!GET1(s_rsp_valid, i) && GET16(s_count, i) == 0, "pad %d: activity during init", i);
+                continue;
+            }
             CHECK(wr_ready == !p.full[sw_addr[i]], "pad %d: wr_ready %d for cell %u (full=%d)", i, wr_ready, sw_addr[i],
                   (int)p.full[sw_addr[i]]);
             CHECK(rd_ready == p.full[sr_addr[i]], "pad %d: rd_ready %d for cell %u (full=%d)", i, rd_ready, sr_addr[i],

@@ -67,7 +67,7 @@ module mem_tb_top #(
     endfunction
     function integer s_depth(input integer i);
         case (i)
-            0: s_depth = 1;  1: s_depth = 4;  2: s_depth = 5;  3: s_depth = 64;  default: s_depth = 16;
+            0: s_depth = 1;  1: s_depth = 4;  2: s_depth = 5;  3: s_depth = 64;  default: s_depth = 100;
         endcase
     endfunction
     function integer s_lat(input integer i);
