@@ -3,7 +3,7 @@
 // Format: EW exponent bits, MW fraction bits (8/23 binary32, 11/52 binary64). Needs dpn_fp_round.v.
 // Subnormals are handled in and out; 0/0 and inf/inf give the x86 default NaN (sign set, quiet bit
 // set), x/0 gives a signed infinity; a NaN operand is returned quieted, a before b (as SSE divss).
-// The quotient comes from a combinational restoring divider (MW+3 quotient bits plus a sticky
+// The quotient comes from a combinational non-restoring divider (MW+3 quotient bits plus a sticky
 // remainder bit) followed by a LATENCY-deep register delay line that moves only when ce = 1
 // (retiming is left to synthesis); LATENCY = 0 gives a combinational cell.
 module dpn_fdiv #(
@@ -39,23 +39,31 @@ module dpn_fdiv #(
         end
     endfunction
 
-    // Restoring division of num (in [den, 2 den)) by den: QW quotient bits, then 1 if a remainder is left.
+    // Non-restoring division of num (in [den, 2 den)) by den: QW quotient bits, then 1 if a remainder
+    // is left. The two's complement partial remainder stays in [-den, den); each step adds or
+    // subtracts den (one adder) and its sign gives the quotient bit.
     function automatic [QW:0] divide(input [MW+1:0] num, input [MW:0] den);
         integer i;
-        reg [MW+2:0] rem;
-        reg [MW+3:0] diff;  // rem - den with a borrow bit on top
+        reg [MW+2:0] part;
+        reg [MW+2:0] operand;
+        /* verilator lint_off UNUSEDSIGNAL */
+        reg [MW+3:0] total;  // bit 0 only feeds the carry-in
+        /* verilator lint_on UNUSEDSIGNAL */
+        reg          subtract;
         reg [QW-1:0] quot;
+        reg [MW+2:0] rem;
         begin
-            rem = {1'b0, num};
+            part = {1'b0, num} - {2'b00, den};  // >= 0: leading quotient bit 1
             quot = 0;
-            for (i = QW - 1; i >= 0; i = i - 1) begin
-                diff = {1'b0, rem} - {3'b000, den};
-                if (!diff[MW+3]) begin
-                    quot[i] = 1'b1;
-                    rem = diff[MW+2:0];
-                end
-                rem = rem << 1;
+            quot[QW-1] = 1'b1;
+            for (i = QW - 2; i >= 0; i = i - 1) begin
+                subtract = !part[MW+2];
+                operand = subtract ? ~{2'b00, den} : {2'b00, den};
+                total = {part[MW+1:0], 1'b0, 1'b1} + {operand, subtract};  // 2 part -/+ den
+                part = total[MW+3:1];
+                quot[i] = !part[MW+2];
             end
+            rem = part[MW+2] ? part + {2'b00, den} : part;
             divide = {quot, rem != 0};
         end
     endfunction

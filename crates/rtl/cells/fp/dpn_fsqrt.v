@@ -39,27 +39,33 @@ module dpn_fsqrt #(
     endfunction
 
     // Integer square root of radicand * 2^(2 RW - MW - 2) (radicand in [2^MW, 2^(MW+2))): RW root
-    // bits with the leading one at bit RW-1, then 1 if a remainder is left. Two radicand bits per step.
+    // bits with the leading one at bit RW-1, then 1 if a remainder is left. Non-restoring, two
+    // radicand bits per step: with root Q so far and two's complement partial remainder P, the next
+    // P is 4P + digits - (4Q + 1) when P >= 0, else 4P + digits + (4Q + 3) (one adder); the new
+    // root bit is 1 when the new P >= 0.
     function automatic [RW:0] square_root(input [MW+1:0] radicand);
         integer i;
         reg [2*RW-1:0] digits;
-        reg [RW+3:0]   rem;
-        reg [RW+4:0]   diff;  // rem - (4 root + 1) with a borrow bit on top
+        reg [RW+5:0]   part;
+        reg [RW+5:0]   operand;
+        /* verilator lint_off UNUSEDSIGNAL */
+        reg [RW+6:0]   total;  // bit 0 only feeds the carry-in
+        /* verilator lint_on UNUSEDSIGNAL */
+        reg            subtract;
         reg [RW-1:0]   root;
+        reg [RW+5:0]   rem;
         begin
             digits = {radicand, {(2 * RW - MW - 2){1'b0}}};
-            rem = 0;
+            part = 0;
             root = 0;
             for (i = RW - 1; i >= 0; i = i - 1) begin
-                rem = {rem[RW+1:0], digits[2*i+1], digits[2*i]};
-                diff = {1'b0, rem} - {3'b000, root, 2'b01};
-                if (!diff[RW+4]) begin
-                    rem = diff[RW+3:0];
-                    root = {root[RW-2:0], 1'b1};
-                end else begin
-                    root = {root[RW-2:0], 1'b0};
-                end
+                subtract = !part[RW+5];
+                operand = subtract ? ~{4'b0000, root, 2'b01} : {4'b0000, root, 2'b11};
+                total = {part[RW+3:0], digits[2*i+1], digits[2*i], 1'b1} + {operand, subtract};
+                part = total[RW+6:1];
+                root = {root[RW-2:0], !part[RW+5]};
             end
+            rem = part[RW+5] ? part + {4'b0000, root, 1'b1} : part;
             square_root = {root, rem != 0};
         end
     endfunction

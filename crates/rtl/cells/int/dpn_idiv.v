@@ -2,7 +2,7 @@
 //
 // IW-bit two's complement. Cases C leaves undefined get defined values (as RISC-V): b = 0 gives
 // q = -1 (all ones) and r = a; a = -2^(IW-1), b = -1 gives q = -2^(IW-1) and r = 0.
-// The division (one restoring array on the magnitudes) is combinational and followed by a
+// The division (one non-restoring array on the magnitudes) is combinational and followed by a
 // LATENCY-deep register delay line that moves only when ce = 1 (retiming is left to synthesis);
 // LATENCY = 0 gives a combinational cell.
 module dpn_idiv #(
@@ -16,24 +16,31 @@ module dpn_idiv #(
     output wire [IW-1:0]   q,
     output wire [IW-1:0]   r
 );
-    // Unsigned restoring division: {quotient, remainder}.
+    // Unsigned non-restoring division: {quotient, remainder}. The two's complement partial remainder
+    // stays in [-den, den); each step adds or subtracts den (one adder) and its sign gives the
+    // quotient bit. den = 0: quotient all ones, remainder num.
     function automatic [2*IW-1:0] divide(input [IW-1:0] num, input [IW-1:0] den);
         integer i;
-        reg [IW:0]   rem;
-        reg [IW+1:0] diff;  // rem - den with a borrow bit on top
+        reg [IW+1:0] part;
+        reg [IW+1:0] operand;
+        /* verilator lint_off UNUSEDSIGNAL */
+        reg [IW+2:0] total;  // bit 0 only feeds the carry-in
+        /* verilator lint_on UNUSEDSIGNAL */
+        reg          subtract;
         reg [IW-1:0] quot;
+        reg [IW-1:0] rem;
         begin
-            rem = 0;
+            part = 0;
             quot = 0;
             for (i = IW - 1; i >= 0; i = i - 1) begin
-                rem = {rem[IW-1:0], num[i]};
-                diff = {1'b0, rem} - {2'b00, den};
-                if (!diff[IW+1]) begin
-                    quot[i] = 1'b1;
-                    rem = diff[IW:0];
-                end
+                subtract = !part[IW+1];
+                operand = subtract ? ~{2'b00, den} : {2'b00, den};
+                total = {part[IW:0], num[i], 1'b1} + {operand, subtract};  // 2 part + bit -/+ den
+                part = total[IW+2:1];
+                quot[i] = !part[IW+1];
             end
-            divide = {quot, rem[IW-1:0]};
+            rem = part[IW+1] ? part[IW-1:0] + den : part[IW-1:0];
+            divide = {quot, rem};
         end
     endfunction
 
