@@ -22,11 +22,15 @@ fn report(title: &str, files: &[PathBuf], opts: &Options) {
         let Ok(sare) = dataflow::compute(&p) else { continue };
         let t_flow = t.elapsed();
         let t = Instant::now();
-        let cfg = dpnc_dpn::Config { tile: vec![32], par: vec![1], hyperplanes: None, max_instances: 0, progress: false };
+        let cfg = dpnc_dpn::Config { tile: vec![32], par: vec![1], hyperplanes: None, max_instances: 0, progress: false, keep_traces: false };
         match dpnc_dpn::build(&p, &sare, &cfg) {
             Ok(dpn) => {
-                let inst: usize =
-                    dpn.traces.iter().map(|t| if let dpnc_dpn::ir::Trace::Compute { ops, .. } = t { ops.len() } else { 0 }).sum();
+                let inst: u64 = dpn
+                    .processes
+                    .iter()
+                    .filter(|pr| matches!(pr.kind, dpnc_dpn::ir::ProcessKind::Compute { .. }))
+                    .map(|pr| pr.iterations)
+                    .sum();
                 println!(
                     "{name:<18} {inst:>12} {:>8.2} s {:>8.2} s {:>10}",
                     t_flow.as_secs_f64(),

@@ -10,8 +10,9 @@
 //! enough for the network to complete under any timing (σ itself is a witness schedule).
 
 use crate::ir::*;
+use crate::scan::BandScan;
 use crate::tiling::{self, Nest};
-use dpnc_frontend::dataflow::{Origin, Sare};
+use dpnc_frontend::dataflow::Sare;
 use dpnc_frontend::interp::{for_each_instance, index_of, out_of_bounds};
 use dpnc_frontend::scop::{Program, VarKind};
 use dpnc_frontend::store::flatten;
@@ -31,18 +32,227 @@ pub struct Config {
     pub max_instances: u64,
     /// Say on stderr what is happening when the network is large (the CLI sets this).
     pub progress: bool,
+    /// Keep every process's trace, for the software executor (`exec`). Without traces
+    /// construction streams band by band in memory bounded by one band.
+    pub keep_traces: bool,
 }
 
-/// Where an instance runs.
-struct Placement {
-    band: Vec<i64>,
-    key: Vec<i64>,
-    subband: Vec<i64>,
+/// Says on stderr how long each step of a long construction took (steps over a second).
+struct Phase {
+    on: bool,
+    last: std::cell::Cell<std::time::Instant>,
+}
+
+impl Phase {
+    fn new(on: bool) -> Phase {
+        Phase { on, last: std::cell::Cell::new(std::time::Instant::now()) }
+    }
+    fn done(&self, what: &str) {
+        let took = self.last.get().elapsed().as_secs_f64();
+        if self.on && took >= 1.0 {
+            eprintln!("dpnc:   {what}: {took:.1} s");
+        }
+        self.last.set(std::time::Instant::now());
+    }
 }
 
 /// Entry `d` of a `--tile`/`--par` list (the last one repeats; `default` when empty).
 pub(crate) fn size_of(cfg: &[i64], d: usize, default: i64) -> i64 {
     cfg.get(d).or(cfg.last()).copied().unwrap_or(default)
+}
+
+/// Tile sizes and parallelism per hyperplane, and where instances fall.
+struct Geometry<'a> {
+    nests: &'a [Nest],
+    nest_of: Vec<usize>,
+    /// Per statement: its hyperplanes and how many of them are band hyperplanes.
+    phi: Vec<&'a [tiling::Affine]>,
+    band_dims: Vec<usize>,
+    /// Per hyperplane depth: tile size and sub-bands (`--par`, at most the tile size).
+    sizes: Vec<i64>,
+    par: Vec<i64>,
+}
+
+impl Geometry<'_> {
+    /// Number of band hyperplanes (all but the last, which runs inside the band).
+    fn band_dims(&self, k: usize) -> usize {
+        self.band_dims[k]
+    }
+    fn same_band(&self, k1: usize, it1: &[i64], k2: usize, it2: &[i64]) -> bool {
+        if self.nest_of[k1] != self.nest_of[k2] {
+            return false;
+        }
+        let (f1, f2) = (self.phi[k1], self.phi[k2]);
+        (0..self.band_dims(k1)).all(|d| f1[d].eval(it1).div_euclid(self.sizes[d]) == f2[d].eval(it2).div_euclid(self.sizes[d]))
+    }
+    /// The parallel sub-band of an instance with hyperplane values `phi`, as one index.
+    fn subband(&self, k: usize, phi: &[i64]) -> usize {
+        (0..self.band_dims(k))
+            .fold(0, |acc, d| acc * self.par[d] as usize + (phi[d].rem_euclid(self.sizes[d]) * self.par[d] / self.sizes[d]) as usize)
+    }
+    fn subband_coords(&self, k: usize, mut ix: usize) -> Vec<i64> {
+        let mut v: Vec<i64> = (0..self.band_dims(k))
+            .rev()
+            .map(|d| {
+                let l = ix % self.par[d] as usize;
+                ix /= self.par[d] as usize;
+                l as i64
+            })
+            .collect();
+        v.reverse();
+        v
+    }
+}
+
+/// Pass 0: every statement's bounding box (dense instance numbers) and every nest's range
+/// of band coordinates.
+struct Survey {
+    lo: Vec<Vec<i64>>,
+    extent: Vec<Vec<u64>>,
+    offset: Vec<u64>,
+    /// Per nest, per band hyperplane: the range of tile coordinates (empty nest: `None`).
+    bands: Vec<Option<Vec<(i64, i64)>>>,
+    instances: u64,
+    volume: u64,
+}
+
+impl Survey {
+    fn new(p: &Program, params: &[i64], geo: &Geometry) -> Result<Survey, Diagnostic> {
+        let n = p.stmts.len();
+        let mut lo: Vec<Vec<i64>> = p.stmts.iter().map(|s| vec![i64::MAX; s.iters.len()]).collect();
+        let mut hi: Vec<Vec<i64>> = p.stmts.iter().map(|s| vec![i64::MIN; s.iters.len()]).collect();
+        let mut bands: Vec<Option<Vec<(i64, i64)>>> = vec![None; geo.nests.len()];
+        let mut instances = 0u64;
+        for_each_instance(p, params, &mut |k, it| {
+            instances += 1;
+            for (d, x) in it.iter().enumerate() {
+                lo[k][d] = lo[k][d].min(*x);
+                hi[k][d] = hi[k][d].max(*x);
+            }
+            let phi = geo.phi[k];
+            let r = bands[geo.nest_of[k]].get_or_insert_with(|| vec![(i64::MAX, i64::MIN); geo.band_dims(k)]);
+            for (d, (l, h)) in r.iter_mut().enumerate() {
+                let t = phi[d].eval(it).div_euclid(geo.sizes[d]);
+                *l = (*l).min(t);
+                *h = (*h).max(t);
+            }
+            Ok(())
+        })?;
+        let mut offset = vec![0u64; n];
+        let mut extent = vec![Vec::new(); n];
+        let mut volume = 0u64;
+        for k in 0..n {
+            offset[k] = volume;
+            extent[k] = lo[k].iter().zip(&hi[k]).map(|(l, h)| if l <= h { (h - l + 1) as u64 } else { 0 }).collect();
+            let v = extent[k].iter().try_fold(1u64, |a, e| a.checked_mul(*e)).unwrap_or(u64::MAX);
+            volume = volume.checked_add(v).ok_or_else(|| Diagnostic::global("iteration domains too large to number"))?;
+        }
+        Ok(Survey { lo, extent, offset, bands, instances, volume })
+    }
+    /// Dense number of an instance (unique over all statements).
+    fn id(&self, k: usize, it: &[i64]) -> Option<u64> {
+        let mut x = 0u64;
+        for ((v, l), e) in it.iter().zip(&self.lo[k]).zip(&self.extent[k]) {
+            let d = v.checked_sub(*l).filter(|d| *d >= 0 && (*d as u64) < *e)? as u64;
+            x = x * e + d;
+        }
+        Some(self.offset[k] + x)
+    }
+}
+
+/// Dense instance number → position in the band: an array over the band's range of
+/// numbers when that is not much larger than the band (lookups then stay in cache, as
+/// sources are near their readers), else a map.
+enum LocalIndex {
+    Dense { min: u64, slots: Vec<u32> },
+    Map(HashMap<u64, usize, Fast>),
+}
+
+impl LocalIndex {
+    fn new(ids: &[u64]) -> LocalIndex {
+        let (min, max) = ids.iter().fold((u64::MAX, 0), |(l, h), &x| (l.min(x), h.max(x)));
+        let span = max.saturating_sub(min) + 1;
+        if span <= 16 * ids.len() as u64 + 1024 && ids.len() < u32::MAX as usize {
+            let mut slots = vec![u32::MAX; span as usize];
+            for (o, id) in ids.iter().enumerate() {
+                slots[(id - min) as usize] = o as u32;
+            }
+            LocalIndex::Dense { min, slots }
+        } else {
+            LocalIndex::Map(ids.iter().enumerate().map(|(o, id)| (*id, o)).collect())
+        }
+    }
+    fn get(&self, id: u64) -> Option<usize> {
+        match self {
+            LocalIndex::Dense { min, slots } => {
+                id.checked_sub(*min).and_then(|d| slots.get(d as usize)).filter(|&&o| o != u32::MAX).map(|&o| o as usize)
+            }
+            LocalIndex::Map(m) => m.get(&id).copied(),
+        }
+    }
+}
+
+/// A fast hasher for the band-local maps (keys are small integers, not attacker-chosen).
+#[derive(Clone, Copy, Default)]
+struct Fast;
+
+struct FastHasher(u64);
+
+impl std::hash::BuildHasher for Fast {
+    type Hasher = FastHasher;
+    fn build_hasher(&self) -> FastHasher {
+        FastHasher(0)
+    }
+}
+
+impl std::hash::Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        bytes.iter().for_each(|b| self.write_u64(*b as u64));
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(x as u64);
+    }
+    fn write_isize(&mut self, x: isize) {
+        self.write_u64(x as u64);
+    }
+}
+
+/// A set of dense numbers.
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(n: u64) -> Bits {
+        Bits(vec![0; n.div_ceil(64) as usize])
+    }
+    fn set(&mut self, i: u64) {
+        self.0[(i / 64) as usize] |= 1 << (i % 64);
+    }
+    fn get(&self, i: u64) -> bool {
+        self.0[(i / 64) as usize] >> (i % 64) & 1 == 1
+    }
+    fn count(&self) -> u64 {
+        self.0.iter().map(|w| w.count_ones() as u64).sum()
+    }
+}
+
+/// Per channel, summed over the bands (channels are empty between bands: every value
+/// written in a band is read in it).
+#[derive(Clone, Default)]
+struct ChanStats {
+    size: usize,
+    writes: u64,
+    reads: u64,
+    /// Every value first read in the order written.
+    in_order: bool,
 }
 
 pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> {
@@ -53,265 +263,156 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     if let Some(q) = cfg.par.iter().find(|&&q| q < 1) {
         return Err(Diagnostic::global(format!("parallelism {q} is not positive")));
     }
+    let phase = Phase::new(cfg.progress);
     let nests = tiling::choose(p, &params, cfg.hyperplanes.as_deref())?;
+    phase.done("tiling hyperplanes");
     let nest_of = tiling::nest_of(&nests, p.stmts.len());
-    for (d, (&q, s)) in cfg.par.iter().zip(cfg.tile.iter().chain(std::iter::repeat(cfg.tile.last().unwrap_or(&32)))).enumerate() {
-        if q > *s {
+    let depth = nests.iter().map(|n| n.dims).max().unwrap_or(0);
+    let sizes: Vec<i64> = (0..depth).map(|d| size_of(&cfg.tile, d, 32)).collect();
+    for (d, &q) in cfg.par.iter().enumerate() {
+        let s = size_of(&cfg.tile, d, 32);
+        if q > s {
             return Err(Diagnostic::global(format!(
                 "--par {q} on hyperplane {d} exceeds the tile size {s}: a sub-band cannot be thinner than one iteration"
             )));
         }
     }
-
-    // 1. All instances with their placement.
-    let mut insts: Vec<(usize, Vec<i64>)> = Vec::new();
-    let limit = if cfg.max_instances == 0 { 50_000_000 } else { cfg.max_instances };
-    for_each_instance(p, &params, &mut |k, it| {
-        if insts.len() as u64 >= limit {
-            return Err(Diagnostic::global(format!(
-                "more than {limit} statement instances: too large for the software network; use smaller sizes"
-            )));
-        }
-        insts.push((k, it.to_vec()));
-        Ok(())
-    })?;
-    let place = |k: usize, it: &[i64], order: usize| -> Placement {
-        let nest = nest_of[k];
-        let n: &Nest = &nests[nest];
-        let phi: Vec<i64> = n.phi_of(k).iter().map(|a| a.eval(it)).collect();
-        let sizes: Vec<i64> = (0..n.dims).map(|d| size_of(&cfg.tile, d, 32)).collect();
-        let tiles: Vec<i64> = phi.iter().zip(&sizes).map(|(x, s)| x.div_euclid(*s)).collect();
-        let band: Vec<i64> = std::iter::once(nest as i64).chain(tiles.iter().take(n.dims.saturating_sub(1)).copied()).collect();
-        let subband: Vec<i64> =
-            (0..n.dims.saturating_sub(1)).map(|d| phi[d].rem_euclid(sizes[d]) * size_of(&cfg.par, d, 1).min(sizes[d]) / sizes[d]).collect();
-        let key = band
-            .iter()
-            .chain(tiles.iter().skip(n.dims.saturating_sub(1)))
-            .chain(&phi)
-            .copied()
-            .chain(std::iter::once(order as i64))
-            .collect();
-        Placement { band, key, subband }
+    let par: Vec<i64> = (0..depth).map(|d| size_of(&cfg.par, d, 1).min(sizes[d])).collect();
+    let geo = Geometry {
+        nests: &nests,
+        nest_of: nest_of.clone(),
+        phi: (0..p.stmts.len()).map(|k| nests[nest_of[k]].phi_of(k)).collect(),
+        band_dims: (0..p.stmts.len()).map(|k| nests[nest_of[k]].dims.saturating_sub(1)).collect(),
+        sizes,
+        par,
     };
-    let placements: Vec<Placement> = insts.iter().enumerate().map(|(o, (k, it))| place(*k, it, o)).collect();
-    let mut sigma: Vec<usize> = (0..insts.len()).collect();
-    sigma.sort_by(|&a, &b| placements[a].key.cmp(&placements[b].key));
-    let index_of: HashMap<(usize, &[i64]), usize> = insts.iter().enumerate().map(|(o, (k, it))| ((*k, it.as_slice()), o)).collect();
-    let mut band_ids: HashMap<&[i64], usize> = HashMap::new();
-    for &o in &sigma {
-        let next = band_ids.len();
-        band_ids.entry(placements[o].band.as_slice()).or_insert(next);
+
+    // Pass 0: how big, and where.
+    let survey = Survey::new(p, &params, &geo)?;
+    let limit = match (cfg.max_instances, cfg.keep_traces) {
+        (0, true) => 50_000_000,
+        (0, false) => 20_000_000_000,
+        (n, _) => n,
+    };
+    if survey.instances > limit {
+        let why = if cfg.keep_traces { "too large to execute as a software network" } else { "too large" };
+        return Err(Diagnostic::global(format!("{} statement instances (more than {limit}): {why}; use smaller sizes", survey.instances)));
+    }
+    let progress = cfg.progress && survey.instances > 2_000_000;
+    if progress {
+        eprintln!("dpnc: building the process network: {} statement instances…", survey.instances);
     }
 
-    if cfg.progress && insts.len() > 500_000 {
-        eprintln!("dpnc: building the process network: {} statement instances in {} band(s)…", insts.len(), band_ids.len());
-    }
-
-    // 2. Origins of every read, and which produced values leave their band.
-    // Per instance and read: `None` for a scalar argument, else (producer instance or
-    // `None` for an initial value, the cell read when initial).
-    type Origins = Vec<Vec<Option<(Option<usize>, Vec<i64>)>>>;
-    let mut origins: Origins = Vec::with_capacity(insts.len());
-    let mut stored = vec![false; insts.len()];
-    for (o, (k, it)) in insts.iter().enumerate() {
-        let s = &p.stmts[*k];
-        let mut row = Vec::with_capacity(s.reads.len());
-        for (r, a) in s.reads.iter().enumerate() {
+    phase.done("survey of the instances");
+    // Pass 1: values that leave their band (stored), initial cells read (compulsory).
+    let mut stored = Bits::new(survey.volume);
+    let mut initial: Vec<Bits> = p.vars.iter().map(|v| Bits::new(v.len() as u64)).collect();
+    let mut src = Vec::new();
+    for_each_instance(p, &params, &mut |k, it| {
+        for (r, a) in p.stmts[k].reads.iter().enumerate() {
             if p.vars[a.var].is_scalar_argument() {
-                row.push(None);
                 continue;
             }
-            let origin = sare.reads[*k][r]
-                .origin(&params, it)
-                .ok_or_else(|| Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", s.name, it)))?;
-            row.push(Some(match origin {
-                Origin::Stmt(src, si) => {
-                    let so = *index_of
-                        .get(&(src, si.as_slice()))
-                        .ok_or_else(|| Diagnostic::global("internal error: source instance outside its domain"))?;
-                    if placements[so].band != placements[o].band {
-                        stored[so] = true;
+            match sare.reads[k][r].origin_into(&params, it, &mut src) {
+                Some(Some(sk)) => {
+                    if !geo.same_band(k, it, sk, &src) {
+                        stored.set(survey.id(sk, &src).ok_or_else(|| source_outside(p, sk, &src))?);
                     }
-                    (Some(so), Vec::new())
                 }
-                Origin::Initial(idx) => (None, idx),
-            }));
+                Some(None) => {
+                    let cell = flatten(&p.vars[a.var].dims, &src).ok_or_else(|| Diagnostic::new(a.span, "read out of bounds"))?;
+                    initial[a.var].set(cell as u64);
+                }
+                None => return Err(Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", p.stmts[k].name, it))),
+            }
         }
-        origins.push(row);
-    }
-    // Final values of the kernel's arguments are stored.
+        Ok(())
+    })?;
     let mut compulsory_writes = vec![0u64; p.vars.len()];
     for (var, v) in p.vars.iter().enumerate() {
         let (Some(flow), VarKind::Argument) = (&sare.finals[var], v.kind) else { continue };
         for cell in 0..v.len() {
             let idx = dpnc_frontend::store::unflatten(&v.dims, cell);
-            if let Some(Origin::Stmt(src, si)) = flow.origin(&params, &idx) {
-                if let Some(&so) = index_of.get(&(src, si.as_slice())) {
-                    stored[so] = true;
-                    compulsory_writes[var] += 1;
-                }
+            if let Some(Some(sk)) = flow.origin_into(&params, &idx, &mut src) {
+                stored.set(survey.id(sk, &src).ok_or_else(|| source_outside(p, sk, &src))?);
+                compulsory_writes[var] += 1;
             }
         }
     }
-    let mut initial_cells: std::collections::HashSet<(usize, Vec<i64>)> = std::collections::HashSet::new();
-    for (o, (k, _)) in insts.iter().enumerate() {
-        for (r, a) in p.stmts[*k].reads.iter().enumerate() {
-            if let Some((None, idx)) = &origins[o][r] {
-                initial_cells.insert((a.var, idx.clone()));
-            }
-        }
-    }
-    let mut compulsory_reads = vec![0u64; p.vars.len()];
-    for (var, _) in &initial_cells {
-        compulsory_reads[*var] += 1;
-    }
+    let compulsory_reads: Vec<u64> = initial.iter().map(Bits::count).collect();
+    drop(initial);
 
-    // 3. Processes and traces, walking σ.
-    let rank: Vec<u64> = {
-        let mut r = vec![0u64; insts.len()];
-        for (t, &o) in sigma.iter().enumerate() {
-            r[o] = t as u64;
-        }
-        r
+    phase.done("values leaving their band");
+    // Pass 2: band by band, in σ order.
+    let mut b = Builder {
+        processes: Vec::new(),
+        traces: Vec::new(),
+        ops: Vec::new(),
+        channels: Vec::new(),
+        stats: Vec::new(),
+        inputs: Vec::new(),
+        keep: cfg.keep_traces,
     };
-    let mut b = Builder { processes: Vec::new(), traces: Vec::new(), channels: Vec::new(), chan_index: HashMap::new(), events: Vec::new() };
-    let mut load_proc: HashMap<usize, usize> = HashMap::new();
-    let mut store_proc: HashMap<usize, usize> = HashMap::new();
-    let mut compute_proc: HashMap<(usize, Vec<i64>), usize> = HashMap::new();
-    for &o in &sigma {
-        let key = (insts[o].0, placements[o].subband.clone());
-        if let std::collections::hash_map::Entry::Vacant(e) = compute_proc.entry(key) {
-            let (stmt, subband) = e.key().clone();
-            e.insert(b.add_process(p, ProcessKind::Compute { stmt, subband }));
-        }
-    }
-    // DDR versions: the k-th store of a cell creates version k (0 = the initial value).
-    let mut versions: HashMap<(usize, usize), u32> = HashMap::new();
-    let mut version_of_value: HashMap<usize, u32> = HashMap::new();
-    let mut loaded: HashMap<(usize, usize, usize, u32), usize> = HashMap::new();
-    let mut loads_needed: HashMap<(usize, usize, u32), u32> = HashMap::new();
-    let mut ddr_reads = vec![0u64; p.vars.len()];
-    let mut ddr_writes = vec![0u64; p.vars.len()];
-    // Value ids: a computed value is its instance's index; loaded values come after.
-    let mut next_load_vid: u64 = insts.len() as u64;
-    let mut op_of: Vec<(usize, usize)> = vec![(usize::MAX, 0); insts.len()];
-
-    for (t, &o) in sigma.iter().enumerate() {
-        let t = t as u64;
-        let (k, it) = (insts[o].0, &insts[o].1);
-        let s = &p.stmts[k];
-        let me = compute_proc[&(k, placements[o].subband.clone())];
-        let band = band_ids[placements[o].band.as_slice()];
-        let mut reads = Vec::with_capacity(s.reads.len());
-        let my_op = match &b.traces[me] {
-            Trace::Compute { ops, .. } => ops.len(),
-            _ => 0,
-        };
-        for (r, a) in s.reads.iter().enumerate() {
-            let Some((src, idx)) = &origins[o][r] else {
-                reads.push(ReadSrc::Scalar { var: a.var });
-                continue;
-            };
-            let elem = p.vars[a.var].ty.c_name();
-            let (ch, vid) = match src.filter(|&so| placements[so].band == placements[o].band) {
-                // Produced in this band: an on-chip channel from the producer's process.
-                Some(so) => {
-                    let (pp, pi) = op_of[so];
-                    let class = if pp == me { ChannelClass::Local } else { ChannelClass::Sync };
-                    let ch = b.channel(pp, me, Some(r), class, elem);
-                    if let Trace::Compute { ops, .. } = &mut b.traces[pp] {
-                        if !ops[pi].writes.contains(&ch) {
-                            ops[pi].writes.push(ch);
-                            b.events.push(Event { t: 4 * rank[so] + 2, ch, vid: so as u64, write: true, op: 0 });
-                        }
-                    }
-                    (ch, so as u64)
-                }
-                // From DDR: the cell and the version this read needs, loaded once per band.
-                None => {
-                    let (cell, version) = match src {
-                        Some(so) => {
-                            let w = &p.stmts[insts[*so].0].write;
-                            (
-                                cell_of(p, w, &insts[*so].1, &params)?,
-                                *version_of_value
-                                    .get(so)
-                                    .ok_or_else(|| Diagnostic::global("internal error: a value is loaded before it is stored"))?,
-                            )
-                        }
-                        None => (flatten(&p.vars[a.var].dims, idx).ok_or_else(|| Diagnostic::new(a.span, "read out of bounds"))?, 0),
-                    };
-                    let lp = match load_proc.get(&a.var) {
-                        Some(&lp) => lp,
-                        None => {
-                            let lp = b.add_process(p, ProcessKind::Load { var: a.var });
-                            load_proc.insert(a.var, lp);
-                            lp
-                        }
-                    };
-                    let ch = b.channel(lp, me, Some(r), ChannelClass::Io, elem);
-                    let Trace::Load { ops, .. } = &mut b.traces[lp] else { unreachable!("load process") };
-                    let op_ix = *loaded.entry((band, a.var, cell, version)).or_insert_with(|| {
-                        ops.push(LoadOp { cell, version, vid: next_load_vid, outs: Vec::new(), at: 4 * t });
-                        next_load_vid += 1;
-                        ddr_reads[a.var] += 1;
-                        *loads_needed.entry((a.var, cell, version)).or_default() += 1;
-                        ops.len() - 1
-                    });
-                    let op = &mut ops[op_ix];
-                    if !op.outs.contains(&ch) {
-                        op.outs.push(ch);
-                        // The load happened at the value's first use in the band (now or earlier).
-                        b.events.push(Event { t: op.at, ch, vid: op.vid, write: true, op: op_ix });
-                    }
-                    (ch, op.vid)
-                }
-            };
-            reads.push(ReadSrc::Chan { ch, vid, last: false });
-            b.events.push(Event { t: 4 * t + 1, ch, vid, write: false, op: my_op });
-        }
-        let Trace::Compute { ops, .. } = &mut b.traces[me] else { unreachable!("compute process") };
-        ops.push(ComputeOp { iters: it.clone(), reads, writes: Vec::new(), vid: o as u64 });
-        let pi = ops.len() - 1;
-        op_of[o] = (me, pi);
-        if stored[o] {
-            let var = s.write.var;
-            let cell = cell_of(p, &s.write, it, &params)?;
-            let sp = match store_proc.get(&var) {
-                Some(&sp) => sp,
-                None => {
-                    let sp = b.add_process(p, ProcessKind::Store { var });
-                    store_proc.insert(var, sp);
-                    sp
-                }
-            };
-            let ch = b.channel(me, sp, None, ChannelClass::Io, p.vars[var].ty.c_name());
-            let v = versions.entry((var, cell)).or_insert(0);
-            *v += 1;
-            let version = *v;
-            version_of_value.insert(o, version);
-            ddr_writes[var] += 1;
-            if let Trace::Compute { ops, .. } = &mut b.traces[me] {
-                ops[pi].writes.push(ch);
+    let mut st = Streams {
+        load_proc: Default::default(),
+        store_proc: Default::default(),
+        compute_proc: Default::default(),
+        versions: p.vars.iter().map(|v| vec![0u32; v.len()]).collect(),
+        version_of_value: Default::default(),
+        loads_needed: HashMap::new(),
+        ddr_reads: vec![0u64; p.vars.len()],
+        ddr_writes: vec![0u64; p.vars.len()],
+        next_vid: 0,
+        next_load_vid: survey.instances,
+        band_no: 0,
+        load_slot: p.vars.iter().map(|v| vec![(0, 0, 0); if v.is_scalar_argument() { 0 } else { v.len() }]).collect(),
+    };
+    let mut bands = 0usize;
+    let started = std::time::Instant::now();
+    let mut shown = started;
+    for (ni, nest) in nests.iter().enumerate() {
+        let Some(range) = &survey.bands[ni] else { continue };
+        let scan = BandScan::new(p, &params, nest, &cfg.tile);
+        let total: u64 = range.iter().map(|(l, h)| (h - l + 1) as u64).product();
+        let mut tiles: Vec<i64> = range.iter().map(|r| r.0).collect();
+        for bi in 0..total {
+            let mut band = Band::new(p);
+            scan.walk(&tiles, &mut |k, it| band.push(&geo, &survey, k, it))?;
+            if !band.kind.is_empty() {
+                bands += 1;
+                band.run(p, &params, sare, &geo, &survey, &stored, &mut b, &mut st)?;
             }
-            let store_op = match &mut b.traces[sp] {
-                Trace::Store { ops, .. } => {
-                    ops.push(StoreOp { ch, vid: o as u64, cell, version });
-                    ops.len() - 1
+            // Next band coordinates, last hyperplane fastest.
+            for d in (0..tiles.len()).rev() {
+                if tiles[d] < range[d].1 {
+                    tiles[d] += 1;
+                    break;
                 }
-                _ => 0,
-            };
-            b.events.push(Event { t: 4 * t + 2, ch, vid: o as u64, write: true, op: 0 });
-            b.events.push(Event { t: 4 * t + 3, ch, vid: o as u64, write: false, op: store_op });
+                tiles[d] = range[d].0;
+            }
+            if progress && shown.elapsed().as_secs() >= 2 {
+                shown = std::time::Instant::now();
+                eprintln!("dpnc:   nest {ni}: band {}/{total} ({:.0} s)", bi + 1, started.elapsed().as_secs_f64());
+            }
         }
     }
 
-    // 4. Last reads, channel kinds and sizes, by replaying σ.
-    b.finish(next_load_vid as usize);
-    describe_processes(p, &params, &nests, &nest_of, cfg, &mut b.processes, &b.traces)?;
-    let bands = band_ids.len();
-    let processes = b.processes;
-    let channels = b.channels;
+    for (c, s) in b.channels.iter_mut().zip(&b.stats) {
+        c.size = s.size;
+        c.writes = s.writes;
+        c.reads = s.reads;
+        // In order and read once: FIFO; in order with repeats back to back: FIFO+register.
+        c.kind = match (s.in_order, s.reads == s.writes) {
+            (true, true) => ChannelKind::Fifo,
+            (true, false) => ChannelKind::FifoReg,
+            _ => ChannelKind::Scratchpad,
+        };
+    }
+    for (pr, n) in b.processes.iter_mut().zip(&b.ops) {
+        pr.iterations = *n as u64;
+    }
+    phase.done("processes and channels, band by band");
+    describe_processes(p, &params, &nests, &nest_of, cfg, &mut b.processes)?;
     let mut dpn = Dpn {
         kernel: p.kernel.clone(),
         params: p.params.iter().zip(&params).map(|(q, v)| (q.name.clone(), *v)).collect(),
@@ -319,21 +420,314 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         par: cfg.par.clone(),
         nests,
         bands,
-        processes,
-        channels,
-        ddr_reads,
-        ddr_writes,
+        processes: b.processes,
+        channels: b.channels,
+        ddr_reads: st.ddr_reads,
+        ddr_writes: st.ddr_writes,
         compulsory_reads,
         compulsory_writes,
         traces: b.traces,
-        loads_needed,
+        loads_needed: st.loads_needed,
     };
     crate::relations::derive(p, sare, &mut dpn)?;
+    phase.done("channel relations, muxes and demuxes (isl)");
     let errs = crate::validate::validate(p, &dpn);
     if !errs.is_empty() {
         return Err(Diagnostic::global(format!("internal error: the process network is invalid:\n  {}", errs.join("\n  "))));
     }
     Ok(dpn)
+}
+
+fn source_outside(p: &Program, k: usize, it: &[i64]) -> Diagnostic {
+    Diagnostic::global(format!("internal error: source instance {}{it:?} outside its domain", p.stmts[k].name))
+}
+
+/// State that lives across bands.
+struct Streams {
+    load_proc: HashMap<usize, usize, Fast>,
+    store_proc: HashMap<usize, usize, Fast>,
+    compute_proc: HashMap<(usize, usize), usize, Fast>,
+    /// DDR versions: the k-th store of a cell creates version k (0 = the initial value).
+    versions: Vec<Vec<u32>>,
+    version_of_value: HashMap<u64, u32, Fast>,
+    loads_needed: HashMap<(usize, usize, u32), u32>,
+    ddr_reads: Vec<u64>,
+    ddr_writes: Vec<u64>,
+    /// Value ids: a computed value is its instance's rank in σ; loaded values come after.
+    next_vid: u64,
+    next_load_vid: u64,
+    /// Bands so far; per variable and cell, the last band that loaded it: (band, version,
+    /// index among the band's loads). A second version of a cell in one band (rare) goes
+    /// to a map.
+    band_no: u32,
+    load_slot: Vec<Vec<(u32, u32, u32)>>,
+}
+
+/// The instances of one band, in program order (iterators and hyperplane values are
+/// stored flat, `stride` per instance).
+struct Band {
+    stride: usize,
+    kind: Vec<usize>,
+    iters: Vec<i64>,
+    phi: Vec<i64>,
+    /// Tile coordinate along the last hyperplane (the σ order inside the band).
+    last: Vec<i64>,
+    id: Vec<u64>,
+}
+
+/// A loaded value of the current band.
+struct Loaded {
+    op: usize,
+    vid: usize,
+    at: u64,
+    outs: Vec<usize>,
+}
+
+impl Band {
+    fn new(p: &Program) -> Band {
+        let stride = p.stmts.iter().map(|s| s.iters.len()).max().unwrap_or(0);
+        Band { stride, kind: Vec::new(), iters: Vec::new(), phi: Vec::new(), last: Vec::new(), id: Vec::new() }
+    }
+    fn push(&mut self, geo: &Geometry, survey: &Survey, k: usize, it: &[i64]) -> Result<(), Diagnostic> {
+        self.kind.push(k);
+        self.iters.extend(it);
+        self.iters.resize(self.kind.len() * self.stride, 0);
+        let phi = geo.phi[k];
+        self.phi.extend(phi.iter().map(|f| f.eval(it)));
+        self.phi.resize(self.kind.len() * self.stride, i64::MIN);
+        self.last.push(phi.len().checked_sub(1).map_or(0, |d| phi[d].eval(it).div_euclid(geo.sizes[d])));
+        self.id.push(survey.id(k, it).ok_or_else(|| Diagnostic::global("internal error: instance outside its bounding box"))?);
+        Ok(())
+    }
+    /// The band with its instances in the order `sigma`.
+    fn permuted(&self, sigma: &[usize]) -> Band {
+        let w = self.stride;
+        let mut out =
+            Band { stride: w, kind: Vec::with_capacity(sigma.len()), iters: Vec::new(), phi: Vec::new(), last: Vec::new(), id: Vec::new() };
+        for &o in sigma {
+            out.kind.push(self.kind[o]);
+            out.iters.extend_from_slice(self.iters(o));
+            out.phi.extend_from_slice(self.phi(o));
+            out.id.push(self.id[o]);
+        }
+        out
+    }
+    fn iters(&self, o: usize) -> &[i64] {
+        &self.iters[o * self.stride..o * self.stride + self.stride]
+    }
+    fn phi(&self, o: usize) -> &[i64] {
+        &self.phi[o * self.stride..(o + 1) * self.stride]
+    }
+
+    /// Assigns every read of the band to a channel (or a load), stores values that leave
+    /// it, then sizes the channels by replaying the band's part of σ.
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        self,
+        p: &Program,
+        params: &[i64],
+        sare: &Sare,
+        geo: &Geometry,
+        survey: &Survey,
+        stored: &Bits,
+        b: &mut Builder,
+        st: &mut Streams,
+    ) -> Result<(), Diagnostic> {
+        let n = self.kind.len();
+        // σ inside the band: last tile coordinate, hyperplanes, program order. The band is
+        // then rearranged in that order, so that position = rank in σ.
+        let mut sigma: Vec<usize> = (0..n).collect();
+        sigma.sort_by(|&a, &c| (self.last[a], self.phi(a), a).cmp(&(self.last[c], self.phi(c), c)));
+        let band = self.permuted(&sigma);
+        let local = LocalIndex::new(&band.id);
+        let base = st.next_vid;
+        let load_base = st.next_load_vid;
+        let mut op_of: Vec<(usize, usize)> = vec![(usize::MAX, 0); n];
+        // Channels each value of the band is already written to (the demux): two inline,
+        // more in a set.
+        let mut written: Vec<[u32; 2]> = vec![[u32::MAX; 2]; n];
+        let mut written_more: std::collections::HashSet<(usize, usize), Fast> = Default::default();
+        st.band_no += 1;
+        let mut loaded: Vec<Loaded> = Vec::new();
+        let mut loaded_other: HashMap<(usize, usize, u32), usize, Fast> = Default::default();
+        // Per channel, its reads and writes at times of σ (4 per instance: loads, reads,
+        // writes, stores).
+        let mut events: Vec<Vec<Event>> = Vec::new();
+        let mut event = |ch: usize, t: u64, write: bool, vid: usize, op: usize| {
+            if events.len() <= ch {
+                events.resize_with(ch + 1, Vec::new);
+            }
+            events[ch].push(Event { key: t << 1 | !write as u64, op: op as u64, vid: vid as u32 });
+        };
+        let mut src = Vec::new();
+        for o in 0..n {
+            let t = o as u64;
+            let k = band.kind[o];
+            let s = &p.stmts[k];
+            let it = &band.iters(o)[..s.iters.len()];
+            let sub = geo.subband(k, band.phi(o));
+            let me = match st.compute_proc.get(&(k, sub)) {
+                Some(&me) => me,
+                None => {
+                    let me = b.add_process(p, ProcessKind::Compute { stmt: k, subband: geo.subband_coords(k, sub) });
+                    st.compute_proc.insert((k, sub), me);
+                    me
+                }
+            };
+            let my_op = b.ops[me];
+            let mut reads = Vec::with_capacity(if b.keep { s.reads.len() } else { 0 });
+            for (r, a) in s.reads.iter().enumerate() {
+                if p.vars[a.var].is_scalar_argument() {
+                    if b.keep {
+                        reads.push(ReadSrc::Scalar { var: a.var });
+                    }
+                    continue;
+                }
+                let elem = p.vars[a.var].ty.c_name();
+                let origin = sare.reads[k][r]
+                    .origin_into(params, it, &mut src)
+                    .ok_or_else(|| Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", s.name, it)))?;
+                let same = origin.filter(|&sk| geo.same_band(k, it, sk, &src));
+                let (ch, vid) = match same {
+                    // Produced in this band: an on-chip channel from the producer's process.
+                    Some(sk) => {
+                        let so = survey.id(sk, &src).and_then(|id| local.get(id)).ok_or_else(|| source_outside(p, sk, &src))?;
+                        let (pp, pi) = op_of[so];
+                        let class = if pp == me { ChannelClass::Local } else { ChannelClass::Sync };
+                        let ch = b.channel(pp, me, Some(r), class, elem);
+                        let w = &mut written[so];
+                        let new = if w.contains(&(ch as u32)) {
+                            false
+                        } else if let Some(free) = w.iter_mut().find(|c| **c == u32::MAX) {
+                            *free = ch as u32;
+                            true
+                        } else {
+                            written_more.insert((so, ch))
+                        };
+                        if new {
+                            if let Some(Trace::Compute { ops, .. }) = b.traces.get_mut(pp) {
+                                ops[pi].writes.push(ch);
+                            }
+                            event(ch, 4 * so as u64 + 2, true, so, 0);
+                        }
+                        (ch, so)
+                    }
+                    // From DDR: the cell and the version this read needs, loaded once per band.
+                    None => {
+                        let (cell, version) = match origin {
+                            Some(sk) => {
+                                let id = survey.id(sk, &src).ok_or_else(|| source_outside(p, sk, &src))?;
+                                let w = &p.stmts[sk].write;
+                                let version = *st
+                                    .version_of_value
+                                    .get(&id)
+                                    .ok_or_else(|| Diagnostic::global("internal error: a value is loaded before it is stored"))?;
+                                (cell_of(p, w, &src, params)?, version)
+                            }
+                            None => (flatten(&p.vars[a.var].dims, &src).ok_or_else(|| Diagnostic::new(a.span, "read out of bounds"))?, 0),
+                        };
+                        let lp = match st.load_proc.get(&a.var) {
+                            Some(&lp) => lp,
+                            None => {
+                                let lp = b.add_process(p, ProcessKind::Load { var: a.var });
+                                st.load_proc.insert(a.var, lp);
+                                lp
+                            }
+                        };
+                        let ch = b.channel(lp, me, Some(r), ChannelClass::Io, elem);
+                        let slot = &mut st.load_slot[a.var][cell];
+                        let found = if slot.0 == st.band_no && slot.1 == version {
+                            Some(slot.2 as usize)
+                        } else if slot.0 == st.band_no {
+                            loaded_other.get(&(a.var, cell, version)).copied()
+                        } else {
+                            None
+                        };
+                        let li = match found {
+                            Some(li) => li,
+                            None => {
+                                let li = loaded.len();
+                                if slot.0 == st.band_no {
+                                    loaded_other.insert((a.var, cell, version), li);
+                                } else {
+                                    *slot = (st.band_no, version, li as u32);
+                                }
+                                loaded.push(Loaded { op: b.ops[lp], vid: n + li, at: 4 * t, outs: Vec::new() });
+                                b.ops[lp] += 1;
+                                if let Some(Trace::Load { ops, .. }) = b.traces.get_mut(lp) {
+                                    ops.push(LoadOp { cell, version, vid: st.next_load_vid, outs: Vec::new(), at: 4 * t });
+                                    *st.loads_needed.entry((a.var, cell, version)).or_default() += 1;
+                                }
+                                st.next_load_vid += 1;
+                                st.ddr_reads[a.var] += 1;
+                                li
+                            }
+                        };
+                        let l = &mut loaded[li];
+                        if !l.outs.contains(&ch) {
+                            l.outs.push(ch);
+                            if let Some(Trace::Load { ops, .. }) = b.traces.get_mut(lp) {
+                                ops[l.op].outs.push(ch);
+                            }
+                            // The load happened at the value's first use in the band (now or earlier).
+                            event(ch, l.at, true, l.vid, l.op);
+                        }
+                        (ch, l.vid)
+                    }
+                };
+                if b.keep {
+                    reads.push(ReadSrc::Chan { ch, vid: global_vid(vid, n, base, load_base), last: false });
+                }
+                event(ch, 4 * t + 1, false, vid, my_op);
+            }
+            let pi = b.ops[me];
+            b.ops[me] += 1;
+            if let Some(Trace::Compute { ops, .. }) = b.traces.get_mut(me) {
+                ops.push(ComputeOp { iters: it.to_vec(), reads, writes: Vec::new(), vid: base + o as u64 });
+            }
+            op_of[o] = (me, pi);
+            if stored.get(band.id[o]) {
+                let var = s.write.var;
+                let cell = cell_of(p, &s.write, it, params)?;
+                let sp = match st.store_proc.get(&var) {
+                    Some(&sp) => sp,
+                    None => {
+                        let sp = b.add_process(p, ProcessKind::Store { var });
+                        st.store_proc.insert(var, sp);
+                        sp
+                    }
+                };
+                let ch = b.channel(me, sp, None, ChannelClass::Io, p.vars[var].ty.c_name());
+                let v = &mut st.versions[var][cell];
+                *v += 1;
+                let version = *v;
+                st.version_of_value.insert(band.id[o], version);
+                st.ddr_writes[var] += 1;
+                let store_op = b.ops[sp];
+                b.ops[sp] += 1;
+                if let Some(Trace::Compute { ops, .. }) = b.traces.get_mut(me) {
+                    ops[pi].writes.push(ch);
+                }
+                if let Some(Trace::Store { ops, .. }) = b.traces.get_mut(sp) {
+                    ops.push(StoreOp { ch, vid: base + o as u64, cell, version });
+                }
+                event(ch, 4 * t + 2, true, o, 0);
+                event(ch, 4 * t + 3, false, o, store_op);
+            }
+        }
+        st.next_vid += n as u64;
+        b.replay(events, n + (st.next_load_vid - load_base) as usize);
+        Ok(())
+    }
+}
+
+/// Band-local value ids (computed values first, then loads) to the network's.
+fn global_vid(vid: usize, n: usize, base: u64, load_base: u64) -> u64 {
+    if vid < n {
+        base + vid as u64
+    } else {
+        load_base + (vid - n) as u64
+    }
 }
 
 /// Domains and schedules of the processes in isl notation, checked by isl.
@@ -344,7 +738,6 @@ fn describe_processes(
     nest_of: &[usize],
     cfg: &Config,
     procs: &mut [Process],
-    traces: &[Trace],
 ) -> Result<(), Diagnostic> {
     use dpnc_frontend::polyhedral::{isl_name, Model};
     let m = Model::new(p);
@@ -359,8 +752,7 @@ fn describe_processes(
             Err(Diagnostic::global(format!("internal error: isl rejects the process description `{t}`")))
         }
     };
-    for (pr, tr) in procs.iter_mut().zip(traces) {
-        pr.iterations = tr.len() as u64;
+    for pr in procs.iter_mut() {
         match &pr.kind {
             ProcessKind::Compute { stmt, subband } => {
                 let s = &p.stmts[*stmt];
@@ -406,23 +798,28 @@ fn cell_of(p: &Program, a: &dpnc_frontend::scop::Access, it: &[i64], params: &[i
     off.ok_or_else(|| Diagnostic::new(a.span, out_of_bounds(p, a, &idx)))
 }
 
-/// A write into or a read from a channel at time `t` of σ.
+/// A write into or a read from one channel at time `t` of σ.
 struct Event {
-    t: u64,
-    ch: usize,
-    vid: u64,
-    write: bool,
+    /// `2t + 1` for reads, `2t` for writes (writes first at equal times).
+    key: u64,
     /// The operation's index in the consumer's trace (reads) or in the Load process's trace
     /// (loaded writes: several loads can share a time, their trace order decides).
-    op: usize,
+    op: u64,
+    /// Band-local value id.
+    vid: u32,
 }
 
 struct Builder {
     processes: Vec<Process>,
+    /// Per process, what it does (only when `keep`).
     traces: Vec<Trace>,
+    /// Per process, operations so far.
+    ops: Vec<usize>,
     channels: Vec<Channel>,
-    chan_index: HashMap<(usize, usize, Option<usize>), usize>,
-    events: Vec<Event>,
+    stats: Vec<ChanStats>,
+    /// Per consumer process: its channels as (producer, port, channel).
+    inputs: Vec<Vec<(usize, Option<usize>, usize)>>,
+    keep: bool,
 }
 
 impl Builder {
@@ -444,12 +841,15 @@ impl Builder {
             mux: Vec::new(),
             demux: Vec::new(),
         });
-        self.traces.push(trace);
+        if self.keep {
+            self.traces.push(trace);
+        }
+        self.ops.push(0);
         self.processes.len() - 1
     }
 
     fn channel(&mut self, producer: usize, consumer: usize, port: Option<usize>, class: ChannelClass, elem: &str) -> usize {
-        if let Some(&c) = self.chan_index.get(&(producer, consumer, port)) {
+        if let Some(&(_, _, c)) = self.inputs.get(consumer).and_then(|v| v.iter().find(|(pr, po, _)| *pr == producer && *po == port)) {
             return c;
         }
         let name = match port {
@@ -469,46 +869,56 @@ impl Builder {
             reads: 0,
             relation: String::new(),
         });
-        self.chan_index.insert((producer, consumer, port), self.channels.len() - 1);
+        self.stats.push(ChanStats { in_order: true, ..ChanStats::default() });
+        if self.inputs.len() <= consumer {
+            self.inputs.resize_with(consumer + 1, Vec::new);
+        }
+        self.inputs[consumer].push((producer, port, self.channels.len() - 1));
         self.channels.len() - 1
     }
 
-    /// Marks last reads, then types and sizes every channel from the σ replay, one channel
-    /// at a time (`n_values` bounds the value ids).
-    fn finish(&mut self, n_values: usize) {
-        self.events.sort_unstable_by_key(|e| (e.ch, e.t, !e.write, e.op));
-        // `stamp[vid] == ch + 1` once a later read of `vid` in channel `ch` has been seen.
-        let mut stamp = vec![0u32; n_values];
-        let mut start = 0;
-        while start < self.events.len() {
-            let ch = self.events[start].ch;
-            let end = start + self.events[start..].iter().take_while(|e| e.ch == ch).count();
-            let mut last = vec![false; end - start];
-            for (k, e) in self.events[start..end].iter().enumerate().rev() {
-                if !e.write && stamp[e.vid as usize] != ch as u32 + 1 {
-                    stamp[e.vid as usize] = ch as u32 + 1;
+    /// Replays one band's part of σ, channel by channel: marks last reads (in the traces),
+    /// and accumulates each channel's peak occupancy, traffic and order (`n_values` bounds
+    /// the band-local value ids).
+    fn replay(&mut self, mut events: Vec<Vec<Event>>, n_values: usize) {
+        // `seen[vid] == ch + 1` once a later read of `vid` in channel `ch` has been seen.
+        let mut seen = vec![0u32; n_values];
+        let (mut write_seq, mut read_seq): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
+        let mut last = Vec::new();
+        for (ch, evs) in events.iter_mut().enumerate() {
+            if evs.is_empty() {
+                continue;
+            }
+            evs.sort_by_key(|e| (e.key, e.op));
+            last.clear();
+            last.resize(evs.len(), false);
+            for (k, e) in evs.iter().enumerate().rev() {
+                if e.key & 1 == 1 && seen[e.vid as usize] != ch as u32 + 1 {
+                    seen[e.vid as usize] = ch as u32 + 1;
                     last[k] = true;
                 }
             }
             let consumer = self.channels[ch].consumer;
-            let (mut live, mut size, mut writes, mut reads) = (0usize, 0usize, 0u64, 0u64);
-            let (mut write_seq, mut read_seq): (Vec<u64>, Vec<u64>) = (Vec::new(), Vec::new());
-            for (k, e) in self.events[start..end].iter().enumerate() {
-                if e.write {
+            let stats = &mut self.stats[ch];
+            let mut live = 0usize;
+            write_seq.clear();
+            read_seq.clear();
+            for (k, e) in evs.iter().enumerate() {
+                if e.key & 1 == 0 {
                     live += 1;
-                    size = size.max(live);
-                    writes += 1;
+                    stats.size = stats.size.max(live);
+                    stats.writes += 1;
                     write_seq.push(e.vid);
                     continue;
                 }
-                reads += 1;
+                stats.reads += 1;
                 if read_seq.last() != Some(&e.vid) {
                     read_seq.push(e.vid);
                 }
                 if last[k] {
                     live -= 1;
-                    if let Trace::Compute { ops, .. } = &mut self.traces[consumer] {
-                        for r in ops[e.op].reads.iter_mut() {
+                    if let Some(Trace::Compute { ops, .. }) = self.traces.get_mut(consumer) {
+                        for r in ops[e.op as usize].reads.iter_mut() {
                             if let ReadSrc::Chan { ch: c, last: l, .. } = r {
                                 if *c == ch {
                                     *l = true;
@@ -518,19 +928,7 @@ impl Builder {
                     }
                 }
             }
-            let c = &mut self.channels[ch];
-            c.size = size;
-            c.writes = writes;
-            c.reads = reads;
-            // In order: values are first read in the order written; read once: as many
-            // reads as writes; FIFO+register: in order, repeats only back to back.
-            c.kind = match (read_seq == write_seq, reads == writes) {
-                (true, true) => ChannelKind::Fifo,
-                (true, false) => ChannelKind::FifoReg,
-                _ => ChannelKind::Scratchpad,
-            };
-            start = end;
+            stats.in_order &= read_seq == write_seq;
         }
-        self.events = Vec::new();
     }
 }

@@ -105,6 +105,9 @@ enum Blocked {
 }
 
 pub fn run(p: &Program, dpn: &Dpn, inputs: &Store, opts: &Options) -> Result<Outcome, ExecError> {
+    if dpn.traces.len() != dpn.processes.len() {
+        return Err(ExecError::Kernel("the network was built without traces (Config::keep_traces)".into()));
+    }
     let mut caps: Vec<usize> = dpn.channels.iter().map(|c| c.size.max(1)).collect();
     if let Some((name, cap)) = &opts.shrink {
         let ch =

@@ -11,6 +11,7 @@ pub mod explore;
 pub mod ir;
 pub mod metrics;
 pub mod relations;
+pub mod scan;
 pub mod tiling;
 pub mod validate;
 

@@ -1,7 +1,7 @@
 //! The DPN's invariants, checked on the built network: every value a compute instance reads
 //! reaches it through exactly one channel that its producer writes; channels have one
 //! producer and one consumer and a size; compute processes partition the statement
-//! instances.
+//! instances. The per-value checks need the traces (`Config::keep_traces`).
 
 use crate::ir::*;
 use dpnc_frontend::interp::instance_counts;
@@ -21,6 +21,9 @@ pub fn validate(p: &Program, dpn: &Dpn) -> Vec<String> {
         if ch.writes == 0 {
             errs.push(format!("channel {} (#{c}) carries nothing", ch.name));
         }
+        if ch.reads < ch.writes {
+            errs.push(format!("channel {} (#{c}) has values nobody reads", ch.name));
+        }
     }
     // Values written per channel, and by whom.
     let mut written: HashSet<(usize, u64)> = HashSet::new();
@@ -39,6 +42,11 @@ pub fn validate(p: &Program, dpn: &Dpn) -> Vec<String> {
     }
     let mut instances: HashSet<(usize, Vec<i64>)> = HashSet::new();
     let mut per_stmt: HashMap<usize, u64> = HashMap::new();
+    for pr in &dpn.processes {
+        if let ProcessKind::Compute { stmt, .. } = pr.kind {
+            *per_stmt.entry(stmt).or_default() += pr.iterations;
+        }
+    }
     for (pi, t) in dpn.traces.iter().enumerate() {
         match t {
             Trace::Compute { stmt, ops } => {
@@ -46,7 +54,6 @@ pub fn validate(p: &Program, dpn: &Dpn) -> Vec<String> {
                     if !instances.insert((*stmt, op.iters.clone())) {
                         errs.push(format!("{}{:?} runs in two processes", p.stmts[*stmt].name, op.iters));
                     }
-                    *per_stmt.entry(*stmt).or_default() += 1;
                     for (r, src) in op.reads.iter().enumerate() {
                         if let ReadSrc::Chan { ch, vid, .. } = *src {
                             let c = &dpn.channels[ch];

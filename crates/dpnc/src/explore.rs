@@ -186,6 +186,7 @@ pub fn run(sm: &mut SourceMap, args: &ExploreArgs) -> Result<(), Failure> {
         hyperplanes: args.hyperplanes.clone(),
         max_instances: 0,
         progress: false,
+        keep_traces: false,
     };
     let finished = AtomicUsize::new(0);
     let start = Instant::now();

@@ -77,13 +77,15 @@ struct Shape {
 }
 
 impl Shape {
-    fn config(&self) -> dpnc_dpn::Config {
+    /// `traces`: the network will be executed (`run --check`).
+    fn config(&self, traces: bool) -> dpnc_dpn::Config {
         dpnc_dpn::Config {
             tile: self.tile.clone(),
             par: self.par.clone(),
             hyperplanes: self.hyperplanes.clone(),
             max_instances: 0,
             progress: true,
+            keep_traces: traces,
         }
     }
 }
@@ -221,7 +223,7 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
     let p = load(sm, src)?;
     let dpn = match (args.emit, args.report) {
         (Some(Emit::DpnJson | Emit::Dot), _) | (_, true) => {
-            Some(dpnc_dpn::build(&p, &dpnc_frontend::dataflow::compute(&p)?, &args.shape.config())?)
+            Some(dpnc_dpn::build(&p, &dpnc_frontend::dataflow::compute(&p)?, &args.shape.config(false))?)
         }
         _ => None,
     };
@@ -264,7 +266,7 @@ fn run(sm: &mut SourceMap, args: &RunArgs) -> Result<(), Failure> {
             Some(m) => return Err(format!("SARE evaluator MISMATCH at {m} (interpreter vs SARE)").into()),
         }
         let t = Instant::now();
-        let dpn = dpnc_dpn::build(&p, &sare, &args.shape.config())?;
+        let dpn = dpnc_dpn::build(&p, &sare, &args.shape.config(true))?;
         let shrink = match &args.debug_shrink_channel {
             Some(s) => {
                 let (n, c) = s.split_once('=').ok_or_else(|| "--debug-shrink-channel NAME=CAP".to_string())?;

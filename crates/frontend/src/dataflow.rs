@@ -40,6 +40,12 @@ pub enum Origin {
 }
 
 impl ReadFlow {
+    /// Like [`ReadFlow::origin`] without allocating: the producing statement (`None` for an
+    /// initial value) with its instance, or the cell, in `out`; `None` if no piece matches.
+    pub fn origin_into(&self, params: &[i64], instance: &[i64], out: &mut Vec<i64>) -> Option<Option<usize>> {
+        self.sources.iter().find(|s| s.rel.apply_into(params, instance, out)).map(|s| s.stmt)
+    }
+
     pub fn origin(&self, params: &[i64], instance: &[i64]) -> Option<Origin> {
         self.sources.iter().find_map(|s| {
             s.rel.apply(params, instance).map(|out| match s.stmt {
@@ -162,11 +168,20 @@ pub fn compute(p: &Program) -> Result<Sare> {
             let pieces = map.get_basic_map_list().map_err(isl_err("listing pieces"))?;
             for j in 0..pieces.size().map_err(isl_err("listing pieces"))? {
                 let bmap: BasicMap = pieces.get_at(j).map_err(isl_err("reading a piece"))?;
-                let rel =
-                    Piece::from_isl(&bmap).map_err(|e| Diagnostic::global(format!("internal error reading a dataflow piece: {e}")))?;
                 let dom = Set::read_from_str(&ctx, dom_text).map_err(isl_err("reading a domain"))?;
                 let exact = bmap.to_str().map_err(isl_err("printing"))?.to_string();
-                let text = Map::from_basic_map(bmap).and_then(|m| m.gist_domain(dom)).map_err(isl_err("simplifying a piece"))?;
+                let text =
+                    bmap.copy().and_then(Map::from_basic_map).and_then(|m| m.gist_domain(dom)).map_err(isl_err("simplifying a piece"))?;
+                // Evaluated only at instances of the sink's domain, so the piece simplified
+                // in that context (fewer constraints to check) is equivalent there.
+                let gisted = text
+                    .copy()
+                    .and_then(|m| m.get_basic_map_list())
+                    .ok()
+                    .filter(|l| l.size().ok() == Some(1))
+                    .and_then(|l| l.get_at(0).ok());
+                let rel = Piece::from_isl(gisted.as_ref().unwrap_or(&bmap))
+                    .map_err(|e| Diagnostic::global(format!("internal error reading a dataflow piece: {e}")))?;
                 let text = strip(text.to_str().map_err(isl_err("printing"))?);
                 by_sink.entry(sink.clone()).or_default().sources.push(Source { stmt, rel, text, exact });
             }

@@ -50,6 +50,33 @@ pub struct Piece {
     n_cols: usize,
     eqs: Vec<Row>,
     ineqs: Vec<Row>,
+    /// When every output is an affine function of the parameters and inputs and there are no
+    /// existentials (the common case), that function: solved directly, then checked.
+    explicit: Option<Explicit>,
+}
+
+/// `Σ coef·value + cst` over the non-zero columns only.
+#[derive(Clone, Debug)]
+struct Sparse {
+    terms: Vec<(usize, i64)>,
+    cst: i64,
+}
+
+impl Sparse {
+    fn of(r: &Row, cols: std::ops::Range<usize>, scale: i64) -> Sparse {
+        Sparse { terms: cols.filter(|&c| r.coef[c] != 0).map(|c| (c, scale * r.coef[c])).collect(), cst: scale * r.cst }
+    }
+    fn value(&self, vals: &[i64]) -> Option<i64> {
+        self.terms.iter().try_fold(self.cst, |acc, &(c, a)| acc.checked_add(a.checked_mul(vals[c])?))
+    }
+}
+
+/// The explicit form: outputs from parameters and inputs, then the remaining constraints.
+#[derive(Clone, Debug)]
+struct Explicit {
+    outs: Vec<Sparse>,
+    eqs: Vec<Sparse>,
+    ineqs: Vec<Sparse>,
 }
 
 fn floor_div(a: i128, b: i128) -> i128 {
@@ -67,7 +94,7 @@ impl Piece {
         let (n_param, n_in, n_out, n_div) = (dim(DimType::Param)?, dim(DimType::In)?, dim(DimType::Out)?, dim(DimType::Div)?);
         let n_cols = n_param + n_in + n_out + n_div;
         let list = bmap.get_constraint_list().map_err(|e| e.to_string())?;
-        let mut p = Piece { n_param, n_in, n_out, n_cols, eqs: vec![], ineqs: vec![] };
+        let mut p = Piece { n_param, n_in, n_out, n_cols, eqs: vec![], ineqs: vec![], explicit: None };
         for k in 0..list.size().map_err(|e| e.to_string())? {
             let c = list.get_at(k).map_err(|e| e.to_string())?;
             let int = |v: isl_rs::Val| -> Result<i64, String> {
@@ -90,6 +117,19 @@ impl Piece {
             }
         }
         p.add_div_definitions(bmap)?;
+        if n_div == 0 {
+            let outs = n_param + n_in..n_cols;
+            let defining: Option<Vec<usize>> = outs
+                .clone()
+                .map(|o| p.eqs.iter().position(|r| matches!(r.coef[o], 1 | -1) && outs.clone().all(|c| c == o || r.coef[c] == 0)))
+                .collect();
+            p.explicit = defining.map(|rows| Explicit {
+                // c·out + rest = 0 with c = ±1: out = -c·rest.
+                outs: rows.iter().zip(outs.clone()).map(|(&e, o)| Sparse::of(&p.eqs[e], 0..n_param + n_in, -p.eqs[e].coef[o])).collect(),
+                eqs: p.eqs.iter().enumerate().filter(|(e, _)| !rows.contains(e)).map(|(_, r)| Sparse::of(r, 0..n_cols, 1)).collect(),
+                ineqs: p.ineqs.iter().map(|r| Sparse::of(r, 0..n_cols, 1)).collect(),
+            });
+        }
         Ok(p)
     }
 
@@ -148,13 +188,61 @@ impl Piece {
     /// The outputs for these parameters and inputs, or `None` if the point is outside the
     /// piece.
     pub fn apply(&self, params: &[i64], input: &[i64]) -> Option<Vec<i64>> {
+        let mut out = Vec::new();
+        self.apply_into(params, input, &mut out).then_some(out)
+    }
+
+    /// [`Piece::apply`] into `out` (replaced), without allocating on the hot path: executors
+    /// call this once per read of every statement instance.
+    pub fn apply_into(&self, params: &[i64], input: &[i64], out: &mut Vec<i64>) -> bool {
         if params.len() != self.n_param || input.len() != self.n_in {
-            return None;
+            return false;
         }
-        let mut vals: Vec<Option<i64>> = params.iter().chain(input).map(|v| Some(*v)).collect();
-        vals.resize(self.n_cols, None);
-        self.solve(&mut vals)?;
-        Some(vals[self.n_param + self.n_in..self.n_param + self.n_in + self.n_out].iter().map(|v| v.unwrap_or(0)).collect())
+        if let Some(x) = &self.explicit {
+            return self.apply_explicit(x, params, input, out);
+        }
+        let mut stack = [None; 24];
+        let mut heap = Vec::new();
+        let vals: &mut [Option<i64>] = if self.n_cols <= stack.len() {
+            &mut stack[..self.n_cols]
+        } else {
+            heap.resize(self.n_cols, None);
+            &mut heap
+        };
+        for (v, x) in vals.iter_mut().zip(params.iter().chain(input)) {
+            *v = Some(*x);
+        }
+        if self.solve(vals).is_none() {
+            return false;
+        }
+        out.clear();
+        out.extend(vals[self.n_param + self.n_in..self.n_param + self.n_in + self.n_out].iter().map(|v| v.unwrap_or(0)));
+        true
+    }
+
+    fn apply_explicit(&self, x: &Explicit, params: &[i64], input: &[i64], out: &mut Vec<i64>) -> bool {
+        let mut stack = [0i64; 24];
+        let mut heap = Vec::new();
+        let vals: &mut [i64] = if self.n_cols <= stack.len() {
+            &mut stack[..self.n_cols]
+        } else {
+            heap.resize(self.n_cols, 0);
+            &mut heap
+        };
+        let known = self.n_param + self.n_in;
+        for (v, p) in vals.iter_mut().zip(params.iter().chain(input)) {
+            *v = *p;
+        }
+        for (o, f) in x.outs.iter().enumerate() {
+            let Some(v) = f.value(vals) else { return false };
+            vals[known + o] = v;
+        }
+        let ok = x.eqs.iter().all(|r| r.value(vals) == Some(0)) && x.ineqs.iter().all(|r| r.value(vals).is_some_and(|v| v >= 0));
+        if ok {
+            out.clear();
+            out.extend(vals[known..].iter().copied());
+        }
+        ok
     }
 
     /// Fills the unknown columns and checks every constraint.

@@ -1,0 +1,174 @@
+//! Enumerating the statement instances of one tile band, in program order, without walking
+//! the rest of the domain. This is what lets construction stream band by band: its cost is
+//! the band's size, not the problem's, and nothing but the current band is held in memory.
+//!
+//! The program's loops are walked as the interpreter walks them; a loop at depth `d` is
+//! additionally clipped by every band constraint `lo ≤ φ_b(it) ≤ hi` whose innermost
+//! iterator is `it_d` (for the hull over the statements below the loop). Instances are then
+//! checked exactly, so clipping only needs to be sound, not tight.
+
+use crate::tiling::{Affine, Nest};
+use dpnc_frontend::interp::Visit;
+use dpnc_frontend::scop::{Node, Program};
+use dpnc_frontend::Diagnostic;
+
+/// Band constraints of one statement whose innermost iterator is a given loop's:
+/// (band hyperplane, its function).
+type Clip = Vec<(usize, Affine)>;
+
+/// The walk of one top-level nest, band by band.
+pub struct BandScan<'a> {
+    p: &'a Program,
+    params: &'a [i64],
+    nest: &'a Nest,
+    /// Tile sizes of the band hyperplanes (all but the last).
+    sizes: Vec<i64>,
+    /// Per loop of the program (pre-order index): the clips at that loop.
+    clips: Vec<Vec<Clip>>,
+    /// Per node (pre-order index): whether a statement of the nest is below it.
+    live: Vec<bool>,
+    /// Per node: the size of its subtree; per `if`: where its `else` branch starts.
+    span: Vec<usize>,
+    else_at: Vec<usize>,
+}
+
+impl<'a> BandScan<'a> {
+    pub fn new(p: &'a Program, params: &'a [i64], nest: &'a Nest, tile: &[i64]) -> BandScan<'a> {
+        let nb = nest.dims.saturating_sub(1);
+        let sizes = (0..nb).map(|d| crate::build::size_of(tile, d, 32)).collect();
+        let mut s = BandScan { p, params, nest, sizes, clips: Vec::new(), live: Vec::new(), span: Vec::new(), else_at: Vec::new() };
+        s.prepare(&p.tree, 0);
+        s
+    }
+
+    /// Pre-order numbering of nodes, filling `clips` and `live`; returns the statements below.
+    fn prepare(&mut self, nodes: &[Node], depth: usize) -> Vec<usize> {
+        let mut below = Vec::new();
+        for n in nodes {
+            let id = self.live.len();
+            self.live.push(false);
+            self.clips.push(Vec::new());
+            self.span.push(1);
+            self.else_at.push(0);
+            let stmts = match n {
+                Node::Loop { body, .. } => self.prepare(body, depth + 1),
+                Node::If(_, t, e) => {
+                    let mut v = self.prepare(t, depth);
+                    self.else_at[id] = self.live.len();
+                    v.extend(self.prepare(e, depth));
+                    v
+                }
+                Node::Stmt(k) => vec![*k],
+            };
+            self.span[id] = self.live.len() - id;
+            let mine: Vec<usize> = stmts.iter().copied().filter(|k| self.nest.stmts.contains(k)).collect();
+            self.live[id] = !mine.is_empty();
+            if let Node::Loop { .. } = n {
+                for &k in &mine {
+                    let rows: Vec<(usize, Affine)> = self.nest.phi_of(k)[..self.sizes.len()]
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, f)| f.coef.iter().rposition(|&c| c != 0) == Some(depth))
+                        .map(|(b, f)| (b, f.clone()))
+                        .collect();
+                    self.clips[id].push(rows);
+                }
+            }
+            below.extend(stmts);
+        }
+        below
+    }
+
+    /// Calls `f(statement, iterators)` for every instance of the nest in band `tiles` (the
+    /// tile coordinates of the band hyperplanes), in program order.
+    pub fn walk(&self, tiles: &[i64], f: &mut Visit) -> Result<(), Diagnostic> {
+        let mut id = 0;
+        self.walk_nodes(&self.p.tree, tiles, &mut Vec::new(), &mut id, f)
+    }
+
+    fn walk_nodes(&self, nodes: &[Node], tiles: &[i64], iters: &mut Vec<i64>, id: &mut usize, f: &mut Visit) -> Result<(), Diagnostic> {
+        let internal = |e: &str| Diagnostic::new(self.p.region, format!("internal error: {e}"));
+        for n in nodes {
+            let me = *id;
+            *id += 1;
+            if !self.live[me] {
+                *id = me + self.span[me];
+                continue;
+            }
+            match n {
+                Node::Loop { lower, upper, dir, body, .. } => {
+                    let mut lo = lower.eval(iters, self.params).map_err(internal)?;
+                    let mut hi = upper.eval(iters, self.params).map_err(internal)?;
+                    if let Some((l, h)) = self.clip(me, tiles, iters) {
+                        lo = lo.max(l);
+                        hi = hi.min(h);
+                    }
+                    let mut i = if *dir > 0 { lo } else { hi };
+                    while lo <= i && i <= hi {
+                        iters.push(i);
+                        *id = me + 1;
+                        let r = self.walk_nodes(body, tiles, iters, id, f);
+                        iters.pop();
+                        r?;
+                        i += dir;
+                    }
+                }
+                Node::If(c, then, els) => {
+                    if c.eval(iters, self.params).map_err(internal)? {
+                        self.walk_nodes(then, tiles, iters, id, f)?;
+                    } else {
+                        *id = self.else_at[me];
+                        self.walk_nodes(els, tiles, iters, id, f)?;
+                    }
+                }
+                Node::Stmt(k) => {
+                    if self.in_band(*k, tiles, iters) {
+                        f(*k, iters)?;
+                    }
+                }
+            }
+            *id = me + self.span[me];
+        }
+        Ok(())
+    }
+
+    /// The hull over the statements below loop `me` of their clipped ranges for the loop's
+    /// iterator, or `None` when some statement is not clipped there.
+    fn clip(&self, me: usize, tiles: &[i64], outer: &[i64]) -> Option<(i64, i64)> {
+        let mut hull: Option<(i64, i64)> = None;
+        for rows in &self.clips[me] {
+            if rows.is_empty() {
+                return None;
+            }
+            let (mut lo, mut hi) = (i64::MIN, i64::MAX);
+            let d = outer.len();
+            for (b, f) in rows {
+                let (blo, bhi) = (tiles[*b] * self.sizes[*b], tiles[*b] * self.sizes[*b] + self.sizes[*b] - 1);
+                let rest: i64 = f.coef[..d].iter().zip(outer).map(|(a, x)| a * x).sum::<i64>() + f.cst;
+                let a = f.coef[d];
+                // blo ≤ a·x + rest ≤ bhi
+                let (l, h) = if a > 0 {
+                    (ceil_div(blo - rest, a), (bhi - rest).div_euclid(a))
+                } else {
+                    (ceil_div(rest - bhi, -a), (rest - blo).div_euclid(-a))
+                };
+                lo = lo.max(l);
+                hi = hi.min(h);
+            }
+            hull = Some(hull.map_or((lo, hi), |(l, h)| (l.min(lo), h.max(hi))));
+        }
+        hull
+    }
+
+    fn in_band(&self, k: usize, tiles: &[i64], it: &[i64]) -> bool {
+        if !self.nest.stmts.contains(&k) {
+            return false;
+        }
+        let phi = self.nest.phi_of(k);
+        self.sizes.iter().enumerate().all(|(b, s)| phi[b].eval(it).div_euclid(*s) == tiles[b])
+    }
+}
+
+fn ceil_div(a: i64, b: i64) -> i64 {
+    -((-a).div_euclid(b))
+}
