@@ -3,7 +3,7 @@
 // Format: EW exponent bits, MW fraction bits (8/23 binary32, 11/52 binary64). Needs dpn_fp_round.v.
 // Subnormal inputs are handled; sqrt(-0) = -0, sqrt(+inf) = +inf, a negative operand (-inf included)
 // gives the x86 default NaN (sign set, quiet bit set), a NaN is returned quieted (as SSE sqrtss).
-// The root comes from a combinational digit-by-digit integer square root (MW+3 root bits plus a
+// The root comes from a combinational non-restoring integer square root (MW+3 root bits plus a
 // sticky remainder bit) followed by a LATENCY-deep register delay line that moves only when ce = 1
 // (retiming is left to synthesis); LATENCY = 0 gives a combinational cell.
 module dpn_fsqrt #(
