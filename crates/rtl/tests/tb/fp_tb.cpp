@@ -204,6 +204,13 @@ static std::vector<U> float_edges() {
     both(from_double(1e-40));
     both(from_double(M_PI));
     both(from_double(1e10));
+    both(from_double(3.4028234663852886e38));  // binary32 limits (f2f narrowing): max, max + ulp/2 (tie), 2^128
+    both(from_double(3.4028235677973366e38));
+    both(from_double(3.4028236692093846e38));
+    both(from_double(1.1754943508222875e-38));  // smallest normal, smallest subnormal and half of it (tie), 1.5 x it
+    both(from_double(1.401298464324817e-45));
+    both(from_double(7.006492321624085e-46));
+    both(from_double(2.1019476964872256e-45));
     return v;
 }
 
@@ -249,6 +256,10 @@ static U random_float(int dist) {
     case 3: return make(s, BIAS - 2 + rnd() % 68, random_frac());             // conversion range
     case 4: return make(s, BIAS - 8 + rnd() % 17, random_frac());             // near 1
     case 5: return make(s, rnd() % 2 ? rnd() % 40 : EMAX - 1 - rnd() % 40, random_frac());  // extreme exponents
+    case 6: {  // around binary32's range limits (narrowing f2f: overflow, subnormal results)
+        int64_t e = (int64_t)BIAS + (rnd() % 2 ? 1 : -1) * (int64_t)(100 + rnd() % 60);
+        return make(s, e < 0 ? 0 : e > (int64_t)EMAX ? EMAX : (U)e, random_frac());
+    }
     default: return EDGES[rnd() % EDGES.size()];
     }
 }
@@ -271,11 +282,11 @@ struct In {
 };
 static In random_in() {
     In in;
-    int dist = rnd() % 7;
+    int dist = rnd() % 8;
     U a = random_float(dist), b;
     switch (rnd() % 4) {
     case 0: b = random_float(dist); break;
-    case 1: b = random_float(rnd() % 7); break;
+    case 1: b = random_float(rnd() % 8); break;
     case 2: {  // exponent close to a's
         int64_t e = (int64_t)((a >> MW) & EMAX) + (int64_t)(rnd() % 7) - 3;
         b = make(rnd() & 1, e < 0 ? 0 : e > (int64_t)EMAX ? EMAX : (U)e, random_frac());
