@@ -1,6 +1,9 @@
 //! Shared by the end-to-end tests (`tests/*.rs`) and the benchmarks (`benches/*.rs`): where
 //! the kernels are. Kernels live in `kernels/`, bad inputs in `bad/`.
 
+pub mod diff;
+pub mod gen;
+
 use dpnc_frontend::Options;
 use std::path::{Path, PathBuf};
 

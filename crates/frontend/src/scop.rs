@@ -295,6 +295,16 @@ pub fn analyse(unit: &Unit, overrides: &[(String, i64)]) -> Result<Program> {
             a.params.push(Parameter { name: d.name.clone(), value, span: d.span });
         }
     }
+    if let Some((n, _)) = overrides.iter().find(|(n, _)| !a.params.iter().any(|p| p.name == *n)) {
+        let names: Vec<&str> = a.params.iter().map(|p| p.name.as_str()).collect();
+        return Err(Diagnostic::global(format!("--param {n}: the kernel `{}` has no size parameter `{n}`", f.name)).with_help(
+            if names.is_empty() {
+                "this kernel has no size parameters".to_string()
+            } else {
+                format!("its size parameters: {}", names.join(", "))
+            },
+        ));
+    }
     for (k, p) in f.params.iter().enumerate() {
         let d = &p.decl;
         if a.names.contains_key(&d.name) {
@@ -377,6 +387,13 @@ fn region(body: &[Stmt]) -> Result<(usize, usize)> {
                 .position(|s| is(s, "endscop"))
                 .map(|e| e + b + 1)
                 .ok_or_else(|| Diagnostic::new(body[b].span, "`#pragma scop` without a matching `#pragma endscop`"))?;
+            // One region per function: a second one would be silently left out.
+            if let Some(s) = body[e + 1..].iter().find(|s| is(s, "scop") || is(s, "endscop")) {
+                let which =
+                    if is(s, "scop") { "a second `#pragma scop` region" } else { "`#pragma endscop` without a matching `#pragma scop`" };
+                return Err(Diagnostic::new(s.span, format!("{which} in the kernel function; dpnc compiles one kernel region"))
+                    .with_help("merge the regions into one, or put each in its own function and choose it with --kernel"));
+            }
             Ok((b + 1, e))
         }
         None => {

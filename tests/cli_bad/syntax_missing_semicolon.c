@@ -1,0 +1,10 @@
+#define N 8
+void kernel_semi(int n, double A[N])
+{
+  int i;
+#pragma scop
+  for (i = 0; i < n; i++)
+    A[i] = A[i] + 1.0
+#pragma endscop
+}
+int main(void) { static double A[N]; kernel_semi(N, A); return 0; }

@@ -1,0 +1,181 @@
+//! Differential testing on every run: random kernels from `dpnc_tests::gen` (a fixed range of
+//! seeds), each through the reference interpreter, the SARE evaluator and the DPN executor at
+//! three random tile/`--par` shapes with two executor seeds, compared bit for bit
+//! (`dpnc_tests::diff`). A failing kernel is minimised and its reproducer printed, ready to
+//! become a file in `tests/regress/`.
+//!
+//! Longer runs: `cargo run --release -p dpnc-tests --bin diff -- --seeds 1000 [--start S]`.
+//!
+//! `tests/regress/*.c` are reproducers of bugs the driver found, checked here with the
+//! configuration in their header (`Config: tile=… par=… seed=… input=…`). A file whose
+//! header has a `Status: open` line documents a bug not fixed yet: it is checked only by the
+//! ignored `open_regressions` test, and its seed is skipped by the random runs.
+
+use dpnc_tests::diff::{self, DpnCfg, Failure};
+use dpnc_tests::gen::Kernel;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The CI seed range, split over two tests so that both cores work.
+const SEEDS: std::ops::Range<u64> = 0..SEEDS_END;
+const SEEDS_END: u64 = 400;
+
+fn regress_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("regress")
+}
+
+/// `(path, text, open)` for every reproducer in `tests/regress`.
+fn regressions() -> Vec<(PathBuf, String, bool)> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(regress_dir())
+        .map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "c")).collect())
+        .unwrap_or_default();
+    files.sort();
+    files
+        .into_iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(&f).expect("read a reproducer");
+            let open = text.lines().take_while(|l| !l.starts_with("#")).any(|l| l.contains("Status: open"));
+            (f, text, open)
+        })
+        .collect()
+}
+
+/// Seeds whose kernels hit an open bug (from the `seed N` in the reproducers' headers).
+fn open_seeds() -> Vec<u64> {
+    regressions()
+        .iter()
+        .filter(|r| r.2)
+        .filter_map(|(_, text, _)| {
+            let l = text.lines().next()?;
+            let s = l.split("seed ").nth(1)?;
+            s.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+        })
+        .collect()
+}
+
+fn run(seeds: impl Iterator<Item = u64>) {
+    let t0 = Instant::now();
+    let skip = open_seeds();
+    let seeds: Vec<u64> = seeds.filter(|s| !skip.contains(s)).collect();
+    let out = std::env::temp_dir().join(format!("dpnc-diff-{}", std::process::id()));
+    let t = diff::run_seeds(seeds.iter().copied(), Some(&out), Duration::from_secs(30), true);
+    println!(
+        "{} random kernels ({} statements), {} engine runs (SARE + DPN configurations x executor seeds) bit-exact with the interpreter, {} skipped as open bugs, {:.1} s",
+        t.kernels,
+        t.statements,
+        t.runs,
+        skip.len(),
+        t0.elapsed().as_secs_f64()
+    );
+    assert_eq!(t.kernels, seeds.len());
+    // Every kernel reaches the comparison with 7 engines unless it failed.
+    assert!(t.runs >= 7 * (t.kernels - t.failures.len()), "only {} engine runs for {} kernels", t.runs, t.kernels);
+    let shown: Vec<String> = t
+        .failures
+        .iter()
+        .map(|(s, f)| {
+            let file = out.join(format!("seed-{s}.c"));
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            format!("seed {s}: {f}\n--- minimised reproducer ({}):\n{text}", file.display())
+        })
+        .collect();
+    assert!(t.failures.is_empty(), "{} of {} random kernels failed:\n{}", t.failures.len(), t.kernels, shown.join("\n"));
+}
+
+#[test]
+fn random_kernels_first_half() {
+    run(SEEDS.start..SEEDS_END / 2);
+}
+
+#[test]
+fn random_kernels_second_half() {
+    run(SEEDS_END / 2..SEEDS.end);
+}
+
+/// Checks one reproducer: the SARE evaluator and the DPN at the header's configuration (both
+/// executor seeds), plus a default shape.
+fn check_regression(path: &Path, text: &str) -> Vec<Failure> {
+    let (cfg, input) = diff::parse_config(text).unwrap_or((DpnCfg { tile: vec![2], par: vec![1], seed: 1 }, 1));
+    let mut engines = vec![diff::sare_engine()];
+    for seed in [cfg.seed, cfg.seed + 1] {
+        engines.push(diff::dpn_engine(DpnCfg { seed, ..cfg.clone() }));
+    }
+    engines.push(diff::dpn_engine(DpnCfg { tile: vec![3], par: vec![2], seed: 1 }));
+    let rep = diff::check(text, input, &engines);
+    assert!(rep.ran > 0 || !rep.failures.is_empty(), "{}: nothing ran", path.display());
+    rep.failures
+}
+
+#[test]
+fn fixed_regressions_stay_fixed() {
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for (f, text, open) in regressions() {
+        if open {
+            continue;
+        }
+        checked += 1;
+        for x in check_regression(&f, &text) {
+            failures.push(format!("{}: {x}", f.display()));
+        }
+    }
+    println!("{checked} regression reproducer(s) checked");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+#[ignore = "issue: open bugs found by the differential driver, one reproducer each in tests/regress (`Status: open`)"]
+fn open_regressions() {
+    let mut failures = Vec::new();
+    for (f, text, open) in regressions() {
+        if open {
+            for x in check_regression(&f, &text) {
+                failures.push(format!("{}: {x}", f.display()));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The generator's kernels are what it promises: accepted, in bounds, with 1–4 statements,
+/// loop depths 1–4, and they vary with the seed.
+#[test]
+fn generator_covers_its_space() {
+    let mut depths = [0usize; 5];
+    let mut stmts = [0usize; 5];
+    let (mut guards, mut minmax, mut types) = (0, 0, std::collections::BTreeSet::new());
+    for seed in 1000..1300 {
+        let k = Kernel::generate(seed);
+        let text = k.render();
+        depths[diff::depth(&k)] += 1;
+        stmts[k.stmt_count().min(4)] += 1;
+        guards += text.contains("if (") as usize;
+        minmax += (text.contains("min(") || text.contains("max(")) as usize;
+        for t in ["int ", "float ", "double "] {
+            if text.contains(&format!("static {t}")) {
+                types.insert(t);
+            }
+        }
+        diff::prepare(&text, 1).unwrap_or_else(|f| panic!("seed {seed}: {f}\n{text}"));
+    }
+    println!("depths {depths:?}, statements {stmts:?}, {guards} with guards, {minmax} with min/max");
+    assert!(depths[1..].iter().all(|&d| d > 10), "loop depths 1-4 all appear: {depths:?}");
+    assert!(stmts[1..].iter().all(|&d| d > 10), "1-4 statements all appear: {stmts:?}");
+    assert!(guards > 30 && minmax > 30, "guards {guards}, min/max {minmax}");
+    assert_eq!(types.len(), 3, "int, float and double arrays all appear");
+}
+
+/// The minimiser keeps a failure and shrinks the kernel: a fake engine that "fails" whenever
+/// the kernel reads an array through a subscript with a `+ 1` offset.
+#[test]
+fn minimiser_shrinks_and_keeps_the_failure() {
+    let seed = (0..200).find(|&s| Kernel::generate(s).render().contains(" + 1]")).expect("some kernel has an offset subscript");
+    let k = Kernel::generate(seed);
+    let before = k.render();
+    let fail = |c: &Kernel| c.render().contains(" + 1]");
+    let small = diff::minimise_with(&k, Duration::from_secs(30), &|c| fail(c));
+    let after = small.render();
+    assert!(fail(&small), "the minimised kernel lost the failure:\n{after}");
+    assert!(after.len() < before.len() || small.stmt_count() == 1, "not smaller:\n{before}\n---\n{after}");
+    assert_eq!(small.stmt_count(), 1, "one statement suffices:\n{after}");
+}
