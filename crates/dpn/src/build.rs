@@ -68,6 +68,8 @@ struct Geometry<'a> {
     /// Per statement: its hyperplanes and how many of them are band hyperplanes.
     phi: Vec<&'a [tiling::Affine]>,
     band_dims: Vec<usize>,
+    /// `stays[k][r][i]`: see [`Geometry::compute_stays`].
+    stays: Vec<Vec<Vec<bool>>>,
     /// Per hyperplane depth: tile size and sub-bands (`--par`, at most the tile size).
     sizes: Vec<i64>,
     par: Vec<i64>,
@@ -77,6 +79,40 @@ impl Geometry<'_> {
     /// Number of band hyperplanes (all but the last, which runs inside the band).
     fn band_dims(&self, k: usize) -> usize {
         self.band_dims[k]
+    }
+    /// Per statement, read and source piece: whether the piece's source is always in the
+    /// reader's band (same nest, and every band hyperplane takes the same value at source and
+    /// reader, identically in the iterators), so that neither pass needs to check it.
+    fn compute_stays(&self, p: &Program, sare: &Sare) -> Vec<Vec<Vec<bool>>> {
+        let np = p.params.len();
+        (0..p.stmts.len())
+            .map(|k| {
+                sare.reads[k]
+                    .iter()
+                    .map(|flow| {
+                        flow.sources
+                            .iter()
+                            .map(|src| {
+                                let (Some(sk), Some(outs)) = (src.stmt, src.rel.affine_outputs()) else { return false };
+                                self.nest_of[sk] == self.nest_of[k]
+                                    && (0..self.band_dims(k)).all(|b| {
+                                        let (fs, fk) = (&self.phi[sk][b], &self.phi[k][b]);
+                                        let mut coef = vec![0i64; np + fk.coef.len()];
+                                        let mut cst = fs.cst;
+                                        for (c, (a, e)) in fs.coef.iter().zip(&outs) {
+                                            coef.iter_mut().zip(a).for_each(|(x, y)| *x += c * y);
+                                            cst += c * e;
+                                        }
+                                        coef[np..].iter().zip(&fk.coef).all(|(x, y)| x == y)
+                                            && coef[..np].iter().all(|x| *x == 0)
+                                            && cst == fk.cst
+                                    })
+                            })
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect()
     }
     fn same_band(&self, k1: usize, it1: &[i64], k2: usize, it2: &[i64]) -> bool {
         if self.nest_of[k1] != self.nest_of[k2] {
@@ -169,17 +205,25 @@ enum LocalIndex {
 }
 
 impl LocalIndex {
-    fn new(ids: &[u64]) -> LocalIndex {
+    /// `slots`: a buffer to reuse (see [`LocalIndex::into_slots`]).
+    fn new(ids: &[u64], mut slots: Vec<u32>) -> LocalIndex {
         let (min, max) = ids.iter().fold((u64::MAX, 0), |(l, h), &x| (l.min(x), h.max(x)));
         let span = max.saturating_sub(min) + 1;
         if span <= 16 * ids.len() as u64 + 1024 && ids.len() < u32::MAX as usize {
-            let mut slots = vec![u32::MAX; span as usize];
+            slots.clear();
+            slots.resize(span as usize, u32::MAX);
             for (o, id) in ids.iter().enumerate() {
                 slots[(id - min) as usize] = o as u32;
             }
             LocalIndex::Dense { min, slots }
         } else {
             LocalIndex::Map(ids.iter().enumerate().map(|(o, id)| (*id, o)).collect())
+        }
+    }
+    fn into_slots(self) -> Vec<u32> {
+        match self {
+            LocalIndex::Dense { slots, .. } => slots,
+            LocalIndex::Map(_) => Vec::new(),
         }
     }
     fn get(&self, id: u64) -> Option<usize> {
@@ -278,13 +322,14 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         }
     }
     let par: Vec<i64> = (0..depth).map(|d| size_of(&cfg.par, d, 1).min(sizes[d])).collect();
-    let geo = Geometry {
+    let mut geo = Geometry {
         nests: &nests,
         nest_of: nest_of.clone(),
         phi: (0..p.stmts.len()).map(|k| nests[nest_of[k]].phi_of(k)).collect(),
         band_dims: (0..p.stmts.len()).map(|k| nests[nest_of[k]].dims.saturating_sub(1)).collect(),
         sizes,
         par,
+        stays: Vec::new(),
     };
 
     // Pass 0: how big, and where.
@@ -304,30 +349,39 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     }
 
     phase.done("survey of the instances");
-    // Pass 1: values that leave their band (stored), initial cells read (compulsory).
+    // Pass 1: values that leave their band (stored). Reads whose sources always stay in
+    // the band, or are initial values, are skipped here.
+    geo.stays = geo.compute_stays(p, sare);
+    let stays = &geo.stays;
     let mut stored = Bits::new(survey.volume);
-    let mut initial: Vec<Bits> = p.vars.iter().map(|v| Bits::new(v.len() as u64)).collect();
     let mut src = Vec::new();
-    for_each_instance(p, &params, &mut |k, it| {
-        for (r, a) in p.stmts[k].reads.iter().enumerate() {
-            if p.vars[a.var].is_scalar_argument() {
-                continue;
-            }
-            match sare.reads[k][r].origin_into(&params, it, &mut src) {
-                Some(Some(sk)) => {
+    let may_leave: Vec<Vec<bool>> = (0..p.stmts.len())
+        .map(|k| {
+            sare.reads[k]
+                .iter()
+                .enumerate()
+                .map(|(r, f)| f.sources.iter().enumerate().any(|(i, s)| s.stmt.is_some() && !stays[k][r][i]))
+                .collect()
+        })
+        .collect();
+    if may_leave.iter().flatten().any(|&m| m) {
+        for_each_instance(p, &params, &mut |k, it| {
+            for (r, a) in p.stmts[k].reads.iter().enumerate() {
+                if !may_leave[k][r] || p.vars[a.var].is_scalar_argument() {
+                    continue;
+                }
+                let i = sare.reads[k][r]
+                    .piece_into(&params, it, &mut src)
+                    .ok_or_else(|| Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", p.stmts[k].name, it)))?;
+                if let Some(sk) = sare.reads[k][r].sources[i].stmt.filter(|_| !stays[k][r][i]) {
                     if !geo.same_band(k, it, sk, &src) {
                         stored.set(survey.id(sk, &src).ok_or_else(|| source_outside(p, sk, &src))?);
                     }
                 }
-                Some(None) => {
-                    let cell = flatten(&p.vars[a.var].dims, &src).ok_or_else(|| Diagnostic::new(a.span, "read out of bounds"))?;
-                    initial[a.var].set(cell as u64);
-                }
-                None => return Err(Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", p.stmts[k].name, it))),
             }
-        }
-        Ok(())
-    })?;
+            Ok(())
+        })?;
+    }
     let mut compulsory_writes = vec![0u64; p.vars.len()];
     for (var, v) in p.vars.iter().enumerate() {
         let (Some(flow), VarKind::Argument) = (&sare.finals[var], v.kind) else { continue };
@@ -339,8 +393,6 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
             }
         }
     }
-    let compulsory_reads: Vec<u64> = initial.iter().map(Bits::count).collect();
-    drop(initial);
 
     phase.done("values leaving their band");
     // Pass 2: band by band, in σ order.
@@ -366,8 +418,10 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         next_load_vid: survey.instances,
         band_no: 0,
         load_slot: p.vars.iter().map(|v| vec![(0, 0, 0); if v.is_scalar_argument() { 0 } else { v.len() }]).collect(),
+        initial: p.vars.iter().map(|v| Bits::new(v.len() as u64)).collect(),
     };
     let mut bands = 0usize;
+    let (mut band, mut scratch) = (Band::new(p), Scratch::new(p));
     let started = std::time::Instant::now();
     let mut shown = started;
     for (ni, nest) in nests.iter().enumerate() {
@@ -376,11 +430,11 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         let total: u64 = range.iter().map(|(l, h)| (h - l + 1) as u64).product();
         let mut tiles: Vec<i64> = range.iter().map(|r| r.0).collect();
         for bi in 0..total {
-            let mut band = Band::new(p);
+            band.clear();
             scan.walk(&tiles, &mut |k, it| band.push(&geo, &survey, k, it))?;
             if !band.kind.is_empty() {
                 bands += 1;
-                band.run(p, &params, sare, &geo, &survey, &stored, &mut b, &mut st)?;
+                band.run(&mut scratch, p, &params, sare, &geo, &survey, &stored, &mut b, &mut st)?;
             }
             // Next band coordinates, last hyperplane fastest.
             for d in (0..tiles.len()).rev() {
@@ -424,7 +478,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         channels: b.channels,
         ddr_reads: st.ddr_reads,
         ddr_writes: st.ddr_writes,
-        compulsory_reads,
+        compulsory_reads: st.initial.iter().map(Bits::count).collect(),
         compulsory_writes,
         traces: b.traces,
         loads_needed: st.loads_needed,
@@ -461,6 +515,8 @@ struct Streams {
     /// to a map.
     band_no: u32,
     load_slot: Vec<Vec<(u32, u32, u32)>>,
+    /// Per variable, the cells whose initial value is read (the compulsory reads).
+    initial: Vec<Bits>,
 }
 
 /// The instances of one band, in program order (iterators and hyperplane values are
@@ -473,6 +529,31 @@ struct Band {
     /// Tile coordinate along the last hyperplane (the σ order inside the band).
     last: Vec<i64>,
     id: Vec<u64>,
+}
+
+/// Buffers reused from band to band (allocating them afresh per band costs page faults).
+struct Scratch {
+    sorted: Band,
+    sigma: Vec<usize>,
+    slots: Vec<u32>,
+    op_of: Vec<(usize, usize)>,
+    written: Vec<[u32; 2]>,
+    events: Vec<Vec<Event>>,
+    seen: Vec<u32>,
+}
+
+impl Scratch {
+    fn new(p: &Program) -> Scratch {
+        Scratch {
+            sorted: Band::new(p),
+            sigma: Vec::new(),
+            slots: Vec::new(),
+            op_of: Vec::new(),
+            written: Vec::new(),
+            events: Vec::new(),
+            seen: Vec::new(),
+        }
+    }
 }
 
 /// A loaded value of the current band.
@@ -499,18 +580,22 @@ impl Band {
         self.id.push(survey.id(k, it).ok_or_else(|| Diagnostic::global("internal error: instance outside its bounding box"))?);
         Ok(())
     }
-    /// The band with its instances in the order `sigma`.
-    fn permuted(&self, sigma: &[usize]) -> Band {
-        let w = self.stride;
-        let mut out =
-            Band { stride: w, kind: Vec::with_capacity(sigma.len()), iters: Vec::new(), phi: Vec::new(), last: Vec::new(), id: Vec::new() };
+    fn clear(&mut self) {
+        self.kind.clear();
+        self.iters.clear();
+        self.phi.clear();
+        self.last.clear();
+        self.id.clear();
+    }
+    /// The band with its instances in the order `sigma`, into `out`.
+    fn permute_into(&self, sigma: &[usize], out: &mut Band) {
+        out.clear();
         for &o in sigma {
             out.kind.push(self.kind[o]);
             out.iters.extend_from_slice(self.iters(o));
             out.phi.extend_from_slice(self.phi(o));
             out.id.push(self.id[o]);
         }
-        out
     }
     fn iters(&self, o: usize) -> &[i64] {
         &self.iters[o * self.stride..o * self.stride + self.stride]
@@ -523,7 +608,8 @@ impl Band {
     /// it, then sizes the channels by replaying the band's part of σ.
     #[allow(clippy::too_many_arguments)]
     fn run(
-        self,
+        &self,
+        scratch: &mut Scratch,
         p: &Program,
         params: &[i64],
         sare: &Sare,
@@ -536,23 +622,51 @@ impl Band {
         let n = self.kind.len();
         // σ inside the band: last tile coordinate, hyperplanes, program order. The band is
         // then rearranged in that order, so that position = rank in σ.
-        let mut sigma: Vec<usize> = (0..n).collect();
-        sigma.sort_by(|&a, &c| (self.last[a], self.phi(a), a).cmp(&(self.last[c], self.phi(c), c)));
-        let band = self.permuted(&sigma);
-        let local = LocalIndex::new(&band.id);
+        // Counting sort on the last tile coordinate, then a stable sort of each bucket by
+        // hyperplanes (nearly sorted already: program order often agrees with φ).
+        let (lo, hi) = self.last.iter().fold((i64::MAX, i64::MIN), |(l, h), &x| (l.min(x), h.max(x)));
+        let buckets = (hi - lo + 1) as usize;
+        let mut start = vec![0usize; buckets + 1];
+        for &x in &self.last {
+            start[(x - lo) as usize + 1] += 1;
+        }
+        for i in 0..buckets {
+            start[i + 1] += start[i];
+        }
+        let sigma = &mut scratch.sigma;
+        sigma.clear();
+        sigma.resize(n, 0);
+        let mut fill = start.clone();
+        for (o, &x) in self.last.iter().enumerate() {
+            let slot = &mut fill[(x - lo) as usize];
+            sigma[*slot] = o;
+            *slot += 1;
+        }
+        for w in start.windows(2) {
+            sigma[w[0]..w[1]].sort_by(|&a, &c| (self.phi(a), a).cmp(&(self.phi(c), c)));
+        }
+        let band = &mut scratch.sorted;
+        self.permute_into(sigma, band);
+        let band = &*band;
+        let local = LocalIndex::new(&band.id, std::mem::take(&mut scratch.slots));
         let base = st.next_vid;
         let load_base = st.next_load_vid;
-        let mut op_of: Vec<(usize, usize)> = vec![(usize::MAX, 0); n];
+        let op_of = &mut scratch.op_of;
+        op_of.clear();
+        op_of.resize(n, (usize::MAX, 0));
         // Channels each value of the band is already written to (the demux): two inline,
         // more in a set.
-        let mut written: Vec<[u32; 2]> = vec![[u32::MAX; 2]; n];
+        let written = &mut scratch.written;
+        written.clear();
+        written.resize(n, [u32::MAX; 2]);
         let mut written_more: std::collections::HashSet<(usize, usize), Fast> = Default::default();
         st.band_no += 1;
         let mut loaded: Vec<Loaded> = Vec::new();
         let mut loaded_other: HashMap<(usize, usize, u32), usize, Fast> = Default::default();
         // Per channel, its reads and writes at times of σ (4 per instance: loads, reads,
         // writes, stores).
-        let mut events: Vec<Vec<Event>> = Vec::new();
+        let events = &mut scratch.events;
+        events.iter_mut().for_each(Vec::clear);
         let mut event = |ch: usize, t: u64, write: bool, vid: usize, op: usize| {
             if events.len() <= ch {
                 events.resize_with(ch + 1, Vec::new);
@@ -584,10 +698,11 @@ impl Band {
                     continue;
                 }
                 let elem = p.vars[a.var].ty.c_name();
-                let origin = sare.reads[k][r]
-                    .origin_into(params, it, &mut src)
+                let piece = sare.reads[k][r]
+                    .piece_into(params, it, &mut src)
                     .ok_or_else(|| Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", s.name, it)))?;
-                let same = origin.filter(|&sk| geo.same_band(k, it, sk, &src));
+                let origin = sare.reads[k][r].sources[piece].stmt;
+                let same = origin.filter(|&sk| geo.stays[k][r][piece] || geo.same_band(k, it, sk, &src));
                 let (ch, vid) = match same {
                     // Produced in this band: an on-chip channel from the producer's process.
                     Some(sk) => {
@@ -624,7 +739,12 @@ impl Band {
                                     .ok_or_else(|| Diagnostic::global("internal error: a value is loaded before it is stored"))?;
                                 (cell_of(p, w, &src, params)?, version)
                             }
-                            None => (flatten(&p.vars[a.var].dims, &src).ok_or_else(|| Diagnostic::new(a.span, "read out of bounds"))?, 0),
+                            None => {
+                                let cell =
+                                    flatten(&p.vars[a.var].dims, &src).ok_or_else(|| Diagnostic::new(a.span, "read out of bounds"))?;
+                                st.initial[a.var].set(cell as u64);
+                                (cell, 0)
+                            }
                         };
                         let lp = match st.load_proc.get(&a.var) {
                             Some(&lp) => lp,
@@ -716,7 +836,8 @@ impl Band {
             }
         }
         st.next_vid += n as u64;
-        b.replay(events, n + (st.next_load_vid - load_base) as usize);
+        b.replay(&mut scratch.events, &mut scratch.seen, n + (st.next_load_vid - load_base) as usize);
+        scratch.slots = local.into_slots();
         Ok(())
     }
 }
@@ -880,9 +1001,10 @@ impl Builder {
     /// Replays one band's part of σ, channel by channel: marks last reads (in the traces),
     /// and accumulates each channel's peak occupancy, traffic and order (`n_values` bounds
     /// the band-local value ids).
-    fn replay(&mut self, mut events: Vec<Vec<Event>>, n_values: usize) {
+    fn replay(&mut self, events: &mut [Vec<Event>], seen: &mut Vec<u32>, n_values: usize) {
         // `seen[vid] == ch + 1` once a later read of `vid` in channel `ch` has been seen.
-        let mut seen = vec![0u32; n_values];
+        seen.clear();
+        seen.resize(n_values, 0);
         let (mut write_seq, mut read_seq): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
         let mut last = Vec::new();
         for (ch, evs) in events.iter_mut().enumerate() {

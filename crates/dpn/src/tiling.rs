@@ -12,7 +12,7 @@ use dpnc_frontend::dataflow;
 use dpnc_frontend::polyhedral::{isl_name, Model};
 use dpnc_frontend::scop::{Program, SchedTerm};
 use dpnc_frontend::Diagnostic;
-use isl_rs::{Context, UnionMap, UnionSet};
+use isl_rs::{Context, DimType, Map, UnionMap, UnionSet};
 use serde::{Deserialize, Serialize};
 
 /// An affine function of one statement's iterators.
@@ -95,6 +95,9 @@ struct Deps {
     ctx: Context,
     deps: UnionMap,
     fixed: String,
+    /// The dependences among one nest's statements (the last nest asked for): legality
+    /// checks run many times per nest, and the whole program's relation is much larger.
+    local: std::cell::RefCell<Option<(Vec<usize>, UnionMap)>>,
 }
 
 fn isl_err(e: isl_rs::LibISLError) -> Diagnostic {
@@ -119,7 +122,59 @@ impl Deps {
         let out = w.copy().and_then(|w2| w2.apply_range(w.reverse()?)).map_err(isl_err)?;
         let deps =
             flow.union(anti).and_then(|d| d.union(out)).and_then(|d| d.intersect(before)).and_then(|d| d.coalesce()).map_err(isl_err)?;
-        Ok(Deps { ctx, deps, fixed })
+        Ok(Deps { ctx, deps, fixed, local: std::cell::RefCell::new(None) })
+    }
+
+    /// The dependences among the statements of `nest`.
+    fn nest_deps(&self, p: &Program, nest: &[usize]) -> Result<UnionMap, Diagnostic> {
+        let mut local = self.local.borrow_mut();
+        if local.as_ref().is_none_or(|(n, _)| n.as_slice() != nest) {
+            let prefix = self.fixed.split('{').next().unwrap_or("");
+            let spaces: Vec<String> = nest
+                .iter()
+                .map(|&s| {
+                    let iters: Vec<String> = p.stmts[s].iters.iter().map(|i| isl_name(i)).collect();
+                    format!("{}[{}]", p.stmts[s].name, iters.join(", "))
+                })
+                .collect();
+            let u = || UnionSet::read_from_str(&self.ctx, &format!("{prefix}{{ {} }}", spaces.join("; ")));
+            let d = self.deps.copy().and_then(|d| d.intersect_domain(u()?)).and_then(|d| d.intersect_range(u()?)).map_err(isl_err)?;
+            *local = Some((nest.to_vec(), d));
+        }
+        local.as_ref().map(|(_, d)| d.copy().map_err(isl_err)).ok_or_else(|| Diagnostic::global("internal error: no dependences"))?
+    }
+
+    /// For every dependence between two statements of the nest (positions `a → b`), the
+    /// smallest distance `φ_b(y) − φ_a(x)` along one hyperplane: a per-statement shift `σ`
+    /// keeps it legal iff `min + σ_b − σ_a ≥ 0` for all pairs, which is then checked
+    /// without isl for every candidate shift.
+    fn min_distances(&self, p: &Program, nest: &[usize], rows: &[Affine]) -> Result<Vec<(usize, usize, i64)>, Diagnostic> {
+        let prefix = self.fixed.split('{').next().unwrap_or("");
+        let phi = |k: usize| -> Result<Map, Diagnostic> {
+            let s = nest[k];
+            let iters: Vec<String> = p.stmts[s].iters.iter().map(|i| isl_name(i)).collect();
+            let t = format!("{prefix}{{ {}[{}] -> [{}] }}", p.stmts[s].name, iters.join(", "), rows[k].isl(&iters));
+            Map::read_from_str(&self.ctx, &t).map_err(isl_err)
+        };
+        let position = |name: &str| nest.iter().position(|&s| p.stmts[s].name == name);
+        let list = self.nest_deps(p, nest)?.get_map_list().map_err(isl_err)?;
+        let mut out = Vec::new();
+        for i in 0..list.size().map_err(isl_err)? {
+            let m = list.get_at(i).map_err(isl_err)?;
+            let (Some(a), Some(b)) =
+                (position(m.get_tuple_name(DimType::In).map_err(isl_err)?), position(m.get_tuple_name(DimType::Out).map_err(isl_err)?))
+            else {
+                continue;
+            };
+            let (pa, pb) = (phi(a)?, phi(b)?);
+            let d = m.apply_domain(pa).and_then(|m| m.apply_range(pb)).and_then(|m| m.deltas()).map_err(isl_err)?;
+            if d.is_empty().map_err(isl_err)? {
+                continue;
+            }
+            let v = d.lexmin().and_then(|s| s.sample_point()).and_then(|pt| pt.get_coordinate_val(DimType::Set, 0)).map_err(isl_err)?;
+            out.push((a, b, v.get_num_si().map_err(isl_err)?));
+        }
+        Ok(out)
     }
 
     /// Whether every dependence between statements of the nest has a non-negative distance
@@ -145,9 +200,8 @@ impl Deps {
             phi_map = phi_map.union(UnionMap::read_from_str(&self.ctx, &t).map_err(isl_err)?).map_err(isl_err)?;
         }
         let deltas = self
-            .deps
-            .copy()
-            .and_then(|d| d.apply_domain(phi_map.copy()?))
+            .nest_deps(p, nest)?
+            .apply_domain(phi_map.copy().map_err(isl_err)?)
             .and_then(|d| d.apply_range(phi_map))
             .and_then(|d| d.deltas())
             .map_err(isl_err)?;
@@ -312,26 +366,20 @@ fn legal_variant(
     let bits = nest.len().min(10);
     let mut shifts: Vec<usize> = (0..1usize << bits).collect();
     shifts.sort_by_key(|m| (m.count_ones(), *m));
-    let mut checks = 0;
-    for skew in &skews {
-        for &mask in &shifts {
-            checks += 1;
-            if checks > 400 {
-                return Ok(None);
-            }
-            let rows: Vec<Affine> = base
-                .iter()
-                .enumerate()
-                .map(|(k, a)| {
-                    let mut a = skew.iter().enumerate().fold(a.clone(), |acc, (j, &c)| acc.add_scaled(&placed[k][j], c));
-                    a.cst += ((mask >> k) & 1) as i64;
-                    a
-                })
-                .collect();
-            if deps.legal_dim(p, nest, &rows)? {
-                let plain = checks == 1;
-                return Ok(Some((rows, plain)));
-            }
+    for (n, skew) in skews.iter().enumerate() {
+        let rows: Vec<Affine> = base
+            .iter()
+            .enumerate()
+            .map(|(k, a)| skew.iter().enumerate().fold(a.clone(), |acc, (j, &c)| acc.add_scaled(&placed[k][j], c)))
+            .collect();
+        let mins = deps.min_distances(p, nest, &rows)?;
+        let shift = |mask: usize, k: usize| if k < bits { ((mask >> k) & 1) as i64 } else { 0 };
+        if let Some(&mask) = shifts.iter().find(|&&m| mins.iter().all(|&(a, b, v)| v + shift(m, b) - shift(m, a) >= 0)) {
+            let rows = rows.into_iter().enumerate().map(|(k, mut r)| {
+                r.cst += shift(mask, k);
+                r
+            });
+            return Ok(Some((rows.collect(), n == 0 && mask == 0)));
         }
     }
     Ok(None)

@@ -43,7 +43,12 @@ impl ReadFlow {
     /// Like [`ReadFlow::origin`] without allocating: the producing statement (`None` for an
     /// initial value) with its instance, or the cell, in `out`; `None` if no piece matches.
     pub fn origin_into(&self, params: &[i64], instance: &[i64], out: &mut Vec<i64>) -> Option<Option<usize>> {
-        self.sources.iter().find(|s| s.rel.apply_into(params, instance, out)).map(|s| s.stmt)
+        self.piece_into(params, instance, out).map(|i| self.sources[i].stmt)
+    }
+
+    /// Like [`ReadFlow::origin_into`], returning which source piece matched.
+    pub fn piece_into(&self, params: &[i64], instance: &[i64], out: &mut Vec<i64>) -> Option<usize> {
+        self.sources.iter().position(|s| s.rel.apply_into(params, instance, out))
     }
 
     pub fn origin(&self, params: &[i64], instance: &[i64]) -> Option<Origin> {

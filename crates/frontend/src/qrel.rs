@@ -185,6 +185,23 @@ impl Piece {
         Ok(())
     }
 
+    /// When the piece's outputs are affine functions of the parameters and inputs (no
+    /// existentials): per output, its coefficients over `params ++ inputs` and constant.
+    pub fn affine_outputs(&self) -> Option<Vec<(Vec<i64>, i64)>> {
+        let x = self.explicit.as_ref()?;
+        let known = self.n_param + self.n_in;
+        Some(
+            x.outs
+                .iter()
+                .map(|f| {
+                    let mut coef = vec![0; known];
+                    f.terms.iter().for_each(|&(c, a)| coef[c] = a);
+                    (coef, f.cst)
+                })
+                .collect(),
+        )
+    }
+
     /// The outputs for these parameters and inputs, or `None` if the point is outside the
     /// piece.
     pub fn apply(&self, params: &[i64], input: &[i64]) -> Option<Vec<i64>> {
