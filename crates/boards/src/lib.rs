@@ -18,7 +18,7 @@
 //! platform = "xilinx_vcu1525_xdma_201830_1"
 //!
 //! [[memory]]             # one table per bank
-//! name = "DDR[0]"
+//! name = "DDR[0]"        # as Vitis connectivity names it: DDR[0], HBM[0], PLRAM[0], …
 //! kind = "DDR4"          # DDR4, HBM2, …
 //! width_bits = 64
 //! bandwidth_gbs = 19.2   # peak, GB/s (10^9 bytes per second)
@@ -31,7 +31,12 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The catalogue: (name, TOML text), embedded at build time.
-const CATALOGUE: &[(&str, &str)] = &[("vcu1525", include_str!("../../../boards/vcu1525.toml"))];
+const CATALOGUE: &[(&str, &str)] = &[
+    ("u200", include_str!("../../../boards/u200.toml")),
+    ("u250", include_str!("../../../boards/u250.toml")),
+    ("u280", include_str!("../../../boards/u280.toml")),
+    ("vcu1525", include_str!("../../../boards/vcu1525.toml")),
+];
 
 /// Single-precision compute model for [`Board::peak_gflops`]: flops per DSP slice per cycle.
 ///
@@ -47,10 +52,11 @@ pub const FP32_FLOPS_PER_DSP_PER_CYCLE: f64 = 0.4;
 /// cycle.
 pub const FP64_FLOPS_PER_DSP_PER_CYCLE: f64 = 2.0 / 14.0;
 
-/// One memory bank (a DDR channel, an HBM pseudo-channel group, …).
+/// One memory bank (a DDR channel, an HBM pseudo-channel, …).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Bank {
+    /// The bank as Vitis connectivity (`--connectivity.sp`) names it: `DDR[0]`, `HBM[31]`, ….
     pub name: String,
     /// "DDR4", "HBM2", …
     pub kind: String,
@@ -155,6 +161,20 @@ impl Board {
         self.peak_gflops(flops_per_dsp_per_cycle) / self.peak_bandwidth_gbs()
     }
 
+    /// The memory in a few words: the banks counted by kind, in the order they first appear, and
+    /// the aggregate peak bandwidth, e.g. `4 x DDR4, 76.8 GB/s` or `32 x HBM2 + 2 x DDR4, 498.4 GB/s`.
+    pub fn memory_summary(&self) -> String {
+        let mut kinds: Vec<(&str, usize)> = Vec::new();
+        for b in &self.memory {
+            match kinds.iter_mut().find(|(k, _)| *k == b.kind) {
+                Some((_, n)) => *n += 1,
+                None => kinds.push((&b.kind, 1)),
+            }
+        }
+        let banks = kinds.iter().map(|(k, n)| format!("{n} x {k}")).collect::<Vec<_>>().join(" + ");
+        format!("{banks}, {:.1} GB/s", self.peak_bandwidth_gbs())
+    }
+
     /// A short human-readable label: the description, or the name and part.
     pub fn label(&self) -> String {
         if self.description.is_empty() {
@@ -168,15 +188,38 @@ impl Board {
         if self.name.trim().is_empty() {
             return Err("`name` is empty".into());
         }
+        if self.part.trim().is_empty() {
+            return Err("`part` is empty: give the FPGA part as Vivado spells it".into());
+        }
+        if self.platform.trim().is_empty() {
+            return Err("`platform` is empty: give the Vitis platform name".into());
+        }
+        if self.luts == 0 {
+            return Err("luts must be positive".into());
+        }
         if self.memory.is_empty() {
             return Err("no `[[memory]]` bank: the roofline and the shell need at least one".into());
         }
-        for b in &self.memory {
+        for (i, b) in self.memory.iter().enumerate() {
+            if b.name.trim().is_empty() {
+                return Err(format!("memory bank {}: `name` is empty", i + 1));
+            }
+            if self.memory[..i].iter().any(|o| o.name == b.name) {
+                return Err(format!("memory bank `{}` is listed twice", b.name));
+            }
+            if b.kind.trim().is_empty() {
+                return Err(format!("memory bank `{}`: `kind` is empty", b.name));
+            }
             if !(b.bandwidth_gbs.is_finite() && b.bandwidth_gbs > 0.0) {
                 return Err(format!("memory bank `{}`: bandwidth_gbs must be positive, not {}", b.name, b.bandwidth_gbs));
             }
             if b.width_bits == 0 {
                 return Err(format!("memory bank `{}`: width_bits must be positive", b.name));
+            }
+            if let Some(size) = b.size_gib {
+                if !(size.is_finite() && size > 0.0) {
+                    return Err(format!("memory bank `{}`: size_gib must be positive, not {size}", b.name));
+                }
             }
         }
         if !(self.clock_mhz.is_finite() && self.clock_mhz > 0.0) {
@@ -207,12 +250,93 @@ mod tests {
         assert!(b.peak_gflops(FP64_FLOPS_PER_DSP_PER_CYCLE) < b.peak_gflops(FP32_FLOPS_PER_DSP_PER_CYCLE));
     }
 
+    /// Banks named `{prefix}[0]` … `{prefix}[n-1]`, in order, each of the given kind, width,
+    /// bandwidth and size.
+    fn assert_banks(banks: &[Bank], prefix: &str, kind: &str, width: u32, gbs: f64, gib: f64) {
+        for (i, m) in banks.iter().enumerate() {
+            assert_eq!(m.name, format!("{prefix}[{i}]"));
+            assert_eq!((m.kind.as_str(), m.width_bits, m.bandwidth_gbs, m.size_gib), (kind, width, gbs, Some(gib)), "{}", m.name);
+        }
+    }
+
+    // The figures below are written from the data sheets (DS962 for the U200 and U250, DS963 for
+    // the U280, the UltraScale+ product table), UG1393 (HBM) and UG1120/UG1702 (platforms), not
+    // read from the TOML files: a typo in a file fails here.
+
+    #[test]
+    fn u200_figures() {
+        let b = load("u200").unwrap();
+        assert_eq!(b.part, "xcu200-fsgd2104-2-e");
+        // XCU200 = XCVU9P: 1,182K LUTs, 2,364K FFs, 6,840 DSPs, 75.9 Mb BRAM, 270 Mb URAM.
+        assert_eq!((b.luts, b.ffs, b.dsps, b.bram36, b.uram), (1_182_240, 2_364_480, 6_840, 2_160, 960));
+        assert_eq!(b.bram36 * 36 * 1024, 79_626_240); // 75.9 Mib
+        assert_eq!(b.uram * 288 * 1024, 283_115_520); // 270 Mib
+        assert_eq!(b.memory.len(), 4);
+        assert_banks(&b.memory, "DDR", "DDR4", 64, 19.2, 16.0);
+        // DDR4-2400 x 8 bytes x 4 channels.
+        assert!((b.peak_bandwidth_gbs() - 4.0 * 2400e6 * 8.0 / 1e9).abs() < 1e-9);
+        assert_eq!(b.clock_mhz, 300.0);
+        assert_eq!(b.platform, "xilinx_u200_gen3x16_xdma_2_202110_1");
+        assert_eq!(b.memory_summary(), "4 x DDR4, 76.8 GB/s");
+    }
+
+    #[test]
+    fn u250_figures() {
+        let b = load("u250").unwrap();
+        assert_eq!(b.part, "xcu250-figd2104-2L-e");
+        // XCU250 = XCVU13P: 1,728K LUTs, 3,456K FFs, 12,288 DSPs, 94.5 Mb BRAM, 360 Mb URAM.
+        assert_eq!((b.luts, b.ffs, b.dsps, b.bram36, b.uram), (1_728_000, 3_456_000, 12_288, 2_688, 1_280));
+        assert_eq!(b.bram36 * 36 * 1024, 99_090_432); // 94.5 Mib
+        assert_eq!(b.uram * 288 * 1024, 377_487_360); // 360 Mib
+        assert_eq!(b.memory.len(), 4);
+        assert_banks(&b.memory, "DDR", "DDR4", 64, 19.2, 16.0);
+        assert!((b.peak_bandwidth_gbs() - 76.8).abs() < 1e-9);
+        assert_eq!(b.clock_mhz, 300.0);
+        assert_eq!(b.platform, "xilinx_u250_gen3x16_xdma_4_1_202210_1");
+        assert_eq!(b.memory_summary(), "4 x DDR4, 76.8 GB/s");
+        // 12288 DSPs x 0.4 flop/DSP/cycle x 0.3 GHz.
+        assert!((b.peak_gflops(FP32_FLOPS_PER_DSP_PER_CYCLE) - 1474.56).abs() < 1e-9);
+    }
+
+    #[test]
+    fn u280_figures() {
+        let b = load("u280").unwrap();
+        assert_eq!(b.part, "xcu280-fsvh2892-2L-e");
+        // XCU280 = XCVU37P: 1,304K LUTs, 2,607K FFs, 9,024 DSPs, 70.9 Mb BRAM, 270 Mb URAM.
+        assert_eq!((b.luts, b.ffs, b.dsps, b.bram36, b.uram), (1_303_680, 2_607_360, 9_024, 2_016, 960));
+        assert_eq!(b.bram36 * 36 * 1024, 74_317_824); // 70.9 Mib
+        assert_eq!(b.memory.len(), 34);
+        // 32 HBM2 pseudo-channels of 256 MiB (8 GiB in all), 14.375 GB/s each (UG1393).
+        assert_banks(&b.memory[..32], "HBM", "HBM2", 64, 14.375, 0.25);
+        let hbm: f64 = b.memory[..32].iter().map(|m| m.bandwidth_gbs).sum();
+        assert_eq!(hbm, 460.0);
+        assert_eq!(b.memory[..32].iter().filter_map(|m| m.size_gib).sum::<f64>(), 8.0);
+        // Then the two DDR4-2400 DIMMs, 16 GiB each.
+        assert_banks(&b.memory[32..], "DDR", "DDR4", 64, 19.2, 16.0);
+        assert!((b.peak_bandwidth_gbs() - (460.0 + 38.4)).abs() < 1e-9);
+        assert_eq!(b.clock_mhz, 300.0);
+        assert_eq!(b.platform, "xilinx_u280_gen3x16_xdma_1_202211_1");
+        assert_eq!(b.memory_summary(), "32 x HBM2 + 2 x DDR4, 498.4 GB/s");
+    }
+
     #[test]
     fn every_catalogue_board_loads() {
-        assert!(catalogue().contains(&"vcu1525"));
-        for name in catalogue() {
+        assert_eq!(catalogue(), ["u200", "u250", "u280", "vcu1525"]);
+        // Aggregate peak bandwidth per board, GB/s.
+        let expected = [("u200", 76.8), ("u250", 76.8), ("u280", 498.4), ("vcu1525", 76.8)];
+        for (name, gbs) in expected {
             let b = load(name).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(b.name, name, "a catalogue file's `name` must be its file name");
+            // The embedded text passes the same checks as a user file.
+            let text = CATALOGUE.iter().find(|(n, _)| *n == name).unwrap().1;
+            assert_eq!(parse(text, Path::new("x.toml")).unwrap(), b);
+            assert!(b.part.starts_with("xc"), "{name}: {}", b.part);
+            assert!(b.platform.starts_with(&format!("xilinx_{name}_")), "{name}: {}", b.platform);
+            assert!(!b.description.is_empty(), "{name}");
+            assert!(b.ffs == 2 * b.luts, "{name}: UltraScale+ CLBs have two flip-flops per LUT");
+            assert!(b.memory.iter().all(|m| m.bandwidth_gbs > 0.0 && m.size_gib.is_some()), "{name}");
+            assert!((b.peak_bandwidth_gbs() - gbs).abs() < 1e-9, "{name}: {}", b.peak_bandwidth_gbs());
+            assert!(b.memory_summary().ends_with(&format!(", {gbs:.1} GB/s")), "{name}: {}", b.memory_summary());
         }
     }
 
@@ -227,7 +351,9 @@ mod tests {
         assert!(matches!(e, BoardError::Unknown { .. }));
         let m = e.to_string();
         assert!(m.contains("unknown board `vcu9999`"), "{m}");
-        assert!(m.contains("vcu1525"), "{m}");
+        for known in ["u200", "u250", "u280", "vcu1525"] {
+            assert!(m.contains(known), "{m}");
+        }
     }
 
     #[test]
@@ -265,5 +391,20 @@ mod tests {
         assert!(e.to_string().contains("memory"), "{e}");
         let e = parse(&good.replace("clock_mhz = 300.0", "clock_mhz = -1.0"), p).unwrap_err();
         assert!(e.to_string().contains("clock_mhz"), "{e}");
+        let e = parse(&good.replace("platform = \"xilinx_vcu1525_xdma_201830_1\"", "platform = \" \""), p).unwrap_err();
+        assert!(e.to_string().contains("`platform` is empty"), "{e}");
+        let e = parse(&good.replace("part = \"xcvu9p-fsgd2104-2L-e\"", "part = \"\""), p).unwrap_err();
+        assert!(e.to_string().contains("`part` is empty"), "{e}");
+        let e = parse(&good.replace("name = \"DDR[1]\"", "name = \"DDR[0]\""), p).unwrap_err();
+        assert!(e.to_string().contains("`DDR[0]` is listed twice"), "{e}");
+        let e = parse(&good.replace("name = \"DDR[2]\"", "name = \"\""), p).unwrap_err();
+        assert!(e.to_string().contains("memory bank 3: `name` is empty"), "{e}");
+        let e = parse(&good.replacen("size_gib = 16.0", "size_gib = 0.0", 1), p).unwrap_err();
+        assert!(e.to_string().contains("size_gib must be positive"), "{e}");
+        let e = parse(&good.replace("luts = 1182240", "luts = 0"), p).unwrap_err();
+        assert!(e.to_string().contains("luts must be positive"), "{e}");
+        // A missing platform is a parse error (the key is required).
+        let e = parse(&good.replace("platform = \"xilinx_vcu1525_xdma_201830_1\"", ""), p).unwrap_err();
+        assert!(matches!(e, BoardError::Parse { .. }), "{e}");
     }
 }

@@ -42,6 +42,9 @@ enum Command {
     /// Sweep tile sizes: DDR traffic, arithmetic intensity and on-chip memory per size, with
     /// a roofline against the board, as a table and an SVG plot.
     Explore(explore::ExploreArgs),
+    /// List the boards compiled into dpnc (for --board): part, resources, memory, default clock
+    /// and Vitis platform.
+    Boards,
 }
 
 #[derive(Args, Debug)]
@@ -197,6 +200,7 @@ fn real_main(cli: Cli) -> ExitCode {
     let result = match &cli.command {
         Some(Command::Run(args)) => run(&mut sm, args),
         Some(Command::Explore(args)) => explore::run(&mut sm, args),
+        Some(Command::Boards) => boards(),
         None => compile(&mut sm, &cli.compile),
     };
     match result {
@@ -210,6 +214,38 @@ fn real_main(cli: Cli) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `dpnc boards`: the board catalogue as a table.
+fn boards() -> Result<(), Failure> {
+    let head = ["board", "part", "LUT", "DSP", "BRAM36", "URAM", "memory", "clock", "platform"];
+    let mut rows = vec![head.map(String::from).to_vec()];
+    for name in dpnc_boards::catalogue() {
+        let b = dpnc_boards::load(name).map_err(|e| e.to_string())?;
+        let (luts, dsps, bram, uram) = (b.luts.to_string(), b.dsps.to_string(), b.bram36.to_string(), b.uram.to_string());
+        rows.push(vec![
+            b.name.clone(),
+            b.part.clone(),
+            luts,
+            dsps,
+            bram,
+            uram,
+            b.memory_summary(),
+            format!("{} MHz", b.clock_mhz),
+            b.platform,
+        ]);
+    }
+    let widths: Vec<usize> = (0..head.len()).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+    for row in &rows {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(c, (cell, &w))| if (2..6).contains(&c) { format!("{cell:>w$}") } else { format!("{cell:<w$}") })
+            .collect();
+        println!("{}", cells.join("  ").trim_end());
+    }
+    Ok(())
 }
 
 pub(crate) fn load(sm: &mut SourceMap, src: &Source) -> Result<Program, Failure> {
