@@ -270,21 +270,42 @@ impl std::hash::Hasher for FastHasher {
     }
 }
 
-/// A set of dense numbers.
-struct Bits(Vec<u64>);
+/// A set of dense numbers, with ranks once [`Bits::index`] has run.
+struct Bits {
+    words: Vec<u64>,
+    /// Per word, the members before it.
+    before: Vec<u64>,
+}
 
 impl Bits {
     fn new(n: u64) -> Bits {
-        Bits(vec![0; n.div_ceil(64) as usize])
+        Bits { words: vec![0; n.div_ceil(64) as usize], before: Vec::new() }
     }
     fn set(&mut self, i: u64) {
-        self.0[(i / 64) as usize] |= 1 << (i % 64);
+        self.words[(i / 64) as usize] |= 1 << (i % 64);
     }
     fn get(&self, i: u64) -> bool {
-        self.0[(i / 64) as usize] >> (i % 64) & 1 == 1
+        self.words[(i / 64) as usize] >> (i % 64) & 1 == 1
     }
     fn count(&self) -> u64 {
-        self.0.iter().map(|w| w.count_ones() as u64).sum()
+        self.words.iter().map(|w| w.count_ones() as u64).sum()
+    }
+    fn index(&mut self) {
+        let mut n = 0;
+        self.before = self
+            .words
+            .iter()
+            .map(|w| {
+                let b = n;
+                n += w.count_ones() as u64;
+                b
+            })
+            .collect();
+    }
+    /// Members below `i` (after [`Bits::index`]).
+    fn rank(&self, i: u64) -> usize {
+        let w = (i / 64) as usize;
+        (self.before[w] + (self.words[w] & ((1u64 << (i % 64)) - 1)).count_ones() as u64) as usize
     }
 }
 
@@ -394,6 +415,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         }
     }
 
+    stored.index();
     phase.done("values leaving their band");
     // Pass 2: band by band, in σ order.
     let mut b = Builder {
@@ -410,7 +432,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         store_proc: Default::default(),
         compute_proc: Default::default(),
         versions: p.vars.iter().map(|v| vec![0u32; v.len()]).collect(),
-        version_of_value: Default::default(),
+        version_of_value: vec![0; stored.count() as usize],
         loads_needed: HashMap::new(),
         ddr_reads: vec![0u64; p.vars.len()],
         ddr_writes: vec![0u64; p.vars.len()],
@@ -503,7 +525,8 @@ struct Streams {
     compute_proc: HashMap<(usize, usize), usize, Fast>,
     /// DDR versions: the k-th store of a cell creates version k (0 = the initial value).
     versions: Vec<Vec<u32>>,
-    version_of_value: HashMap<u64, u32, Fast>,
+    /// The DDR version each stored value created, by the value's rank among stored values.
+    version_of_value: Vec<u32>,
     loads_needed: HashMap<(usize, usize, u32), u32>,
     ddr_reads: Vec<u64>,
     ddr_writes: Vec<u64>,
@@ -733,10 +756,10 @@ impl Band {
                             Some(sk) => {
                                 let id = survey.id(sk, &src).ok_or_else(|| source_outside(p, sk, &src))?;
                                 let w = &p.stmts[sk].write;
-                                let version = *st
-                                    .version_of_value
-                                    .get(&id)
-                                    .ok_or_else(|| Diagnostic::global("internal error: a value is loaded before it is stored"))?;
+                                let version = st.version_of_value[stored.rank(id)];
+                                if version == 0 {
+                                    return Err(Diagnostic::global("internal error: a value is loaded before it is stored"));
+                                }
                                 (cell_of(p, w, &src, params)?, version)
                             }
                             None => {
@@ -821,7 +844,7 @@ impl Band {
                 let v = &mut st.versions[var][cell];
                 *v += 1;
                 let version = *v;
-                st.version_of_value.insert(band.id[o], version);
+                st.version_of_value[stored.rank(band.id[o])] = version;
                 st.ddr_writes[var] += 1;
                 let store_op = b.ops[sp];
                 b.ops[sp] += 1;
