@@ -442,36 +442,64 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         load_slot: p.vars.iter().map(|v| vec![(0, 0, 0); if v.is_scalar_argument() { 0 } else { v.len() }]).collect(),
         initial: p.vars.iter().map(|v| Bits::new(v.len() as u64)).collect(),
     };
+    // One thread enumerates, sorts and resolves the bands (pure work), the other assembles
+    // them into processes and channels in σ order.
+    let ctx = Ctx { p, params: &params, sare, geo: &geo, survey: &survey, stored: &stored };
     let mut bands = 0usize;
-    let (mut band, mut scratch) = (Band::new(p), Scratch::new(p));
+    let mut scratch = Scratch::default();
     let started = std::time::Instant::now();
     let mut shown = started;
-    for (ni, nest) in nests.iter().enumerate() {
-        let Some(range) = &survey.bands[ni] else { continue };
-        let scan = BandScan::new(p, &params, nest, &cfg.tile);
-        let total: u64 = range.iter().map(|(l, h)| (h - l + 1) as u64).product();
-        let mut tiles: Vec<i64> = range.iter().map(|r| r.0).collect();
-        for bi in 0..total {
-            band.clear();
-            scan.walk(&tiles, &mut |k, it| band.push(&geo, &survey, k, it))?;
-            if !band.kind.is_empty() {
-                bands += 1;
-                band.run(&mut scratch, p, &params, sare, &geo, &survey, &stored, &mut b, &mut st)?;
-            }
-            // Next band coordinates, last hyperplane fastest.
-            for d in (0..tiles.len()).rev() {
-                if tiles[d] < range[d].1 {
-                    tiles[d] += 1;
-                    break;
+    std::thread::scope(|scope| -> Result<(), Diagnostic> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Analysed, Diagnostic>>(2);
+        let (back_tx, back_rx) = std::sync::mpsc::channel::<Analysed>();
+        let ctx = &ctx;
+        let nests = &nests;
+        let tile = &cfg.tile;
+        scope.spawn(move || {
+            let mut raw = Band::new(p);
+            for (ni, nest) in nests.iter().enumerate() {
+                let Some(range) = &ctx.survey.bands[ni] else { continue };
+                let scan = BandScan::new(p, ctx.params, nest, tile);
+                let total: u64 = range.iter().map(|(l, h)| (h - l + 1) as u64).product();
+                let mut tiles: Vec<i64> = range.iter().map(|r| r.0).collect();
+                for bi in 0..total {
+                    raw.clear();
+                    let found = scan.walk(&tiles, &mut |k, it| raw.push(ctx.geo, ctx.survey, k, it)).map(|()| !raw.kind.is_empty());
+                    let msg = match found {
+                        Ok(false) => None,
+                        Ok(true) => Some(raw.analyse(ctx, back_rx.try_recv().ok(), (ni, bi, total))),
+                        Err(e) => Some(Err(e)),
+                    };
+                    if let Some(msg) = msg {
+                        let stop = msg.is_err();
+                        if tx.send(msg).is_err() || stop {
+                            return;
+                        }
+                    }
+                    // Next band coordinates, last hyperplane fastest.
+                    for d in (0..tiles.len()).rev() {
+                        if tiles[d] < range[d].1 {
+                            tiles[d] += 1;
+                            break;
+                        }
+                        tiles[d] = range[d].0;
+                    }
                 }
-                tiles[d] = range[d].0;
             }
+        });
+        for msg in rx {
+            let an = msg?;
+            bands += 1;
+            an.assemble(ctx, &mut scratch, &mut b, &mut st)?;
             if progress && shown.elapsed().as_secs() >= 2 {
                 shown = std::time::Instant::now();
+                let (ni, bi, total) = an.at;
                 eprintln!("dpnc:   nest {ni}: band {}/{total} ({:.0} s)", bi + 1, started.elapsed().as_secs_f64());
             }
+            let _ = back_tx.send(an);
         }
-    }
+        Ok(())
+    })?;
 
     for (c, s) in b.channels.iter_mut().zip(&b.stats) {
         c.size = s.size;
@@ -554,29 +582,14 @@ struct Band {
     id: Vec<u64>,
 }
 
-/// Buffers reused from band to band (allocating them afresh per band costs page faults).
+/// Buffers of the assembly reused from band to band (allocating them afresh per band costs
+/// page faults).
+#[derive(Default)]
 struct Scratch {
-    sorted: Band,
-    sigma: Vec<usize>,
-    slots: Vec<u32>,
     op_of: Vec<(usize, usize)>,
     written: Vec<[u32; 2]>,
     events: Vec<Vec<Event>>,
     seen: Vec<u32>,
-}
-
-impl Scratch {
-    fn new(p: &Program) -> Scratch {
-        Scratch {
-            sorted: Band::new(p),
-            sigma: Vec::new(),
-            slots: Vec::new(),
-            op_of: Vec::new(),
-            written: Vec::new(),
-            events: Vec::new(),
-            seen: Vec::new(),
-        }
-    }
 }
 
 /// A loaded value of the current band.
@@ -627,26 +640,25 @@ impl Band {
         &self.phi[o * self.stride..(o + 1) * self.stride]
     }
 
-    /// Assigns every read of the band to a channel (or a load), stores values that leave
-    /// it, then sizes the channels by replaying the band's part of σ.
-    #[allow(clippy::too_many_arguments)]
-    fn run(
-        &self,
-        scratch: &mut Scratch,
-        p: &Program,
-        params: &[i64],
-        sare: &Sare,
-        geo: &Geometry,
-        survey: &Survey,
-        stored: &Bits,
-        b: &mut Builder,
-        st: &mut Streams,
-    ) -> Result<(), Diagnostic> {
+    /// Sorts the band by σ (into a recycled [`Analysed`] if given) and resolves every
+    /// read: produced in the band (by which instance) or from DDR (which cell, which
+    /// producer). Pure: runs beside the assembly of the previous band.
+    fn analyse(&self, ctx: &Ctx, recycled: Option<Analysed>, at: (usize, u64, u64)) -> Result<Analysed, Diagnostic> {
+        let Ctx { p, params, sare, geo, survey, .. } = *ctx;
+        let mut an = recycled.unwrap_or_else(|| Analysed {
+            band: Band::new(p),
+            sigma: Vec::new(),
+            sub: Vec::new(),
+            srcs: Vec::new(),
+            slots: Vec::new(),
+            at,
+        });
+        an.at = at;
         let n = self.kind.len();
-        // σ inside the band: last tile coordinate, hyperplanes, program order. The band is
-        // then rearranged in that order, so that position = rank in σ.
-        // Counting sort on the last tile coordinate, then a stable sort of each bucket by
-        // hyperplanes (nearly sorted already: program order often agrees with φ).
+        // σ inside the band: last tile coordinate, hyperplanes, program order. A counting
+        // sort on the last tile coordinate, then a stable sort of each bucket by hyperplanes
+        // (nearly sorted already: program order often agrees with φ). The band is then
+        // rearranged in that order, so that position = rank in σ.
         let (lo, hi) = self.last.iter().fold((i64::MAX, i64::MIN), |(l, h), &x| (l.min(x), h.max(x)));
         let buckets = (hi - lo + 1) as usize;
         let mut start = vec![0usize; buckets + 1];
@@ -656,7 +668,7 @@ impl Band {
         for i in 0..buckets {
             start[i + 1] += start[i];
         }
-        let sigma = &mut scratch.sigma;
+        let sigma = &mut an.sigma;
         sigma.clear();
         sigma.resize(n, 0);
         let mut fill = start.clone();
@@ -668,10 +680,86 @@ impl Band {
         for w in start.windows(2) {
             sigma[w[0]..w[1]].sort_by(|&a, &c| (self.phi(a), a).cmp(&(self.phi(c), c)));
         }
-        let band = &mut scratch.sorted;
-        self.permute_into(sigma, band);
-        let band = &*band;
-        let local = LocalIndex::new(&band.id, std::mem::take(&mut scratch.slots));
+        self.permute_into(sigma, &mut an.band);
+        let band = &an.band;
+        let local = LocalIndex::new(&band.id, std::mem::take(&mut an.slots));
+        an.sub.clear();
+        an.srcs.clear();
+        let mut src = Vec::new();
+        for o in 0..n {
+            let k = band.kind[o];
+            let s = &p.stmts[k];
+            let it = &band.iters(o)[..s.iters.len()];
+            an.sub.push(geo.subband(k, band.phi(o)));
+            for (r, a) in s.reads.iter().enumerate() {
+                if p.vars[a.var].is_scalar_argument() {
+                    continue;
+                }
+                let piece = sare.reads[k][r]
+                    .piece_into(params, it, &mut src)
+                    .ok_or_else(|| Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", s.name, it)))?;
+                let origin = sare.reads[k][r].sources[piece].stmt;
+                an.srcs.push(match origin.filter(|&sk| geo.stays[k][r][piece] || geo.same_band(k, it, sk, &src)) {
+                    Some(sk) => Src::Local(survey.id(sk, &src).and_then(|id| local.get(id)).ok_or_else(|| source_outside(p, sk, &src))?),
+                    None => match origin {
+                        Some(sk) => Src::Ddr {
+                            cell: cell_of(p, &p.stmts[sk].write, &src, params)?,
+                            producer: Some(survey.id(sk, &src).ok_or_else(|| source_outside(p, sk, &src))?),
+                        },
+                        None => Src::Ddr {
+                            cell: flatten(&p.vars[a.var].dims, &src).ok_or_else(|| Diagnostic::new(a.span, "read out of bounds"))?,
+                            producer: None,
+                        },
+                    },
+                });
+            }
+        }
+        an.slots = local.into_slots();
+        Ok(an)
+    }
+}
+
+/// Read-only context of the band passes.
+struct Ctx<'a> {
+    p: &'a Program,
+    params: &'a [i64],
+    sare: &'a Sare,
+    geo: &'a Geometry<'a>,
+    survey: &'a Survey,
+    stored: &'a Bits,
+}
+
+/// Where one read of a band instance gets its value.
+#[derive(Clone, Copy)]
+enum Src {
+    /// Produced in the band, by the instance at this position in σ.
+    Local(usize),
+    /// From DDR: this cell, holding the initial value (`producer: None`) or the value stored
+    /// by this instance (dense number).
+    Ddr { cell: usize, producer: Option<u64> },
+}
+
+/// A band sorted by σ with its reads resolved (see [`Band::analyse`]).
+struct Analysed {
+    band: Band,
+    sigma: Vec<usize>,
+    /// Per instance: its parallel sub-band.
+    sub: Vec<usize>,
+    /// Per instance, per read of a variable (scalar arguments skipped): the source.
+    srcs: Vec<Src>,
+    /// A buffer for [`LocalIndex`].
+    slots: Vec<u32>,
+    /// (nest, band number, bands in the nest), for progress.
+    at: (usize, u64, u64),
+}
+
+impl Analysed {
+    /// Assigns every read of the band to a channel (or a load), stores values that leave
+    /// it, then sizes the channels by replaying the band's part of σ.
+    fn assemble(&self, ctx: &Ctx, scratch: &mut Scratch, b: &mut Builder, st: &mut Streams) -> Result<(), Diagnostic> {
+        let Ctx { p, params, geo, stored, .. } = *ctx;
+        let band = &self.band;
+        let n = band.kind.len();
         let base = st.next_vid;
         let load_base = st.next_load_vid;
         let op_of = &mut scratch.op_of;
@@ -696,13 +784,13 @@ impl Band {
             }
             events[ch].push(Event { key: t << 1 | !write as u64, op: op as u64, vid: vid as u32 });
         };
-        let mut src = Vec::new();
+        let mut srcs = self.srcs.iter();
         for o in 0..n {
             let t = o as u64;
             let k = band.kind[o];
             let s = &p.stmts[k];
             let it = &band.iters(o)[..s.iters.len()];
-            let sub = geo.subband(k, band.phi(o));
+            let sub = self.sub[o];
             let me = match st.compute_proc.get(&(k, sub)) {
                 Some(&me) => me,
                 None => {
@@ -721,15 +809,10 @@ impl Band {
                     continue;
                 }
                 let elem = p.vars[a.var].ty.c_name();
-                let piece = sare.reads[k][r]
-                    .piece_into(params, it, &mut src)
-                    .ok_or_else(|| Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", s.name, it)))?;
-                let origin = sare.reads[k][r].sources[piece].stmt;
-                let same = origin.filter(|&sk| geo.stays[k][r][piece] || geo.same_band(k, it, sk, &src));
-                let (ch, vid) = match same {
+                let src = *srcs.next().ok_or_else(|| Diagnostic::global("internal error: band analysis out of step"))?;
+                let (ch, vid) = match src {
                     // Produced in this band: an on-chip channel from the producer's process.
-                    Some(sk) => {
-                        let so = survey.id(sk, &src).and_then(|id| local.get(id)).ok_or_else(|| source_outside(p, sk, &src))?;
+                    Src::Local(so) => {
                         let (pp, pi) = op_of[so];
                         let class = if pp == me { ChannelClass::Local } else { ChannelClass::Sync };
                         let ch = b.channel(pp, me, Some(r), class, elem);
@@ -751,22 +834,15 @@ impl Band {
                         (ch, so)
                     }
                     // From DDR: the cell and the version this read needs, loaded once per band.
-                    None => {
-                        let (cell, version) = match origin {
-                            Some(sk) => {
-                                let id = survey.id(sk, &src).ok_or_else(|| source_outside(p, sk, &src))?;
-                                let w = &p.stmts[sk].write;
-                                let version = st.version_of_value[stored.rank(id)];
-                                if version == 0 {
-                                    return Err(Diagnostic::global("internal error: a value is loaded before it is stored"));
-                                }
-                                (cell_of(p, w, &src, params)?, version)
-                            }
+                    Src::Ddr { cell, producer } => {
+                        let version = match producer {
+                            Some(id) => match st.version_of_value[stored.rank(id)] {
+                                0 => return Err(Diagnostic::global("internal error: a value is loaded before it is stored")),
+                                v => v,
+                            },
                             None => {
-                                let cell =
-                                    flatten(&p.vars[a.var].dims, &src).ok_or_else(|| Diagnostic::new(a.span, "read out of bounds"))?;
                                 st.initial[a.var].set(cell as u64);
-                                (cell, 0)
+                                0
                             }
                         };
                         let lp = match st.load_proc.get(&a.var) {
@@ -860,7 +936,6 @@ impl Band {
         }
         st.next_vid += n as u64;
         b.replay(&mut scratch.events, &mut scratch.seen, n + (st.next_load_vid - load_base) as usize);
-        scratch.slots = local.into_slots();
         Ok(())
     }
 }
