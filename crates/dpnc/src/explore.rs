@@ -248,16 +248,7 @@ fn table(p: &Program, board: &Board, roof: &Roof, fpd: f64, model: &str, points:
             r.compulsory_bytes
         );
     }
-    let banks = board.memory.iter().map(|m| m.kind.as_str()).collect::<Vec<_>>();
-    let same_kind = banks.windows(2).all(|w| w[0] == w[1]);
-    let _ = writeln!(
-        o,
-        "board {}: {}; {} = {:.1} GB/s",
-        board.name,
-        board.label(),
-        if same_kind && !banks.is_empty() { format!("{} x {}", banks.len(), banks[0]) } else { format!("{} banks", banks.len()) },
-        roof.bandwidth_gbs
-    );
+    let _ = writeln!(o, "board {}: {}; {}", board.name, board.label(), board.memory_summary());
     let _ = writeln!(
         o,
         "  compute ceiling {:.1} GFLOP/s = {} DSP x {:.3} flop/DSP/cycle x {} MHz ({model}); ridge point {:.2} flop/B",
