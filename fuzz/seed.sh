@@ -8,6 +8,7 @@ for t in preprocess parse load; do
   for f in "$here"/../tests/kernels/*.c "$here"/../tests/bad/*.c "$here"/../tests/cli_bad/*.c "$here"/../tests/regress/*.c; do
     [ -f "$f" ] || continue
     [ "$(wc -c < "$f")" -le 4096 ] || continue
+    case "$f" in *macro_bomb*) continue ;; esac  # 1 s per run: starves the fuzzer
     cp "$f" "$here/corpus/$t/$(basename "$(dirname "$f")")-$(basename "$f")"
   done
 done

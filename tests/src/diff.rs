@@ -450,6 +450,7 @@ fn edit_here(ns: &mut Vec<Node>, i: usize, edit: usize) -> bool {
                 true
             }
             // Simplify a subscript of the written cell (3 ways x 3 dimensions).
+            1 => false,
             e if e < 11 => {
                 let (d, how) = ((e - 2) / 3, (e - 2) % 3);
                 match s.lhs.subs.get(d).and_then(|l| simpler_lin(l, how)) {
