@@ -10,6 +10,7 @@ pub mod exec;
 pub mod explore;
 pub mod ir;
 pub mod metrics;
+pub mod predicate;
 pub mod relations;
 pub mod scan;
 pub mod tiling;
