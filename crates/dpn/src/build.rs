@@ -464,7 +464,14 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                 let mut tiles: Vec<i64> = range.iter().map(|r| r.0).collect();
                 for bi in 0..total {
                     raw.clear();
-                    let found = scan.walk(&tiles, &mut |k, it| raw.push(ctx.geo, ctx.survey, k, it)).map(|()| !raw.kind.is_empty());
+                    let found = scan
+                        .walk(&tiles, &mut |k, it| {
+                            if raw.kind.len() >= MAX_BAND {
+                                return Err(band_too_large(nest));
+                            }
+                            raw.push(ctx.geo, ctx.survey, k, it)
+                        })
+                        .map(|()| !raw.kind.is_empty());
                     let msg = match found {
                         Ok(false) => None,
                         Ok(true) => Some(raw.analyse(ctx, back_rx.try_recv().ok(), (ni, bi, total))),
@@ -540,6 +547,22 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         return Err(Diagnostic::global(format!("internal error: the process network is invalid:\n  {}", errs.join("\n  "))));
     }
     Ok(dpn)
+}
+
+/// Instances one band may hold: construction keeps a few bands in memory, at about 200
+/// bytes per instance.
+const MAX_BAND: usize = 40_000_000;
+
+fn band_too_large(nest: &Nest) -> Diagnostic {
+    let why = match nest.dims {
+        0 => "the nest has no legal tiling hyperplane, so it is one band",
+        1 => "the nest has a single tiling hyperplane, so it is one band",
+        _ => "the tiles are too large",
+    };
+    Diagnostic::global(format!(
+        "a band of nest {} holds more than {MAX_BAND} statement instances ({why}): too large to build; use smaller sizes or tiles",
+        nest.stmts.iter().map(|s| format!("S{s}")).collect::<Vec<_>>().join(" ")
+    ))
 }
 
 fn source_outside(p: &Program, k: usize, it: &[i64]) -> Diagnostic {
