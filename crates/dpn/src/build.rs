@@ -524,6 +524,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     }
     phase.done("processes and channels, band by band");
     describe_processes(p, &params, &nests, &nest_of, cfg, &mut b.processes)?;
+    loop_nests(p, &params, &nests, &nest_of, cfg, &survey, &mut b.processes)?;
     let mut dpn = Dpn {
         kernel: p.kernel.clone(),
         params: p.params.iter().zip(&params).map(|(q, v)| (q.name.clone(), *v)).collect(),
@@ -1035,6 +1036,34 @@ fn describe_processes(
     Ok(())
 }
 
+/// The iteration generator of every compute process (see [`crate::loops`]).
+fn loop_nests(
+    p: &Program,
+    params: &[i64],
+    nests: &[Nest],
+    nest_of: &[usize],
+    cfg: &Config,
+    survey: &Survey,
+    procs: &mut [Process],
+) -> Result<(), Diagnostic> {
+    let named: Vec<(String, i64)> = p.params.iter().zip(params).map(|(q, v)| (q.name.clone(), *v)).collect();
+    for pr in procs.iter_mut() {
+        let ProcessKind::Compute { stmt, subband } = &pr.kind else { continue };
+        let s = &p.stmts[*stmt];
+        let guard = crate::predicate::Predicate::from_isl_str(&pr.domain, &named)
+            .map_err(|e| Diagnostic::global(format!("internal error: the domain of {} as a predicate: {e}", pr.name)))?;
+        let bbox: Vec<(i64, i64)> = survey.lo[*stmt].iter().zip(&survey.extent[*stmt]).map(|(l, e)| (*l, l + *e as i64 - 1)).collect();
+        let mut dirs = vec![1; s.iters.len()];
+        for t in &s.schedule {
+            if let dpnc_frontend::scop::SchedTerm::Iter(d, dir) = t {
+                dirs[*d] = *dir;
+            }
+        }
+        pr.loops = crate::loops::LoopNest::new(&nests[nest_of[*stmt]], *stmt, subband, &cfg.tile, &cfg.par, &bbox, &dirs, &s.iters, guard);
+    }
+    Ok(())
+}
+
 fn cell_of(p: &Program, a: &dpnc_frontend::scop::Access, it: &[i64], params: &[i64]) -> Result<usize, Diagnostic> {
     let (idx, off) = index_of(p, a, it, params)?;
     off.ok_or_else(|| Diagnostic::new(a.span, out_of_bounds(p, a, &idx)))
@@ -1082,6 +1111,7 @@ impl Builder {
             iterations: 0,
             mux: Vec::new(),
             demux: Vec::new(),
+            loops: None,
         });
         if self.keep {
             self.traces.push(trace);

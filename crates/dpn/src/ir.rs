@@ -28,6 +28,10 @@ pub struct Process {
     pub mux: Vec<Vec<MuxClause>>,
     /// Which channels receive this process's results, for which iterations.
     pub demux: Vec<MuxClause>,
+    /// Compute processes: the iteration generator as a loop nest (`None` when the
+    /// hyperplanes are not unimodular over the iterators they use).
+    #[serde(default)]
+    pub loops: Option<crate::loops::LoopNest>,
 }
 
 /// "Channel `channel`, for the iterations in `when`" (an isl set).

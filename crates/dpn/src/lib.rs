@@ -9,6 +9,7 @@ pub mod dot;
 pub mod exec;
 pub mod explore;
 pub mod ir;
+pub mod loops;
 pub mod metrics;
 pub mod predicate;
 pub mod relations;

@@ -1,0 +1,252 @@
+//! The iteration generator of a compute process (DESIGN.md §5) as a loop nest, for the
+//! backends: counters for the band's tile coordinates, the last tile coordinate, the
+//! hyperplanes φ inside the tile (restricted to the process's slice of the sub-band), then the
+//! iterators no hyperplane covers. The statement's iterators are affine in the counters, and
+//! an exact guard (the process domain as a [`Predicate`]) filters the boxes the counters
+//! sweep. Walking the nest visits the process's instances in its schedule order: the same
+//! sequence as its trace (checked by `tests/tests/loops.rs`).
+
+use crate::predicate::Predicate;
+use crate::tiling::Nest;
+use serde::{Deserialize, Serialize};
+
+/// `Σ coef[i]·counter[i] + cst` over the counters (only outer ones for bounds).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lin {
+    pub coef: Vec<i64>,
+    pub cst: i64,
+}
+
+impl Lin {
+    pub fn eval(&self, counters: &[i64]) -> i64 {
+        self.coef.iter().zip(counters).map(|(a, x)| a * x).sum::<i64>() + self.cst
+    }
+}
+
+/// One loop: from the largest lower bound to the smallest upper bound, by `step` (±1).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counter {
+    /// `T0`, `T2` (tile coordinates), `p0` (hyperplane values), or an iterator's name.
+    pub name: String,
+    pub lower: Vec<Lin>,
+    pub upper: Vec<Lin>,
+    pub step: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LoopNest {
+    pub counters: Vec<Counter>,
+    /// Per statement iterator, its value in terms of the counters.
+    pub iters: Vec<Lin>,
+    /// The process's domain (with its sub-band), over the statement's iterators.
+    pub guard: Predicate,
+}
+
+impl LoopNest {
+    /// The loop nest of the compute process of statement `stmt` in sub-band `subband`, or
+    /// `None` when its hyperplanes are not a unimodular change of the iterators they use.
+    /// `bbox`: a box holding the statement's iterators; `dirs`: each iterator's loop direction.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        nest: &Nest,
+        stmt: usize,
+        subband: &[i64],
+        tile: &[i64],
+        par: &[i64],
+        bbox: &[(i64, i64)],
+        dirs: &[i64],
+        names: &[String],
+        guard: Predicate,
+    ) -> Option<LoopNest> {
+        let phi = nest.phi_of(stmt);
+        let (d, n) = (nest.dims, bbox.len());
+        let nb = d.saturating_sub(1);
+        let size = |k: usize| crate::build::size_of(tile, k, 32);
+        // Range of every hyperplane over the box (interval arithmetic).
+        let range: Vec<(i64, i64)> = phi
+            .iter()
+            .map(|f| {
+                f.coef.iter().zip(bbox).fold(
+                    (f.cst, f.cst),
+                    |(lo, hi), (c, (l, h))| {
+                        if *c >= 0 {
+                            (lo + c * l, hi + c * h)
+                        } else {
+                            (lo + c * h, hi + c * l)
+                        }
+                    },
+                )
+            })
+            .collect();
+        // Iterators the hyperplanes use, which the non-constant hyperplanes must determine (a
+        // statement shallower than its nest has constant rows).
+        let used: Vec<usize> = (0..n).filter(|&j| phi.iter().any(|f| f.coef[j] != 0)).collect();
+        // A row that is an integer multiple λ of an earlier one (fdtd-2d's S0(t, t, t + j))
+        // is fixed by it: p_k = λ·(p_m − cst_m) + cst_k.
+        let mut tied: Vec<(usize, usize, i64)> = Vec::new();
+        let mut rows: Vec<usize> = Vec::new();
+        for k in (0..d).filter(|&k| phi[k].coef.iter().any(|&c| c != 0)) {
+            let multiple = rows.iter().find_map(|&m| {
+                let j = phi[m].coef.iter().position(|&c| c != 0)?;
+                let lambda = phi[k].coef[j] / phi[m].coef[j];
+                (phi[k].coef.iter().zip(&phi[m].coef).all(|(a, b)| *a == lambda * b)).then_some((m, lambda))
+            });
+            match multiple {
+                Some((m, lambda)) => tied.push((k, m, lambda)),
+                None => rows.push(k),
+            }
+        }
+        if used.len() != rows.len() {
+            return None;
+        }
+        let inverse = invert(&rows.iter().map(|&k| used.iter().map(|&j| phi[k].coef[j]).collect()).collect::<Vec<Vec<i64>>>())?;
+        let free: Vec<usize> = (0..n).filter(|j| !used.contains(j)).collect();
+        // Counters: band tiles, last tile, hyperplanes, free iterators.
+        let tiles: Vec<usize> = (0..nb).chain(d.checked_sub(1)).collect();
+        let n_counters = tiles.len() + d + free.len();
+        let lin = |terms: &[(usize, i64)], cst: i64| {
+            let mut coef = vec![0; n_counters];
+            terms.iter().for_each(|&(i, a)| coef[i] += a);
+            Lin { coef, cst }
+        };
+        let mut counters = Vec::with_capacity(n_counters);
+        for &k in &tiles {
+            let s = size(k);
+            counters.push(Counter {
+                name: format!("T{k}"),
+                lower: vec![lin(&[], range[k].0.div_euclid(s))],
+                upper: vec![lin(&[], range[k].1.div_euclid(s))],
+                step: 1,
+            });
+        }
+        for k in 0..d {
+            let s = size(k);
+            let t = tiles.iter().position(|&x| x == k).unwrap_or(0);
+            // The sub-band slice of the tile: φ mod s in [⌈ℓs/q⌉, ⌈(ℓ+1)s/q⌉ − 1].
+            let (lo, hi) = match subband.get(k) {
+                Some(&l) if k < nb => {
+                    let q = crate::build::size_of(par, k, 1).min(s);
+                    ((l * s + q - 1) / q, ((l + 1) * s + q - 1) / q - 1)
+                }
+                _ => (0, s - 1),
+            };
+            let mut lower = vec![lin(&[(t, s)], lo), lin(&[], range[k].0)];
+            let mut upper = vec![lin(&[(t, s)], hi), lin(&[], range[k].1)];
+            if let Some(&(_, m, lambda)) = tied.iter().find(|x| x.0 == k) {
+                let fixed = lin(&[(tiles.len() + m, lambda)], phi[k].cst - lambda * phi[m].cst);
+                lower.push(fixed.clone());
+                upper.push(fixed);
+            }
+            counters.push(Counter { name: format!("p{k}"), lower, upper, step: 1 });
+        }
+        for &j in &free {
+            counters.push(Counter {
+                name: names[j].clone(),
+                lower: vec![lin(&[], bbox[j].0)],
+                upper: vec![lin(&[], bbox[j].1)],
+                step: dirs[j],
+            });
+        }
+        // Iterators: used ones from the hyperplane counters through the inverse, free ones
+        // are counters.
+        let first_phi = tiles.len();
+        let mut iters = vec![lin(&[], 0); n];
+        for (r, &j) in used.iter().enumerate() {
+            // it_j = Σ_m inv[r][m]·(p_rows[m] − cst_rows[m])
+            let terms: Vec<(usize, i64)> = rows.iter().enumerate().map(|(m, &k)| (first_phi + k, inverse[r][m])).collect();
+            let cst = -rows.iter().enumerate().map(|(m, &k)| inverse[r][m] * phi[k].cst).sum::<i64>();
+            iters[j] = lin(&terms, cst);
+        }
+        for (m, &j) in free.iter().enumerate() {
+            iters[j] = lin(&[(first_phi + d + m, 1)], 0);
+        }
+        Some(LoopNest { counters, iters, guard })
+    }
+
+    /// Calls `f` with the statement's iterators of every instance, in schedule order.
+    pub fn for_each(&self, f: &mut dyn FnMut(&[i64])) {
+        let mut c = vec![0i64; self.counters.len()];
+        let mut it = vec![0i64; self.iters.len()];
+        self.walk(0, &mut c, &mut it, f);
+    }
+
+    fn walk(&self, level: usize, c: &mut Vec<i64>, it: &mut Vec<i64>, f: &mut dyn FnMut(&[i64])) {
+        let Some(k) = self.counters.get(level) else {
+            for (x, l) in it.iter_mut().zip(&self.iters) {
+                *x = l.eval(c);
+            }
+            if self.guard.eval(it) {
+                f(it);
+            }
+            return;
+        };
+        let lo = k.lower.iter().map(|l| l.eval(c)).max().unwrap_or(0);
+        let hi = k.upper.iter().map(|l| l.eval(c)).min().unwrap_or(-1);
+        let mut x = if k.step > 0 { lo } else { hi };
+        while lo <= x && x <= hi {
+            c[level] = x;
+            self.walk(level + 1, c, it, f);
+            x += k.step;
+        }
+    }
+}
+
+/// The inverse of a square integer matrix when it is integral (unimodular), by Gauss–Jordan
+/// elimination over exact rationals.
+fn invert(m: &[Vec<i64>]) -> Option<Vec<Vec<i64>>> {
+    let n = m.len();
+    // Rows of [m | I] as (numerator, denominator) pairs kept reduced.
+    let mut a: Vec<Vec<(i128, i128)>> = m
+        .iter()
+        .enumerate()
+        .map(|(i, row)| row.iter().map(|&x| (x as i128, 1)).chain((0..n).map(|j| ((i == j) as i128, 1))).collect())
+        .collect();
+    fn norm((p, q): (i128, i128)) -> (i128, i128) {
+        let g = gcd(p.abs(), q.abs()).max(1);
+        let s = if q < 0 { -1 } else { 1 };
+        (s * p / g, s * q / g)
+    }
+    fn gcd(a: i128, b: i128) -> i128 {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    for col in 0..n {
+        let pivot = (col..n).find(|&r| a[r][col].0 != 0)?;
+        a.swap(col, pivot);
+        let (pp, pq) = a[col][col];
+        for x in a[col].iter_mut() {
+            *x = norm((x.0 * pq, x.1 * pp));
+        }
+        for r in 0..n {
+            if r == col || a[r][col].0 == 0 {
+                continue;
+            }
+            let (fp, fq) = a[r][col];
+            let pivot_row = a[col].clone();
+            for (x, y) in a[r].iter_mut().zip(pivot_row) {
+                // x − f·y
+                *x = norm((x.0 * fq * y.1 - fp * y.0 * x.1, x.1 * fq * y.1));
+            }
+        }
+    }
+    a.iter().map(|row| row[n..].iter().map(|&(p, q)| (q == 1).then_some(p as i64)).collect()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::invert;
+
+    #[test]
+    fn unimodular_matrices_invert_exactly() {
+        assert_eq!(invert(&[vec![1, 0], vec![2, 1]]), Some(vec![vec![1, 0], vec![-2, 1]]));
+        assert_eq!(invert(&[vec![0, 1], vec![1, 0]]), Some(vec![vec![0, 1], vec![1, 0]]));
+        assert_eq!(invert(&[vec![1, 0, 0], vec![1, 1, 0], vec![2, 1, 1]]), Some(vec![vec![1, 0, 0], vec![-1, 1, 0], vec![-1, -1, 1]]));
+        // Not unimodular: the inverse has halves.
+        assert_eq!(invert(&[vec![2, 0], vec![0, 1]]), None);
+        // Singular.
+        assert_eq!(invert(&[vec![1, 1], vec![1, 1]]), None);
+    }
+}
