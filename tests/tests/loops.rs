@@ -1,8 +1,9 @@
 //! Every compute process's loop nest (the iteration generator the backends emit) visits
-//! exactly its trace's instances, in the trace's order, for every kernel of the test set at
-//! three tile shapes (two with parallel sub-bands).
+//! exactly its trace's instances, in the trace's order, and its mux and demux predicates
+//! choose exactly the channels of the trace, for every kernel of the test set at three tile
+//! shapes (two with parallel sub-bands).
 
-use dpnc_dpn::ir::{ProcessKind, Trace};
+use dpnc_dpn::ir::{ProcessKind, ReadSrc, Trace};
 use dpnc_dpn::Config;
 use dpnc_frontend::{dataflow, Options, SourceMap};
 
@@ -28,6 +29,36 @@ fn loop_nests_replay_the_traces() {
                 let mut seen: Vec<Vec<i64>> = Vec::with_capacity(ops.len());
                 loops.for_each(&mut |it| seen.push(it.to_vec()));
                 instances += seen.len() as u64;
+                // Muxes: the first clause of a port whose predicate holds names the channel the
+                // trace reads; demuxes: the clauses that hold name the channels it writes.
+                for op in ops {
+                    for (r, src) in op.reads.iter().enumerate() {
+                        let ReadSrc::Chan { ch, .. } = src else { continue };
+                        let clauses = pr.mux.get(r).map(Vec::as_slice).unwrap_or(&[]);
+                        let chosen = clauses.iter().find(|c| c.pred.as_ref().is_some_and(|p| p.eval(&op.iters))).map(|c| c.channel);
+                        if chosen != Some(*ch) {
+                            failures.push(format!(
+                                "{} {tile:?}/{par:?}: {}{:?} read {r}: mux chooses {chosen:?}, the trace reads channel {ch}",
+                                f.display(),
+                                pr.name,
+                                op.iters
+                            ));
+                        }
+                    }
+                    let mut written: Vec<usize> =
+                        pr.demux.iter().filter(|c| c.pred.as_ref().is_some_and(|p| p.eval(&op.iters))).map(|c| c.channel).collect();
+                    let mut want = op.writes.clone();
+                    written.sort_unstable();
+                    want.sort_unstable();
+                    if written != want {
+                        failures.push(format!(
+                            "{} {tile:?}/{par:?}: {}{:?}: demux writes {written:?}, the trace {want:?}",
+                            f.display(),
+                            pr.name,
+                            op.iters
+                        ));
+                    }
+                }
                 let want: Vec<&Vec<i64>> = ops.iter().map(|op| &op.iters).collect();
                 if seen.iter().collect::<Vec<_>>() != want {
                     let first = seen.iter().zip(&want).position(|(a, b)| a != *b).unwrap_or(seen.len().min(want.len()));

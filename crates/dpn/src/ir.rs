@@ -39,6 +39,10 @@ pub struct Process {
 pub struct MuxClause {
     pub channel: usize,
     pub when: String,
+    /// `when` as a predicate over the process's iterators, for code generation (`None` if
+    /// isl could not make its existentials explicit).
+    #[serde(default)]
+    pub pred: Option<crate::predicate::Predicate>,
 }
 
 /// Where a dependence is resolved (paper §4).

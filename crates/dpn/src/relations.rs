@@ -85,6 +85,11 @@ fn text(u: UnionMap) -> Result<String, Diagnostic> {
     Ok(u.to_str().map_err(isl_err)?.to_string())
 }
 
+/// A clause's set as a predicate; an empty set (no space) is the false predicate.
+fn predicate(when: &str, params: &[(String, i64)]) -> Option<crate::predicate::Predicate> {
+    crate::predicate::Predicate::from_isl_str(when, params).ok()
+}
+
 fn set_text(u: UnionSet) -> Result<String, Diagnostic> {
     let u = match u.copy().and_then(|c| c.coalesce()) {
         Ok(c) => c,
@@ -206,7 +211,8 @@ pub fn derive(p: &Program, sare: &Sare, dpn: &mut Dpn) -> Result<(), Diagnostic>
             if m.len() <= r {
                 m.resize(r + 1, Vec::new());
             }
-            let clause = MuxClause { channel: c, when: set_text(w)? };
+            let when = set_text(w)?;
+            let clause = MuxClause { channel: c, pred: predicate(&when, &dpn.params), when };
             // Loads take priority (paper §5).
             if ch.class == ChannelClass::Io {
                 m[r].insert(0, clause);
@@ -215,7 +221,8 @@ pub fn derive(p: &Program, sare: &Sare, dpn: &mut Dpn) -> Result<(), Diagnostic>
             }
         }
         if stmt_of(ch.producer).is_some() {
-            demux[ch.producer].push(MuxClause { channel: c, when: set_text(when_written)? });
+            let when = set_text(when_written)?;
+            demux[ch.producer].push(MuxClause { channel: c, pred: predicate(&when, &dpn.params), when });
         }
         texts.push(text(rel)?);
     }
