@@ -1,13 +1,15 @@
 //! Construction of the DPN for concrete parameter values (DESIGN.md §4, paper §4–5).
 //!
 //! The statement instances are ordered by the tiled schedule σ = (nest, tile coordinates,
-//! hyperplanes, original order). Walking σ once gives every process its trace: a read whose
-//! source lies in the same band becomes a channel from the producer's process to the
-//! consumer's port (Local or Sync); a read whose source lies in an earlier band, or is an
-//! initial value, is loaded from DDR once per band at its first use and fanned out to every
-//! port that needs it; a value read by a later band, or final, is stored once. Channel
-//! kinds and sizes come from replaying σ: a channel's size is its peak occupancy, which is
-//! enough for the network to complete under any timing (σ itself is a witness schedule).
+//! hyperplanes, original order). Walking σ band by band gives every process its operations:
+//! a read whose source lies in the same band becomes a channel from the producer's process
+//! to the consumer's port (Local or Sync); a read whose source lies in an earlier band, or
+//! is an initial value, is loaded from DDR once per band at its first use and fanned out to
+//! every port that needs it; a value read by a later band, or final, is stored once.
+//! Channel kinds and sizes come from replaying σ: a channel's size is its peak occupancy,
+//! which is enough for the network to complete under any timing (σ itself is a witness
+//! schedule). Channels are empty between bands, so bands are replayed one at a time and
+//! only a few are ever in memory.
 
 use crate::ir::*;
 use crate::scan::BandScan;
@@ -28,12 +30,13 @@ pub struct Config {
     pub par: Vec<i64>,
     /// `--hyperplanes "S0: i, j, 0; S1: i, j, k"`.
     pub hyperplanes: Option<String>,
-    /// Refuse to build networks with more statement instances than this.
+    /// Refuse to build networks with more statement instances than this (0: 50 million
+    /// with traces, 20 billion without).
     pub max_instances: u64,
     /// Say on stderr what is happening when the network is large (the CLI sets this).
     pub progress: bool,
-    /// Keep every process's trace, for the software executor (`exec`). Without traces
-    /// construction streams band by band in memory bounded by one band.
+    /// Keep every process's trace, for the software executor (`exec`); without them,
+    /// memory does not grow with the number of bands.
     pub keep_traces: bool,
 }
 

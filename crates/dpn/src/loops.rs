@@ -19,7 +19,8 @@ pub struct Lin {
 
 impl Lin {
     pub fn eval(&self, counters: &[i64]) -> i64 {
-        self.coef.iter().zip(counters).map(|(a, x)| a * x).sum::<i64>() + self.cst
+        // Saturating: bounds of absurdly large tiles must clamp, not overflow.
+        self.coef.iter().zip(counters).fold(self.cst, |acc, (a, x)| acc.saturating_add(a.saturating_mul(*x)))
     }
 }
 
@@ -125,8 +126,8 @@ impl LoopNest {
             // The sub-band slice of the tile: φ mod s in [⌈ℓs/q⌉, ⌈(ℓ+1)s/q⌉ − 1].
             let (lo, hi) = match subband.get(k) {
                 Some(&l) if k < nb => {
-                    let q = crate::build::size_of(par, k, 1).min(s);
-                    ((l * s + q - 1) / q, ((l + 1) * s + q - 1) / q - 1)
+                    let (q, l, s) = (crate::build::size_of(par, k, 1).min(s) as i128, l as i128, s as i128);
+                    (((l * s + q - 1) / q) as i64, (((l + 1) * s + q - 1) / q - 1) as i64)
                 }
                 _ => (0, s - 1),
             };

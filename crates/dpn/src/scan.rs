@@ -143,14 +143,16 @@ impl<'a> BandScan<'a> {
             let (mut lo, mut hi) = (i64::MIN, i64::MAX);
             let d = outer.len();
             for (b, f) in rows {
-                let (blo, bhi) = (tiles[*b] * self.sizes[*b], tiles[*b] * self.sizes[*b] + self.sizes[*b] - 1);
-                let rest: i64 = f.coef[..d].iter().zip(outer).map(|(a, x)| a * x).sum::<i64>() + f.cst;
+                let s = self.sizes[*b];
+                let blo = tiles[*b].saturating_mul(s);
+                let bhi = blo.saturating_add(s - 1);
+                let rest: i64 = f.coef[..d].iter().zip(outer).fold(f.cst, |acc, (a, x)| acc.saturating_add(a.saturating_mul(*x)));
                 let a = f.coef[d];
-                // blo ≤ a·x + rest ≤ bhi
+                // blo ≤ a·x + rest ≤ bhi (saturating: absurd tile sizes must clamp, not overflow)
                 let (l, h) = if a > 0 {
-                    (ceil_div(blo - rest, a), (bhi - rest).div_euclid(a))
+                    (ceil_div(blo.saturating_sub(rest), a), bhi.saturating_sub(rest).div_euclid(a))
                 } else {
-                    (ceil_div(rest - bhi, -a), (rest - blo).div_euclid(-a))
+                    (ceil_div(rest.saturating_sub(bhi), -a), rest.saturating_sub(blo).div_euclid(-a))
                 };
                 lo = lo.max(l);
                 hi = hi.min(h);
@@ -170,5 +172,5 @@ impl<'a> BandScan<'a> {
 }
 
 fn ceil_div(a: i64, b: i64) -> i64 {
-    -((-a).div_euclid(b))
+    -(a.saturating_neg().div_euclid(b))
 }
