@@ -5,7 +5,7 @@
 //! the deepest statement of the nest and try the permutations of those dimensions, reduction
 //! dimensions (absent from the written subscript) last, so that accumulations stay on chip;
 //! (2) otherwise search skews `φ_k + Σ c·φ_j` (c ≤ 2) with per-statement shifts (the
-//! Jacobi-1D solution is `(t, 2t+i)` / `(t, 2t+i+1)`); (3) otherwise fall back to one band
+//! Jacobi-1D solution is `(t, 2t+i)` / `(t, 2t+i+1)`; skew factors sum to at most 2); (3) otherwise fall back to one band
 //! holding the whole nest in its original order (always legal, everything on chip).
 
 use dpnc_frontend::dataflow;
@@ -358,9 +358,21 @@ fn legal_variant(
     placed: &[Vec<Affine>],
 ) -> Result<Option<(Vec<Affine>, bool)>, Diagnostic> {
     let prior = placed.first().map_or(0, |r| r.len());
-    let mut skews: Vec<Vec<i64>> = vec![vec![]];
-    for _ in 0..prior {
-        skews = skews.into_iter().flat_map(|v| (0..=2).map(move |c| [v.clone(), vec![c]].concat())).collect();
+    // Skews by earlier hyperplanes with factors summing to at most 2 (enough for the
+    // stencils; the number of candidates stays quadratic in the depth, not exponential).
+    let mut skews: Vec<Vec<i64>> = vec![vec![0; prior]];
+    for a in 0..prior {
+        for c in 1..=2 {
+            let mut v = vec![0; prior];
+            v[a] = c;
+            skews.push(v);
+        }
+        for b in a + 1..prior {
+            let mut v = vec![0; prior];
+            v[a] = 1;
+            v[b] = 1;
+            skews.push(v);
+        }
     }
     skews.sort_by_key(|v| (v.iter().sum::<i64>(), v.clone()));
     let bits = nest.len().min(10);
