@@ -1,5 +1,5 @@
 /* Random kernel from tests/src/gen.rs, seed 1465 (0x5b9).
- * Status: open (frontend dataflow). isl's compute_flow (isl-rs 0.3.1, schedule given as a
+ * Status: fixed (the dataflow now gives isl a schedule tree instead of a schedule map). isl's compute_flow (isl-rs 0.3.1, schedule given as a
  *   map) returns S0[i' = n - 3, j = 2] as the source of S1's read A[n - i - 2] at n = 3,
  *   missing the later write S2[0] (A[0] = n, schedule [0, 0, 2, 0, 0]) that precedes the
  *   sink S1[1] ([0, 1, 1, 0, 0]). Inputs given to isl: sink

@@ -1,5 +1,5 @@
 /* Hand-reduced from random kernel seed 1465 (see sare_else_branch_source_seed1465.c).
- * Status: open (frontend dataflow / isl compute_flow). The read A[0] in S2[i = 1] must come
+ * Status: fixed (the dataflow now gives isl a schedule tree instead of a schedule map). The read A[0] in S2[i = 1] must come
  *   from S1[i = 0] (A[0] = 3.0, schedule [0, 0, 1]), which runs after S0[i = 0] (A[0] = 1.0,
  *   schedule [0, 0, 0]); `dpnc --emit sare` gives S0[i' = 0] as the source, so the SARE
  *   evaluator (and the DPN built from the SARE) read 1.0 where the interpreter reads 3.0.

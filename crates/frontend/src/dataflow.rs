@@ -9,7 +9,7 @@ use crate::diag::{Diagnostic, Result};
 use crate::polyhedral::{isl_name, Model};
 use crate::qrel::Piece;
 use crate::scop::Program;
-use isl_rs::{BasicMap, Context, DimType, Map, Set, UnionAccessInfo, UnionMap};
+use isl_rs::{BasicMap, Context, DimType, Map, MultiUnionPwAff, Schedule, Set, UnionAccessInfo, UnionMap, UnionSet};
 
 /// Where one piece of a read's values comes from.
 #[derive(Clone, Debug)]
@@ -143,7 +143,21 @@ pub fn compute(p: &Program) -> Result<Sare> {
     let writes = union(&ctx, &m.writes)?;
     let info =
         UnionAccessInfo::from_sink(union(&ctx, &sinks)?).and_then(|i| i.set_must_source(writes)).map_err(isl_err("setting up dataflow"))?;
-    let info = info.set_schedule_map(union(&ctx, &sched)?).map_err(isl_err("setting the schedule"))?;
+    // The schedule as a schedule tree (one band over the instances) rather than a schedule
+    // map: with a map, isl's dataflow picked an earlier writer for a read whose statement and
+    // the last writer's sit under different guards of one loop
+    // (tests/regress/sare_guarded_*).
+    let mut instances = UnionSet::read_from_str(&ctx, "{ }").map_err(isl_err("collecting the instances"))?;
+    for d in m.domains.iter().chain(sink_domains.iter().map(|(_, d)| d)) {
+        let set = UnionSet::read_from_str(&ctx, d).map_err(|e| Diagnostic::global(format!("internal error: isl rejected `{d}`: {e}")))?;
+        instances = instances.union(set).map_err(isl_err("collecting the instances"))?;
+    }
+    let band = union(&ctx, &sched)?
+        .intersect_domain(instances.copy().map_err(isl_err("collecting the instances"))?)
+        .and_then(MultiUnionPwAff::from_union_map)
+        .map_err(isl_err("building the schedule"))?;
+    let tree = Schedule::from_domain(instances).and_then(|s| s.insert_partial_schedule(band)).map_err(isl_err("building the schedule"))?;
+    let info = info.set_schedule(tree).map_err(isl_err("setting the schedule"))?;
     let flow = info.compute_flow().map_err(isl_err("computing dataflow"))?;
     let deps = flow.get_must_dependence().and_then(|d| d.reverse()).and_then(|d| d.coalesce()).map_err(isl_err("reading dependences"))?;
     let initial = flow.get_must_no_source().and_then(|d| d.coalesce()).map_err(isl_err("reading initial reads"))?;
