@@ -6,6 +6,7 @@
 mod common;
 
 const CELLS: &[&str] = &[
+    "dpn_delay.v",
     "fp/dpn_fp_round.v",
     "fp/dpn_fadd.v",
     "fp/dpn_fmul.v",

@@ -5,7 +5,7 @@
 
 mod common;
 
-const CELLS: &[&str] = &["int/dpn_imul.v", "int/dpn_idiv.v"];
+const CELLS: &[&str] = &["dpn_delay.v", "int/dpn_imul.v", "int/dpn_idiv.v"];
 
 #[test]
 fn int_cells_against_host() {

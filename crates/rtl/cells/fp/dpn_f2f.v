@@ -66,22 +66,6 @@ module dpn_f2f #(
                          : inf_a ? {sign, EMAXO, {MWO{1'b0}}}
                          : rounded;  // zero: norm_a = 0 gives a signed zero
 
-    generate
-        if (LATENCY == 0) begin : g_comb
-            assign y = y_comb;
-            wire unused_ok = &{1'b0, clk, ce, nan_payload[MWI-1:0]};
-        end else begin : g_pipe
-            (* shreg_extract = "no" *)  // plain registers, so that synthesis can retime them into the logic
-            reg [WO-1:0] stage [0:LATENCY-1];
-            integer i;
-            always @(posedge clk) begin
-                if (ce) begin
-                    stage[0] <= y_comb;
-                    for (i = 1; i < LATENCY; i = i + 1) stage[i] <= stage[i-1];
-                end
-            end
-            assign y = stage[LATENCY-1];
-            wire unused_ok = &{1'b0, nan_payload[MWI-1:0]};
-        end
-    endgenerate
+    wire unused_ok = &{1'b0, nan_payload[MWI-1:0]};
+    dpn_delay #(.W(WO), .LATENCY(LATENCY)) u_delay (.clk(clk), .ce(ce), .d(y_comb), .q(y));
 endmodule

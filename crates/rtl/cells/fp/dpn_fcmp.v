@@ -36,21 +36,5 @@ module dpn_fcmp #(
     wire [5:0] flags;
     assign {lt, le, gt, ge, eq, ne} = flags;
 
-    generate
-        if (LATENCY == 0) begin : g_comb
-            assign flags = flags_comb;
-            wire unused_ok = &{1'b0, clk, ce};
-        end else begin : g_pipe
-            (* shreg_extract = "no" *)  // plain registers, so that synthesis can retime them into the logic
-            reg [5:0] stage [0:LATENCY-1];
-            integer i;
-            always @(posedge clk) begin
-                if (ce) begin
-                    stage[0] <= flags_comb;
-                    for (i = 1; i < LATENCY; i = i + 1) stage[i] <= stage[i-1];
-                end
-            end
-            assign flags = stage[LATENCY-1];
-        end
-    endgenerate
+    dpn_delay #(.W(6), .LATENCY(LATENCY)) u_delay (.clk(clk), .ce(ce), .d(flags_comb), .q(flags));
 endmodule

@@ -57,21 +57,5 @@ module dpn_idiv #(
 
     wire [2*IW-1:0] qr_out;
     assign {q, r} = qr_out;
-    generate
-        if (LATENCY == 0) begin : g_comb
-            assign qr_out = {q_comb, r_comb};
-            wire unused_ok = &{1'b0, clk, ce};
-        end else begin : g_pipe
-            (* shreg_extract = "no" *)  // plain registers, so that synthesis can retime them into the logic
-            reg [2*IW-1:0] stage [0:LATENCY-1];
-            integer i;
-            always @(posedge clk) begin
-                if (ce) begin
-                    stage[0] <= {q_comb, r_comb};
-                    for (i = 1; i < LATENCY; i = i + 1) stage[i] <= stage[i-1];
-                end
-            end
-            assign qr_out = stage[LATENCY-1];
-        end
-    endgenerate
+    dpn_delay #(.W(2*IW), .LATENCY(LATENCY)) u_delay (.clk(clk), .ce(ce), .d({q_comb, r_comb}), .q(qr_out));
 endmodule

@@ -14,21 +14,5 @@ module dpn_imul #(
 );
     wire [IW-1:0] y_comb = a * b;
 
-    generate
-        if (LATENCY == 0) begin : g_comb
-            assign y = y_comb;
-            wire unused_ok = &{1'b0, clk, ce};
-        end else begin : g_pipe
-            (* shreg_extract = "no" *)  // plain registers, so that synthesis can retime them into the logic
-            reg [IW-1:0] stage [0:LATENCY-1];
-            integer i;
-            always @(posedge clk) begin
-                if (ce) begin
-                    stage[0] <= y_comb;
-                    for (i = 1; i < LATENCY; i = i + 1) stage[i] <= stage[i-1];
-                end
-            end
-            assign y = stage[LATENCY-1];
-        end
-    endgenerate
+    dpn_delay #(.W(IW), .LATENCY(LATENCY)) u_delay (.clk(clk), .ce(ce), .d(y_comb), .q(y));
 endmodule
