@@ -818,14 +818,10 @@ impl Analysed {
             let s = &p.stmts[k];
             let it = &band.iters(o)[..s.iters.len()];
             let sub = self.sub[o];
-            let me = match st.compute_proc.get(&(k, sub)) {
-                Some(&me) => me,
-                None => {
-                    let me = b.add_process(p, ProcessKind::Compute { stmt: k, subband: geo.subband_coords(k, sub) });
-                    st.compute_proc.insert((k, sub), me);
-                    me
-                }
-            };
+            let me = *st
+                .compute_proc
+                .entry((k, sub))
+                .or_insert_with(|| b.add_process(p, ProcessKind::Compute { stmt: k, subband: geo.subband_coords(k, sub) }));
             let my_op = b.ops[me];
             let mut reads = Vec::with_capacity(if b.keep { s.reads.len() } else { 0 });
             for (r, a) in s.reads.iter().enumerate() {
@@ -872,14 +868,7 @@ impl Analysed {
                                 0
                             }
                         };
-                        let lp = match st.load_proc.get(&a.var) {
-                            Some(&lp) => lp,
-                            None => {
-                                let lp = b.add_process(p, ProcessKind::Load { var: a.var });
-                                st.load_proc.insert(a.var, lp);
-                                lp
-                            }
-                        };
+                        let lp = *st.load_proc.entry(a.var).or_insert_with(|| b.add_process(p, ProcessKind::Load { var: a.var }));
                         let ch = b.channel(lp, me, Some(r), ChannelClass::Io, elem);
                         let slot = &mut st.load_slot[a.var][cell];
                         let found = if slot.0 == st.band_no && slot.1 == version {
@@ -935,14 +924,7 @@ impl Analysed {
             if stored.get(band.id[o]) {
                 let var = s.write.var;
                 let cell = cell_of(p, &s.write, it, params)?;
-                let sp = match st.store_proc.get(&var) {
-                    Some(&sp) => sp,
-                    None => {
-                        let sp = b.add_process(p, ProcessKind::Store { var });
-                        st.store_proc.insert(var, sp);
-                        sp
-                    }
-                };
+                let sp = *st.store_proc.entry(var).or_insert_with(|| b.add_process(p, ProcessKind::Store { var }));
                 let ch = b.channel(me, sp, None, ChannelClass::Io, p.vars[var].ty.c_name());
                 let v = &mut st.versions[var][cell];
                 *v += 1;

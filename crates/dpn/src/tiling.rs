@@ -192,21 +192,7 @@ impl Deps {
 
     /// One hyperplane: `rows[k]` for statement `nest[k]`.
     fn legal_dim(&self, p: &Program, nest: &[usize], rows: &[Affine]) -> Result<bool, Diagnostic> {
-        let prefix = self.fixed.split('{').next().unwrap_or("");
-        let mut phi_map = UnionMap::read_from_str(&self.ctx, "{ }").map_err(isl_err)?;
-        for (&s, a) in nest.iter().zip(rows) {
-            let iters: Vec<String> = p.stmts[s].iters.iter().map(|i| isl_name(i)).collect();
-            let t = format!("{prefix}{{ {}[{}] -> [{}] }}", p.stmts[s].name, iters.join(", "), a.isl(&iters));
-            phi_map = phi_map.union(UnionMap::read_from_str(&self.ctx, &t).map_err(isl_err)?).map_err(isl_err)?;
-        }
-        let deltas = self
-            .nest_deps(p, nest)?
-            .apply_domain(phi_map.copy().map_err(isl_err)?)
-            .and_then(|d| d.apply_range(phi_map))
-            .and_then(|d| d.deltas())
-            .map_err(isl_err)?;
-        let nonneg = UnionSet::read_from_str(&self.ctx, &format!("{prefix}{{ [x] : x >= 0 }}")).map_err(isl_err)?;
-        deltas.is_subset(&nonneg).map_err(isl_err)
+        Ok(self.min_distances(p, nest, rows)?.iter().all(|&(_, _, v)| v >= 0))
     }
 }
 
