@@ -8,6 +8,7 @@ mod common;
 const CELLS: &[&str] = &[
     "dpn_delay.v",
     "fp/dpn_fp_round.v",
+    "fp/dpn_fp_unpack.v",
     "fp/dpn_fadd.v",
     "fp/dpn_fmul.v",
     "fp/dpn_fdiv.v",

@@ -1,6 +1,6 @@
 // IEEE-754 multiplier (y = a * b), round to nearest even, pipelined LATENCY cycles (default 4).
 //
-// Format: EW exponent bits, MW fraction bits (8/23 binary32, 11/52 binary64). Needs dpn_fp_round.v.
+// Format: EW exponent bits, MW fraction bits (8/23 binary32, 11/52 binary64). Needs dpn_fp_round.v and dpn_fp_unpack.v.
 // Subnormals are handled in and out; 0 * inf gives the x86 default NaN (sign set, quiet bit set); a
 // NaN operand is returned quieted, a before b (as SSE mulss/mulsd).
 // The product is computed combinationally and followed by a LATENCY-deep register delay line that
@@ -18,49 +18,23 @@ module dpn_fmul #(
 );
     localparam W = EW + MW + 1;
     localparam XW = EW + 3;
-    localparam LW = $clog2(MW + 2);
     localparam [EW-1:0] EMAX = {EW{1'b1}};
     localparam [XW-1:0] BIAS = {{(XW - EW + 1){1'b0}}, {(EW - 1){1'b1}}};
 
-    function automatic [LW-1:0] leading_zeros(input [MW:0] v);
-        integer i;
-        reg found;
-        begin
-            leading_zeros = 0;
-            found = 1'b0;
-            for (i = MW; i >= 0; i = i - 1) begin
-                if (!found && v[i]) begin
-                    leading_zeros = MW[LW-1:0] - i[LW-1:0];
-                    found = 1'b1;
-                end
-            end
-        end
-    endfunction
 
     wire          sign = a[W-1] ^ b[W-1];
-    wire [EW-1:0] exp_a = a[W-2:MW];
-    wire [EW-1:0] exp_b = b[W-2:MW];
-    wire [MW-1:0] frac_a = a[MW-1:0];
-    wire [MW-1:0] frac_b = b[MW-1:0];
-    wire          nan_a = exp_a == EMAX && frac_a != 0;
-    wire          nan_b = exp_b == EMAX && frac_b != 0;
-    wire          inf_a = exp_a == EMAX && frac_a == 0;
-    wire          inf_b = exp_b == EMAX && frac_b == 0;
-    wire          zero_a = a[W-2:0] == 0;
-    wire          zero_b = b[W-2:0] == 0;
-    wire [W-1:0]  quiet_a = a | ({{(W - 1){1'b0}}, 1'b1} << (MW - 1));
-    wire [W-1:0]  quiet_b = b | ({{(W - 1){1'b0}}, 1'b1} << (MW - 1));
+    wire nan_a, inf_a, zero_a;
+    wire [W-1:0] quiet_a;
+    wire [MW:0] norm_a;
+    wire signed [XW-1:0] eff_a;
+    dpn_fp_unpack #(.EW(EW), .MW(MW)) u_unpack_a (.x(a), .nan(nan_a), .inf(inf_a), .zero(zero_a), .quiet(quiet_a), .norm(norm_a), .eff(eff_a));
+    wire nan_b, inf_b, zero_b;
+    wire [W-1:0] quiet_b;
+    wire [MW:0] norm_b;
+    wire signed [XW-1:0] eff_b;
+    dpn_fp_unpack #(.EW(EW), .MW(MW)) u_unpack_b (.x(b), .nan(nan_b), .inf(inf_b), .zero(zero_b), .quiet(quiet_b), .norm(norm_b), .eff(eff_b));
     wire [W-1:0]  default_nan = {1'b1, EMAX, 1'b1, {(MW - 1){1'b0}}};
 
-    // Normalise subnormal operands: mantissa with its leading one at bit MW, exponent below 1.
-    wire [MW:0]          man_a = {exp_a != 0, frac_a};
-    wire [MW:0]          man_b = {exp_b != 0, frac_b};
-    wire [LW-1:0]        lz_a = leading_zeros(man_a);
-    wire [LW-1:0]        lz_b = leading_zeros(man_b);
-    wire [MW:0]          norm_a = man_a << lz_a;
-    wire [MW:0]          norm_b = man_b << lz_b;
-    wire signed [XW-1:0] eff_a = $signed({3'b000, exp_a | {{(EW - 1){1'b0}}, exp_a == 0}}) - $signed({{(XW - LW){1'b0}}, lz_a});
-    wire signed [XW-1:0] eff_b = $signed({3'b000, exp_b | {{(EW - 1){1'b0}}, exp_b == 0}}) - $signed({{(XW - LW){1'b0}}, lz_b});
 
     // Product in [1, 4): leading one at bit 2MW+1 or 2MW.
     wire [2*MW+1:0]      product = norm_a * norm_b;

@@ -1,6 +1,6 @@
 // IEEE-754 square root (y = sqrt(a)), round to nearest even, pipelined LATENCY cycles (default 16).
 //
-// Format: EW exponent bits, MW fraction bits (8/23 binary32, 11/52 binary64). Needs dpn_fp_round.v.
+// Format: EW exponent bits, MW fraction bits (8/23 binary32, 11/52 binary64). Needs dpn_fp_round.v and dpn_fp_unpack.v.
 // Subnormal inputs are handled; sqrt(-0) = -0, sqrt(+inf) = +inf, a negative operand (-inf included)
 // gives the x86 default NaN (sign set, quiet bit set), a NaN is returned quieted (as SSE sqrtss).
 // The root comes from a combinational non-restoring integer square root (MW+3 root bits plus a
@@ -18,25 +18,10 @@ module dpn_fsqrt #(
 );
     localparam W = EW + MW + 1;
     localparam XW = EW + 3;
-    localparam LW = $clog2(MW + 2);
     localparam RW = MW + 3;  // root bits: hidden, MW fraction bits, 2 guard bits
     localparam [EW-1:0] EMAX = {EW{1'b1}};
     localparam [XW-1:0] BIAS = {{(XW - EW + 1){1'b0}}, {(EW - 1){1'b1}}};
 
-    function automatic [LW-1:0] leading_zeros(input [MW:0] v);
-        integer i;
-        reg found;
-        begin
-            leading_zeros = 0;
-            found = 1'b0;
-            for (i = MW; i >= 0; i = i - 1) begin
-                if (!found && v[i]) begin
-                    leading_zeros = MW[LW-1:0] - i[LW-1:0];
-                    found = 1'b1;
-                end
-            end
-        end
-    endfunction
 
     // Integer square root of radicand * 2^(2 RW - MW - 2) (radicand in [2^MW, 2^(MW+2))): RW root
     // bits with the leading one at bit RW-1, then 1 if a remainder is left. Non-restoring, two
@@ -71,20 +56,15 @@ module dpn_fsqrt #(
     endfunction
 
     wire          sign = a[W-1];
-    wire [EW-1:0] exp_a = a[W-2:MW];
-    wire [MW-1:0] frac_a = a[MW-1:0];
-    wire          nan_a = exp_a == EMAX && frac_a != 0;
-    wire          inf_a = exp_a == EMAX && frac_a == 0;
-    wire          zero_a = a[W-2:0] == 0;
-    wire [W-1:0]  quiet_a = a | ({{(W - 1){1'b0}}, 1'b1} << (MW - 1));
+    wire nan_a, inf_a, zero_a;
+    wire [W-1:0] quiet_a;
+    wire [MW:0] norm_a;
+    wire signed [XW-1:0] eff_a;
+    dpn_fp_unpack #(.EW(EW), .MW(MW)) u_unpack_a (.x(a), .nan(nan_a), .inf(inf_a), .zero(zero_a), .quiet(quiet_a), .norm(norm_a), .eff(eff_a));
     wire [W-1:0]  default_nan = {1'b1, EMAX, 1'b1, {(MW - 1){1'b0}}};
 
     // Normalise a subnormal operand, then make the unbiased exponent even (the bias is odd, so the
     // unbiased exponent is odd when the biased one is even): the radicand is in [1, 4).
-    wire [MW:0]          man_a = {exp_a != 0, frac_a};
-    wire [LW-1:0]        lz_a = leading_zeros(man_a);
-    wire [MW:0]          norm_a = man_a << lz_a;
-    wire signed [XW-1:0] eff_a = $signed({3'b000, exp_a | {{(EW - 1){1'b0}}, exp_a == 0}}) - $signed({{(XW - LW){1'b0}}, lz_a});
     wire                 odd = !eff_a[0];
     wire [MW+1:0]        radicand = odd ? {norm_a, 1'b0} : {1'b0, norm_a};
     wire signed [XW-1:0] unbiased_even = eff_a - $signed(BIAS) - $signed({{(XW - 1){1'b0}}, odd});
