@@ -22,8 +22,15 @@ fn report(title: &str, files: &[PathBuf], opts: &Options) {
         let Ok(sare) = dataflow::compute(&p) else { continue };
         let t_flow = t.elapsed();
         let t = Instant::now();
-        let cfg =
-            dpnc_dpn::Config { tile: vec![32], par: vec![1], hyperplanes: None, max_instances: 0, progress: false, keep_traces: false };
+        let cfg = dpnc_dpn::Config {
+            tile: vec![32],
+            par: vec![1],
+            hyperplanes: None,
+            max_instances: 0,
+            progress: false,
+            keep_traces: false,
+            codegen: false,
+        };
         match dpnc_dpn::build(&p, &sare, &cfg) {
             Ok(dpn) => {
                 let inst: u64 = dpn

@@ -91,6 +91,7 @@ pub fn dpn_engine(cfg: DpnCfg) -> Engine {
                         max_instances: 0,
                         progress: false,
                         keep_traces: true,
+                        codegen: false,
                     };
                     let dpn = dpnc_dpn::build(&c.p, &c.sare, &conf).map_err(|d| format!("build: {}", d.message))?;
                     let errs = validate::validate(&c.p, &dpn);

@@ -14,7 +14,15 @@ fn load(f: &Path, defines: &[(&str, &str)]) -> Program {
 }
 
 fn cfg(tile: &[i64], par: &[i64]) -> Config {
-    Config { tile: tile.to_vec(), par: par.to_vec(), hyperplanes: None, max_instances: 0, progress: false, keep_traces: true }
+    Config {
+        tile: tile.to_vec(),
+        par: par.to_vec(),
+        hyperplanes: None,
+        max_instances: 0,
+        progress: false,
+        keep_traces: true,
+        codegen: false,
+    }
 }
 
 #[test]

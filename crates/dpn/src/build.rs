@@ -38,6 +38,8 @@ pub struct Config {
     /// Keep every process's trace, for the software executor (`exec`); without them,
     /// memory does not grow with the number of bands.
     pub keep_traces: bool,
+    /// Derive what code generation needs (scratchpad windows, [`crate::sync`] predicates).
+    pub codegen: bool,
 }
 
 /// Says on stderr how long each step of a long construction took (steps over a second).
@@ -321,6 +323,10 @@ struct ChanStats {
     reads: u64,
     /// Every value first read in the order written.
     in_order: bool,
+    /// The array the values belong to (its extents), and per dimension the widest span of
+    /// simultaneously live cells (codegen only).
+    extents: Vec<i64>,
+    window: Vec<i64>,
 }
 
 pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> {
@@ -429,6 +435,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         stats: Vec::new(),
         inputs: Vec::new(),
         keep: cfg.keep_traces,
+        codegen: cfg.codegen,
     };
     let mut st = Streams {
         load_proc: Default::default(),
@@ -515,6 +522,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         c.size = s.size;
         c.writes = s.writes;
         c.reads = s.reads;
+        c.window = s.window.clone();
         // In order and read once: FIFO; in order with repeats back to back: FIFO+register.
         c.kind = match (s.in_order, s.reads == s.writes) {
             (true, true) => ChannelKind::Fifo,
@@ -546,6 +554,10 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     };
     crate::relations::derive(p, sare, &mut dpn)?;
     phase.done("channel relations, muxes and demuxes (isl)");
+    if cfg.codegen {
+        crate::sync::derive(p, &mut dpn)?;
+        phase.done("synchronisation predicates (isl)");
+    }
     let errs = crate::validate::validate(p, &dpn);
     if !errs.is_empty() {
         return Err(Diagnostic::global(format!("internal error: the process network is invalid:\n  {}", errs.join("\n  "))));
@@ -617,6 +629,8 @@ struct Scratch {
     written: Vec<[u32; 2]>,
     events: Vec<Vec<Event>>,
     seen: Vec<u32>,
+    /// Band-local value id → flat array cell (codegen only).
+    cells: Vec<u64>,
 }
 
 /// A loaded value of the current band.
@@ -838,7 +852,7 @@ impl Analysed {
                     Src::Local(so) => {
                         let (pp, pi) = op_of[so];
                         let class = if pp == me { ChannelClass::Local } else { ChannelClass::Sync };
-                        let ch = b.channel(pp, me, Some(r), class, elem);
+                        let ch = b.channel(pp, me, Some(r), class, elem, &p.vars[a.var].dims);
                         let w = &mut written[so];
                         let new = if w.contains(&(ch as u32)) {
                             false
@@ -869,7 +883,7 @@ impl Analysed {
                             }
                         };
                         let lp = *st.load_proc.entry(a.var).or_insert_with(|| b.add_process(p, ProcessKind::Load { var: a.var }));
-                        let ch = b.channel(lp, me, Some(r), ChannelClass::Io, elem);
+                        let ch = b.channel(lp, me, Some(r), ChannelClass::Io, elem, &p.vars[a.var].dims);
                         let slot = &mut st.load_slot[a.var][cell];
                         let found = if slot.0 == st.band_no && slot.1 == version {
                             Some(slot.2 as usize)
@@ -888,6 +902,10 @@ impl Analysed {
                                     *slot = (st.band_no, version, li as u32);
                                 }
                                 loaded.push(Loaded { op: b.ops[lp], vid: n + li, at: 4 * t, outs: Vec::new() });
+                                if b.codegen {
+                                    scratch.cells.resize(n + li + 1, 0);
+                                    scratch.cells[n + li] = cell as u64;
+                                }
                                 b.ops[lp] += 1;
                                 if let Some(Trace::Load { ops, .. }) = b.traces.get_mut(lp) {
                                     ops.push(LoadOp { cell, version, vid: st.next_load_vid, outs: Vec::new(), at: 4 * t });
@@ -921,11 +939,15 @@ impl Analysed {
                 ops.push(ComputeOp { iters: it.to_vec(), reads, writes: Vec::new(), vid: base + o as u64 });
             }
             op_of[o] = (me, pi);
+            if b.codegen {
+                scratch.cells.resize(scratch.cells.len().max(n), 0);
+                scratch.cells[o] = cell_of(p, &s.write, it, params)? as u64;
+            }
             if stored.get(band.id[o]) {
                 let var = s.write.var;
                 let cell = cell_of(p, &s.write, it, params)?;
                 let sp = *st.store_proc.entry(var).or_insert_with(|| b.add_process(p, ProcessKind::Store { var }));
-                let ch = b.channel(me, sp, None, ChannelClass::Io, p.vars[var].ty.c_name());
+                let ch = b.channel(me, sp, None, ChannelClass::Io, p.vars[var].ty.c_name(), &[]);
                 let v = &mut st.versions[var][cell];
                 *v += 1;
                 let version = *v;
@@ -944,8 +966,41 @@ impl Analysed {
             }
         }
         st.next_vid += n as u64;
-        b.replay(&mut scratch.events, &mut scratch.seen, n + (st.next_load_vid - load_base) as usize);
+        b.replay(&mut scratch.events, &mut scratch.seen, n + (st.next_load_vid - load_base) as usize, &scratch.cells);
         Ok(())
+    }
+}
+
+/// Widens `stats.window` to the span, per array dimension, of the cells live at once in
+/// one band's events of a channel (a value is live from its write to its last read).
+fn live_window(evs: &[Event], last: &[bool], cells: &[u64], stats: &mut ChanStats) {
+    use std::collections::BTreeMap;
+    let ext = &stats.extents;
+    let coord = |cell: u64, d: usize| -> i64 {
+        let stride: i64 = ext[d + 1..].iter().product();
+        (cell as i64 / stride).rem_euclid(ext[d])
+    };
+    let mut live: Vec<BTreeMap<i64, u32>> = vec![BTreeMap::new(); ext.len()];
+    for (k, e) in evs.iter().enumerate() {
+        let cell = cells.get(e.vid as usize).copied().unwrap_or(0);
+        if e.key & 1 == 0 {
+            for (d, m) in live.iter_mut().enumerate() {
+                *m.entry(coord(cell, d)).or_default() += 1;
+                if let (Some((lo, _)), Some((hi, _))) = (m.first_key_value(), m.last_key_value()) {
+                    stats.window[d] = stats.window[d].max(hi - lo + 1);
+                }
+            }
+        } else if last[k] {
+            for (d, m) in live.iter_mut().enumerate() {
+                let x = coord(cell, d);
+                if let Some(c) = m.get_mut(&x) {
+                    *c -= 1;
+                    if *c == 0 {
+                        m.remove(&x);
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -1076,6 +1131,8 @@ struct Builder {
     /// Per consumer process: its channels as (producer, port, channel).
     inputs: Vec<Vec<(usize, Option<usize>, usize)>>,
     keep: bool,
+    /// Track cells and live windows for scratchpad allocation.
+    codegen: bool,
 }
 
 impl Builder {
@@ -1105,7 +1162,15 @@ impl Builder {
         self.processes.len() - 1
     }
 
-    fn channel(&mut self, producer: usize, consumer: usize, port: Option<usize>, class: ChannelClass, elem: &str) -> usize {
+    fn channel(
+        &mut self,
+        producer: usize,
+        consumer: usize,
+        port: Option<usize>,
+        class: ChannelClass,
+        elem: &str,
+        extents: &[i64],
+    ) -> usize {
         if let Some(&(_, _, c)) = self.inputs.get(consumer).and_then(|v| v.iter().find(|(pr, po, _)| *pr == producer && *po == port)) {
             return c;
         }
@@ -1125,8 +1190,13 @@ impl Builder {
             writes: 0,
             reads: 0,
             relation: String::new(),
+            window: Vec::new(),
+            first_read: None,
+            last_read: None,
+            first_use: None,
+            fanout: Vec::new(),
         });
-        self.stats.push(ChanStats { in_order: true, ..ChanStats::default() });
+        self.stats.push(ChanStats { in_order: true, extents: extents.to_vec(), window: vec![0; extents.len()], ..ChanStats::default() });
         if self.inputs.len() <= consumer {
             self.inputs.resize_with(consumer + 1, Vec::new);
         }
@@ -1137,7 +1207,7 @@ impl Builder {
     /// Replays one band's part of σ, channel by channel: marks last reads (in the traces),
     /// and accumulates each channel's peak occupancy, traffic and order (`n_values` bounds
     /// the band-local value ids).
-    fn replay(&mut self, events: &mut [Vec<Event>], seen: &mut Vec<u32>, n_values: usize) {
+    fn replay(&mut self, events: &mut [Vec<Event>], seen: &mut Vec<u32>, n_values: usize, cells: &[u64]) {
         // `seen[vid] == ch + 1` once a later read of `vid` in channel `ch` has been seen.
         seen.clear();
         seen.resize(n_values, 0);
@@ -1187,6 +1257,9 @@ impl Builder {
                 }
             }
             stats.in_order &= read_seq == write_seq;
+            if self.codegen && self.channels[ch].port.is_some() {
+                live_window(evs, &last, cells, stats);
+            }
         }
     }
 }

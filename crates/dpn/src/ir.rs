@@ -87,6 +87,33 @@ pub struct Channel {
     /// array cell (stores). Scratchpads are addressed associatively by producer instance
     /// (a valid bit per cell) in the executor; a modular allocation comes with the RTL.
     pub relation: String,
+    /// Scratchpads: a value lives at its array cell modulo `window` (per array dimension),
+    /// an allocation with no two simultaneously live values in one cell under σ.
+    #[serde(default)]
+    pub window: Vec<i64>,
+    /// FIFO+register: the consumer iterations that take a new value (see [`crate::sync`]).
+    #[serde(default)]
+    pub first_read: Option<crate::predicate::Predicate>,
+    /// Scratchpads: the consumer iterations that read a value for the last time.
+    #[serde(default)]
+    pub last_read: Option<crate::predicate::Predicate>,
+    /// Loaded channels: the consumer iterations at which the Load process loads the value
+    /// this channel's consumer reads (its first use in the band, over all the array's reads).
+    #[serde(default)]
+    pub first_use: Option<crate::predicate::Predicate>,
+    /// Loaded channels: at a `first_use` iteration, the channels that receive the value.
+    #[serde(default)]
+    pub fanout: Vec<(usize, crate::predicate::Predicate)>,
+}
+
+impl Channel {
+    /// Cells a scratchpad allocates (its window's volume); the size for the others.
+    pub fn cells(&self) -> usize {
+        match self.kind {
+            ChannelKind::Scratchpad => self.window.iter().map(|&m| m as usize).product::<usize>().max(1),
+            _ => self.size,
+        }
+    }
 }
 
 /// A read operand of a compute instance.

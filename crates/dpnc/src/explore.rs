@@ -187,6 +187,7 @@ pub fn run(sm: &mut SourceMap, args: &ExploreArgs) -> Result<(), Failure> {
         max_instances: 0,
         progress: false,
         keep_traces: false,
+        codegen: false,
     };
     let finished = AtomicUsize::new(0);
     let start = Instant::now();

@@ -89,6 +89,7 @@ impl Shape {
             max_instances: 0,
             progress: true,
             keep_traces: traces,
+            codegen: false,
         }
     }
 }

@@ -1,0 +1,254 @@
+//! What code generation needs beyond muxes and demuxes: when a consumer takes a new value
+//! from a channel, when it has read a value for the last time, and, for the Load processes,
+//! where each value is loaded (its first use in the band, over every read port of the
+//! array) and which channels it fans out to. All are isl sets over a consumer process's
+//! iterators, turned into [`Predicate`]s; the order they refer to is σ, the tiled
+//! sequential schedule ([`sigma`]), the order the network was built in.
+
+use crate::ir::*;
+use crate::predicate::Predicate;
+use crate::tiling::{nest_of, Affine, Nest};
+use dpnc_frontend::polyhedral::{isl_name, Model};
+use dpnc_frontend::scop::{Program, SchedTerm};
+use dpnc_frontend::Diagnostic;
+use isl_rs::{Context, Set, UnionMap, UnionSet};
+
+/// One coordinate of σ for an instance of a statement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Key {
+    Const(i64),
+    /// `floor(φ / size)`: a tile coordinate.
+    Tile(Affine, i64),
+    /// A hyperplane's value.
+    Phi(Affine),
+    /// `dir · iterator`: the original program order.
+    Iter(usize, i64),
+}
+
+impl Key {
+    pub fn eval(&self, it: &[i64]) -> i64 {
+        match self {
+            Key::Const(c) => *c,
+            Key::Tile(f, s) => f.eval(it).div_euclid(*s),
+            Key::Phi(f) => f.eval(it),
+            Key::Iter(d, dir) => dir * it[*d],
+        }
+    }
+    fn isl(&self, iters: &[String]) -> String {
+        match self {
+            Key::Const(c) => c.to_string(),
+            Key::Tile(f, s) => format!("floor(({})/{s})", f.isl(iters)),
+            Key::Phi(f) => f.isl(iters),
+            Key::Iter(d, dir) => format!("{dir}*{}", iters[*d]),
+        }
+    }
+}
+
+/// σ of statement `stmt`: nest, tile coordinates, hyperplanes, program order, padded so
+/// that every statement's key has the same length (bands run in lexicographic order of
+/// their tile coordinates; inside a band the last tile coordinate, then φ, then program
+/// order decide, as in [`crate::build`]).
+pub fn sigma(p: &Program, nests: &[Nest], tile: &[i64], stmt: usize) -> Vec<Key> {
+    let no = nest_of(nests, p.stmts.len());
+    let depth = nests.iter().map(|n| n.dims).max().unwrap_or(0);
+    let phi = nests[no[stmt]].phi_of(stmt);
+    let zero = Affine { coef: vec![0; p.stmts[stmt].iters.len()], cst: 0 };
+    let mut key = vec![Key::Const(no[stmt] as i64)];
+    for d in 0..depth {
+        key.push(Key::Tile(phi.get(d).cloned().unwrap_or_else(|| zero.clone()), crate::build::size_of(tile, d, 32)));
+    }
+    for d in 0..depth {
+        key.push(Key::Phi(phi.get(d).cloned().unwrap_or_else(|| zero.clone())));
+    }
+    let s = &p.stmts[stmt];
+    for k in 0..p.schedule_len() {
+        key.push(match s.schedule.get(k) {
+            Some(SchedTerm::Const(c)) => Key::Const(*c),
+            Some(SchedTerm::Iter(d, dir)) => Key::Iter(*d, *dir),
+            None => Key::Const(0),
+        });
+    }
+    key
+}
+
+/// The band of an instance: nest and every tile coordinate but the last, padded.
+fn band_key(p: &Program, nests: &[Nest], tile: &[i64], stmt: usize) -> Vec<Key> {
+    let no = nest_of(nests, p.stmts.len());
+    let depth = nests.iter().map(|n| n.dims).max().unwrap_or(0);
+    let n = &nests[no[stmt]];
+    let mut key = vec![Key::Const(no[stmt] as i64)];
+    for d in 0..depth.saturating_sub(1) {
+        key.push(match n.phi_of(stmt).get(d) {
+            Some(f) if d + 1 < n.dims => Key::Tile(f.clone(), crate::build::size_of(tile, d, 32)),
+            _ => Key::Const(0),
+        });
+    }
+    key
+}
+
+/// isl operations allowed per channel (or per Load process).
+const ISL_BUDGET: u64 = 3_000_000;
+
+struct Ctx<'a> {
+    p: &'a Program,
+    dpn: &'a Dpn,
+    model: Model,
+    fixed: String,
+    isl: Context,
+}
+
+fn isl_err(e: isl_rs::LibISLError) -> Diagnostic {
+    Diagnostic::global(format!("internal error in isl while deriving synchronisation: {e}"))
+}
+
+impl Ctx<'_> {
+    fn umap(&self, t: &str) -> Result<UnionMap, Diagnostic> {
+        let u = UnionMap::read_from_str(&self.isl, t).map_err(|e| Diagnostic::global(format!("internal error: isl rejects `{t}`: {e}")))?;
+        u.intersect_params(Set::read_from_str(&self.isl, &self.fixed).map_err(isl_err)?).map_err(isl_err)
+    }
+    /// `{ T[i] -> [keys] }` for statement `stmt`, its tuple named `tuple`, with `extra`
+    /// appended.
+    fn key_map(&self, stmt: usize, tuple: &str, keys: &[Key], extra: Option<usize>) -> Result<UnionMap, Diagnostic> {
+        let iters: Vec<String> = self.p.stmts[stmt].iters.iter().map(|i| isl_name(i)).collect();
+        let mut terms: Vec<String> = keys.iter().map(|k| k.isl(&iters)).collect();
+        terms.extend(extra.map(|e| e.to_string()));
+        self.umap(&format!("{}{{ {tuple}[{}] -> [{}] }}", self.model.params, iters.join(", "), terms.join(", ")))
+    }
+    fn sigma(&self, stmt: usize, tuple: &str, extra: Option<usize>) -> Result<UnionMap, Diagnostic> {
+        self.key_map(stmt, tuple, &sigma(self.p, &self.dpn.nests, &self.dpn.tile, stmt), extra)
+    }
+    fn band(&self, stmt: usize, tuple: &str) -> Result<UnionMap, Diagnostic> {
+        self.key_map(stmt, tuple, &band_key(self.p, &self.dpn.nests, &self.dpn.tile, stmt), None)
+    }
+    fn predicate(&self, set: UnionSet, dims: usize) -> Result<Predicate, Diagnostic> {
+        let set = set.coalesce().map_err(isl_err)?;
+        if set.is_empty().map_err(isl_err)? {
+            return Ok(Predicate { dims: (0..dims).map(|i| format!("i{i}")).collect(), disjuncts: Vec::new() });
+        }
+        let s = Set::from_union_set(set).map_err(isl_err)?;
+        Predicate::from_set(&s, &self.dpn.params)
+            .map_err(|e| Diagnostic::global(format!("internal error: a synchronisation set as a predicate: {e}")))
+    }
+}
+
+/// `x ↦ the same value` (relation `c -> c'` of the consumer reading what `c` reads).
+fn same_value(r: &UnionMap) -> Result<UnionMap, Diagnostic> {
+    r.copy().and_then(|a| a.apply_range(r.copy()?.reverse()?)).map_err(isl_err)
+}
+
+/// The consumer's statement and the relation's text with its domain tuple renamed.
+fn retag(relation: &str, stmt: &str, tuple: &str) -> String {
+    relation.replace(&format!("{{ {stmt}["), &format!("{{ {tuple}[")).replace(&format!("; {stmt}["), &format!("; {tuple}["))
+}
+
+/// Fills `Channel::{first_read, last_read, first_use, fanout}`.
+pub fn derive(p: &Program, dpn: &mut Dpn) -> Result<(), Diagnostic> {
+    let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
+    let model = Model::new(p);
+    let fixed = model.fixed_context(p, &params);
+    let isl = Context::alloc();
+    let _ = isl_rs::Options::set_on_error(&isl, 1);
+    // Skewed tiles give sets with many floors on which these differences can explode; a
+    // channel whose sets exceed the budget gets no predicate (code generation says so).
+    isl.set_max_operations(ISL_BUDGET);
+    let cx = Ctx { p, dpn, model, fixed, isl };
+    let stmt_of = |pi: usize| match dpn.processes[pi].kind {
+        ProcessKind::Compute { stmt, .. } => Some(stmt),
+        _ => None,
+    };
+    let n = dpn.channels.len();
+    let mut first_read = vec![None; n];
+    let mut last_read = vec![None; n];
+    let mut first_use = vec![None; n];
+    let mut fanout = vec![Vec::new(); n];
+    for (c, ch) in dpn.channels.iter().enumerate() {
+        let Some(stmt) = stmt_of(ch.consumer) else { continue };
+        if !matches!(ch.kind, ChannelKind::FifoReg | ChannelKind::Scratchpad) {
+            continue;
+        }
+        cx.isl.reset_operations();
+        let mut one = || -> Result<(), Diagnostic> {
+            let name = &p.stmts[stmt].name;
+            let dims = p.stmts[stmt].iters.len();
+            let r = cx.umap(&ch.relation)?;
+            let mut same = same_value(&r)?;
+            if stmt_of(ch.producer).is_none() {
+                // A loaded cell is a new value in every band.
+                let b = cx.band(stmt, name)?;
+                same = same.intersect(same_value(&b)?).map_err(isl_err)?;
+            }
+            let sig = cx.sigma(stmt, name, None)?;
+            let reads = r.copy().and_then(|u| u.domain()).map_err(isl_err)?;
+            let without = |order: UnionMap| -> Result<Predicate, Diagnostic> {
+                let other = same.copy().and_then(|s| s.intersect(order)).and_then(|s| s.domain()).map_err(isl_err)?;
+                cx.predicate(reads.copy().and_then(|u| u.subtract(other)).map_err(isl_err)?, dims)
+            };
+            if ch.kind == ChannelKind::FifoReg {
+                first_read[c] = Some(without(sig.copy().and_then(|s| s.lex_gt_union_map(sig.copy()?)).map_err(isl_err)?)?);
+            }
+            if ch.kind == ChannelKind::Scratchpad {
+                last_read[c] = Some(without(sig.copy().and_then(|s| s.lex_lt_union_map(sig.copy()?)).map_err(isl_err)?)?);
+            }
+            Ok(())
+        };
+        let _ = one();
+    }
+    // Loads: every channel of one Load process, its consumer tuple tagged with the channel
+    // so that the read ports of one instance stay apart (σ, then port, orders them).
+    for (lp, pr) in dpn.processes.iter().enumerate() {
+        if !matches!(pr.kind, ProcessKind::Load { .. }) {
+            continue;
+        }
+        let chans: Vec<usize> = (0..n).filter(|&c| dpn.channels[c].producer == lp).collect();
+        cx.isl.reset_operations();
+        let mut one = || -> Result<(), Diagnostic> {
+            let mut tagged = Vec::new();
+            let (mut all, mut sig, mut band) = (cx.umap("{ }")?, cx.umap("{ }")?, cx.umap("{ }")?);
+            for &c in &chans {
+                let ch = &dpn.channels[c];
+                let stmt = stmt_of(ch.consumer).ok_or_else(|| Diagnostic::global("internal error: a load feeds a non-compute process"))?;
+                let tuple = format!("{}_c{c}", p.stmts[stmt].name);
+                let t = cx.umap(&retag(&ch.relation, &p.stmts[stmt].name, &tuple))?;
+                all = all.union(t.copy().map_err(isl_err)?).map_err(isl_err)?;
+                sig = sig.union(cx.sigma(stmt, &tuple, ch.port)?).map_err(isl_err)?;
+                band = band.union(cx.band(stmt, &tuple)?).map_err(isl_err)?;
+                tagged.push((c, stmt, t));
+            }
+            let same_band = same_value(&band)?;
+            let same = same_value(&all)?.intersect(same_band.copy().map_err(isl_err)?).map_err(isl_err)?;
+            let before = sig.copy().and_then(|s| s.lex_gt_union_map(sig)).map_err(isl_err)?;
+            let earlier = same.intersect(before).and_then(|u| u.domain()).map_err(isl_err)?;
+            for (c, stmt, t) in &tagged {
+                let dims = p.stmts[*stmt].iters.len();
+                let here = t.copy().and_then(|u| u.domain()).and_then(|u| u.subtract(earlier.copy()?)).map_err(isl_err)?;
+                for (c2, _, t2) in &tagged {
+                    let to = t
+                        .copy()
+                        .and_then(|u| u.apply_range(t2.copy()?.reverse()?))
+                        .and_then(|u| u.intersect(same_band.copy()?))
+                        .and_then(|u| u.domain())
+                        .and_then(|u| u.intersect(here.copy()?))
+                        .map_err(isl_err)?;
+                    if !to.is_empty().map_err(isl_err)? {
+                        fanout[*c].push((*c2, cx.predicate(to, dims)?));
+                    }
+                }
+                first_use[*c] = Some(cx.predicate(here, dims)?);
+            }
+            Ok(())
+        };
+        if one().is_err() {
+            for &c in &chans {
+                first_use[c] = None;
+                fanout[c].clear();
+            }
+        }
+    }
+    for (c, ch) in dpn.channels.iter_mut().enumerate() {
+        ch.first_read = first_read[c].take();
+        ch.last_read = last_read[c].take();
+        ch.first_use = first_use[c].take();
+        ch.fanout = std::mem::take(&mut fanout[c]);
+    }
+    Ok(())
+}
