@@ -1,1 +1,18 @@
-//! C++ backends.
+//! C++ backends of the data-aware process network. [`cpu`] writes one thread per process
+//! over the runtime in `runtime/dpn_rt.hpp`; [`expr`] prints statement bodies and
+//! subscripts with the interpreter's exact C semantics.
+
+pub mod cpu;
+pub mod expr;
+
+/// Why a network cannot be written as code.
+#[derive(Debug, thiserror::Error)]
+pub enum CodegenError {
+    #[error("process {process}: {why}")]
+    Process { process: String, why: String },
+    #[error("channel {channel}: {why}")]
+    Channel { channel: String, why: String },
+}
+
+/// The runtime every generated program includes.
+pub const RUNTIME: &str = include_str!("../runtime/dpn_rt.hpp");

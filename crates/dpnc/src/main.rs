@@ -116,8 +116,21 @@ struct CompileArgs {
     /// Print the network's figures: DDR traffic, arithmetic intensity, on-chip memory.
     #[arg(long)]
     report: bool,
+    /// What to generate with -o: `cpu` writes C++17 with one thread per process
+    /// (kernel.cpp, its runtime header and a Makefile; run it as `./kernel IN_DIR OUT_DIR`).
+    #[arg(long, value_enum)]
+    target: Option<Target>,
+    /// Output directory for --target.
+    #[arg(short = 'o', value_name = "DIR", requires = "target")]
+    out: Option<PathBuf>,
     #[command(flatten)]
     shape: Shape,
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum)]
+enum Target {
+    /// C++17 threads and bounded channels, bit-exact with the interpreter.
+    Cpu,
 }
 
 #[derive(Args, Debug)]
@@ -258,6 +271,18 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
         return Err("no input file; run `dpnc --help`".to_string().into());
     };
     let p = load(sm, src)?;
+    if let Some(Target::Cpu) = args.target {
+        let Some(out) = &args.out else { return Err("--target needs an output directory: -o DIR".to_string().into()) };
+        let cfg = dpnc_dpn::Config { codegen: true, ..args.shape.config(false) };
+        let dpn = dpnc_dpn::build(&p, &dpnc_frontend::dataflow::compute(&p)?, &cfg)?;
+        let files = dpnc_codegen::cpu::generate(&p, &dpn).map_err(|e| format!("cannot generate C++: {e}"))?;
+        std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+        for (name, text) in files {
+            std::fs::write(out.join(&name), text).map_err(|e| format!("{}: {e}", out.join(&name).display()))?;
+        }
+        eprintln!("dpnc: wrote {} (build with `make -C {}`)", out.display(), out.display());
+        return Ok(());
+    }
     let dpn = match (args.emit, args.report) {
         (Some(Emit::DpnJson | Emit::Dot), _) | (_, true) => {
             Some(dpnc_dpn::build(&p, &dpnc_frontend::dataflow::compute(&p)?, &args.shape.config(false))?)
