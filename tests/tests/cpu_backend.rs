@@ -37,7 +37,13 @@ fn one(f: &Path, ty: &str, tile: &[i64], par: &[i64], dir: &Path) -> Result<(), 
     inputs.save(&p, &dir.join("in"), |v| v.kind == VarKind::Argument)?;
     let mut want = inputs.clone();
     interp::run(&p, &params, &mut want).map_err(|d| d.message)?;
-    let run = Command::new(dir.join("kernel")).arg("in").arg("out").env("DPN_TIMEOUT", "20").current_dir(dir).output().map_err(|e| e.to_string())?;
+    let run = Command::new(dir.join("kernel"))
+        .arg("in")
+        .arg("out")
+        .env("DPN_TIMEOUT", "20")
+        .current_dir(dir)
+        .output()
+        .map_err(|e| e.to_string())?;
     if !run.status.success() {
         return Err(format!("run fails: {}", String::from_utf8_lossy(&run.stderr).lines().take(12).collect::<Vec<_>>().join("\n")));
     }
@@ -48,7 +54,12 @@ fn one(f: &Path, ty: &str, tile: &[i64], par: &[i64], dir: &Path) -> Result<(), 
             let g = format!("{:?}", got.data);
             let e = format!("{:?}", expected.data);
             let at = g.bytes().zip(e.bytes()).position(|(a, b)| a != b).unwrap_or(0);
-            return Err(format!("{} differs near `{}` (interpreter `{}`)", v.name, &g[at.saturating_sub(20)..(at + 20).min(g.len())], &e[at.saturating_sub(20)..(at + 20).min(e.len())]));
+            return Err(format!(
+                "{} differs near `{}` (interpreter `{}`)",
+                v.name,
+                &g[at.saturating_sub(20)..(at + 20).min(g.len())],
+                &e[at.saturating_sub(20)..(at + 20).min(e.len())]
+            ));
         }
     }
     Ok(())

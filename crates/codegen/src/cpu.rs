@@ -20,7 +20,7 @@ use crate::CodegenError;
 use dpnc_dpn::ir::{Channel, ChannelKind, Dpn, Process, ProcessKind};
 use dpnc_dpn::loops::{Lin, LoopNest};
 use dpnc_dpn::predicate::{Predicate, C_PRELUDE};
-use dpnc_dpn::sync::{sigma, Key};
+use dpnc_dpn::sync::{band_key, sigma, Key};
 use dpnc_dpn::tiling::Affine;
 use dpnc_frontend::scop::{Access, Program, VarKind};
 use std::fmt::Write;
@@ -143,14 +143,7 @@ impl Gen<'_> {
         let _ = writeln!(out, "// Parameters {}; tiles {:?}; parallelism {:?}.", params.join(" "), d.tile, d.par);
         let _ = writeln!(out, "// Processes: {}, one thread each. Channels:", d.processes.len());
         for ch in &d.channels {
-            let _ = writeln!(
-                out,
-                "//   {:<40} {:?} {:?}, {} cells",
-                ch.name,
-                ch.class,
-                ch.kind,
-                ch.cells().max(1)
-            );
+            let _ = writeln!(out, "//   {:<40} {:?} {:?}, {} cells", ch.name, ch.class, ch.kind, ch.cells().max(1));
         }
         out.push_str("#include \"dpn_rt.hpp\"\n#include <cmath>\n#include <cstdlib>\n#include <string>\n\n");
         out.push_str(C_PRELUDE);
@@ -343,11 +336,7 @@ struct Walk {
                 let _ = writeln!(out, "{depth}{cond} ({}) {{", pred_c(pred, &names));
                 let _ = writeln!(out, "{depth}    {}", self.read_channel(cl.channel, a, &names, &dst)?);
             }
-            let _ = writeln!(
-                out,
-                "{depth}}} else {{\n{depth}    dpn::fail(\"{}: no channel for read {r}\");\n{depth}}}",
-                pr.name
-            );
+            let _ = writeln!(out, "{depth}}} else {{\n{depth}    dpn::fail(\"{}: no channel for read {r}\");\n{depth}}}", pr.name);
             operands.push(dst);
         }
         let body = expr::texpr(&s.body, &Names { iters: &names, params: &self.params, reads: &operands });
@@ -375,7 +364,16 @@ struct Walk {
 
     /// A generator over the loop nest of process `pi` (statement `stmt`), keeping the
     /// instances where `cond` holds, keyed by σ then `tag`.
-    fn generator(&self, out: &mut String, name: &str, pi: usize, stmt: usize, cond: &[&Predicate], tag: usize) -> Result<(), CodegenError> {
+    fn generator(
+        &self,
+        out: &mut String,
+        name: &str,
+        pi: usize,
+        stmt: usize,
+        cond: &[&Predicate],
+        tag: usize,
+        band: bool,
+    ) -> Result<(), CodegenError> {
         let pr = &self.dpn.processes[pi];
         let l = self.loops(pr)?;
         let names = it_names(self.p, stmt);
@@ -385,6 +383,10 @@ struct Walk {
         let _ = writeln!(out, "struct {name} : Walk<{d}, {name}> {{");
         let _ = writeln!(out, "    static constexpr int step[{}] = {{{}}};", d.max(1), if d == 0 { "1".into() } else { steps.join(", ") });
         let _ = writeln!(out, "    long long it[{}];\n    int64_t key[{}];", names.len().max(1), self.key_len);
+        let bkeys = band_key(self.p, &self.dpn.nests, &self.dpn.tile, stmt);
+        if band {
+            let _ = writeln!(out, "    int64_t band[{}];", bkeys.len());
+        }
         let _ = writeln!(out, "    void bounds(int l) {{\n        switch (l) {{");
         for (k, ctr) in l.counters.iter().enumerate() {
             let _ = writeln!(
@@ -412,6 +414,11 @@ struct Walk {
             let _ = writeln!(out, "            key[{k}] = {};", key_c(key, &names));
         }
         let _ = writeln!(out, "            key[{}] = {tag};", keys.len());
+        if band {
+            for (k, key) in bkeys.iter().enumerate() {
+                let _ = writeln!(out, "            band[{k}] = {};", key_c(key, &names));
+            }
+        }
         for n in &names {
             let _ = writeln!(out, "            (void){n};");
         }
@@ -431,17 +438,35 @@ struct Walk {
             let fu = self.need(c, &ch.first_use, "first-use")?;
             let port = ch.port.unwrap_or(0);
             let name = format!("gen{c}");
-            self.generator(out, &name, ch.consumer, stmt, &[fu], port)?;
+            self.generator(out, &name, ch.consumer, stmt, &[fu], port, ch.shared_load)?;
             gens.push((c, stmt, port, name));
         }
         let store = self.partner(var, false);
         let k = self.key_len;
-        let _ = writeln!(out, "// {}: every value of {} a band reads from DDR, once per band, at its first use.", pr.name, self.p.vars[var].name);
+        let _ = writeln!(
+            out,
+            "// {}: every value of {} a band reads from DDR, once per band, at its first use.",
+            pr.name, self.p.vars[var].name
+        );
         let _ = writeln!(out, "static void {}() {{", self.proc_fn(pi));
         for (g, (_, _, _, name)) in gens.iter().enumerate() {
             let _ = writeln!(out, "    {name} g{g};\n    bool h{g} = g{g}.next();");
         }
-        let _ = writeln!(out, "    int64_t want[{k}];\n    (void)want;\n    for (;;) {{\n        int b = -1;\n        const int64_t* best = nullptr;");
+        let shared = chans.iter().any(|&c| self.dpn.channels[c].shared_load);
+        let v = &self.p.vars[var];
+        if shared {
+            let bk = band_key(self.p, &self.dpn.nests, &self.dpn.tile, 0).len();
+            let _ = writeln!(
+                out,
+                "    // Each channel is served at its own first use; a cell is read from DDR once per band.\n    std::vector<long long> stamp({len}, -1);\n    std::vector<{ty}> cache({len});\n    int64_t band[{bk}];\n    long long band_no = -1;",
+                len = v.len().max(1),
+                ty = v.ty.c_name()
+            );
+        }
+        let _ = writeln!(
+            out,
+            "    int64_t want[{k}];\n    (void)want;\n    for (;;) {{\n        int b = -1;\n        const int64_t* best = nullptr;"
+        );
         for g in 0..gens.len() {
             let _ = writeln!(out, "        if (h{g} && (b < 0 || key_less(g{g}.key, best, {k}))) {{ b = {g}; best = g{g}.key; }}");
         }
@@ -465,7 +490,19 @@ struct Walk {
             for (i, n) in names.iter().enumerate() {
                 let _ = writeln!(out, "            const long long {n} = g{g}.it[{i}];\n            (void){n};");
             }
-            let _ = writeln!(out, "            const {} v = {}[{}];", self.p.vars[var].ty.c_name(), self.array(var), self.flat(var, &idx));
+            if shared {
+                let bk = band_key(self.p, &self.dpn.nests, &self.dpn.tile, *stmt).len();
+                let _ = writeln!(
+                    out,
+                    "            if (band_no < 0 || !std::equal(band, band + {bk}, g{g}.band)) {{ std::copy(g{g}.band, g{g}.band + {bk}, band); ++band_no; }}\n            const long long x = {};\n            if (stamp[x] != band_no) {{ cache[x] = {}[x]; stamp[x] = band_no; }}\n            const {} v = cache[x];",
+                    self.flat(var, &idx),
+                    self.array(var),
+                    self.p.vars[var].ty.c_name()
+                );
+            } else {
+                let _ =
+                    writeln!(out, "            const {} v = {}[{}];", self.p.vars[var].ty.c_name(), self.array(var), self.flat(var, &idx));
+            }
             for (q, pred) in &self.dpn.channels[*c].fanout {
                 let wr = self.write_channel(*q, &idx, "v");
                 if pred.is_true() {
@@ -488,11 +525,13 @@ struct Walk {
                 return Err(CodegenError::Channel { channel: ch.name.clone(), why: "a store is fed by a non-compute process".into() });
             };
             let producer = &self.dpn.processes[ch.producer];
-            let clause = producer.demux.iter().find(|cl| cl.channel == c).and_then(|cl| cl.pred.as_ref()).ok_or_else(|| {
-                CodegenError::Channel { channel: ch.name.clone(), why: "its demux condition has no predicate".into() }
-            })?;
+            let clause =
+                producer.demux.iter().find(|cl| cl.channel == c).and_then(|cl| cl.pred.as_ref()).ok_or_else(|| CodegenError::Channel {
+                    channel: ch.name.clone(),
+                    why: "its demux condition has no predicate".into(),
+                })?;
             let name = format!("gen{c}");
-            self.generator(out, &name, ch.producer, stmt, &[clause], 0)?;
+            self.generator(out, &name, ch.producer, stmt, &[clause], 0, false)?;
             gens.push((c, stmt, name));
         }
         let load = self.partner(var, true);
@@ -502,7 +541,10 @@ struct Walk {
         for (g, (_, _, name)) in gens.iter().enumerate() {
             let _ = writeln!(out, "    {name} g{g};\n    bool h{g} = g{g}.next();");
         }
-        let _ = writeln!(out, "    int64_t want[{k}];\n    (void)want;\n    for (;;) {{\n        int b = -1;\n        const int64_t* best = nullptr;");
+        let _ = writeln!(
+            out,
+            "    int64_t want[{k}];\n    (void)want;\n    for (;;) {{\n        int b = -1;\n        const int64_t* best = nullptr;"
+        );
         for g in 0..gens.len() {
             let _ = writeln!(out, "        if (h{g} && (b < 0 || key_less(g{g}.key, best, {k}))) {{ b = {g}; best = g{g}.key; }}");
         }

@@ -1195,6 +1195,7 @@ impl Builder {
             last_read: None,
             first_use: None,
             fanout: Vec::new(),
+            shared_load: false,
         });
         self.stats.push(ChanStats { in_order: true, extents: extents.to_vec(), window: vec![0; extents.len()], ..ChanStats::default() });
         if self.inputs.len() <= consumer {

@@ -104,6 +104,11 @@ pub struct Channel {
     /// Loaded channels: at a `first_use` iteration, the channels that receive the value.
     #[serde(default)]
     pub fanout: Vec<(usize, crate::predicate::Predicate)>,
+    /// Loaded channels whose first uses are this channel's own (isl could not afford them
+    /// over all the array's reads): the Load process keeps the cells it read in the band and
+    /// serves each channel at its first use without reading DDR again.
+    #[serde(default)]
+    pub shared_load: bool,
 }
 
 impl Channel {

@@ -72,7 +72,7 @@ pub fn sigma(p: &Program, nests: &[Nest], tile: &[i64], stmt: usize) -> Vec<Key>
 }
 
 /// The band of an instance: nest and every tile coordinate but the last, padded.
-fn band_key(p: &Program, nests: &[Nest], tile: &[i64], stmt: usize) -> Vec<Key> {
+pub fn band_key(p: &Program, nests: &[Nest], tile: &[i64], stmt: usize) -> Vec<Key> {
     let no = nest_of(nests, p.stmts.len());
     let depth = nests.iter().map(|n| n.dims).max().unwrap_or(0);
     let n = &nests[no[stmt]];
@@ -161,37 +161,35 @@ pub fn derive(p: &Program, dpn: &mut Dpn) -> Result<(), Diagnostic> {
     let mut last_read = vec![None; n];
     let mut first_use = vec![None; n];
     let mut fanout = vec![Vec::new(); n];
+    let mut local = vec![false; n];
+    // A read that takes a new value (`later = false`: no read of the same value before it
+    // in σ) or that reads a value for the last time (`later = true`).
+    let alone = |c: usize, later: bool| -> Result<Predicate, Diagnostic> {
+        let ch = &dpn.channels[c];
+        let stmt = stmt_of(ch.consumer).ok_or_else(|| Diagnostic::global("internal error: not a compute consumer"))?;
+        cx.isl.reset_operations();
+        let name = &p.stmts[stmt].name;
+        let r = cx.umap(&ch.relation)?;
+        let mut same = same_value(&r)?;
+        if stmt_of(ch.producer).is_none() {
+            // A loaded cell is a new value in every band.
+            same = same.intersect(same_value(&cx.band(stmt, name)?)?).map_err(isl_err)?;
+        }
+        let sig = cx.sigma(stmt, name, None)?;
+        let order = if later { sig.copy().and_then(|s| s.lex_lt_union_map(sig)) } else { sig.copy().and_then(|s| s.lex_gt_union_map(sig)) };
+        let other = same.intersect(order.map_err(isl_err)?).and_then(|s| s.domain()).map_err(isl_err)?;
+        let reads = r.domain().and_then(|u| u.subtract(other)).map_err(isl_err)?;
+        cx.predicate(reads, p.stmts[stmt].iters.len())
+    };
     for (c, ch) in dpn.channels.iter().enumerate() {
-        let Some(stmt) = stmt_of(ch.consumer) else { continue };
-        if !matches!(ch.kind, ChannelKind::FifoReg | ChannelKind::Scratchpad) {
+        if stmt_of(ch.consumer).is_none() {
             continue;
         }
-        cx.isl.reset_operations();
-        let mut one = || -> Result<(), Diagnostic> {
-            let name = &p.stmts[stmt].name;
-            let dims = p.stmts[stmt].iters.len();
-            let r = cx.umap(&ch.relation)?;
-            let mut same = same_value(&r)?;
-            if stmt_of(ch.producer).is_none() {
-                // A loaded cell is a new value in every band.
-                let b = cx.band(stmt, name)?;
-                same = same.intersect(same_value(&b)?).map_err(isl_err)?;
-            }
-            let sig = cx.sigma(stmt, name, None)?;
-            let reads = r.copy().and_then(|u| u.domain()).map_err(isl_err)?;
-            let without = |order: UnionMap| -> Result<Predicate, Diagnostic> {
-                let other = same.copy().and_then(|s| s.intersect(order)).and_then(|s| s.domain()).map_err(isl_err)?;
-                cx.predicate(reads.copy().and_then(|u| u.subtract(other)).map_err(isl_err)?, dims)
-            };
-            if ch.kind == ChannelKind::FifoReg {
-                first_read[c] = Some(without(sig.copy().and_then(|s| s.lex_gt_union_map(sig.copy()?)).map_err(isl_err)?)?);
-            }
-            if ch.kind == ChannelKind::Scratchpad {
-                last_read[c] = Some(without(sig.copy().and_then(|s| s.lex_lt_union_map(sig.copy()?)).map_err(isl_err)?)?);
-            }
-            Ok(())
-        };
-        let _ = one();
+        match ch.kind {
+            ChannelKind::FifoReg => first_read[c] = alone(c, false).ok(),
+            ChannelKind::Scratchpad => last_read[c] = alone(c, true).ok(),
+            ChannelKind::Fifo => {}
+        }
     }
     // Loads: every channel of one Load process, its consumer tuple tagged with the channel
     // so that the read ports of one instance stay apart (σ, then port, orders them).
@@ -238,9 +236,16 @@ pub fn derive(p: &Program, dpn: &mut Dpn) -> Result<(), Diagnostic> {
             Ok(())
         };
         if one().is_err() {
+            // Too costly over all the array's reads at once (stencils with skewed tiles):
+            // each channel then gets the value at its own first use in the band, and the Load
+            // process shares the DDR read between channels at run time (`shared_load`).
             for &c in &chans {
-                first_use[c] = None;
                 fanout[c].clear();
+                first_use[c] = alone(c, false).ok();
+                if let Some(fu) = &first_use[c] {
+                    fanout[c].push((c, Predicate { dims: fu.dims.clone(), disjuncts: vec![vec![]] }));
+                    local[c] = true;
+                }
             }
         }
     }
@@ -249,6 +254,7 @@ pub fn derive(p: &Program, dpn: &mut Dpn) -> Result<(), Diagnostic> {
         ch.last_read = last_read[c].take();
         ch.first_use = first_use[c].take();
         ch.fanout = std::mem::take(&mut fanout[c]);
+        ch.shared_load = local[c];
     }
     Ok(())
 }
