@@ -27,18 +27,8 @@ use std::fmt::Write;
 
 /// The files of the CPU backend: `kernel.cpp`, `dpn_rt.hpp`, `Makefile`.
 pub fn generate(p: &Program, dpn: &Dpn) -> Result<Vec<(String, String)>, CodegenError> {
-    let g = Gen { p, dpn, params: dpn.params.iter().map(|x| x.1).collect(), key_len: key_len(p, dpn) };
-    let mut out = String::new();
-    g.header(&mut out);
-    g.declarations(&mut out)?;
-    for (pi, pr) in dpn.processes.iter().enumerate() {
-        match pr.kind {
-            ProcessKind::Compute { stmt, .. } => g.compute(&mut out, pi, stmt)?,
-            ProcessKind::Load { var } => g.load(&mut out, pi, var)?,
-            ProcessKind::Store { var } => g.store(&mut out, pi, var)?,
-        }
-    }
-    g.main(&mut out);
+    let g = Gen { p, dpn, params: dpn.params.iter().map(|x| x.1).collect(), key_len: key_len(p, dpn), cuda: false };
+    let out = g.program()?;
     let makefile = "# Built with the interpreter's floating-point semantics: no contraction into FMA,\n\
                     # wrapping signed integers.\n\
                     CXX ?= g++\n\
@@ -48,7 +38,30 @@ pub fn generate(p: &Program, dpn: &Dpn) -> Result<Vec<(String, String)>, Codegen
     Ok(vec![("kernel.cpp".into(), out), ("dpn_rt.hpp".into(), crate::RUNTIME.into()), ("Makefile".into(), makefile)])
 }
 
-fn key_len(p: &Program, dpn: &Dpn) -> usize {
+impl Gen<'_> {
+    /// The whole translation unit.
+    pub(crate) fn program(&self) -> Result<String, CodegenError> {
+        let g = self;
+        let (p, dpn) = (self.p, self.dpn);
+        let _ = p;
+        let mut out = String::new();
+        g.header(&mut out);
+        g.declarations(&mut out)?;
+        for (pi, pr) in dpn.processes.iter().enumerate() {
+            match pr.kind {
+                ProcessKind::Compute { stmt, .. } => g.compute(&mut out, pi, stmt)?,
+                ProcessKind::Load { var } => g.load(&mut out, pi, var)?,
+                ProcessKind::Store { var } => g.store(&mut out, pi, var)?,
+            }
+        }
+        if !g.cuda {
+            g.main(&mut out);
+        }
+        Ok(out)
+    }
+}
+
+pub(crate) fn key_len(p: &Program, dpn: &Dpn) -> usize {
     if p.stmts.is_empty() {
         0
     } else {
@@ -56,12 +69,14 @@ fn key_len(p: &Program, dpn: &Dpn) -> usize {
     }
 }
 
-struct Gen<'a> {
-    p: &'a Program,
-    dpn: &'a Dpn,
-    params: Vec<i64>,
+pub(crate) struct Gen<'a> {
+    pub(crate) p: &'a Program,
+    pub(crate) dpn: &'a Dpn,
+    pub(crate) params: Vec<i64>,
     /// σ, plus the read port (loads) or 0 (stores).
-    key_len: usize,
+    pub(crate) key_len: usize,
+    /// CUDA flavour: processes are `__device__` functions, channels device globals.
+    pub(crate) cuda: bool,
 }
 
 fn it_names(p: &Program, stmt: usize) -> Vec<String> {
@@ -99,6 +114,29 @@ fn key_c(k: &Key, names: &[String]) -> String {
 }
 
 impl Gen<'_> {
+    /// Storage class of functions and file-scope variables.
+    fn qual(&self) -> &'static str {
+        if self.cuda {
+            "__device__"
+        } else {
+            "static"
+        }
+    }
+    /// The extra argument the device runtime takes to name a channel in its reports.
+    fn id(&self, c: usize, first: bool) -> String {
+        match (self.cuda, first) {
+            (false, _) => String::new(),
+            (true, true) => c.to_string(),
+            (true, false) => format!(", {c}"),
+        }
+    }
+    fn fail(&self, msg: &str, pi: usize) -> String {
+        if self.cuda {
+            format!("dpn_gpu::fail(1, {pi});  /* {msg} */")
+        } else {
+            format!("dpn::fail(\"{msg}\");")
+        }
+    }
     fn chan_obj(&self, c: usize) -> String {
         format!("ch{c}_{}", self.dpn.channels[c].name)
     }
@@ -145,12 +183,26 @@ impl Gen<'_> {
         for ch in &d.channels {
             let _ = writeln!(out, "//   {:<40} {:?} {:?}, {} cells", ch.name, ch.class, ch.kind, ch.cells().max(1));
         }
-        out.push_str("#include \"dpn_rt.hpp\"\n#include <cmath>\n#include <cstdlib>\n#include <string>\n\n");
+        out.push_str("#include \"dpn_rt.hpp\"\n");
+        if self.cuda {
+            out.push_str("#include \"dpn_rt_cuda.cuh\"\n");
+        }
+        out.push_str("#include <math.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string>\n\n");
         out.push_str(C_PRELUDE);
+        out.push_str(
+            "#ifdef __CUDACC__
+#define DPN_HD __host__ __device__
+#else
+#define DPN_HD
+#endif
+DPN_HD static inline long long dpn_min(long long a, long long b) { return a < b ? a : b; }
+DPN_HD static inline long long dpn_max(long long a, long long b) { return a > b ? a : b; }
+",
+        );
         out.push_str(
             "
 // Lexicographic order of σ keys.
-static inline bool key_less(const int64_t* a, const int64_t* b, int n) {
+DPN_HD static inline bool key_less(const int64_t* a, const int64_t* b, int n) {
     for (int i = 0; i < n; ++i)
         if (a[i] != b[i]) return a[i] < b[i];
     return false;
@@ -163,9 +215,9 @@ template <int D, class B>
 struct Walk {
     long long c[D > 0 ? D : 1], lo[D > 0 ? D : 1], hi[D > 0 ? D : 1];
     bool started = false;
-    bool in(int l) const { return lo[l] <= c[l] && c[l] <= hi[l]; }
+    DPN_HD bool in(int l) const { return lo[l] <= c[l] && c[l] <= hi[l]; }
     // Counters [0, l) are valid; start every inner loop, backtracking over empty ones.
-    bool settle(int l) {
+    DPN_HD bool settle(int l) {
         B& b = static_cast<B&>(*this);
         while (l < D) {
             b.bounds(l);
@@ -183,7 +235,7 @@ struct Walk {
         }
         return true;
     }
-    bool walk() {
+    DPN_HD bool walk() {
         if (!started) {
             started = true;
             return settle(0);
@@ -204,7 +256,9 @@ struct Walk {
         out.push_str("// DDR: the kernel's arrays at their original layout; read-only scalars are arguments.\n");
         for v in &self.p.vars {
             if v.is_scalar_argument() {
-                let _ = writeln!(out, "static {} s_{};", v.ty.c_name(), v.name);
+                let _ = writeln!(out, "{} {} s_{};", self.qual(), v.ty.c_name(), v.name);
+            } else if self.cuda {
+                let _ = writeln!(out, "__device__ {}* v_{};", v.ty.c_name(), v.name);
             } else {
                 let _ = writeln!(out, "static std::vector<{}> v_{};", v.ty.c_name(), v.name);
             }
@@ -213,10 +267,18 @@ struct Walk {
         for (c, ch) in self.dpn.channels.iter().enumerate() {
             match ch.kind {
                 ChannelKind::Fifo | ChannelKind::FifoReg => {
-                    let _ = writeln!(out, "static dpn::Fifo<{}> {}(\"{}\", {});", ch.elem, self.chan_obj(c), ch.name, ch.size.max(1));
+                    let _ = if self.cuda {
+                        writeln!(out, "__device__ dpn_gpu::Fifo<{}, {}> {};", ch.elem, ch.size.max(1), self.chan_obj(c))
+                    } else {
+                        writeln!(out, "static dpn::Fifo<{}> {}(\"{}\", {});", ch.elem, self.chan_obj(c), ch.name, ch.size.max(1))
+                    };
                 }
                 ChannelKind::Scratchpad => {
-                    let _ = writeln!(out, "static dpn::Scratchpad<{}> {}(\"{}\", {});", ch.elem, self.chan_obj(c), ch.name, ch.cells());
+                    let _ = if self.cuda {
+                        writeln!(out, "__device__ dpn_gpu::Scratchpad<{}, {}> {};", ch.elem, ch.cells(), self.chan_obj(c))
+                    } else {
+                        writeln!(out, "static dpn::Scratchpad<{}> {}(\"{}\", {});", ch.elem, self.chan_obj(c), ch.name, ch.cells())
+                    };
                     let args: Vec<String> = (0..ch.window.len()).map(|d| format!("long long x{d}")).collect();
                     let mut body = String::from("0");
                     for (d, m) in ch.window.iter().enumerate() {
@@ -224,7 +286,7 @@ struct Walk {
                     }
                     let _ = writeln!(
                         out,
-                        "// A value of {} lives at its array cell modulo the window {:?}.\nstatic inline size_t addr{c}({}) {{ return {body}; }}",
+                        "// A value of {} lives at its array cell modulo the window {:?}.\nDPN_HD static inline size_t addr{c}({}) {{ return {body}; }}",
                         ch.name,
                         ch.window,
                         args.join(", ")
@@ -235,7 +297,11 @@ struct Walk {
         out.push_str("\n// Positions in σ of the Load and Store processes, for the DDR order.\n");
         for pr in &self.dpn.processes {
             if matches!(pr.kind, ProcessKind::Load { .. } | ProcessKind::Store { .. }) {
-                let _ = writeln!(out, "static dpn::Progress progress_{}(\"{}\", {});", pr.name, pr.name, self.key_len);
+                let _ = if self.cuda {
+                    writeln!(out, "__device__ dpn_gpu::Progress<{}> progress_{};", self.key_len, pr.name)
+                } else {
+                    writeln!(out, "static dpn::Progress progress_{}(\"{}\", {});", pr.name, pr.name, self.key_len)
+                };
             }
         }
         out.push('\n');
@@ -255,17 +321,18 @@ struct Walk {
         let ch: &Channel = &self.dpn.channels[c];
         let obj = self.chan_obj(c);
         Ok(match ch.kind {
-            ChannelKind::Fifo => format!("{dst} = {obj}.pop();"),
+            ChannelKind::Fifo => format!("{dst} = {obj}.pop({});", self.id(c, true)),
             ChannelKind::FifoReg => {
                 let first = self.need(c, &ch.first_read, "first-read")?;
-                format!("if ({}) reg{c} = {obj}.pop();\n                {dst} = reg{c};", pred_c(first, names))
+                format!("if ({}) reg{c} = {obj}.pop({});\n                {dst} = reg{c};", pred_c(first, names), self.id(c, true))
             }
             ChannelKind::Scratchpad => {
                 let last = self.need(c, &ch.last_read, "last-read")?;
                 let at = self.addr(c, &self.subscripts(a, names));
                 format!(
-                    "{{\n                    const size_t at = {at};\n                    {dst} = {obj}.read(at);\n                    if ({}) {obj}.release(at);\n                }}",
-                    pred_c(last, names)
+                    "{{\n                    const size_t at = {at};\n                    {dst} = {obj}.read(at{id});\n                    if ({}) {obj}.release(at);\n                }}",
+                    pred_c(last, names),
+                    id = self.id(c, false)
                 )
             }
         })
@@ -275,15 +342,15 @@ struct Walk {
     fn write_channel(&self, c: usize, idx: &[String], v: &str) -> String {
         let ch = &self.dpn.channels[c];
         match ch.kind {
-            ChannelKind::Scratchpad => format!("{}.write({}, {v});", self.chan_obj(c), self.addr(c, idx)),
-            _ => format!("{}.push({v});", self.chan_obj(c)),
+            ChannelKind::Scratchpad => format!("{}.write({}, {v}{});", self.chan_obj(c), self.addr(c, idx), self.id(c, false)),
+            _ => format!("{}.push({v}{});", self.chan_obj(c), self.id(c, false)),
         }
     }
 
     fn loop_open(&self, out: &mut String, l: &LoopNest, depth: &mut String) {
         for (k, ctr) in l.counters.iter().enumerate() {
-            let lo = bound(&ctr.lower, "std::max<long long>", "0LL");
-            let hi = bound(&ctr.upper, "std::min<long long>", "-1LL");
+            let lo = bound(&ctr.lower, "dpn_max", "0LL");
+            let hi = bound(&ctr.upper, "dpn_min", "-1LL");
             let _ = if ctr.step > 0 {
                 writeln!(out, "{depth}for (c[{k}] = {lo}; c[{k}] <= {hi}; ++c[{k}]) {{  // {}", ctr.name)
             } else {
@@ -300,7 +367,7 @@ struct Walk {
         let names = it_names(self.p, stmt);
         let w = &self.p.vars[s.write.var];
         let _ = writeln!(out, "// {}: statement {} ({} iterations).", pr.name, s.name, pr.iterations);
-        let _ = writeln!(out, "static void {}() {{", self.proc_fn(pi));
+        let _ = writeln!(out, "{} void {}() {{", self.qual(), self.proc_fn(pi));
         let _ = writeln!(out, "    long long c[{}];", l.counters.len().max(1));
         // FIFO+register channels keep the value being re-read.
         for clause in pr.mux.iter().flatten() {
@@ -336,7 +403,11 @@ struct Walk {
                 let _ = writeln!(out, "{depth}{cond} ({}) {{", pred_c(pred, &names));
                 let _ = writeln!(out, "{depth}    {}", self.read_channel(cl.channel, a, &names, &dst)?);
             }
-            let _ = writeln!(out, "{depth}}} else {{\n{depth}    dpn::fail(\"{}: no channel for read {r}\");\n{depth}}}", pr.name);
+            let _ = writeln!(
+                out,
+                "{depth}}} else {{\n{depth}    {}\n{depth}}}",
+                self.fail(&format!("{}: no channel for read {r}", pr.name), pi)
+            );
             operands.push(dst);
         }
         let body = expr::texpr(&s.body, &Names { iters: &names, params: &self.params, reads: &operands });
@@ -387,17 +458,17 @@ struct Walk {
         if band {
             let _ = writeln!(out, "    int64_t band[{}];", bkeys.len());
         }
-        let _ = writeln!(out, "    void bounds(int l) {{\n        switch (l) {{");
+        let _ = writeln!(out, "    DPN_HD void bounds(int l) {{\n        switch (l) {{");
         for (k, ctr) in l.counters.iter().enumerate() {
             let _ = writeln!(
                 out,
                 "        case {k}: lo[{k}] = {}; hi[{k}] = {}; break;",
-                bound(&ctr.lower, "std::max<long long>", "0LL"),
-                bound(&ctr.upper, "std::min<long long>", "-1LL")
+                bound(&ctr.lower, "dpn_max", "0LL"),
+                bound(&ctr.upper, "dpn_min", "-1LL")
             );
         }
         let _ = writeln!(out, "        default: break;\n        }}\n    }}");
-        let _ = writeln!(out, "    bool next() {{\n        while (walk()) {{");
+        let _ = writeln!(out, "    DPN_HD bool next() {{\n        while (walk()) {{");
         for (k, (n, lin)) in names.iter().zip(&l.iters).enumerate() {
             let _ = writeln!(out, "            const long long {n} = it[{k}] = {};", lin_c(lin, "c"));
         }
@@ -448,20 +519,25 @@ struct Walk {
             "// {}: every value of {} a band reads from DDR, once per band, at its first use.",
             pr.name, self.p.vars[var].name
         );
-        let _ = writeln!(out, "static void {}() {{", self.proc_fn(pi));
-        for (g, (_, _, _, name)) in gens.iter().enumerate() {
-            let _ = writeln!(out, "    {name} g{g};\n    bool h{g} = g{g}.next();");
-        }
         let shared = chans.iter().any(|&c| self.dpn.channels[c].shared_load);
         let v = &self.p.vars[var];
         if shared {
-            let bk = band_key(self.p, &self.dpn.nests, &self.dpn.tile, 0).len();
             let _ = writeln!(
                 out,
-                "    // Each channel is served at its own first use; a cell is read from DDR once per band.\n    std::vector<long long> stamp({len}, -1);\n    std::vector<{ty}> cache({len});\n    int64_t band[{bk}];\n    long long band_no = -1;",
+                "// Each channel is served at its own first use; a cell is read from DDR once per band\n// (stamp: the band it was last read in, counted from 1).\n{q} long long stamp_{n}[{len}];\n{q} {ty} cache_{n}[{len}];",
+                q = self.qual(),
+                n = v.name,
                 len = v.len().max(1),
                 ty = v.ty.c_name()
             );
+        }
+        let _ = writeln!(out, "{} void {}() {{", self.qual(), self.proc_fn(pi));
+        for (g, (_, _, _, name)) in gens.iter().enumerate() {
+            let _ = writeln!(out, "    {name} g{g};\n    bool h{g} = g{g}.next();");
+        }
+        if shared {
+            let bk = band_key(self.p, &self.dpn.nests, &self.dpn.tile, 0).len();
+            let _ = writeln!(out, "    int64_t band[{bk}];\n    long long band_no = 0;");
         }
         let _ = writeln!(
             out,
@@ -474,11 +550,12 @@ struct Walk {
         if let Some(st) = store {
             let _ = writeln!(
                 out,
-                "        // Every value of {} stored before this point in σ is in DDR.\n        std::copy(best, best + {}, want);\n        want[{}] = 0;\n        progress_{}.wait_reached(want);",
+                "        // Every value of {} stored before this point in σ is in DDR.\n        for (int q = 0; q < {}; ++q) want[q] = best[q];\n        want[{}] = 0;\n        progress_{}.wait_reached(want{});",
                 self.p.vars[var].name,
                 k - 1,
                 k - 1,
-                st.name
+                st.name,
+                self.id(pi, false)
             );
         }
         let _ = writeln!(out, "        switch (b) {{");
@@ -494,10 +571,11 @@ struct Walk {
                 let bk = band_key(self.p, &self.dpn.nests, &self.dpn.tile, *stmt).len();
                 let _ = writeln!(
                     out,
-                    "            if (band_no < 0 || !std::equal(band, band + {bk}, g{g}.band)) {{ std::copy(g{g}.band, g{g}.band + {bk}, band); ++band_no; }}\n            const long long x = {};\n            if (stamp[x] != band_no) {{ cache[x] = {}[x]; stamp[x] = band_no; }}\n            const {} v = cache[x];",
+                    "            bool other = band_no == 0;\n            for (int q = 0; q < {bk}; ++q) other = other || band[q] != g{g}.band[q];\n            if (other) {{\n                for (int q = 0; q < {bk}; ++q) band[q] = g{g}.band[q];\n                ++band_no;\n            }}\n            const long long x = {};\n            if (stamp_{n}[x] != band_no) {{\n                cache_{n}[x] = {}[x];\n                stamp_{n}[x] = band_no;\n            }}\n            const {} v = cache_{n}[x];",
                     self.flat(var, &idx),
                     self.array(var),
-                    self.p.vars[var].ty.c_name()
+                    self.p.vars[var].ty.c_name(),
+                    n = self.p.vars[var].name
                 );
             } else {
                 let _ =
@@ -537,7 +615,7 @@ struct Walk {
         let load = self.partner(var, true);
         let k = self.key_len;
         let _ = writeln!(out, "// {}: every value of {} read by a later band, or final, written once.", pr.name, self.p.vars[var].name);
-        let _ = writeln!(out, "static void {}() {{", self.proc_fn(pi));
+        let _ = writeln!(out, "{} void {}() {{", self.qual(), self.proc_fn(pi));
         for (g, (_, _, name)) in gens.iter().enumerate() {
             let _ = writeln!(out, "    {name} g{g};\n    bool h{g} = g{g}.next();");
         }
@@ -552,11 +630,12 @@ struct Walk {
         if let Some(ld) = load {
             let _ = writeln!(
                 out,
-                "        // Every load of {} up to this point in σ has read the older value.\n        std::copy(best, best + {}, want);\n        want[{}] = INT64_MAX;\n        progress_{}.wait_reached(want);",
+                "        // Every load of {} up to this point in σ has read the older value.\n        for (int q = 0; q < {}; ++q) want[q] = best[q];\n        want[{}] = INT64_MAX;\n        progress_{}.wait_reached(want{});",
                 self.p.vars[var].name,
                 k - 1,
                 k - 1,
-                ld.name
+                ld.name,
+                self.id(pi, false)
             );
         }
         let _ = writeln!(out, "        switch (b) {{");
@@ -567,7 +646,14 @@ struct Walk {
             for (i, n) in names.iter().enumerate() {
                 let _ = writeln!(out, "            const long long {n} = g{g}.it[{i}];\n            (void){n};");
             }
-            let _ = writeln!(out, "            {}[{}] = {}.pop();", self.array(var), self.flat(var, &idx), self.chan_obj(*c));
+            let _ = writeln!(
+                out,
+                "            {}[{}] = {}.pop({});",
+                self.array(var),
+                self.flat(var, &idx),
+                self.chan_obj(*c),
+                self.id(*c, true)
+            );
             let _ = writeln!(out, "            h{g} = g{g}.next();\n            break;\n        }}");
         }
         let _ = writeln!(out, "        }}\n    }}\n    progress_{}.finish();\n}}\n", pr.name);

@@ -17,7 +17,7 @@ pub struct Names<'a> {
 }
 
 /// A `double` exactly, as a C hexadecimal floating-point literal (or a macro for the
-/// special values, from `<cmath>`).
+/// special values, from `<math.h>`).
 pub fn f64_literal(x: f64) -> String {
     if x.is_nan() {
         return "NAN".into();
@@ -59,8 +59,8 @@ pub fn aff(a: &Aff, iters: &[String], params: &[i64]) -> String {
         Aff::Mul(c, x) => format!("({c}LL * {})", r(x)),
         Aff::Div(x, c) => format!("floord({}, {c})", r(x)),
         Aff::Mod(x, c) => format!("({} - {c}LL * floord({}, {c}))", r(x), r(x)),
-        Aff::Min(x, y) => format!("std::min<long long>({}, {})", r(x), r(y)),
-        Aff::Max(x, y) => format!("std::max<long long>({}, {})", r(x), r(y)),
+        Aff::Min(x, y) => format!("dpn_min({}, {})", r(x), r(y)),
+        Aff::Max(x, y) => format!("dpn_max({}, {})", r(x), r(y)),
     }
 }
 
@@ -120,19 +120,19 @@ pub fn texpr(e: &TExpr, n: &Names) -> String {
             let d = |k: usize| cast(ScalarType::Double, &r(&args[k]));
             let s = |k: usize| cast(ScalarType::Float, &r(&args[k]));
             match f {
-                MathFn::Sqrt => format!("std::sqrt({})", d(0)),
-                MathFn::Exp => format!("std::exp({})", d(0)),
-                MathFn::Pow => format!("std::pow({}, {})", d(0), d(1)),
-                MathFn::Fabs => format!("std::fabs({})", d(0)),
-                MathFn::Fmin => format!("std::fmin({}, {})", d(0), d(1)),
-                MathFn::Fmax => format!("std::fmax({}, {})", d(0), d(1)),
-                MathFn::Sqrtf => format!("std::sqrt({})", s(0)),
+                MathFn::Sqrt => format!("sqrt({})", d(0)),
+                MathFn::Exp => format!("exp({})", d(0)),
+                MathFn::Pow => format!("pow({}, {})", d(0), d(1)),
+                MathFn::Fabs => format!("fabs({})", d(0)),
+                MathFn::Fmin => format!("fmin({}, {})", d(0), d(1)),
+                MathFn::Fmax => format!("fmax({}, {})", d(0), d(1)),
+                MathFn::Sqrtf => format!("sqrtf({})", s(0)),
                 MathFn::Expf => format!("expf({})", s(0)),
                 MathFn::Powf => format!("powf({}, {})", s(0), s(1)),
-                MathFn::Fabsf => format!("std::fabs({})", s(0)),
+                MathFn::Fabsf => format!("fabsf({})", s(0)),
                 MathFn::Fminf => format!("fminf({}, {})", s(0), s(1)),
                 MathFn::Fmaxf => format!("fmaxf({}, {})", s(0), s(1)),
-                MathFn::Abs => format!("std::abs((int)({}))", r(&args[0])),
+                MathFn::Abs => format!("abs((int)({}))", r(&args[0])),
             }
         }
     }

@@ -4,6 +4,8 @@
 
 pub mod cpu;
 pub mod expr;
+// pub mod gpu;
+pub mod native;
 
 /// Why a network cannot be written as code.
 #[derive(Debug, thiserror::Error)]

@@ -1,5 +1,6 @@
 //! `dpnc`: the command line of the data-aware process network compiler.
 
+mod check;
 mod emit;
 mod explore;
 
@@ -42,6 +43,13 @@ enum Command {
     /// Sweep tile sizes: DDR traffic, arithmetic intensity and on-chip memory per size, with
     /// a roofline against the board, as a table and an SVG plot.
     Explore(explore::ExploreArgs),
+    /// Run the interpreter, the SARE evaluator, the DPN executor and every backend whose
+    /// tools are present on the same random inputs, and compare them bit for bit.
+    ///
+    /// Prints one row per backend: bit-exact, MISMATCH (with the first differing array
+    /// element and both values), FAILED, or skipped and why. Exits non-zero on any mismatch
+    /// or failure.
+    Check(check::CheckArgs),
     /// List the boards compiled into dpnc (for --board): part, resources, memory, default clock
     /// and Vitis platform.
     Boards,
@@ -67,7 +75,7 @@ pub(crate) struct Source {
 
 /// How to tile and parallelise (the process network's shape).
 #[derive(Args, Debug, Clone)]
-struct Shape {
+pub(crate) struct Shape {
     /// Tile sizes along the tiling hyperplanes (the last one repeats).
     #[arg(long, value_name = "S1,S2,…", value_delimiter = ',', default_value = "32")]
     tile: Vec<i64>,
@@ -81,7 +89,7 @@ struct Shape {
 
 impl Shape {
     /// `traces`: the network will be executed (`run --check`).
-    fn config(&self, traces: bool) -> dpnc_dpn::Config {
+    pub(crate) fn config(&self, traces: bool) -> dpnc_dpn::Config {
         dpnc_dpn::Config {
             tile: self.tile.clone(),
             par: self.par.clone(),
@@ -214,6 +222,7 @@ fn real_main(cli: Cli) -> ExitCode {
     let result = match &cli.command {
         Some(Command::Run(args)) => run(&mut sm, args),
         Some(Command::Explore(args)) => explore::run(&mut sm, args),
+        Some(Command::Check(args)) => check::run(&mut sm, args),
         Some(Command::Boards) => boards(),
         None => compile(&mut sm, &cli.compile),
     };

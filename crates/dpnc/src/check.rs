@@ -1,0 +1,134 @@
+//! `dpnc check`: every engine and backend on the same random inputs, compared bit for bit
+//! with the reference interpreter, as a table. Backends whose tools are missing are
+//! skipped with the reason.
+
+use crate::{load, Failure, Shape, Source};
+use clap::Args;
+use dpnc_frontend::{dataflow, interp, sare_eval, SourceMap, Store};
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(Args, Debug)]
+pub(crate) struct CheckArgs {
+    #[command(flatten)]
+    source: Source,
+    #[command(flatten)]
+    shape: Shape,
+    /// Seed of the random inputs.
+    #[arg(long, default_value = "1")]
+    seed: u64,
+    /// Keep the generated programs here (default: a temporary directory, removed).
+    #[arg(long, value_name = "DIR")]
+    work: Option<PathBuf>,
+}
+
+enum Status {
+    Reference,
+    Exact,
+    Mismatch(String),
+    Failed(String),
+    Skipped(String),
+}
+
+struct Row {
+    backend: &'static str,
+    status: Status,
+    secs: Option<f64>,
+    note: String,
+}
+
+fn which(program: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| std::env::split_paths(&paths).map(|d| d.join(program)).find(|p| p.is_file()))
+}
+
+pub(crate) fn run(sm: &mut SourceMap, args: &CheckArgs) -> Result<(), Failure> {
+    let p = load(sm, &args.source)?;
+    let params = p.param_values()?;
+    let inputs = Store::random(&p, args.seed);
+    let mut rows = Vec::new();
+    let t = Instant::now();
+    let mut want = inputs.clone();
+    interp::run(&p, &params, &mut want)?;
+    rows.push(Row { backend: "interpreter", status: Status::Reference, secs: Some(t.elapsed().as_secs_f64()), note: String::new() });
+    let compare = |got: &Store| match Store::compare(&p, &want, got) {
+        None => Status::Exact,
+        Some(m) => Status::Mismatch(m.to_string()),
+    };
+    let t = Instant::now();
+    let sare = dataflow::compute(&p)?;
+    let status = match sare_eval::evaluate(&p, &sare, &params, &inputs) {
+        Ok(got) => compare(&got),
+        Err(d) => Status::Failed(d.message),
+    };
+    rows.push(Row { backend: "SARE evaluator", status, secs: Some(t.elapsed().as_secs_f64()), note: String::new() });
+    let t = Instant::now();
+    let cfg = dpnc_dpn::Config { codegen: true, ..args.shape.config(true) };
+    let dpn = dpnc_dpn::build(&p, &sare, &cfg)?;
+    let note = format!("network built in {:.2} s", t.elapsed().as_secs_f64());
+    let t = Instant::now();
+    let status = match dpnc_dpn::exec::run(&p, &dpn, &inputs, &dpnc_dpn::exec::Options { seed: args.seed, ..Default::default() }) {
+        Ok(out) => compare(&out.store),
+        Err(e) => Status::Failed(e.to_string()),
+    };
+    rows.push(Row { backend: "DPN executor", status, secs: Some(t.elapsed().as_secs_f64()), note });
+    let (work, temporary) = match &args.work {
+        Some(d) => (d.clone(), false),
+        None => (std::env::temp_dir().join(format!("dpnc-check-{}", std::process::id())), true),
+    };
+    if which("g++").is_some() {
+        eprintln!("dpnc: building the CPU backend with g++ …");
+        let row = match dpnc_codegen::native::cpu(&p, &dpn, &inputs, &work.join("cpu"), dpnc_codegen::native::CXXFLAGS) {
+            Ok((got, build, secs)) => {
+                Row { backend: "CPU (g++)", status: compare(&got), secs: Some(secs), note: format!("built in {build:.1} s") }
+            }
+            Err(e) => Row { backend: "CPU (g++)", status: Status::Failed(e), secs: None, note: String::new() },
+        };
+        rows.push(row);
+    } else {
+        rows.push(Row { backend: "CPU (g++)", status: Status::Skipped("no g++ on PATH".into()), secs: None, note: String::new() });
+    }
+    rows.push(Row {
+        backend: "GPU (nvcc)",
+        status: Status::Skipped("the CUDA backend is not in this version yet".into()),
+        secs: None,
+        note: String::new(),
+    });
+    rows.push(Row {
+        backend: "Verilog (Verilator)",
+        status: Status::Skipped("the Verilog backend is not in this version yet".into()),
+        secs: None,
+        note: String::new(),
+    });
+    if temporary {
+        let _ = std::fs::remove_dir_all(&work);
+    }
+    println!("{:<20} {:<12} {:>10}  details", "backend", "status", "time");
+    let mut bad = 0;
+    for r in &rows {
+        let (status, detail) = match &r.status {
+            Status::Reference => ("reference", String::new()),
+            Status::Exact => ("bit-exact", String::new()),
+            Status::Mismatch(m) => {
+                bad += 1;
+                ("MISMATCH", format!("first difference {m} (interpreter, then this backend)"))
+            }
+            Status::Failed(e) => {
+                bad += 1;
+                ("FAILED", e.lines().next().unwrap_or("").to_string())
+            }
+            Status::Skipped(why) => ("skipped", why.clone()),
+        };
+        let secs = r.secs.map(|s| format!("{s:.3} s")).unwrap_or_default();
+        let detail = [detail, r.note.clone()].into_iter().filter(|s| !s.is_empty()).collect::<Vec<_>>().join("; ");
+        println!("{:<20} {:<12} {:>10}  {detail}", r.backend, status, secs);
+        if let Status::Failed(e) = &r.status {
+            for l in e.lines().skip(1) {
+                println!("{:<45}{l}", "");
+            }
+        }
+    }
+    if bad > 0 {
+        return Err(format!("{bad} backend(s) disagree with the interpreter or failed").into());
+    }
+    Ok(())
+}
