@@ -4,6 +4,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export PATH="$HOME/.cargo/bin:$PATH"
+# nvcc for the GPU backend's compile checks (NVIDIA's wheels in a venv; no GPU needed).
+# shellcheck source=scripts/cuda.sh
+source scripts/cuda.sh || echo "warning: no nvcc; the GPU backend tests will be skipped" >&2
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0

@@ -206,7 +206,7 @@ __device__ inline unsigned long long ops_sum() {
 }
 
 // Fills s.at_state and s.at[] from the progress that w waits on (a seqlock read, bounded).
-__device__ __noinline__ void snapshot_progress(const volatile WaitRec& w, volatile ProcSnap& s) {
+inline __device__ __noinline__ void snapshot_progress(const volatile WaitRec& w, volatile ProcSnap& s) {
   const unsigned long long* pseq = w.pseq;
   const long long* pkey = w.pkey;
   const int plen = w.plen;
@@ -242,7 +242,7 @@ __device__ __noinline__ void snapshot_progress(const volatile WaitRec& w, volati
 // Records the failure (and, for deadlocks, what every process waits for) and traps. Only the
 // first failing block reports; a block arriving later waits for that block's trap to end the
 // kernel, so that its own trap cannot cut the report short.
-__device__ __noinline__ void fail_at(int code, int id, unsigned long long detail, unsigned long long detail2) {
+inline __device__ __noinline__ void fail_at(int code, int id, unsigned long long detail, unsigned long long detail2) {
   if (atomicCAS(&g_claim, 0, 1) != 0) {
     for (;;) __nanosleep(1000000);
   }

@@ -194,6 +194,9 @@ int main(int argc, char** argv) {
   if (ce != cudaSuccess) {
     std::fprintf(stderr, "test_rt_cuda: driver supports CUDA %d.%d, this runtime is %d.%d\n", driver / 1000,
                  driver % 1000 / 10, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+    if (ce == cudaErrorInsufficientDriver)
+      std::fprintf(stderr, "test_rt_cuda: the driver is older than the toolkit (scripts/cuda.sh installs CUDA 13.0, which "
+                           "needs driver r580 or newer); point DPNC_NVCC at an older toolkit's nvcc or update the driver\n");
     return cuda_fail("cudaGetDeviceCount", ce);
   }
   cudaDeviceProp prop;

@@ -54,7 +54,9 @@ impl Gen<'_> {
                 ProcessKind::Store { var } => g.store(&mut out, pi, var)?,
             }
         }
-        if !g.cuda {
+        if g.cuda {
+            g.main_cuda(&mut out);
+        } else {
             g.main(&mut out);
         }
         Ok(out)
@@ -132,7 +134,7 @@ impl Gen<'_> {
     }
     fn fail(&self, msg: &str, pi: usize) -> String {
         if self.cuda {
-            format!("dpn_gpu::fail(1, {pi});  /* {msg} */")
+            format!("dpn_gpu::fail(dpn_gpu::kErrUser, {pi});  /* {msg} */")
         } else {
             format!("dpn::fail(\"{msg}\");")
         }
@@ -192,8 +194,18 @@ impl Gen<'_> {
         out.push_str(
             "#ifdef __CUDACC__
 #define DPN_HD __host__ __device__
+typedef long long dpn_key_t;  // σ keys, as the device runtime takes them
 #else
 #define DPN_HD
+typedef int64_t dpn_key_t;  // σ keys, as the runtime takes them
+#endif
+// A FIFO deeper than the network's size never deadlocks (the sizes are what the schedule
+// needs at least); threads that may run ahead switch far less often. -DDPN_EXACT_DEPTHS
+// keeps the network's sizes, to check them.
+#ifdef DPN_EXACT_DEPTHS
+#define DPN_FIFO_DEPTH(n) (n)
+#else
+#define DPN_FIFO_DEPTH(n) ((n) < 4096 ? 4096 : (n))
 #endif
 DPN_HD static inline long long dpn_min(long long a, long long b) { return a < b ? a : b; }
 DPN_HD static inline long long dpn_max(long long a, long long b) { return a > b ? a : b; }
@@ -202,7 +214,7 @@ DPN_HD static inline long long dpn_max(long long a, long long b) { return a > b 
         out.push_str(
             "
 // Lexicographic order of σ keys.
-DPN_HD static inline bool key_less(const int64_t* a, const int64_t* b, int n) {
+DPN_HD static inline bool key_less(const dpn_key_t* a, const dpn_key_t* b, int n) {
     for (int i = 0; i < n; ++i)
         if (a[i] != b[i]) return a[i] < b[i];
     return false;
@@ -210,7 +222,7 @@ DPN_HD static inline bool key_less(const int64_t* a, const int64_t* b, int n) {
 
 // A resumable loop nest: the generators of the Load and Store processes walk their
 // consumers' (producers') loop nests one instance at a time, so that several can be merged.
-// B provides bounds(l) (sets lo[l], hi[l] from the outer counters) and step[l] (+1 or -1).
+// B provides bounds(l) (sets lo[l], hi[l] from the outer counters) and step(l) (+1 or -1).
 template <int D, class B>
 struct Walk {
     long long c[D > 0 ? D : 1], lo[D > 0 ? D : 1], hi[D > 0 ? D : 1];
@@ -222,13 +234,13 @@ struct Walk {
         while (l < D) {
             b.bounds(l);
             if (lo[l] <= hi[l]) {
-                c[l] = B::step[l] > 0 ? lo[l] : hi[l];
+                c[l] = B::step(l) > 0 ? lo[l] : hi[l];
                 ++l;
                 continue;
             }
             for (;;) {
                 if (--l < 0) return false;
-                c[l] += B::step[l];
+                c[l] += B::step(l);
                 if (in(l)) break;
             }
             ++l;
@@ -241,7 +253,7 @@ struct Walk {
             return settle(0);
         }
         for (int l = D - 1; l >= 0; --l) {
-            c[l] += B::step[l];
+            c[l] += B::step(l);
             if (in(l)) return settle(l + 1);
         }
         return false;
@@ -270,7 +282,14 @@ struct Walk {
                     let _ = if self.cuda {
                         writeln!(out, "__device__ dpn_gpu::Fifo<{}, {}> {};", ch.elem, ch.size.max(1), self.chan_obj(c))
                     } else {
-                        writeln!(out, "static dpn::Fifo<{}> {}(\"{}\", {});", ch.elem, self.chan_obj(c), ch.name, ch.size.max(1))
+                        writeln!(
+                            out,
+                            "static dpn::Fifo<{}> {}(\"{}\", DPN_FIFO_DEPTH({}));",
+                            ch.elem,
+                            self.chan_obj(c),
+                            ch.name,
+                            ch.size.max(1)
+                        )
                     };
                 }
                 ChannelKind::Scratchpad => {
@@ -452,11 +471,16 @@ struct Walk {
         let steps: Vec<String> = l.counters.iter().map(|k| k.step.to_string()).collect();
         let _ = writeln!(out, "// Instances of {} in its order, keyed by σ.", pr.name);
         let _ = writeln!(out, "struct {name} : Walk<{d}, {name}> {{");
-        let _ = writeln!(out, "    static constexpr int step[{}] = {{{}}};", d.max(1), if d == 0 { "1".into() } else { steps.join(", ") });
-        let _ = writeln!(out, "    long long it[{}];\n    int64_t key[{}];", names.len().max(1), self.key_len);
+        let _ = writeln!(
+            out,
+            "    DPN_HD static int step(int l) {{\n        const int s[{}] = {{{}}};\n        return s[l];\n    }}",
+            d.max(1),
+            if d == 0 { "1".into() } else { steps.join(", ") }
+        );
+        let _ = writeln!(out, "    long long it[{}];\n    dpn_key_t key[{}];", names.len().max(1), self.key_len);
         let bkeys = band_key(self.p, &self.dpn.nests, &self.dpn.tile, stmt);
         if band {
-            let _ = writeln!(out, "    int64_t band[{}];", bkeys.len());
+            let _ = writeln!(out, "    dpn_key_t band[{}];", bkeys.len());
         }
         let _ = writeln!(out, "    DPN_HD void bounds(int l) {{\n        switch (l) {{");
         for (k, ctr) in l.counters.iter().enumerate() {
@@ -537,11 +561,11 @@ struct Walk {
         }
         if shared {
             let bk = band_key(self.p, &self.dpn.nests, &self.dpn.tile, 0).len();
-            let _ = writeln!(out, "    int64_t band[{bk}];\n    long long band_no = 0;");
+            let _ = writeln!(out, "    dpn_key_t band[{bk}];\n    long long band_no = 0;");
         }
         let _ = writeln!(
             out,
-            "    int64_t want[{k}];\n    (void)want;\n    for (;;) {{\n        int b = -1;\n        const int64_t* best = nullptr;"
+            "    dpn_key_t want[{k}];\n    (void)want;\n    for (;;) {{\n        int b = -1;\n        const dpn_key_t* best = nullptr;"
         );
         for g in 0..gens.len() {
             let _ = writeln!(out, "        if (h{g} && (b < 0 || key_less(g{g}.key, best, {k}))) {{ b = {g}; best = g{g}.key; }}");
@@ -621,7 +645,7 @@ struct Walk {
         }
         let _ = writeln!(
             out,
-            "    int64_t want[{k}];\n    (void)want;\n    for (;;) {{\n        int b = -1;\n        const int64_t* best = nullptr;"
+            "    dpn_key_t want[{k}];\n    (void)want;\n    for (;;) {{\n        int b = -1;\n        const dpn_key_t* best = nullptr;"
         );
         for g in 0..gens.len() {
             let _ = writeln!(out, "        if (h{g} && (b < 0 || key_less(g{g}.key, best, {k}))) {{ b = {g}; best = g{g}.key; }}");
@@ -678,11 +702,11 @@ struct Walk {
                 let _ = writeln!(out, "    v_{n}.assign({}, {ty}{{}});  // a temporary of the kernel", v.len().max(1), n = v.name);
             }
         }
-        out.push_str("    dpn::run_processes({\n");
+        out.push_str("    const auto started = std::chrono::steady_clock::now();\n    dpn::run_processes({\n");
         for (pi, pr) in self.dpn.processes.iter().enumerate() {
             let _ = writeln!(out, "        {{\"{}\", {}}},", pr.name, self.proc_fn(pi));
         }
-        out.push_str("    });\n");
+        out.push_str("    });\n    if (std::getenv(\"DPN_TIME\"))\n        std::fprintf(stderr, \"dpn: network ran in %.6f s\\n\", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());\n");
         for v in self.p.vars.iter().filter(|v| v.kind == VarKind::Argument && v.written) {
             let dims: Vec<String> = v.dims.iter().map(|d| d.to_string()).collect();
             let _ = writeln!(out, "    dpn::npy_save<{}>(out + \"/{n}.npy\", {{{}}}, v_{n});", v.ty.c_name(), dims.join(", "), n = v.name);

@@ -43,7 +43,7 @@ impl Gen<'_> {
         for (pi, pr) in dpn.processes.iter().enumerate() {
             let _ = writeln!(out, "    case {pi}: process_{}(); break;", pr.name);
         }
-        out.push_str("    default: break;\n    }\n}\n\n");
+        out.push_str("    default: break;\n    }\n    dpn_gpu::process_done();\n}\n\n");
         let names = |v: Vec<&str>| v.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ");
         let _ = writeln!(
             out,
@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
         }
         let _ = writeln!(
             out,
-            "    dpn_network<<<{}, 1>>>();\n    const cudaError_t e = cudaDeviceSynchronize();\n    if (e != cudaSuccess) {{\n        std::fprintf(stderr, \"dpn: error: %s: %s\\n\", cudaGetErrorString(e), dpn_gpu::host_error_message(process_names, channel_names).c_str());\n        return 3;\n    }}",
+            "    const std::string init = dpn_gpu::host_init();\n    if (!init.empty()) dpn::fail(init);\n    check(dpn_gpu::host_launch(dpn_network, {}), \"launch\");\n    const cudaError_t e = cudaDeviceSynchronize();\n    if (e != cudaSuccess) {{\n        std::fprintf(stderr, \"dpn: error: %s: %s\\n\", cudaGetErrorString(e), dpn_gpu::host_error_message(process_names, channel_names).c_str());\n        return 3;\n    }}",
             dpn.processes.len()
         );
         for v in p.vars.iter().filter(|v| v.kind == VarKind::Argument && v.written) {

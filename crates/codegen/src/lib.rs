@@ -1,10 +1,11 @@
 //! C++ backends of the data-aware process network. [`cpu`] writes one thread per process
-//! over the runtime in `runtime/dpn_rt.hpp`; [`expr`] prints statement bodies and
-//! subscripts with the interpreter's exact C semantics.
+//! over the runtime in `runtime/dpn_rt.hpp`; [`gpu`] turns the same processes into CUDA
+//! blocks over `runtime/dpn_rt_cuda.cuh`; [`expr`] prints statement bodies and subscripts
+//! with the interpreter's exact C semantics; [`native`] builds and runs the results.
 
 pub mod cpu;
 pub mod expr;
-// pub mod gpu;
+pub mod gpu;
 pub mod native;
 
 /// Why a network cannot be written as code.

@@ -30,8 +30,9 @@ pub fn compile(dir: &Path, program: &str, args: &[&str]) -> Result<f64, String> 
     Ok(t.elapsed().as_secs_f64())
 }
 
-/// The C++ flags that keep the interpreter's semantics (no FMA contraction, wrapping ints).
-pub const CXXFLAGS: &[&str] = &["-std=c++17", "-O2", "-ffp-contract=off", "-fwrapv", "-pthread"];
+/// The C++ flags that keep the interpreter's semantics (no FMA contraction, wrapping ints), with
+/// FIFOs at exactly the network's sizes (checking them).
+pub const CXXFLAGS: &[&str] = &["-std=c++17", "-O2", "-ffp-contract=off", "-fwrapv", "-pthread", "-DDPN_EXACT_DEPTHS"];
 
 /// Runs `exe IN OUT` on `inputs`; returns the final store and the run time in seconds.
 pub fn run(p: &Program, exe: &Path, inputs: &Store, dir: &Path) -> Result<(Store, f64), String> {
@@ -72,4 +73,39 @@ pub fn cpu(p: &Program, dpn: &dpnc_dpn::Dpn, inputs: &Store, dir: &Path, cxxflag
     let build = compile(dir, "g++", &args)?;
     let (store, secs) = run(p, &dir.join("kernel"), inputs, dir)?;
     Ok((store, build, secs))
+}
+
+/// nvcc from `DPNC_NVCC` (with `DPNC_CUDA_HOME`, as `scripts/cuda.sh` sets them) or on PATH.
+pub fn nvcc() -> Option<(String, Option<String>)> {
+    let home = std::env::var("DPNC_CUDA_HOME").ok();
+    if let Ok(n) = std::env::var("DPNC_NVCC") {
+        return Some((n, home));
+    }
+    Command::new("nvcc").arg("--version").output().ok().filter(|o| o.status.success()).map(|_| ("nvcc".to_string(), home))
+}
+
+/// Generates and builds the GPU backend with `nvcc` and runs it; `Ok(None)` when it built
+/// but found no CUDA device. Returns the store, build and run seconds.
+pub fn gpu(
+    p: &Program,
+    dpn: &dpnc_dpn::Dpn,
+    inputs: &Store,
+    dir: &Path,
+    (nvcc, home): (&str, Option<&str>),
+    extra: &[&str],
+) -> Result<Option<(Store, f64, f64)>, String> {
+    let files = crate::gpu::generate(p, dpn).map_err(|e| format!("cannot generate CUDA: {e}"))?;
+    write_files(dir, &files)?;
+    let mut args: Vec<String> = crate::gpu::NVCC_FLAGS.iter().chain(extra).map(|s| s.to_string()).collect();
+    if let Some(h) = home {
+        args.extend([format!("-I{h}/include"), format!("-L{h}/lib"), "-Xlinker".into(), format!("-rpath={h}/lib")]);
+    }
+    args.extend(["-o".into(), "kernel".into(), "kernel.cu".into(), "-lcudart".into()]);
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let build = compile(dir, nvcc, &refs)?;
+    match run(p, &dir.join("kernel"), inputs, dir) {
+        Ok((store, secs)) => Ok(Some((store, build, secs))),
+        Err(e) if e.contains("no CUDA device") => Ok(None),
+        Err(e) => Err(e),
+    }
 }

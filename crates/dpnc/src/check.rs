@@ -87,11 +87,28 @@ pub(crate) fn run(sm: &mut SourceMap, args: &CheckArgs) -> Result<(), Failure> {
     } else {
         rows.push(Row { backend: "CPU (g++)", status: Status::Skipped("no g++ on PATH".into()), secs: None, note: String::new() });
     }
-    rows.push(Row {
-        backend: "GPU (nvcc)",
-        status: Status::Skipped("the CUDA backend is not in this version yet".into()),
-        secs: None,
-        note: String::new(),
+    rows.push(match dpnc_codegen::native::nvcc() {
+        None => Row {
+            backend: "GPU (nvcc)",
+            status: Status::Skipped("no nvcc (set DPNC_NVCC or `source scripts/cuda.sh`)".into()),
+            secs: None,
+            note: String::new(),
+        },
+        Some((nvcc, home)) => {
+            eprintln!("dpnc: building the GPU backend with {nvcc} …");
+            match dpnc_codegen::native::gpu(&p, &dpn, &inputs, &work.join("gpu"), (&nvcc, home.as_deref()), &[]) {
+                Ok(Some((got, build, secs))) => {
+                    Row { backend: "GPU (nvcc)", status: compare(&got), secs: Some(secs), note: format!("built in {build:.1} s") }
+                }
+                Ok(None) => Row {
+                    backend: "GPU (nvcc)",
+                    status: Status::Skipped("compiled with nvcc; no CUDA device to run it".into()),
+                    secs: None,
+                    note: String::new(),
+                },
+                Err(e) => Row { backend: "GPU (nvcc)", status: Status::Failed(e), secs: None, note: String::new() },
+            }
+        }
     });
     rows.push(Row {
         backend: "Verilog (Verilator)",

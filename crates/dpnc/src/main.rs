@@ -125,7 +125,8 @@ struct CompileArgs {
     #[arg(long)]
     report: bool,
     /// What to generate with -o: `cpu` writes C++17 with one thread per process
-    /// (kernel.cpp, its runtime header and a Makefile; run it as `./kernel IN_DIR OUT_DIR`).
+    /// (kernel.cpp, its runtime header and a Makefile), `gpu` the same network in CUDA
+    /// (kernel.cu); either runs as `./kernel IN_DIR OUT_DIR` on one .npy per argument.
     #[arg(long, value_enum)]
     target: Option<Target>,
     /// Output directory for --target.
@@ -139,6 +140,8 @@ struct CompileArgs {
 enum Target {
     /// C++17 threads and bounded channels, bit-exact with the interpreter.
     Cpu,
+    /// CUDA: every process a single-thread block of one launch (build with nvcc --fmad=false).
+    Gpu,
 }
 
 #[derive(Args, Debug)]
@@ -280,11 +283,15 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
         return Err("no input file; run `dpnc --help`".to_string().into());
     };
     let p = load(sm, src)?;
-    if let Some(Target::Cpu) = args.target {
+    if let Some(target) = args.target {
         let Some(out) = &args.out else { return Err("--target needs an output directory: -o DIR".to_string().into()) };
         let cfg = dpnc_dpn::Config { codegen: true, ..args.shape.config(false) };
         let dpn = dpnc_dpn::build(&p, &dpnc_frontend::dataflow::compute(&p)?, &cfg)?;
-        let files = dpnc_codegen::cpu::generate(&p, &dpn).map_err(|e| format!("cannot generate C++: {e}"))?;
+        let files = match target {
+            Target::Cpu => dpnc_codegen::cpu::generate(&p, &dpn),
+            Target::Gpu => dpnc_codegen::gpu::generate(&p, &dpn),
+        }
+        .map_err(|e| format!("cannot generate code: {e}"))?;
         std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
         for (name, text) in files {
             std::fs::write(out.join(&name), text).map_err(|e| format!("{}: {e}", out.join(&name).display()))?;
