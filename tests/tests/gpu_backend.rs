@@ -1,5 +1,5 @@
 //! The GPU backend (`--target gpu`) compiles with nvcc for every kernel of the test set (in
-//! float, with parallel sub-bands), and where a CUDA device is present its results are
+//! float, two parallel sub-bands), and where a CUDA device is present its results are
 //! compared bit for bit with the interpreter. nvcc comes from `DPNC_NVCC` (set by
 //! `scripts/cuda.sh`, which CI sources) or `nvcc` on PATH.
 
@@ -15,7 +15,7 @@ fn one(f: &Path, dir: &Path, nvcc: (&str, Option<&str>)) -> Result<bool, String>
     let mut sm = SourceMap::new();
     let p = dpnc_frontend::load(&mut sm, f, &opts).map_err(|d| d.render(&sm))?;
     let sare = dataflow::compute(&p).map_err(|d| d.message)?;
-    let cfg = Config { tile: vec![4, 6], par: vec![2, 3], codegen: true, ..Config::default() };
+    let cfg = Config { tile: vec![4, 6], par: vec![2, 1], codegen: true, ..Config::default() };
     let dpn = dpnc_dpn::build(&p, &sare, &cfg).map_err(|d| d.message)?;
     let params = p.param_values().map_err(|d| d.message)?;
     let inputs = Store::random(&p, 5);

@@ -85,3 +85,22 @@ fn wrong_input_shape_is_an_error() {
     assert!(!dir.join("bad").exists(), "no partial outputs");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn check_compares_every_backend_and_target_cpu_writes_a_program() {
+    let out = dpnc().args(["check", "--tile", "4", "--par", "2"]).arg(kernel("bicg.c")).env_remove("DPNC_NVCC").output().expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    for row in ["SARE evaluator", "DPN executor", "CPU (g++)"] {
+        let line = text.lines().find(|l| l.starts_with(row)).unwrap_or_else(|| panic!("no {row} row:\n{text}"));
+        assert!(line.contains("bit-exact"), "{line}");
+    }
+    let dir = tempdir("target-cpu");
+    let out = dpnc().args(["--tile", "4", "--target", "cpu", "-o"]).arg(&dir).arg(kernel("gemm.c")).output().expect("runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for f in ["kernel.cpp", "dpn_rt.hpp", "Makefile"] {
+        assert!(dir.join(f).is_file(), "{f} missing");
+    }
+    let src = std::fs::read_to_string(dir.join("kernel.cpp")).expect("readable");
+    assert!(src.contains("dpn::run_processes") && src.contains("load_A"), "{}", &src[..src.len().min(400)]);
+}
