@@ -85,9 +85,13 @@ fn text(u: UnionMap) -> Result<String, Diagnostic> {
     Ok(u.to_str().map_err(isl_err)?.to_string())
 }
 
-/// A clause's set as a predicate; an empty set (no space) is the false predicate.
-fn predicate(when: &str, params: &[(String, i64)]) -> Option<crate::predicate::Predicate> {
-    crate::predicate::Predicate::from_isl_str(when, params).ok()
+/// A clause's set as a predicate, simplified within the domain of the process that
+/// evaluates it (`None` when isl cannot convert it).
+fn predicate(when: &str, domain: &str, params: &[(String, i64)]) -> Option<crate::predicate::Predicate> {
+    let ctx = Context::alloc();
+    let _ = isl_rs::Options::set_on_error(&ctx, 1);
+    let set = Set::read_from_str(&ctx, when).and_then(|s| s.gist(Set::read_from_str(&ctx, domain)?)).ok()?;
+    crate::predicate::Predicate::from_set(&set, params).ok()
 }
 
 fn set_text(u: UnionSet) -> Result<String, Diagnostic> {
@@ -212,7 +216,7 @@ pub fn derive(p: &Program, sare: &Sare, dpn: &mut Dpn) -> Result<(), Diagnostic>
                 m.resize(r + 1, Vec::new());
             }
             let when = set_text(w)?;
-            let clause = MuxClause { channel: c, pred: predicate(&when, &dpn.params), when };
+            let clause = MuxClause { channel: c, pred: predicate(&when, &dpn.processes[ch.consumer].domain, &dpn.params), when };
             // Loads take priority (paper §5).
             if ch.class == ChannelClass::Io {
                 m[r].insert(0, clause);
@@ -222,7 +226,11 @@ pub fn derive(p: &Program, sare: &Sare, dpn: &mut Dpn) -> Result<(), Diagnostic>
         }
         if stmt_of(ch.producer).is_some() {
             let when = set_text(when_written)?;
-            demux[ch.producer].push(MuxClause { channel: c, pred: predicate(&when, &dpn.params), when });
+            demux[ch.producer].push(MuxClause {
+                channel: c,
+                pred: predicate(&when, &dpn.processes[ch.producer].domain, &dpn.params),
+                when,
+            });
         }
         texts.push(text(rel)?);
     }

@@ -120,12 +120,20 @@ impl Ctx<'_> {
     fn band(&self, stmt: usize, tuple: &str) -> Result<UnionMap, Diagnostic> {
         self.key_map(stmt, tuple, &band_key(self.p, &self.dpn.nests, &self.dpn.tile, stmt), None)
     }
-    fn predicate(&self, set: UnionSet, dims: usize) -> Result<Predicate, Diagnostic> {
+    /// The set as a predicate, simplified within the domain of process `within` (where it
+    /// is evaluated).
+    fn predicate(&self, set: UnionSet, dims: usize, within: usize) -> Result<Predicate, Diagnostic> {
         let set = set.coalesce().map_err(isl_err)?;
         if set.is_empty().map_err(isl_err)? {
             return Ok(Predicate { dims: (0..dims).map(|i| format!("i{i}")).collect(), disjuncts: Vec::new() });
         }
-        let s = Set::from_union_set(set).map_err(isl_err)?;
+        let mut s = Set::from_union_set(set).map_err(isl_err)?;
+        let tuple = s.get_tuple_name().map_err(isl_err)?.to_string();
+        let domain = Set::read_from_str(&self.isl, &self.dpn.processes[within].domain)
+            .and_then(|d| d.set_tuple_name(&tuple))
+            .and_then(|d| d.intersect_params(Set::read_from_str(&self.isl, &self.fixed)?))
+            .map_err(isl_err)?;
+        s = s.gist(domain).map_err(isl_err)?;
         Predicate::from_set(&s, &self.dpn.params)
             .map_err(|e| Diagnostic::global(format!("internal error: a synchronisation set as a predicate: {e}")))
     }
@@ -179,7 +187,7 @@ pub fn derive(p: &Program, dpn: &mut Dpn) -> Result<(), Diagnostic> {
         let order = if later { sig.copy().and_then(|s| s.lex_lt_union_map(sig)) } else { sig.copy().and_then(|s| s.lex_gt_union_map(sig)) };
         let other = same.intersect(order.map_err(isl_err)?).and_then(|s| s.domain()).map_err(isl_err)?;
         let reads = r.domain().and_then(|u| u.subtract(other)).map_err(isl_err)?;
-        cx.predicate(reads, p.stmts[stmt].iters.len())
+        cx.predicate(reads, p.stmts[stmt].iters.len(), ch.consumer)
     };
     for (c, ch) in dpn.channels.iter().enumerate() {
         if stmt_of(ch.consumer).is_none() {
@@ -228,10 +236,10 @@ pub fn derive(p: &Program, dpn: &mut Dpn) -> Result<(), Diagnostic> {
                         .and_then(|u| u.intersect(here.copy()?))
                         .map_err(isl_err)?;
                     if !to.is_empty().map_err(isl_err)? {
-                        fanout[*c].push((*c2, cx.predicate(to, dims)?));
+                        fanout[*c].push((*c2, cx.predicate(to, dims, dpn.channels[*c].consumer)?));
                     }
                 }
-                first_use[*c] = Some(cx.predicate(here, dims)?);
+                first_use[*c] = Some(cx.predicate(here, dims, dpn.channels[*c].consumer)?);
             }
             Ok(())
         };
