@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The CPU backend's run time against the original PolyBench kernel compiled with gcc -O3.
-# usage: bench/cpu_vs_gcc.sh POLYBENCH_DIR [DATASET=LARGE_DATASET] [--tile …] [--par …]
+# usage: [KERNELS="gemm 2mm"] bench/cpu_vs_gcc.sh POLYBENCH_DIR [DATASET=LARGE_DATASET] [--tile …] [--par …]
 # Prints, per kernel: the original's kernel time (PolyBench's own timer), the network's time
 # (threads started to joined, DPN_TIME), their ratio, and how long dpnc took to build the network.
 set -euo pipefail
@@ -13,7 +13,7 @@ dpnc=$PWD/target/release/dpnc
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 printf '%-10s %12s %12s %8s %12s\n' kernel "gcc -O3 (s)" "dpnc cpu (s)" ratio "dpnc (s)"
-for k in gemm jacobi-2d 2mm; do
+for k in ${KERNELS:-gemm jacobi-2d 2mm}; do
   f=$(find "$dir" -name "$k.c" -not -path '*/utilities/*' | head -1)
   gcc -O3 -I "$dir/utilities" -D"$dataset" -DPOLYBENCH_TIME "$dir/utilities/polybench.c" "$f" -o "$work/orig" -lm
   orig=$("$work/orig" 2>&1 | tail -1)
