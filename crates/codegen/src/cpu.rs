@@ -27,8 +27,7 @@ use std::fmt::Write;
 
 /// The files of the CPU backend: `kernel.cpp`, `dpn_rt.hpp`, `Makefile`.
 pub fn generate(p: &Program, dpn: &Dpn) -> Result<Vec<(String, String)>, CodegenError> {
-    let g = Gen { p, dpn, params: dpn.params.iter().map(|x| x.1).collect(), key_len: key_len(p, dpn), cuda: false };
-    let out = g.program()?;
+    let out = Gen::new(p, dpn, false).program()?;
     let makefile = "# Built with the interpreter's floating-point semantics: no contraction into FMA,\n\
                     # wrapping signed integers.\n\
                     CXX ?= g++\n\
@@ -38,12 +37,15 @@ pub fn generate(p: &Program, dpn: &Dpn) -> Result<Vec<(String, String)>, Codegen
     Ok(vec![("kernel.cpp".into(), out), ("dpn_rt.hpp".into(), crate::RUNTIME.into()), ("Makefile".into(), makefile)])
 }
 
-impl Gen<'_> {
+impl<'a> Gen<'a> {
+    pub(crate) fn new(p: &'a Program, dpn: &'a Dpn, cuda: bool) -> Gen<'a> {
+        let key_len = if p.stmts.is_empty() { 0 } else { sigma(p, &dpn.nests, &dpn.tile, 0).len() + 1 };
+        Gen { p, dpn, params: dpn.params.iter().map(|x| x.1).collect(), key_len, cuda }
+    }
+
     /// The whole translation unit.
     pub(crate) fn program(&self) -> Result<String, CodegenError> {
-        let g = self;
-        let (p, dpn) = (self.p, self.dpn);
-        let _ = p;
+        let (g, dpn) = (self, self.dpn);
         let mut out = String::new();
         g.header(&mut out);
         g.declarations(&mut out)?;
@@ -60,14 +62,6 @@ impl Gen<'_> {
             g.main(&mut out);
         }
         Ok(out)
-    }
-}
-
-pub(crate) fn key_len(p: &Program, dpn: &Dpn) -> usize {
-    if p.stmts.is_empty() {
-        0
-    } else {
-        sigma(p, &dpn.nests, &dpn.tile, 0).len() + 1
     }
 }
 
