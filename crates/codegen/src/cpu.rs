@@ -330,23 +330,23 @@ struct Walk {
     }
 
     /// How a consumer reads channel `c` into `dst` at the iteration named by `names`.
-    fn read_channel(&self, c: usize, a: &Access, names: &[String], dst: &str) -> Result<String, CodegenError> {
+    fn read_channel(&self, c: usize, a: &Access, names: &[String], dst: &str) -> Result<Vec<String>, CodegenError> {
         let ch: &Channel = &self.dpn.channels[c];
         let obj = self.chan_obj(c);
         Ok(match ch.kind {
-            ChannelKind::Fifo => format!("{dst} = {obj}.pop({});", self.id(c, true)),
+            ChannelKind::Fifo => vec![format!("{dst} = {obj}.pop({});", self.id(c, true))],
             ChannelKind::FifoReg => {
                 let first = self.need(c, &ch.first_read, "first-read")?;
-                format!("if ({}) reg{c} = {obj}.pop({});\n                {dst} = reg{c};", pred_c(first, names), self.id(c, true))
+                vec![format!("if ({}) reg{c} = {obj}.pop({});", pred_c(first, names), self.id(c, true)), format!("{dst} = reg{c};")]
             }
             ChannelKind::Scratchpad => {
                 let last = self.need(c, &ch.last_read, "last-read")?;
                 let at = self.addr(c, &self.subscripts(a, names));
-                format!(
-                    "{{\n                    const size_t at = {at};\n                    {dst} = {obj}.read(at{id});\n                    if ({}) {obj}.release(at);\n                }}",
-                    pred_c(last, names),
-                    id = self.id(c, false)
-                )
+                vec![
+                    format!("const size_t at{c} = {at};"),
+                    format!("{dst} = {obj}.read(at{c}{});", self.id(c, false)),
+                    format!("if ({}) {obj}.release(at{c});", pred_c(last, names)),
+                ]
             }
         })
     }
@@ -407,14 +407,31 @@ struct Walk {
             let dst = format!("r{r}");
             let _ = writeln!(out, "{depth}{} {dst};", v.ty.c_name());
             let clauses = pr.mux.get(r).map(Vec::as_slice).unwrap_or(&[]);
-            for (k, cl) in clauses.iter().enumerate() {
-                let pred = cl.pred.as_ref().ok_or_else(|| CodegenError::Channel {
-                    channel: self.dpn.channels[cl.channel].name.clone(),
-                    why: "its mux condition has no predicate".into(),
-                })?;
+            let preds = clauses
+                .iter()
+                .map(|cl| {
+                    cl.pred.as_ref().ok_or_else(|| CodegenError::Channel {
+                        channel: self.dpn.channels[cl.channel].name.clone(),
+                        why: "its mux condition has no predicate".into(),
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            if let ([cl], [pred]) = (clauses, preds.as_slice()) {
+                if pred.is_true() {
+                    // One channel for every iteration: no mux.
+                    for line in self.read_channel(cl.channel, a, &names, &dst)? {
+                        let _ = writeln!(out, "{depth}{line}");
+                    }
+                    operands.push(dst);
+                    continue;
+                }
+            }
+            for (k, (cl, pred)) in clauses.iter().zip(&preds).enumerate() {
                 let cond = if k == 0 { "if" } else { "} else if" };
                 let _ = writeln!(out, "{depth}{cond} ({}) {{", pred_c(pred, &names));
-                let _ = writeln!(out, "{depth}    {}", self.read_channel(cl.channel, a, &names, &dst)?);
+                for line in self.read_channel(cl.channel, a, &names, &dst)? {
+                    let _ = writeln!(out, "{depth}    {line}");
+                }
             }
             let _ = writeln!(
                 out,
