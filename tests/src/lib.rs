@@ -1,6 +1,7 @@
 //! Shared by the end-to-end tests (`tests/*.rs`) and the benchmarks (`benches/*.rs`): where
 //! the kernels are. Kernels live in `kernels/`, bad inputs in `bad/`.
 
+pub mod backend;
 pub mod diff;
 pub mod gen;
 

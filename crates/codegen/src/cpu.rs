@@ -548,7 +548,6 @@ struct Walk {
             gens.push((c, stmt, port, name));
         }
         let store = self.partner(var, false);
-        let k = self.key_len;
         let _ = writeln!(
             out,
             "// {}: every value of {} a band reads from DDR, once per band, at its first use.",
@@ -566,42 +565,18 @@ struct Walk {
                 ty = v.ty.c_name()
             );
         }
-        let _ = writeln!(out, "{} void {}() {{", self.qual(), self.proc_fn(pi));
-        for (g, (_, _, _, name)) in gens.iter().enumerate() {
-            let _ = writeln!(out, "    {name} g{g};\n    bool h{g} = g{g}.next();");
-        }
-        if shared {
+        let state = if shared {
             let bk = band_key(self.p, &self.dpn.nests, &self.dpn.tile, 0).len();
-            let _ = writeln!(out, "    dpn_key_t band[{bk}];\n    long long band_no = 0;");
-        }
-        let _ = writeln!(
-            out,
-            "    dpn_key_t want[{k}];\n    (void)want;\n    for (;;) {{\n        int b = -1;\n        const dpn_key_t* best = nullptr;"
-        );
-        for g in 0..gens.len() {
-            let _ = writeln!(out, "        if (h{g} && (b < 0 || key_less(g{g}.key, best, {k}))) {{ b = {g}; best = g{g}.key; }}");
-        }
-        let _ = writeln!(out, "        if (b < 0) break;\n        progress_{}.publish(best);", pr.name);
-        if let Some(st) = store {
-            let _ = writeln!(
-                out,
-                "        // Every value of {} stored before this point in σ is in DDR.\n        for (int q = 0; q < {}; ++q) want[q] = best[q];\n        want[{}] = 0;\n        progress_{}.wait_reached(want{});",
-                self.p.vars[var].name,
-                k - 1,
-                k - 1,
-                st.name,
-                self.id(pi, false)
-            );
-        }
-        let _ = writeln!(out, "        switch (b) {{");
+            format!("    dpn_key_t band[{bk}];\n    long long band_no = 0;")
+        } else {
+            String::new()
+        };
+        let wait = store.map(|st| (st, "0", format!("Every value of {} stored before this point in σ is in DDR.", v.name)));
+        self.merge_open(out, pi, gens.iter().map(|g| g.3.as_str()), &state, wait);
         for (g, (c, stmt, port, _)) in gens.iter().enumerate() {
-            let names = it_names(self.p, *stmt);
+            let names = self.case_open(out, g, *stmt);
             let a = &self.p.stmts[*stmt].reads[*port];
             let idx = self.subscripts(a, &names);
-            let _ = writeln!(out, "        case {g}: {{");
-            for (i, n) in names.iter().enumerate() {
-                let _ = writeln!(out, "            const long long {n} = g{g}.it[{i}];\n            (void){n};");
-            }
             if shared {
                 let bk = band_key(self.p, &self.dpn.nests, &self.dpn.tile, *stmt).len();
                 let _ = writeln!(
@@ -626,7 +601,7 @@ struct Walk {
             }
             let _ = writeln!(out, "            h{g} = g{g}.next();\n            break;\n        }}");
         }
-        let _ = writeln!(out, "        }}\n    }}\n    progress_{}.finish();\n}}\n", pr.name);
+        self.merge_close(out, pi);
         Ok(())
     }
 
@@ -647,40 +622,15 @@ struct Walk {
             self.generator(out, &name, ch.producer, stmt, &[clause], 0, false)?;
             gens.push((c, stmt, name));
         }
-        let load = self.partner(var, true);
-        let k = self.key_len;
-        let _ = writeln!(out, "// {}: every value of {} read by a later band, or final, written once.", pr.name, self.p.vars[var].name);
-        let _ = writeln!(out, "{} void {}() {{", self.qual(), self.proc_fn(pi));
-        for (g, (_, _, name)) in gens.iter().enumerate() {
-            let _ = writeln!(out, "    {name} g{g};\n    bool h{g} = g{g}.next();");
-        }
-        let _ = writeln!(
-            out,
-            "    dpn_key_t want[{k}];\n    (void)want;\n    for (;;) {{\n        int b = -1;\n        const dpn_key_t* best = nullptr;"
-        );
-        for g in 0..gens.len() {
-            let _ = writeln!(out, "        if (h{g} && (b < 0 || key_less(g{g}.key, best, {k}))) {{ b = {g}; best = g{g}.key; }}");
-        }
-        let _ = writeln!(out, "        if (b < 0) break;\n        progress_{}.publish(best);", pr.name);
-        if let Some(ld) = load {
-            let _ = writeln!(
-                out,
-                "        // Every load of {} up to this point in σ has read the older value.\n        for (int q = 0; q < {}; ++q) want[q] = best[q];\n        want[{}] = INT64_MAX;\n        progress_{}.wait_reached(want{});",
-                self.p.vars[var].name,
-                k - 1,
-                k - 1,
-                ld.name,
-                self.id(pi, false)
-            );
-        }
-        let _ = writeln!(out, "        switch (b) {{");
+        let name = &self.p.vars[var].name;
+        let _ = writeln!(out, "// {}: every value of {name} read by a later band, or final, written once.", pr.name);
+        let wait = self
+            .partner(var, true)
+            .map(|ld| (ld, "INT64_MAX", format!("Every load of {name} up to this point in σ has read the older value.")));
+        self.merge_open(out, pi, gens.iter().map(|g| g.2.as_str()), "", wait);
         for (g, (c, stmt, _)) in gens.iter().enumerate() {
-            let names = it_names(self.p, *stmt);
+            let names = self.case_open(out, g, *stmt);
             let idx = self.subscripts(&self.p.stmts[*stmt].write, &names);
-            let _ = writeln!(out, "        case {g}: {{");
-            for (i, n) in names.iter().enumerate() {
-                let _ = writeln!(out, "            const long long {n} = g{g}.it[{i}];\n            (void){n};");
-            }
             let _ = writeln!(
                 out,
                 "            {}[{}] = {}.pop({});",
@@ -691,8 +641,64 @@ struct Walk {
             );
             let _ = writeln!(out, "            h{g} = g{g}.next();\n            break;\n        }}");
         }
-        let _ = writeln!(out, "        }}\n    }}\n    progress_{}.finish();\n}}\n", pr.name);
+        self.merge_close(out, pi);
         Ok(())
+    }
+
+    /// Opens a Load or Store process: its generators (named `gens`), `state`, then the loop
+    /// that takes the generator with the smallest σ key, publishes it, waits for the partner
+    /// process (`wait`: it, the last entry of the awaited key, and why) and dispatches on it.
+    fn merge_open<'g>(
+        &self,
+        out: &mut String,
+        pi: usize,
+        gens: impl Iterator<Item = &'g str>,
+        state: &str,
+        wait: Option<(&Process, &str, String)>,
+    ) {
+        let k = self.key_len;
+        let _ = writeln!(out, "{} void {}() {{", self.qual(), self.proc_fn(pi));
+        let mut n = 0;
+        for (g, name) in gens.enumerate() {
+            let _ = writeln!(out, "    {name} g{g};\n    bool h{g} = g{g}.next();");
+            n += 1;
+        }
+        if !state.is_empty() {
+            let _ = writeln!(out, "{state}");
+        }
+        let _ = writeln!(
+            out,
+            "    dpn_key_t want[{k}];\n    (void)want;\n    for (;;) {{\n        int b = -1;\n        const dpn_key_t* best = nullptr;"
+        );
+        for g in 0..n {
+            let _ = writeln!(out, "        if (h{g} && (b < 0 || key_less(g{g}.key, best, {k}))) {{ b = {g}; best = g{g}.key; }}");
+        }
+        let _ = writeln!(out, "        if (b < 0) break;\n        progress_{}.publish(best);", self.dpn.processes[pi].name);
+        if let Some((partner, last, why)) = wait {
+            let _ = writeln!(
+                out,
+                "        // {why}\n        for (int q = 0; q < {}; ++q) want[q] = best[q];\n        want[{}] = {last};\n        progress_{}.wait_reached(want{});",
+                k - 1,
+                k - 1,
+                partner.name,
+                self.id(pi, false)
+            );
+        }
+        let _ = writeln!(out, "        switch (b) {{");
+    }
+
+    /// Opens `case g` of a merge with the instance's iterators named; returns the names.
+    fn case_open(&self, out: &mut String, g: usize, stmt: usize) -> Vec<String> {
+        let names = it_names(self.p, stmt);
+        let _ = writeln!(out, "        case {g}: {{");
+        for (i, n) in names.iter().enumerate() {
+            let _ = writeln!(out, "            const long long {n} = g{g}.it[{i}];\n            (void){n};");
+        }
+        names
+    }
+
+    fn merge_close(&self, out: &mut String, pi: usize) {
+        let _ = writeln!(out, "        }}\n    }}\n    progress_{}.finish();\n}}\n", self.dpn.processes[pi].name);
     }
 
     fn main(&self, out: &mut String) {

@@ -7,8 +7,10 @@
 //! or else from `scripts/cuda.sh --print-env`, which installs it into a venv on first use. When
 //! neither provides nvcc the tests print a "skipped" line and pass.
 
+mod common;
+
+use common::{assert_contains, run_in, Run};
 use std::collections::HashMap;
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -18,9 +20,6 @@ use std::time::{Duration, Instant};
 const NVCC_FLAGS: &[&str] =
     &["-std=c++17", "--fmad=false", "-arch=sm_80", "-O2", "-Werror", "all-warnings", "-Xcompiler", "-Wall,-Wextra,-Werror"];
 
-/// Any single run longer than this is a hang (the deadlock mode ends after about 1 s).
-const RUN_LIMIT: Duration = Duration::from_secs(180);
-
 const NO_DEVICE: &str = "no CUDA device: compiled only";
 
 struct Toolchain {
@@ -29,12 +28,7 @@ struct Toolchain {
 }
 
 fn work_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("dpn_rt_cuda").join(name);
-    if dir.exists() {
-        fs::remove_dir_all(&dir).unwrap_or_else(|e| panic!("cannot clear {}: {e}", dir.display()));
-    }
-    fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
-    dir
+    common::work_dir("dpn_rt_cuda", name)
 }
 
 /// Parses the `export NAME='value'` lines of `cuda.sh --print-env`.
@@ -112,75 +106,29 @@ fn test_binary() -> Option<&'static (PathBuf, PathBuf)> {
     .as_ref()
 }
 
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
+fn no_device(r: &Run) -> bool {
+    r.code == Some(0) && r.stdout.contains(NO_DEVICE)
 }
 
-impl Run {
-    fn no_device(&self) -> bool {
-        self.code == Some(0) && self.stdout.contains(NO_DEVICE)
-    }
-}
-
-/// Runs the test program with `args` and `env`, output to files (no pipe can fill up), and
-/// kills it if it outlives RUN_LIMIT.
+/// Runs the test program with `args` and `env` (libcudart found through LD_LIBRARY_PATH).
 fn run(name: &str, args: &[&str], env: &[(&str, &str)]) -> Option<Run> {
     let (exe, lib) = test_binary()?;
-    let dir = work_dir(name);
-    let (out_path, err_path) = (dir.join("stdout.txt"), dir.join("stderr.txt"));
     let mut ld_path = lib.as_os_str().to_owned();
     if let Some(old) = std::env::var_os("LD_LIBRARY_PATH").filter(|v| !v.is_empty()) {
         ld_path.push(":");
         ld_path.push(old);
     }
-    let mut cmd = Command::new(exe);
-    cmd.args(args)
-        .current_dir(&dir)
-        .env_remove("DPN_TIMEOUT")
-        .env("LD_LIBRARY_PATH", ld_path)
-        .stdin(Stdio::null())
-        .stdout(fs::File::create(&out_path).unwrap())
-        .stderr(fs::File::create(&err_path).unwrap());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > RUN_LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "test_rt_cuda {args:?} still running after {RUN_LIMIT:?}; output so far:\n{}\n{}",
-                fs::read_to_string(&out_path).unwrap_or_default(),
-                fs::read_to_string(&err_path).unwrap_or_default()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Some(Run {
-        code: status.code(),
-        stdout: fs::read_to_string(&out_path).unwrap_or_default(),
-        stderr: fs::read_to_string(&err_path).unwrap_or_default(),
-    })
-}
-
-fn assert_contains(r: &Run, needles: &[&str]) {
-    for n in needles {
-        assert!(r.stderr.contains(n), "stderr lacks {n:?}; stderr was:\n{}\nstdout was:\n{}", r.stderr, r.stdout);
-    }
+    let ld_path = ld_path.to_string_lossy().into_owned();
+    let mut env = env.to_vec();
+    env.push(("LD_LIBRARY_PATH", &ld_path));
+    Some(run_in(exe, &work_dir(name), args, &env))
 }
 
 #[test]
 fn cuda_runtime_self_test_passes() {
     let Some(r) = run("self_test", &[], &[]) else { return };
     assert_eq!(r.code, Some(0), "test_rt_cuda failed:\nstdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
-    if r.no_device() {
+    if no_device(&r) {
         println!("{NO_DEVICE} (the self-test needs a GPU)");
         return;
     }
@@ -192,7 +140,7 @@ fn cuda_runtime_self_test_passes() {
 fn cuda_deadlock_is_reported_with_processes_and_channels() {
     let start = Instant::now();
     let Some(r) = run("deadlock", &["deadlock"], &[("DPN_TIMEOUT", "1")]) else { return };
-    if r.no_device() {
+    if no_device(&r) {
         println!("{NO_DEVICE} (the deadlock report needs a GPU)");
         return;
     }
@@ -217,7 +165,7 @@ fn cuda_deadlock_is_reported_with_processes_and_channels() {
 #[test]
 fn cuda_scratchpad_range_error_is_fatal() {
     let Some(r) = run("range", &["range"], &[]) else { return };
-    if r.no_device() {
+    if no_device(&r) {
         println!("{NO_DEVICE} (the range check needs a GPU)");
         return;
     }

@@ -3,25 +3,19 @@
 //! its fatal modes (deadlock report, npy mismatch, throwing process) checking exit status 3
 //! and the messages.
 
-use std::fs;
+mod common;
+
+use common::{assert_contains, run_in, Run};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// The flags of the CPU backend's build; warnings are errors so the header stays clean.
 const CXXFLAGS: &[&str] = &["-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror", "-pthread"];
 
-/// Any single run longer than this is a hang (the deadlock modes end after about 1 s).
-const RUN_LIMIT: Duration = Duration::from_secs(180);
-
 fn work_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("dpn_rt").join(name);
-    if dir.exists() {
-        fs::remove_dir_all(&dir).unwrap_or_else(|e| panic!("cannot clear {}: {e}", dir.display()));
-    }
-    fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
-    dir
+    common::work_dir("dpn_rt", name)
 }
 
 /// Compiles test_rt.cpp once per test binary; the tests below share the executable.
@@ -38,56 +32,9 @@ fn test_binary() -> &'static Path {
     })
 }
 
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs the test program with `args` and `env`, output to files (no pipe can fill up), and
-/// kills it if it outlives RUN_LIMIT.
+/// Runs the test program with `args` and `env`.
 fn run(name: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let exe = test_binary();
-    let dir = work_dir(name);
-    let (out_path, err_path) = (dir.join("stdout.txt"), dir.join("stderr.txt"));
-    let mut cmd = Command::new(exe);
-    cmd.args(args)
-        .current_dir(&dir)
-        .env_remove("DPN_TIMEOUT")
-        .stdin(Stdio::null())
-        .stdout(fs::File::create(&out_path).unwrap())
-        .stderr(fs::File::create(&err_path).unwrap());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > RUN_LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "test_rt {args:?} still running after {RUN_LIMIT:?}; output so far:\n{}\n{}",
-                fs::read_to_string(&out_path).unwrap_or_default(),
-                fs::read_to_string(&err_path).unwrap_or_default()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Run {
-        code: status.code(),
-        stdout: fs::read_to_string(&out_path).unwrap_or_default(),
-        stderr: fs::read_to_string(&err_path).unwrap_or_default(),
-    }
-}
-
-fn assert_contains(r: &Run, needles: &[&str]) {
-    for n in needles {
-        assert!(r.stderr.contains(n), "stderr lacks {n:?}; stderr was:\n{}\nstdout was:\n{}", r.stderr, r.stdout);
-    }
+    run_in(test_binary(), &work_dir(name), args, env)
 }
 
 #[test]

@@ -34,6 +34,16 @@ pub struct Process {
     pub loops: Option<crate::loops::LoopNest>,
 }
 
+impl Process {
+    /// The statement of a compute process.
+    pub fn stmt(&self) -> Option<usize> {
+        match self.kind {
+            ProcessKind::Compute { stmt, .. } => Some(stmt),
+            _ => None,
+        }
+    }
+}
+
 /// "Channel `channel`, for the iterations in `when`" (an isl set).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MuxClause {

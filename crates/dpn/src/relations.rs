@@ -111,10 +111,7 @@ pub fn derive(p: &Program, sare: &Sare, dpn: &mut Dpn) -> Result<(), Diagnostic>
     let cx = Ctx { p, sare, nests: dpn.nests.clone(), nest_of, tile: dpn.tile.clone(), model, fixed, isl: Context::alloc() };
     let _ = isl_rs::Options::set_on_error(&cx.isl, 1);
     let domain = |pi: usize| -> Result<UnionSet, Diagnostic> { cx.uset(&dpn.processes[pi].domain) };
-    let stmt_of = |pi: usize| match dpn.processes[pi].kind {
-        ProcessKind::Compute { stmt, .. } => Some(stmt),
-        _ => None,
-    };
+    let stmt_of = |pi: usize| dpn.processes[pi].stmt();
     let mut relations = Vec::with_capacity(dpn.channels.len());
     for ch in &dpn.channels {
         let rel = match (stmt_of(ch.producer), stmt_of(ch.consumer), ch.port) {

@@ -160,10 +160,7 @@ pub fn derive(p: &Program, dpn: &mut Dpn) -> Result<(), Diagnostic> {
     // channel whose sets exceed the budget gets no predicate (code generation says so).
     isl.set_max_operations(ISL_BUDGET);
     let cx = Ctx { p, dpn, model, fixed, isl };
-    let stmt_of = |pi: usize| match dpn.processes[pi].kind {
-        ProcessKind::Compute { stmt, .. } => Some(stmt),
-        _ => None,
-    };
+    let stmt_of = |pi: usize| dpn.processes[pi].stmt();
     let n = dpn.channels.len();
     let mut first_read = vec![None; n];
     let mut last_read = vec![None; n];
