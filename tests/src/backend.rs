@@ -61,3 +61,23 @@ pub fn on_two_cores<J: Sync, R: Send>(root: &Path, jobs: &[J], f: impl Fn(&J, &P
     results.sort_by_key(|r| r.0);
     results.into_iter().map(|r| r.1).collect()
 }
+
+/// Runs `one(kernel, element type, tiles, par, its directory)` on every kernel of the test set
+/// at two network shapes (double, tile 4, no parallel sub-bands; float, tiles 4,6, par 2,3)
+/// on both cores (in directories under `root`), and fails naming every run that returned an
+/// error.
+pub fn every_kernel_at_two_shapes(root: &Path, one: impl Fn(&Path, &str, &[i64], &[i64], &Path) -> Result<(), String> + Sync) {
+    let mut jobs = Vec::new();
+    for f in crate::kernels() {
+        jobs.push((f.clone(), "double", vec![4], vec![1]));
+        jobs.push((f, "float", vec![4, 6], vec![2, 3]));
+    }
+    let results = on_two_cores(root, &jobs, |(f, ty, tile, par), dir| one(f, ty, tile, par, dir));
+    let failures: Vec<String> = jobs
+        .iter()
+        .zip(results)
+        .filter_map(|((f, ty, tile, par), r)| r.err().map(|e| format!("{} ({ty}, tile {tile:?}, par {par:?}): {e}", f.display())))
+        .collect();
+    println!("{} of {} runs bit-exact", jobs.len() - failures.len(), jobs.len());
+    assert!(failures.is_empty(), "{} of {} runs fail:\n{}", failures.len(), jobs.len(), failures.join("\n"));
+}

@@ -3,7 +3,7 @@
 //! float with them), is generated, compiled with g++ and run as threads on random inputs,
 //! and every output array is compared bit for bit.
 
-use dpnc_tests::backend::{on_two_cores, Case};
+use dpnc_tests::backend::{every_kernel_at_two_shapes, Case};
 use std::path::Path;
 
 fn one(f: &Path, ty: &str, tile: &[i64], par: &[i64], dir: &Path) -> Result<(), String> {
@@ -16,19 +16,5 @@ fn one(f: &Path, ty: &str, tile: &[i64], par: &[i64], dir: &Path) -> Result<(), 
 
 #[test]
 fn cpu_backend_is_bit_exact_with_the_interpreter() {
-    let mut jobs = Vec::new();
-    for f in dpnc_tests::kernels() {
-        jobs.push((f.clone(), "double", vec![4], vec![1]));
-        jobs.push((f, "float", vec![4, 6], vec![2, 3]));
-    }
-    let results = on_two_cores(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("cpu_backend"), &jobs, |(f, ty, tile, par), dir| {
-        one(f, ty, tile, par, dir)
-    });
-    let failures: Vec<String> = jobs
-        .iter()
-        .zip(results)
-        .filter_map(|((f, ty, tile, par), r)| r.err().map(|e| format!("{} ({ty}, tile {tile:?}, par {par:?}): {e}", f.display())))
-        .collect();
-    println!("{} of {} runs bit-exact", jobs.len() - failures.len(), jobs.len());
-    assert!(failures.is_empty(), "{} of {} runs fail:\n{}", failures.len(), jobs.len(), failures.join("\n"));
+    every_kernel_at_two_shapes(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("cpu_backend"), one);
 }

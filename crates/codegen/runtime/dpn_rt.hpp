@@ -233,6 +233,52 @@ class alignas(detail::kLine) Fifo : public detail::FifoBase {
   // needed; equals capacity() if the FIFO was ever full.
   size_t peak() const { return p_.peak.load(std::memory_order_relaxed); }
 
+  // Non-blocking push (the pushing thread only): false, and nothing changes, when the FIFO is
+  // full. A failed attempt is not progress for the watchdog, so a process polling a FIFO that
+  // never drains is still reported (as running, not blocked).
+  bool try_push(const T& v) {
+    const size_t h = p_.head.load(std::memory_order_relaxed);
+    if (h + 1 - p_.tail_seen > p_.peak.load(std::memory_order_relaxed)) {  // as in push: refresh only when needed
+      p_.tail_seen = c_.tail.load(std::memory_order_acquire);
+      const size_t occ = h + 1 - p_.tail_seen;
+      if (occ > cap_) return false;
+      if (occ > p_.peak.load(std::memory_order_relaxed)) p_.peak.store(occ, std::memory_order_relaxed);
+    }
+    buf_[p_.pos] = v;
+    if (++p_.pos == cap_) p_.pos = 0;
+    p_.head.store(h + 1, std::memory_order_release);
+    detail::count_op();
+    return true;
+  }
+
+  // Non-blocking pop (the popping thread only): false, and `out` untouched, when the FIFO is
+  // empty. A failed attempt is not progress for the watchdog.
+  bool try_pop(T& out) {
+    const size_t t = c_.tail.load(std::memory_order_relaxed);
+    if (t == c_.head_seen) {
+      c_.head_seen = p_.head.load(std::memory_order_acquire);
+      if (t == c_.head_seen) return false;
+    }
+    out = std::move(buf_[c_.pos]);
+    if (++c_.pos == cap_) c_.pos = 0;
+    c_.tail.store(t + 1, std::memory_order_release);
+    detail::count_op();
+    return true;
+  }
+
+  // Number of elements held, from any thread. Exact on a thread that both pushes and pops;
+  // on the pushing thread it may over-estimate (so occupancy() < capacity() guarantees that a
+  // push will not block), on the popping thread it may under-estimate (so occupancy() > 0
+  // guarantees that a pop will not block); elsewhere it is a snapshot, clamped to capacity().
+  size_t occupancy() const {
+    // tail first: head is read later, so it is at least the tail read here, and the difference
+    // cannot wrap.
+    const size_t t = c_.tail.load(std::memory_order_acquire);
+    const size_t h = p_.head.load(std::memory_order_acquire);
+    const size_t n = h - t;
+    return n < cap_ ? n : cap_;
+  }
+
  private:
   [[gnu::noinline]] void make_room(size_t h) {
     p_.tail_seen = c_.tail.load(std::memory_order_acquire);

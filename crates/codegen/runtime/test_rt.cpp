@@ -24,18 +24,9 @@
 #include <thread>
 #include <vector>
 
+#include "test_check.h"
+
 namespace {
-
-std::atomic<int> g_failures{0};
-
-#define CHECK(cond)                                                                  \
-  do {                                                                               \
-    if (!(cond)) {                                                                   \
-      g_failures.fetch_add(1);                                                       \
-      std::printf("FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond);                  \
-      std::fflush(stdout);                                                           \
-    }                                                                                \
-  } while (0)
 
 #define CHECK_CONTAINS(text, needle)                                                              \
   do {                                                                                            \

@@ -27,7 +27,7 @@ use std::fmt::Write;
 
 /// The files of the CPU backend: `kernel.cpp`, `dpn_rt.hpp`, `Makefile`.
 pub fn generate(p: &Program, dpn: &Dpn) -> Result<Vec<(String, String)>, CodegenError> {
-    let out = Gen::new(p, dpn, false).program()?;
+    let out = Gen::new(p, dpn, Flavour::Cpu).program()?;
     let makefile = "# Built with the interpreter's floating-point semantics: no contraction into FMA,\n\
                     # wrapping signed integers.\n\
                     CXX ?= g++\n\
@@ -38,9 +38,9 @@ pub fn generate(p: &Program, dpn: &Dpn) -> Result<Vec<(String, String)>, Codegen
 }
 
 impl<'a> Gen<'a> {
-    pub(crate) fn new(p: &'a Program, dpn: &'a Dpn, cuda: bool) -> Gen<'a> {
+    pub(crate) fn new(p: &'a Program, dpn: &'a Dpn, flavour: Flavour) -> Gen<'a> {
         let key_len = if p.stmts.is_empty() { 0 } else { sigma(p, &dpn.nests, &dpn.tile, 0).len() + 1 };
-        Gen { p, dpn, params: dpn.params.iter().map(|x| x.1).collect(), key_len, cuda }
+        Gen { p, dpn, params: dpn.params.iter().map(|x| x.1).collect(), key_len, flavour }
     }
 
     /// The whole translation unit.
@@ -50,16 +50,19 @@ impl<'a> Gen<'a> {
         g.header(&mut out);
         g.declarations(&mut out)?;
         for (pi, pr) in dpn.processes.iter().enumerate() {
-            match pr.kind {
-                ProcessKind::Compute { stmt, .. } => g.compute(&mut out, pi, stmt)?,
-                ProcessKind::Load { var } => g.load(&mut out, pi, var)?,
-                ProcessKind::Store { var } => g.store(&mut out, pi, var)?,
+            match (pr.kind.clone(), g.flavour) {
+                (ProcessKind::Compute { stmt, .. }, _) => g.compute(&mut out, pi, stmt)?,
+                // Vitis: one memory process per array does both (see `vitis.rs`).
+                (_, Flavour::Vitis) => {}
+                (ProcessKind::Load { var }, _) => g.load(&mut out, pi, var)?,
+                (ProcessKind::Store { var }, _) => g.store(&mut out, pi, var)?,
             }
         }
-        if g.cuda {
-            g.main_cuda(&mut out);
-        } else {
-            g.main(&mut out);
+        match g.flavour {
+            Flavour::Cpu => g.main(&mut out),
+            Flavour::Cuda => g.main_cuda(&mut out),
+            // The memory processes and the top function come with the board (`vitis::generate`).
+            Flavour::Vitis => {}
         }
         Ok(out)
     }
@@ -71,8 +74,28 @@ pub(crate) struct Gen<'a> {
     pub(crate) params: Vec<i64>,
     /// σ, plus the read port (loads) or 0 (stores).
     pub(crate) key_len: usize,
-    /// CUDA flavour: processes are `__device__` functions, channels device globals.
-    pub(crate) cuda: bool,
+    pub(crate) flavour: Flavour,
+}
+
+/// The C-family dialects written from one [`Gen`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Flavour {
+    /// Threads over `dpn_rt.hpp`; channels are file-scope objects.
+    Cpu,
+    /// Processes are `__device__` functions, channels device globals.
+    Cuda,
+    /// Vitis HLS: processes take their channels (`hls::stream`) as arguments; a consumer
+    /// owns each scratchpad it reads; DDR order comes from one memory process per array.
+    Vitis,
+}
+
+/// A generator of a Load or Store process: the channel it serves, the statement whose
+/// instances it walks, the read port (loads) and its struct's name.
+pub(crate) struct LoadGen {
+    pub(crate) c: usize,
+    pub(crate) stmt: usize,
+    pub(crate) port: usize,
+    pub(crate) name: String,
 }
 
 fn it_names(p: &Program, stmt: usize) -> Vec<String> {
@@ -84,20 +107,41 @@ fn pred_c(pred: &Predicate, names: &[String]) -> String {
     pred.to_c(&n)
 }
 
-fn lin_c(l: &Lin, counters: &str) -> String {
-    let mut s = format!("{}LL", l.cst);
-    for (k, a) in l.coef.iter().enumerate().filter(|(_, a)| **a != 0) {
-        let _ = write!(s, " + {a}LL * {counters}[{k}]");
+/// `Σ coef·names + cst` as C, e.g. `4LL * c_T0 + 3LL`.
+fn linear_c(coef: &[i64], names: &[String], cst: i64) -> String {
+    let mut s = String::new();
+    for (a, n) in coef.iter().zip(names).filter(|(a, _)| **a != 0) {
+        let sep = if s.is_empty() { "" } else { " + " };
+        let _ = match *a {
+            1 => write!(s, "{sep}{n}"),
+            -1 if s.is_empty() => write!(s, "-{n}"),
+            _ => write!(s, "{sep}{a}LL * {n}"),
+        };
     }
-    s
+    match (s.is_empty(), cst) {
+        (true, c) => format!("{c}LL"),
+        (false, 0) => s,
+        (false, c) => format!("{s} + {c}LL"),
+    }
+}
+
+/// `l` over the counters named `ctr`.
+fn lin_c(l: &Lin, ctr: &[String]) -> String {
+    linear_c(&l.coef, ctr, l.cst)
+}
+
+/// The counters of a compute process's loop nest as locals (`c_T0`, `c_p0`, `c_i`, …).
+fn counter_names(l: &LoopNest) -> Vec<String> {
+    l.counters.iter().map(|k| format!("c_{}", k.name)).collect()
+}
+
+/// The counters of a [`Walk`] generator (`c[0]`, …).
+fn walk_counters(l: &LoopNest) -> Vec<String> {
+    (0..l.counters.len()).map(|k| format!("c[{k}]")).collect()
 }
 
 fn affine_c(f: &Affine, names: &[String]) -> String {
-    let mut s = format!("{}LL", f.cst);
-    for (a, n) in f.coef.iter().zip(names).filter(|(a, _)| **a != 0) {
-        let _ = write!(s, " + {a}LL * {n}");
-    }
-    s
+    linear_c(&f.coef, names, f.cst)
 }
 
 fn key_c(k: &Key, names: &[String]) -> String {
@@ -112,7 +156,7 @@ fn key_c(k: &Key, names: &[String]) -> String {
 impl Gen<'_> {
     /// Storage class of functions and file-scope variables.
     fn qual(&self) -> &'static str {
-        if self.cuda {
+        if self.flavour == Flavour::Cuda {
             "__device__"
         } else {
             "static"
@@ -120,26 +164,26 @@ impl Gen<'_> {
     }
     /// The extra argument the device runtime takes to name a channel in its reports.
     fn id(&self, c: usize, first: bool) -> String {
-        match (self.cuda, first) {
+        match (self.flavour == Flavour::Cuda, first) {
             (false, _) => String::new(),
             (true, true) => c.to_string(),
             (true, false) => format!(", {c}"),
         }
     }
     fn fail(&self, msg: &str, pi: usize) -> String {
-        if self.cuda {
-            format!("dpn_gpu::fail(dpn_gpu::kErrUser, {pi});  /* {msg} */")
-        } else {
-            format!("dpn::fail(\"{msg}\");")
+        match self.flavour {
+            Flavour::Cuda => format!("dpn_gpu::fail(dpn_gpu::kErrUser, {pi});  /* {msg} */"),
+            Flavour::Cpu => format!("dpn::fail(\"{msg}\");"),
+            Flavour::Vitis => format!("DPN_FAIL(\"{msg}\");"),
         }
     }
-    fn chan_obj(&self, c: usize) -> String {
+    pub(crate) fn chan_obj(&self, c: usize) -> String {
         format!("ch{c}_{}", self.dpn.channels[c].name)
     }
-    fn array(&self, var: usize) -> String {
+    pub(crate) fn array(&self, var: usize) -> String {
         format!("v_{}", self.p.vars[var].name)
     }
-    fn proc_fn(&self, pi: usize) -> String {
+    pub(crate) fn proc_fn(&self, pi: usize) -> String {
         format!("process_{}", self.dpn.processes[pi].name)
     }
     fn loops<'b>(&self, pr: &'b Process) -> Result<&'b LoopNest, CodegenError> {
@@ -179,10 +223,11 @@ impl Gen<'_> {
         for ch in &d.channels {
             let _ = writeln!(out, "//   {:<40} {:?} {:?}, {} cells", ch.name, ch.class, ch.kind, ch.cells().max(1));
         }
-        out.push_str("#include \"dpn_rt.hpp\"\n");
-        if self.cuda {
-            out.push_str("#include \"dpn_rt_cuda.cuh\"\n");
-        }
+        out.push_str(match self.flavour {
+            Flavour::Cpu => "#include \"dpn_rt.hpp\"\n",
+            Flavour::Cuda => "#include \"dpn_rt.hpp\"\n#include \"dpn_rt_cuda.cuh\"\n",
+            Flavour::Vitis => "#include \"dpn_hls.h\"\n",
+        });
         out.push_str("#include <math.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string>\n\n");
         out.push_str(C_PRELUDE);
         out.push_str(
@@ -259,39 +304,48 @@ struct Walk {
     }
 
     fn declarations(&self, out: &mut String) -> Result<(), CodegenError> {
-        out.push_str("// DDR: the kernel's arrays at their original layout; read-only scalars are arguments.\n");
-        for v in &self.p.vars {
-            if v.is_scalar_argument() {
-                let _ = writeln!(out, "{} {} s_{};", self.qual(), v.ty.c_name(), v.name);
-            } else if self.cuda {
-                let _ = writeln!(out, "__device__ {}* v_{};", v.ty.c_name(), v.name);
-            } else {
-                let _ = writeln!(out, "static std::vector<{}> v_{};", v.ty.c_name(), v.name);
-            }
-        }
-        out.push_str("\n// Channels.\n");
-        for (c, ch) in self.dpn.channels.iter().enumerate() {
-            match ch.kind {
-                ChannelKind::Fifo | ChannelKind::FifoReg => {
-                    let _ = if self.cuda {
-                        writeln!(out, "__device__ dpn_gpu::Fifo<{}, {}> {};", ch.elem, ch.size.max(1), self.chan_obj(c))
-                    } else {
-                        writeln!(
-                            out,
-                            "static dpn::Fifo<{}> {}(\"{}\", DPN_FIFO_DEPTH({}));",
-                            ch.elem,
-                            self.chan_obj(c),
-                            ch.name,
-                            ch.size.max(1)
-                        )
-                    };
+        let vitis = self.flavour == Flavour::Vitis;
+        if !vitis {
+            out.push_str("// DDR: the kernel's arrays at their original layout; read-only scalars are arguments.\n");
+            for v in &self.p.vars {
+                if v.is_scalar_argument() {
+                    let _ = writeln!(out, "{} {} s_{};", self.qual(), v.ty.c_name(), v.name);
+                } else if self.flavour == Flavour::Cuda {
+                    let _ = writeln!(out, "__device__ {}* v_{};", v.ty.c_name(), v.name);
+                } else {
+                    let _ = writeln!(out, "static std::vector<{}> v_{};", v.ty.c_name(), v.name);
                 }
-                ChannelKind::Scratchpad => {
-                    let _ = if self.cuda {
-                        writeln!(out, "__device__ dpn_gpu::Scratchpad<{}, {}> {};", ch.elem, ch.cells(), self.chan_obj(c))
-                    } else {
-                        writeln!(out, "static dpn::Scratchpad<{}> {}(\"{}\", {});", ch.elem, self.chan_obj(c), ch.name, ch.cells())
-                    };
+            }
+            out.push_str("\n// Channels.\n");
+        }
+        for (c, ch) in self.dpn.channels.iter().enumerate() {
+            match (ch.kind, self.flavour) {
+                // Vitis streams are declared in the top function (see `vitis.rs`).
+                (ChannelKind::Fifo | ChannelKind::FifoReg, Flavour::Vitis) => {}
+                (ChannelKind::Fifo | ChannelKind::FifoReg, Flavour::Cuda) => {
+                    let _ = writeln!(out, "__device__ dpn_gpu::Fifo<{}, {}> {};", ch.elem, ch.size.max(1), self.chan_obj(c));
+                }
+                (ChannelKind::Fifo | ChannelKind::FifoReg, Flavour::Cpu) => {
+                    let _ = writeln!(
+                        out,
+                        "static dpn::Fifo<{}> {}(\"{}\", DPN_FIFO_DEPTH({}));",
+                        ch.elem,
+                        self.chan_obj(c),
+                        ch.name,
+                        ch.size.max(1)
+                    );
+                }
+                (ChannelKind::Scratchpad, _) => {
+                    match self.flavour {
+                        Flavour::Cuda => {
+                            let _ = writeln!(out, "__device__ dpn_gpu::Scratchpad<{}, {}> {};", ch.elem, ch.cells(), self.chan_obj(c));
+                        }
+                        Flavour::Cpu => {
+                            let _ =
+                                writeln!(out, "static dpn::Scratchpad<{}> {}(\"{}\", {});", ch.elem, self.chan_obj(c), ch.name, ch.cells());
+                        }
+                        Flavour::Vitis => {}
+                    }
                     let args: Vec<String> = (0..ch.window.len()).map(|d| format!("long long x{d}")).collect();
                     let mut body = String::from("0");
                     for (d, m) in ch.window.iter().enumerate() {
@@ -307,21 +361,23 @@ struct Walk {
                 }
             }
         }
-        out.push_str("\n// Positions in σ of the Load and Store processes, for the DDR order.\n");
-        for pr in &self.dpn.processes {
-            if matches!(pr.kind, ProcessKind::Load { .. } | ProcessKind::Store { .. }) {
-                let _ = if self.cuda {
-                    writeln!(out, "__device__ dpn_gpu::Progress<{}> progress_{};", self.key_len, pr.name)
-                } else {
-                    writeln!(out, "static dpn::Progress progress_{}(\"{}\", {});", pr.name, pr.name, self.key_len)
-                };
+        if !vitis {
+            out.push_str("\n// Positions in σ of the Load and Store processes, for the DDR order.\n");
+            for pr in &self.dpn.processes {
+                if matches!(pr.kind, ProcessKind::Load { .. } | ProcessKind::Store { .. }) {
+                    let _ = if self.flavour == Flavour::Cuda {
+                        writeln!(out, "__device__ dpn_gpu::Progress<{}> progress_{};", self.key_len, pr.name)
+                    } else {
+                        writeln!(out, "static dpn::Progress progress_{}(\"{}\", {});", pr.name, pr.name, self.key_len)
+                    };
+                }
             }
         }
         out.push('\n');
         Ok(())
     }
 
-    fn partner(&self, var: usize, load: bool) -> Option<&Process> {
+    pub(crate) fn partner(&self, var: usize, load: bool) -> Option<&Process> {
         self.dpn.processes.iter().find(|pr| match pr.kind {
             ProcessKind::Load { var: v } => load && v == var,
             ProcessKind::Store { var: v } => !load && v == var,
@@ -333,20 +389,23 @@ struct Walk {
     fn read_channel(&self, c: usize, a: &Access, names: &[String], dst: &str) -> Result<Vec<String>, CodegenError> {
         let ch: &Channel = &self.dpn.channels[c];
         let obj = self.chan_obj(c);
+        let vitis = self.flavour == Flavour::Vitis;
+        let pop = if vitis { format!("{obj}.read()") } else { format!("{obj}.pop({})", self.id(c, true)) };
         Ok(match ch.kind {
-            ChannelKind::Fifo => vec![format!("{dst} = {obj}.pop({});", self.id(c, true))],
+            ChannelKind::Fifo => vec![format!("{dst} = {pop};")],
             ChannelKind::FifoReg => {
                 let first = self.need(c, &ch.first_read, "first-read")?;
-                vec![format!("if ({}) reg{c} = {obj}.pop({});", pred_c(first, names), self.id(c, true)), format!("{dst} = reg{c};")]
+                vec![format!("if ({}) reg{c} = {pop};", pred_c(first, names)), format!("{dst} = reg{c};")]
             }
             ChannelKind::Scratchpad => {
                 let last = self.need(c, &ch.last_read, "last-read")?;
                 let at = self.addr(c, &self.subscripts(a, names));
-                vec![
-                    format!("const size_t at{c} = {at};"),
-                    format!("{dst} = {obj}.read(at{c}{});", self.id(c, false)),
-                    format!("if ({}) {obj}.release(at{c});", pred_c(last, names)),
-                ]
+                let (read, release) = match (vitis, ch.producer == ch.consumer) {
+                    (false, _) => (format!("{obj}.read(at{c}{})", self.id(c, false)), format!("{obj}.release(at{c})")),
+                    (true, false) => (format!("sp{c}.read({obj}, at{c})"), format!("sp{c}.release(at{c})")),
+                    (true, true) => (format!("sp{c}.get(at{c})"), format!("sp{c}.release(at{c})")),
+                };
+                vec![format!("const size_t at{c} = {at};"), format!("{dst} = {read};"), format!("if ({}) {release};", pred_c(last, names))]
             }
         })
     }
@@ -354,20 +413,28 @@ struct Walk {
     /// How a producer writes `v` (the value of cell `idx`) to channel `c`.
     fn write_channel(&self, c: usize, idx: &[String], v: &str) -> String {
         let ch = &self.dpn.channels[c];
-        match ch.kind {
-            ChannelKind::Scratchpad => format!("{}.write({}, {v}{});", self.chan_obj(c), self.addr(c, idx), self.id(c, false)),
-            _ => format!("{}.push({v}{});", self.chan_obj(c), self.id(c, false)),
+        let obj = self.chan_obj(c);
+        match (ch.kind, self.flavour) {
+            (ChannelKind::Scratchpad, Flavour::Vitis) if ch.producer == ch.consumer => format!("sp{c}.put({}, {v});", self.addr(c, idx)),
+            (ChannelKind::Scratchpad, Flavour::Vitis) => {
+                format!("{obj}.write(dpn_hls::cell<{}>({}, {v}));", addr_bits(ch.cells()), self.addr(c, idx))
+            }
+            (ChannelKind::Scratchpad, _) => format!("{obj}.write({}, {v}{});", self.addr(c, idx), self.id(c, false)),
+            (_, Flavour::Vitis) => format!("{obj}.write({v});"),
+            _ => format!("{obj}.push({v}{});", self.id(c, false)),
         }
     }
 
     fn loop_open(&self, out: &mut String, l: &LoopNest, depth: &mut String) {
+        let names = counter_names(l);
         for (k, ctr) in l.counters.iter().enumerate() {
-            let lo = bound(&ctr.lower, "dpn_max", "0LL");
-            let hi = bound(&ctr.upper, "dpn_min", "-1LL");
+            let lo = bound(&ctr.lower, "dpn_max", "0LL", &names);
+            let hi = bound(&ctr.upper, "dpn_min", "-1LL", &names);
+            let n = &names[k];
             let _ = if ctr.step > 0 {
-                writeln!(out, "{depth}for (c[{k}] = {lo}; c[{k}] <= {hi}; ++c[{k}]) {{  // {}", ctr.name)
+                writeln!(out, "{depth}for (long long {n} = {lo}; {n} <= {hi}; ++{n}) {{")
             } else {
-                writeln!(out, "{depth}for (c[{k}] = {hi}; c[{k}] >= {lo}; --c[{k}]) {{  // {}", ctr.name)
+                writeln!(out, "{depth}for (long long {n} = {hi}; {n} >= {lo}; --{n}) {{")
             };
             depth.push_str("    ");
         }
@@ -380,8 +447,10 @@ struct Walk {
         let names = it_names(self.p, stmt);
         let w = &self.p.vars[s.write.var];
         let _ = writeln!(out, "// {}: statement {} ({} iterations).", pr.name, s.name, pr.iterations);
-        let _ = writeln!(out, "{} void {}() {{", self.qual(), self.proc_fn(pi));
-        let _ = writeln!(out, "    long long c[{}];", l.counters.len().max(1));
+        let _ = writeln!(out, "{} {{", self.fn_head(&[pi]));
+        if self.flavour == Flavour::Vitis {
+            self.vitis_locals(out, pi);
+        }
         // FIFO+register channels keep the value being re-read.
         for clause in pr.mux.iter().flatten() {
             let ch = &self.dpn.channels[clause.channel];
@@ -391,8 +460,11 @@ struct Walk {
         }
         let mut depth = String::from("    ");
         self.loop_open(out, l, &mut depth);
+        if self.flavour == Flavour::Vitis && self.pipelined(pi) {
+            let _ = writeln!(out, "{depth}#pragma HLS pipeline II=1");
+        }
         for (n, lin) in names.iter().zip(&l.iters) {
-            let _ = writeln!(out, "{depth}const long long {n} = {};", lin_c(lin, "c"));
+            let _ = writeln!(out, "{depth}const long long {n} = {};", lin_c(lin, &counter_names(l)));
         }
         if !l.guard.is_true() {
             let _ = writeln!(out, "{depth}if (!{}) continue;", pred_c(&l.guard, &names));
@@ -472,7 +544,7 @@ struct Walk {
         pi: usize,
         stmt: usize,
         cond: &[&Predicate],
-        tag: usize,
+        tag: i64,
         band: bool,
     ) -> Result<(), CodegenError> {
         let pr = &self.dpn.processes[pi];
@@ -498,14 +570,14 @@ struct Walk {
             let _ = writeln!(
                 out,
                 "        case {k}: lo[{k}] = {}; hi[{k}] = {}; break;",
-                bound(&ctr.lower, "dpn_max", "0LL"),
-                bound(&ctr.upper, "dpn_min", "-1LL")
+                bound(&ctr.lower, "dpn_max", "0LL", &walk_counters(l)),
+                bound(&ctr.upper, "dpn_min", "-1LL", &walk_counters(l))
             );
         }
         let _ = writeln!(out, "        default: break;\n        }}\n    }}");
         let _ = writeln!(out, "    DPN_HD bool next() {{\n        while (walk()) {{");
         for (k, (n, lin)) in names.iter().zip(&l.iters).enumerate() {
-            let _ = writeln!(out, "            const long long {n} = it[{k}] = {};", lin_c(lin, "c"));
+            let _ = writeln!(out, "            const long long {n} = it[{k}] = {};", lin_c(lin, &walk_counters(l)));
         }
         let mut conds: Vec<String> = Vec::new();
         if !l.guard.is_true() {
@@ -519,7 +591,7 @@ struct Walk {
         for (k, key) in keys.iter().enumerate() {
             let _ = writeln!(out, "            key[{k}] = {};", key_c(key, &names));
         }
-        let _ = writeln!(out, "            key[{}] = {tag};", keys.len());
+        let _ = writeln!(out, "            key[{}] = {tag}LL;", keys.len());
         if band {
             for (k, key) in bkeys.iter().enumerate() {
                 let _ = writeln!(out, "            band[{k}] = {};", key_c(key, &names));
@@ -532,11 +604,11 @@ struct Walk {
         Ok(())
     }
 
-    fn load(&self, out: &mut String, pi: usize, var: usize) -> Result<(), CodegenError> {
-        let pr = &self.dpn.processes[pi];
-        let chans: Vec<usize> = (0..self.dpn.channels.len()).filter(|&c| self.dpn.channels[c].producer == pi).collect();
+    /// The generators of Load process `pi` (one per channel it feeds, keyed by σ then the
+    /// read port), named `gen<channel>`; returns (channel, statement, port, name) of each.
+    pub(crate) fn load_gens(&self, out: &mut String, pi: usize) -> Result<Vec<LoadGen>, CodegenError> {
         let mut gens = Vec::new();
-        for &c in &chans {
+        for c in (0..self.dpn.channels.len()).filter(|&c| self.dpn.channels[c].producer == pi) {
             let ch = &self.dpn.channels[c];
             let ProcessKind::Compute { stmt, .. } = self.dpn.processes[ch.consumer].kind else {
                 return Err(CodegenError::Channel { channel: ch.name.clone(), why: "a load feeds a non-compute process".into() });
@@ -544,69 +616,14 @@ struct Walk {
             let fu = self.need(c, &ch.first_use, "first-use")?;
             let port = ch.port.unwrap_or(0);
             let name = format!("gen{c}");
-            self.generator(out, &name, ch.consumer, stmt, &[fu], port, ch.shared_load)?;
-            gens.push((c, stmt, port, name));
+            self.generator(out, &name, ch.consumer, stmt, &[fu], port as i64, ch.shared_load)?;
+            gens.push(LoadGen { c, stmt, port, name });
         }
-        let store = self.partner(var, false);
-        let _ = writeln!(
-            out,
-            "// {}: every value of {} a band reads from DDR, once per band, at its first use.",
-            pr.name, self.p.vars[var].name
-        );
-        let shared = chans.iter().any(|&c| self.dpn.channels[c].shared_load);
-        let v = &self.p.vars[var];
-        if shared {
-            let _ = writeln!(
-                out,
-                "// Each channel is served at its own first use; a cell is read from DDR once per band\n// (stamp: the band it was last read in, counted from 1).\n{q} long long stamp_{n}[{len}];\n{q} {ty} cache_{n}[{len}];",
-                q = self.qual(),
-                n = v.name,
-                len = v.len().max(1),
-                ty = v.ty.c_name()
-            );
-        }
-        let state = if shared {
-            let bk = band_key(self.p, &self.dpn.nests, &self.dpn.tile, 0).len();
-            format!("    dpn_key_t band[{bk}];\n    long long band_no = 0;")
-        } else {
-            String::new()
-        };
-        let wait = store.map(|st| (st, "0", format!("Every value of {} stored before this point in σ is in DDR.", v.name)));
-        self.merge_open(out, pi, gens.iter().map(|g| g.3.as_str()), &state, wait);
-        for (g, (c, stmt, port, _)) in gens.iter().enumerate() {
-            let names = self.case_open(out, g, *stmt);
-            let a = &self.p.stmts[*stmt].reads[*port];
-            let idx = self.subscripts(a, &names);
-            if shared {
-                let bk = band_key(self.p, &self.dpn.nests, &self.dpn.tile, *stmt).len();
-                let _ = writeln!(
-                    out,
-                    "            bool other = band_no == 0;\n            for (int q = 0; q < {bk}; ++q) other = other || band[q] != g{g}.band[q];\n            if (other) {{\n                for (int q = 0; q < {bk}; ++q) band[q] = g{g}.band[q];\n                ++band_no;\n            }}\n            const long long x = {};\n            if (stamp_{n}[x] != band_no) {{\n                cache_{n}[x] = {}[x];\n                stamp_{n}[x] = band_no;\n            }}\n            const {} v = cache_{n}[x];",
-                    self.flat(var, &idx),
-                    self.array(var),
-                    self.p.vars[var].ty.c_name(),
-                    n = self.p.vars[var].name
-                );
-            } else {
-                let _ =
-                    writeln!(out, "            const {} v = {}[{}];", self.p.vars[var].ty.c_name(), self.array(var), self.flat(var, &idx));
-            }
-            for (q, pred) in &self.dpn.channels[*c].fanout {
-                let wr = self.write_channel(*q, &idx, "v");
-                if pred.is_true() {
-                    let _ = writeln!(out, "            {wr}");
-                } else {
-                    let _ = writeln!(out, "            if ({}) {wr}", pred_c(pred, &names));
-                }
-            }
-            let _ = writeln!(out, "            h{g} = g{g}.next();\n            break;\n        }}");
-        }
-        self.merge_close(out, pi);
-        Ok(())
+        Ok(gens)
     }
 
-    fn store(&self, out: &mut String, pi: usize, var: usize) -> Result<(), CodegenError> {
-        let pr = &self.dpn.processes[pi];
+    /// The generators of Store process `pi` (one per producer channel), keyed by σ then `tag`.
+    pub(crate) fn store_gens(&self, out: &mut String, pi: usize, tag: i64) -> Result<Vec<LoadGen>, CodegenError> {
         let mut gens = Vec::new();
         for (c, ch) in self.dpn.channels.iter().enumerate().filter(|(_, ch)| ch.consumer == pi) {
             let ProcessKind::Compute { stmt, .. } = self.dpn.processes[ch.producer].kind else {
@@ -619,45 +636,135 @@ struct Walk {
                     why: "its demux condition has no predicate".into(),
                 })?;
             let name = format!("gen{c}");
-            self.generator(out, &name, ch.producer, stmt, &[clause], 0, false)?;
-            gens.push((c, stmt, name));
+            self.generator(out, &name, ch.producer, stmt, &[clause], tag, false)?;
+            gens.push(LoadGen { c, stmt, port: 0, name });
         }
-        let name = &self.p.vars[var].name;
-        let _ = writeln!(out, "// {}: every value of {name} read by a later band, or final, written once.", pr.name);
-        let wait = self
-            .partner(var, true)
-            .map(|ld| (ld, "INT64_MAX", format!("Every load of {name} up to this point in σ has read the older value.")));
-        self.merge_open(out, pi, gens.iter().map(|g| g.2.as_str()), "", wait);
-        for (g, (c, stmt, _)) in gens.iter().enumerate() {
-            let names = self.case_open(out, g, *stmt);
-            let idx = self.subscripts(&self.p.stmts[*stmt].write, &names);
+        Ok(gens)
+    }
+
+    /// Whether the Load generators `gens` share DDR reads through a cell table.
+    pub(crate) fn shared(&self, gens: &[LoadGen]) -> bool {
+        gens.iter().any(|g| self.dpn.channels[g.c].shared_load)
+    }
+
+    /// The cell table of a shared Load of `var`: declarations (`static` inside the process for
+    /// Vitis, where nothing is shared at file scope) and the merge state.
+    pub(crate) fn shared_state(&self, var: usize) -> (String, String) {
+        let v = &self.p.vars[var];
+        let (n, len, ty) = (&v.name, v.len().max(1), v.ty.c_name());
+        let bk = band_key(self.p, &self.dpn.nests, &self.dpn.tile, 0).len();
+        let mut state = format!("    dpn_key_t band[{bk}];\n    long long band_no = 0;");
+        let decl = if self.flavour == Flavour::Vitis {
+            let _ = write!(
+                state,
+                "\n    static long long stamp_{n}[{len}];\n    static {ty} cache_{n}[{len}];\n    for (long long x = 0; x < {len}; ++x) stamp_{n}[x] = 0;"
+            );
+            String::new()
+        } else {
+            format!("{q} long long stamp_{n}[{len}];\n{q} {ty} cache_{n}[{len}];\n", q = self.qual())
+        };
+        (
+            format!(
+                "// Each channel is served at its own first use; a cell is read from DDR once per band\n// (stamp: the band it was last read in, counted from 1).\n{decl}"
+            ),
+            state,
+        )
+    }
+
+    /// Case `g` of a Load merge: generator `gen` reads its cell of `var` and fans it out.
+    pub(crate) fn load_case(&self, out: &mut String, g: usize, gen: &LoadGen, var: usize, shared: bool) {
+        let names = self.case_open(out, g, gen.stmt);
+        let a = &self.p.stmts[gen.stmt].reads[gen.port];
+        let idx = self.subscripts(a, &names);
+        if shared {
+            let bk = band_key(self.p, &self.dpn.nests, &self.dpn.tile, gen.stmt).len();
             let _ = writeln!(
                 out,
-                "            {}[{}] = {}.pop({});",
-                self.array(var),
+                "            bool other = band_no == 0;\n            for (int q = 0; q < {bk}; ++q) other = other || band[q] != g{g}.band[q];\n            if (other) {{\n                for (int q = 0; q < {bk}; ++q) band[q] = g{g}.band[q];\n                ++band_no;\n            }}\n            const long long x = {};\n            if (stamp_{n}[x] != band_no) {{\n                cache_{n}[x] = {}[x];\n                stamp_{n}[x] = band_no;\n            }}\n            const {} v = cache_{n}[x];",
                 self.flat(var, &idx),
-                self.chan_obj(*c),
-                self.id(*c, true)
+                self.array(var),
+                self.p.vars[var].ty.c_name(),
+                n = self.p.vars[var].name
             );
-            let _ = writeln!(out, "            h{g} = g{g}.next();\n            break;\n        }}");
+        } else {
+            let _ = writeln!(out, "            const {} v = {}[{}];", self.p.vars[var].ty.c_name(), self.array(var), self.flat(var, &idx));
         }
-        self.merge_close(out, pi);
+        for (q, pred) in &self.dpn.channels[gen.c].fanout {
+            let wr = self.write_channel(*q, &idx, "v");
+            if pred.is_true() {
+                let _ = writeln!(out, "            {wr}");
+            } else {
+                let _ = writeln!(out, "            if ({}) {wr}", pred_c(pred, &names));
+            }
+        }
+        let _ = writeln!(out, "            h{g} = g{g}.next();\n            break;\n        }}");
+    }
+
+    /// Case `g` of a Store merge: generator `gen`'s value goes to its cell of `var`.
+    pub(crate) fn store_case(&self, out: &mut String, g: usize, gen: &LoadGen, var: usize) {
+        let names = self.case_open(out, g, gen.stmt);
+        let idx = self.subscripts(&self.p.stmts[gen.stmt].write, &names);
+        let obj = self.chan_obj(gen.c);
+        let pop = if self.flavour == Flavour::Vitis { format!("{obj}.read()") } else { format!("{obj}.pop({})", self.id(gen.c, true)) };
+        let _ = writeln!(out, "            {}[{}] = {pop};", self.array(var), self.flat(var, &idx));
+        let _ = writeln!(out, "            h{g} = g{g}.next();\n            break;\n        }}");
+    }
+
+    fn load(&self, out: &mut String, pi: usize, var: usize) -> Result<(), CodegenError> {
+        let gens = self.load_gens(out, pi)?;
+        let name = &self.p.vars[var].name;
+        let _ = writeln!(
+            out,
+            "// {}: every value of {name} a band reads from DDR, once per band, at its first use.",
+            self.dpn.processes[pi].name
+        );
+        let shared = self.shared(&gens);
+        let state = if shared {
+            let (decl, state) = self.shared_state(var);
+            out.push_str(&decl);
+            state
+        } else {
+            String::new()
+        };
+        let wait = self.partner(var, false).map(|st| (st, "0", format!("Every value of {name} stored before this point in σ is in DDR.")));
+        self.merge_open(out, &self.fn_head(&[pi]), gens.iter().map(|g| g.name.as_str()), &state, Some(pi), wait);
+        for (g, gen) in gens.iter().enumerate() {
+            self.load_case(out, g, gen, var, shared);
+        }
+        self.merge_close(out, Some(pi));
         Ok(())
     }
 
-    /// Opens a Load or Store process: its generators (named `gens`), `state`, then the loop
-    /// that takes the generator with the smallest σ key, publishes it, waits for the partner
-    /// process (`wait`: it, the last entry of the awaited key, and why) and dispatches on it.
-    fn merge_open<'g>(
+    fn store(&self, out: &mut String, pi: usize, var: usize) -> Result<(), CodegenError> {
+        let gens = self.store_gens(out, pi, 0)?;
+        let name = &self.p.vars[var].name;
+        let _ = writeln!(out, "// {}: every value of {name} read by a later band, or final, written once.", self.dpn.processes[pi].name);
+        let wait = self
+            .partner(var, true)
+            .map(|ld| (ld, "INT64_MAX", format!("Every load of {name} up to this point in σ has read the older value.")));
+        self.merge_open(out, &self.fn_head(&[pi]), gens.iter().map(|g| g.name.as_str()), "", Some(pi), wait);
+        for (g, gen) in gens.iter().enumerate() {
+            self.store_case(out, g, gen, var);
+        }
+        self.merge_close(out, Some(pi));
+        Ok(())
+    }
+
+    /// Opens a Load or Store process (`head`): its generators (named `gens`), `state`, then
+    /// the loop that takes the generator with the smallest σ key, publishes it (as process
+    /// `publish`), waits for the partner process (`wait`: it, the last entry of the awaited
+    /// key, and why) and dispatches on it.
+    pub(crate) fn merge_open<'g>(
         &self,
         out: &mut String,
-        pi: usize,
+        head: &str,
         gens: impl Iterator<Item = &'g str>,
         state: &str,
+        publish: Option<usize>,
         wait: Option<(&Process, &str, String)>,
     ) {
         let k = self.key_len;
-        let _ = writeln!(out, "{} void {}() {{", self.qual(), self.proc_fn(pi));
+        let _ = writeln!(out, "{head} {{");
         let mut n = 0;
         for (g, name) in gens.enumerate() {
             let _ = writeln!(out, "    {name} g{g};\n    bool h{g} = g{g}.next();");
@@ -673,8 +780,11 @@ struct Walk {
         for g in 0..n {
             let _ = writeln!(out, "        if (h{g} && (b < 0 || key_less(g{g}.key, best, {k}))) {{ b = {g}; best = g{g}.key; }}");
         }
-        let _ = writeln!(out, "        if (b < 0) break;\n        progress_{}.publish(best);", self.dpn.processes[pi].name);
-        if let Some((partner, last, why)) = wait {
+        out.push_str("        if (b < 0) break;\n");
+        if let Some(pi) = publish {
+            let _ = writeln!(out, "        progress_{}.publish(best);", self.dpn.processes[pi].name);
+        }
+        if let (Some(pi), Some((partner, last, why))) = (publish, wait) {
             let _ = writeln!(
                 out,
                 "        // {why}\n        for (int q = 0; q < {}; ++q) want[q] = best[q];\n        want[{}] = {last};\n        progress_{}.wait_reached(want{});",
@@ -697,8 +807,20 @@ struct Walk {
         names
     }
 
-    fn merge_close(&self, out: &mut String, pi: usize) {
-        let _ = writeln!(out, "        }}\n    }}\n    progress_{}.finish();\n}}\n", self.dpn.processes[pi].name);
+    pub(crate) fn merge_close(&self, out: &mut String, publish: Option<usize>) {
+        out.push_str("        }\n    }\n");
+        if let Some(pi) = publish {
+            let _ = writeln!(out, "    progress_{}.finish();", self.dpn.processes[pi].name);
+        }
+        out.push_str("}\n\n");
+    }
+
+    /// The signature of process `pi`'s function (Vitis: of the processes `pis`, merged).
+    fn fn_head(&self, pis: &[usize]) -> String {
+        match self.flavour {
+            Flavour::Vitis => self.vitis_head(pis),
+            _ => format!("{} void {}()", self.qual(), self.proc_fn(pis[0])),
+        }
     }
 
     fn main(&self, out: &mut String) {
@@ -732,9 +854,14 @@ struct Walk {
     }
 }
 
-/// `max(…)`/`min(…)` of a counter's bounds over the outer counters `c`.
-fn bound(ls: &[Lin], f: &str, empty: &str) -> String {
-    let mut it = ls.iter().map(|l| lin_c(l, "c"));
+/// Bits of a scratchpad cell index (at least 1).
+pub(crate) fn addr_bits(cells: usize) -> u32 {
+    (usize::BITS - cells.saturating_sub(1).leading_zeros()).max(1)
+}
+
+/// `max(…)`/`min(…)` of a counter's bounds over the outer counters `ctr`.
+fn bound(ls: &[Lin], f: &str, empty: &str, ctr: &[String]) -> String {
+    let mut it = ls.iter().map(|l| lin_c(l, ctr));
     let Some(first) = it.next() else { return empty.into() };
     it.fold(first, |acc, x| format!("{f}({acc}, {x})"))
 }

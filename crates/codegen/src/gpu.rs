@@ -6,7 +6,7 @@
 //! network's exact semantics (and bit-exactness: `--fmad=false`, IEEE division and square
 //! root); it is a cross-check, not a tuned GPU kernel.
 
-use crate::cpu::Gen;
+use crate::cpu::{Flavour, Gen};
 use crate::CodegenError;
 use dpnc_dpn::ir::Dpn;
 use dpnc_frontend::scop::{Program, VarKind};
@@ -20,7 +20,7 @@ pub const NVCC_FLAGS: &[&str] = &["-std=c++17", "-O2", "--fmad=false", "-Xcompil
 
 /// The files of the GPU backend: `kernel.cu`, both runtime headers, `Makefile`.
 pub fn generate(p: &Program, dpn: &Dpn) -> Result<Vec<(String, String)>, CodegenError> {
-    let out = Gen::new(p, dpn, true).program()?;
+    let out = Gen::new(p, dpn, Flavour::Cuda).program()?;
     let makefile = format!(
         "# nvcc from the CUDA toolkit or from the nvidia-cuda-nvcc Python package (scripts/cuda.sh).\n\
          NVCC ?= nvcc\nARCH ?= sm_80\nCUDA_HOME ?= /usr/local/cuda\n\n\

@@ -7,6 +7,7 @@ pub mod cpu;
 pub mod expr;
 pub mod gpu;
 pub mod native;
+pub mod vitis;
 
 /// Why a network cannot be written as code.
 #[derive(Debug, thiserror::Error)]

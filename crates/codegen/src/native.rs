@@ -10,11 +10,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-/// Writes `files` to `dir` (created).
+/// Writes `files` (paths relative to `dir`, which is created, as are their folders).
 pub fn write_files(dir: &Path, files: &[(String, String)]) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for (name, text) in files {
-        std::fs::write(dir.join(name), text).map_err(|e| format!("{}: {e}", dir.join(name).display()))?;
+        let path = dir.join(name);
+        let parent = path.parent().unwrap_or(dir);
+        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(())
 }
@@ -108,4 +110,24 @@ pub fn gpu(
         Err(e) if e.contains("no CUDA device") => Ok(None),
         Err(e) => Err(e),
     }
+}
+
+/// Generates the Vitis backend for `board`, builds its kernel as software with g++ (stand-in
+/// headers; `extra` flags after [`crate::vitis::SW_FLAGS`]) and runs it; returns the store,
+/// build and run seconds.
+pub fn vitis(
+    p: &Program,
+    dpn: &dpnc_dpn::Dpn,
+    board: &dpnc_boards::Board,
+    inputs: &Store,
+    dir: &Path,
+    extra: &[&str],
+) -> Result<(Store, f64, f64), String> {
+    let files = crate::vitis::generate(p, dpn, board).map_err(|e| format!("cannot generate HLS C++: {e}"))?;
+    write_files(dir, &files)?;
+    let mut args: Vec<&str> = crate::vitis::SW_FLAGS.iter().chain(extra).copied().collect();
+    args.extend(["-o", "kernel_sw", "kernel.cpp", "tb.cpp"]);
+    let build = compile(dir, "g++", &args)?;
+    let (store, secs) = run(p, &dir.join("kernel_sw"), inputs, dir)?;
+    Ok((store, build, secs))
 }

@@ -17,6 +17,10 @@ pub(crate) struct CheckArgs {
     /// Seed of the random inputs.
     #[arg(long, default_value = "1")]
     seed: u64,
+    /// The board the Vitis HLS kernel is generated for (its banks and platform; the software
+    /// run does not depend on it).
+    #[arg(long, value_name = "NAME|FILE", default_value = "vcu1525")]
+    board: String,
     /// Keep the generated programs here (default: a temporary directory, removed).
     #[arg(long, value_name = "DIR")]
     work: Option<PathBuf>,
@@ -37,11 +41,20 @@ struct Row {
     note: String,
 }
 
+/// The row of a backend built and run natively: (outputs, build seconds, run seconds).
+fn built_row(backend: &'static str, built: Result<(Store, f64, f64), String>, compare: &dyn Fn(&Store) -> Status) -> Row {
+    match built {
+        Ok((got, build, secs)) => Row { backend, status: compare(&got), secs: Some(secs), note: format!("built in {build:.1} s") },
+        Err(e) => Row { backend, status: Status::Failed(e), secs: None, note: String::new() },
+    }
+}
+
 fn which(program: &str) -> Option<PathBuf> {
     std::env::var_os("PATH").and_then(|paths| std::env::split_paths(&paths).map(|d| d.join(program)).find(|p| p.is_file()))
 }
 
 pub(crate) fn run(sm: &mut SourceMap, args: &CheckArgs) -> Result<(), Failure> {
+    let board = dpnc_boards::load(&args.board).map_err(|e| e.to_string())?;
     let p = load(sm, &args.source)?;
     let params = p.param_values()?;
     let inputs = Store::random(&p, args.seed);
@@ -77,15 +90,15 @@ pub(crate) fn run(sm: &mut SourceMap, args: &CheckArgs) -> Result<(), Failure> {
     };
     if which("g++").is_some() {
         eprintln!("dpnc: building the CPU backend with g++ …");
-        let row = match dpnc_codegen::native::cpu(&p, &dpn, &inputs, &work.join("cpu"), dpnc_codegen::native::CXXFLAGS) {
-            Ok((got, build, secs)) => {
-                Row { backend: "CPU (g++)", status: compare(&got), secs: Some(secs), note: format!("built in {build:.1} s") }
-            }
-            Err(e) => Row { backend: "CPU (g++)", status: Status::Failed(e), secs: None, note: String::new() },
-        };
-        rows.push(row);
+        let built = dpnc_codegen::native::cpu(&p, &dpn, &inputs, &work.join("cpu"), dpnc_codegen::native::CXXFLAGS);
+        rows.push(built_row("CPU (g++)", built, &compare));
+        eprintln!("dpnc: building the Vitis HLS kernel as software with g++ …");
+        let built = dpnc_codegen::native::vitis(&p, &dpn, &board, &inputs, &work.join("vitis"), &[]);
+        rows.push(built_row("Vitis HLS C++ (g++)", built, &compare));
     } else {
-        rows.push(Row { backend: "CPU (g++)", status: Status::Skipped("no g++ on PATH".into()), secs: None, note: String::new() });
+        for backend in ["CPU (g++)", "Vitis HLS C++ (g++)"] {
+            rows.push(Row { backend, status: Status::Skipped("no g++ on PATH".into()), secs: None, note: String::new() });
+        }
     }
     rows.push(match dpnc_codegen::native::nvcc() {
         None => Row {
@@ -97,9 +110,7 @@ pub(crate) fn run(sm: &mut SourceMap, args: &CheckArgs) -> Result<(), Failure> {
         Some((nvcc, home)) => {
             eprintln!("dpnc: building the GPU backend with {nvcc} …");
             match dpnc_codegen::native::gpu(&p, &dpn, &inputs, &work.join("gpu"), (&nvcc, home.as_deref()), &[]) {
-                Ok(Some((got, build, secs))) => {
-                    Row { backend: "GPU (nvcc)", status: compare(&got), secs: Some(secs), note: format!("built in {build:.1} s") }
-                }
+                Ok(Some(built)) => built_row("GPU (nvcc)", Ok(built), &compare),
                 Ok(None) => Row {
                     backend: "GPU (nvcc)",
                     status: Status::Skipped("compiled with nvcc; no CUDA device to run it".into()),

@@ -124,11 +124,16 @@ struct CompileArgs {
     /// Print the network's figures: DDR traffic, arithmetic intensity, on-chip memory.
     #[arg(long)]
     report: bool,
-    /// What to generate with -o: `cpu` writes C++17 with one thread per process
-    /// (kernel.cpp, its runtime header and a Makefile), `gpu` the same network in CUDA
-    /// (kernel.cu); either runs as `./kernel IN_DIR OUT_DIR` on one .npy per argument.
+    /// What to generate with -o: `vitis` writes Vitis HLS C++ for --board (kernel.cpp, an XRT
+    /// host, connectivity, a Makefile with sw/csim/hw_emu/hw targets); `cpu` C++17 with one
+    /// thread per process (kernel.cpp, its runtime header and a Makefile); `gpu` the same
+    /// network in CUDA (kernel.cu). The software builds run as `./kernel IN_DIR OUT_DIR` (Vitis:
+    /// `./kernel_sw`) on one .npy per argument.
     #[arg(long, value_enum)]
     target: Option<Target>,
+    /// The board to build for: a catalogue name (`dpnc boards` lists them) or a board TOML file.
+    #[arg(long, value_name = "NAME|FILE", default_value = "vcu1525")]
+    board: String,
     /// Output directory for --target.
     #[arg(short = 'o', value_name = "DIR", requires = "target")]
     out: Option<PathBuf>,
@@ -138,6 +143,8 @@ struct CompileArgs {
 
 #[derive(Copy, Clone, Debug, ValueEnum)]
 enum Target {
+    /// Vitis HLS C++ (hls::stream channels, a dataflow top function) with its board files.
+    Vitis,
     /// C++17 threads and bounded channels, bit-exact with the interpreter.
     Cpu,
     /// CUDA: every process a single-thread block of one launch (build with nvcc --fmad=false).
@@ -285,17 +292,17 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
     let p = load(sm, src)?;
     if let Some(target) = args.target {
         let Some(out) = &args.out else { return Err("--target needs an output directory: -o DIR".to_string().into()) };
+        // The board first: a wrong name should not wait for the network.
+        let board = dpnc_boards::load(&args.board).map_err(|e| e.to_string())?;
         let cfg = dpnc_dpn::Config { codegen: true, ..args.shape.config(false) };
         let dpn = dpnc_dpn::build(&p, &dpnc_frontend::dataflow::compute(&p)?, &cfg)?;
         let files = match target {
             Target::Cpu => dpnc_codegen::cpu::generate(&p, &dpn),
             Target::Gpu => dpnc_codegen::gpu::generate(&p, &dpn),
+            Target::Vitis => dpnc_codegen::vitis::generate(&p, &dpn, &board),
         }
         .map_err(|e| format!("cannot generate code: {e}"))?;
-        std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
-        for (name, text) in files {
-            std::fs::write(out.join(&name), text).map_err(|e| format!("{}: {e}", out.join(&name).display()))?;
-        }
+        dpnc_codegen::native::write_files(out, &files)?;
         eprintln!("dpnc: wrote {} (build with `make -C {}`)", out.display(), out.display());
         return Ok(());
     }

@@ -1,0 +1,425 @@
+//! The Vitis HLS backend (`--target vitis`): the network as HLS C++ for a board's Vitis
+//! platform, plus the files that flow needs.
+//!
+//! * Every **compute process** is a function taking its channels as `hls::stream&`, its loop
+//!   nest pipelined (`II=1`) unless it waits on a scratchpad. Channels from a process to itself
+//!   are local to its function.
+//! * A **scratchpad** belongs to the process that reads it (`dpn_hls::Scratchpad` in
+//!   `runtime/hls/dpn_hls.h`); its producer sends (cell, value) pairs down a stream as deep
+//!   as the scratchpad, so no array is shared between dataflow processes.
+//! * One **memory process** per array does what the Load and the Store process of that
+//!   array do, merged in σ order: its DDR reads and writes are then ordered as the DDR rule
+//!   needs without progress tokens between processes (the CPU backend's Load and Store
+//!   already wait for each other in σ order, so nothing runs less in parallel), and each
+//!   `m_axi` argument has a single process using it, as Vitis dataflow requires.
+//! * The **top function** is `extern "C"`: `m_axi` per array, bundled per memory bank (arrays go
+//!   to the board's banks in turn), `s_axilite` control, `#pragma HLS dataflow` over the calls.
+//!
+//! Beside `kernel.cpp`: a software test bench (`tb.cpp`: `.npy` in, kernel, `.npy` out), an XRT
+//! host (`host.cpp`), the `v++` connectivity file, a Vitis HLS C-simulation script, a Makefile
+//! (`sw`, `csim`, `hw_emu`, `hw`), and the stand-in `hls_stream.h` / `ap_int.h` (in `sw/`) with
+//! which the same kernel builds with g++ and runs as threads.
+
+use crate::cpu::{addr_bits, Flavour, Gen, LoadGen};
+use crate::CodegenError;
+use dpnc_boards::Board;
+use dpnc_dpn::ir::{ChannelKind, Dpn, ProcessKind};
+use dpnc_frontend::scop::{Program, VarKind};
+use std::fmt::Write;
+
+/// Our header for the kernels (dataflow macros, scratchpads).
+pub const DPN_HLS: &str = include_str!("../runtime/hls/dpn_hls.h");
+/// Stand-ins for Vitis's headers, for software runs with g++ (written for dpnc).
+pub const HLS_STREAM: &str = include_str!("../runtime/hls/hls_stream.h");
+pub const AP_INT: &str = include_str!("../runtime/hls/ap_int.h");
+
+/// The files of the Vitis backend for `board`.
+pub fn generate(p: &Program, dpn: &Dpn, board: &Board) -> Result<Vec<(String, String)>, CodegenError> {
+    let g = Gen::new(p, dpn, Flavour::Vitis);
+    let ports = ports(p, board);
+    let mut kernel = g.program()?;
+    g.top_vitis(&mut kernel, &ports)?;
+    let mut files = vec![
+        ("kernel.cpp".to_string(), kernel),
+        ("dpn_hls.h".into(), DPN_HLS.into()),
+        ("dpn_rt.hpp".into(), crate::RUNTIME.into()),
+        ("sw/hls_stream.h".into(), HLS_STREAM.into()),
+        ("sw/ap_int.h".into(), AP_INT.into()),
+        ("tb.cpp".into(), g.testbench()),
+        ("host.cpp".into(), g.host()),
+        ("connectivity.cfg".into(), connectivity(&dpn.kernel, &ports, board)),
+        ("csim.tcl".into(), csim_tcl(&dpn.kernel, board)),
+        ("Makefile".into(), makefile(&dpn.kernel, board)),
+    ];
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(files)
+}
+
+/// Flags for the software build (`make sw`): the interpreter's semantics, stand-in headers, and
+/// `#pragma HLS` lines left alone.
+pub const SW_FLAGS: &[&str] = &["-std=c++17", "-O2", "-ffp-contract=off", "-fwrapv", "-pthread", "-Wno-unknown-pragmas", "-I.", "-Isw"];
+
+/// An array argument's memory port: its `m_axi` bundle and the board bank it is mapped to.
+pub struct Port {
+    pub var: String,
+    pub bundle: String,
+    pub bank: String,
+}
+
+/// Arrays take the board's banks in turn, one bundle per bank used.
+pub fn ports(p: &Program, board: &Board) -> Vec<Port> {
+    let arrays = p.vars.iter().filter(|v| v.kind == VarKind::Argument && !v.is_scalar_argument());
+    arrays
+        .enumerate()
+        .map(|(k, v)| {
+            let b = k % board.memory.len().max(1);
+            Port { var: v.name.clone(), bundle: format!("gmem{b}"), bank: board.memory.get(b).map_or("DDR[0]".into(), |m| m.name.clone()) }
+        })
+        .collect()
+}
+
+fn connectivity(kernel: &str, ports: &[Port], board: &Board) -> String {
+    let mut s = format!(
+        "# v++ --link --config connectivity.cfg: one {kernel} compute unit, each array argument on its\n# board bank ({}, {}).\n[connectivity]\nnk={kernel}:1:{kernel}_1\n",
+        board.name, board.platform
+    );
+    for port in ports {
+        let _ = writeln!(s, "sp={kernel}_1.{}:{}", port.var, port.bank);
+    }
+    s
+}
+
+fn csim_tcl(kernel: &str, board: &Board) -> String {
+    format!(
+        "# vitis_hls -f csim.tcl: C simulation of {kernel} on the .npy files in in/ (results in out/).\n\
+         open_project -reset {kernel}_hls\n\
+         set_top {kernel}\n\
+         add_files kernel.cpp -cflags \"-I. -std=c++17\"\n\
+         add_files -tb tb.cpp -cflags \"-I. -std=c++17\"\n\
+         open_solution -reset solution -flow_target vitis\n\
+         set_part {{{}}}\n\
+         create_clock -period {:.3}\n\
+         csim_design -ldflags \"-pthread\" -argv \"[pwd]/in [pwd]/out\"\n\
+         exit\n",
+        board.part,
+        1000.0 / board.clock_mhz
+    )
+}
+
+fn makefile(kernel: &str, board: &Board) -> String {
+    format!(
+        "# {kernel} as a Vitis HLS kernel for {label}.\n\
+         #   make sw       the kernel as software (g++, stand-in headers in sw/; each dataflow\n\
+         #                 process a thread): ./kernel_sw IN_DIR OUT_DIR, one NAME.npy per argument\n\
+         #   make csim     Vitis HLS C simulation on in/*.npy (needs vitis_hls)\n\
+         #   make hw_emu   hardware emulation: xclbin, host, and a run on in/*.npy (needs v++ and XRT)\n\
+         #   make hw       the xclbin for the board, and the host: ./host {kernel}.hw.xclbin IN_DIR OUT_DIR\n\
+         PLATFORM ?= {platform}\n\
+         KERNEL := {kernel}\n\
+         CXX ?= g++\n\
+         CXXFLAGS ?= {sw}\n\
+         VPP ?= v++\n\
+         XILINX_XRT ?= /opt/xilinx/xrt\n\n\
+         .PHONY: sw csim hw_emu hw\n\
+         sw: kernel_sw\n\
+         kernel_sw: kernel.cpp tb.cpp dpn_hls.h dpn_rt.hpp sw/hls_stream.h sw/ap_int.h\n\
+         \t$(CXX) $(CXXFLAGS) -o $@ kernel.cpp tb.cpp\n\n\
+         csim:\n\
+         \tvitis_hls -f csim.tcl\n\n\
+         $(KERNEL).%.xo: kernel.cpp dpn_hls.h\n\
+         \t$(VPP) -c -t $* --platform $(PLATFORM) -k $(KERNEL) -I. -o $@ kernel.cpp\n\n\
+         $(KERNEL).%.xclbin: $(KERNEL).%.xo connectivity.cfg\n\
+         \t$(VPP) -l -t $* --platform $(PLATFORM) --config connectivity.cfg -o $@ $<\n\n\
+         host: host.cpp dpn_rt.hpp\n\
+         \t$(CXX) -std=c++17 -O2 -I$(XILINX_XRT)/include -o $@ host.cpp -L$(XILINX_XRT)/lib -lxrt_coreutil -pthread\n\n\
+         emconfig.json:\n\
+         \temconfigutil --platform $(PLATFORM)\n\n\
+         hw_emu: $(KERNEL).hw_emu.xclbin host emconfig.json\n\
+         \tmkdir -p out && XCL_EMULATION_MODE=hw_emu ./host $(KERNEL).hw_emu.xclbin in out\n\n\
+         hw: $(KERNEL).hw.xclbin host\n",
+        label = board.label(),
+        platform = board.platform,
+        sw = SW_FLAGS.join(" ")
+    )
+}
+
+impl Gen<'_> {
+    /// The processes whose function is `pis[0]`'s: a compute process alone, or the Load and
+    /// Store process of one array (its memory process).
+    fn members(&self, pi: usize) -> Vec<usize> {
+        match self.dpn.processes[pi].kind {
+            ProcessKind::Compute { .. } => vec![pi],
+            ProcessKind::Load { var } | ProcessKind::Store { var } => self.mem_members(var),
+        }
+    }
+
+    fn mem_members(&self, var: usize) -> Vec<usize> {
+        let is = |k: &ProcessKind| matches!(k, ProcessKind::Load { var: v } | ProcessKind::Store { var: v } if *v == var);
+        (0..self.dpn.processes.len()).filter(|&q| is(&self.dpn.processes[q].kind)).collect()
+    }
+
+    /// The stream type of channel `c`.
+    fn stream_elem(&self, c: usize) -> String {
+        let ch = &self.dpn.channels[c];
+        match ch.kind {
+            ChannelKind::Scratchpad => format!("dpn_hls::Cell<{}, {}>", ch.elem, addr_bits(ch.cells())),
+            _ => ch.elem.clone(),
+        }
+    }
+
+    /// A stream's depth: the channel's size; a scratchpad's stream holds at most its live
+    /// values, so its cell count.
+    fn depth(&self, c: usize) -> usize {
+        self.dpn.channels[c].cells().max(1)
+    }
+
+    /// (parameter declaration, argument in the top function) of the function of `pis`.
+    fn vitis_params(&self, pis: &[usize]) -> Vec<(String, String)> {
+        let mut params = Vec::new();
+        match self.dpn.processes[pis[0]].kind {
+            ProcessKind::Compute { stmt, .. } => {
+                let mut seen = Vec::new();
+                for a in &self.p.stmts[stmt].reads {
+                    let v = &self.p.vars[a.var];
+                    if v.is_scalar_argument() && !seen.contains(&a.var) {
+                        seen.push(a.var);
+                        params.push((format!("{} s_{}", v.ty.c_name(), v.name), v.name.clone()));
+                    }
+                }
+            }
+            ProcessKind::Load { var } | ProcessKind::Store { var } => {
+                let v = &self.p.vars[var];
+                if v.kind == VarKind::Argument {
+                    params.push((format!("{}* {}", v.ty.c_name(), self.array(var)), v.name.clone()));
+                }
+            }
+        }
+        for (c, ch) in self.dpn.channels.iter().enumerate() {
+            let (mine_p, mine_c) = (pis.contains(&ch.producer), pis.contains(&ch.consumer));
+            if mine_p != mine_c {
+                params.push((format!("hls::stream<{}>& {}", self.stream_elem(c), self.chan_obj(c)), self.chan_obj(c)));
+            }
+        }
+        params
+    }
+
+    pub(crate) fn vitis_head(&self, pis: &[usize]) -> String {
+        let params: Vec<String> = self.vitis_params(pis).into_iter().map(|p| p.0).collect();
+        format!("static void {}({})", self.vitis_fn(pis[0]), params.join(", "))
+    }
+
+    fn vitis_fn(&self, pi: usize) -> String {
+        match self.dpn.processes[pi].kind {
+            ProcessKind::Compute { .. } => self.proc_fn(pi),
+            ProcessKind::Load { var } | ProcessKind::Store { var } => format!("process_mem_{}", self.p.vars[var].name),
+        }
+    }
+
+    /// What compute process `pi` keeps to itself: streams to itself and the scratchpads it reads.
+    pub(crate) fn vitis_locals(&self, out: &mut String, pi: usize) {
+        for (c, ch) in self.dpn.channels.iter().enumerate().filter(|(_, ch)| ch.consumer == pi) {
+            let obj = self.chan_obj(c);
+            match ch.kind {
+                ChannelKind::Scratchpad => {
+                    let _ = writeln!(
+                        out,
+                        "    dpn_hls::Scratchpad<{}, {}, {}> sp{c};  // {}",
+                        ch.elem,
+                        ch.cells(),
+                        addr_bits(ch.cells()),
+                        ch.name
+                    );
+                }
+                _ if ch.producer == pi => {
+                    let d = self.depth(c);
+                    let _ = writeln!(
+                        out,
+                        "    hls::stream<{}, {d}> {obj}(\"{}\");\n#pragma HLS stream variable={obj} depth={d}",
+                        ch.elem, ch.name
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Whether compute process `pi` can take an iteration per cycle: it never waits inside an
+    /// iteration for values arriving at a scratchpad.
+    pub(crate) fn pipelined(&self, pi: usize) -> bool {
+        !self.dpn.channels.iter().any(|ch| ch.consumer == pi && ch.producer != pi && ch.kind == ChannelKind::Scratchpad)
+    }
+
+    /// The memory process of `var`: its Load's and Store's generators merged in σ order, loads
+    /// before the store of the same instance (a read comes before the write).
+    fn mem(&self, out: &mut String, var: usize) -> Result<(), CodegenError> {
+        let members = self.mem_members(var);
+        let (mut loads, mut stores): (Vec<LoadGen>, Vec<LoadGen>) = (Vec::new(), Vec::new());
+        for &q in &members {
+            match self.dpn.processes[q].kind {
+                ProcessKind::Load { .. } => loads = self.load_gens(out, q)?,
+                _ => stores = self.store_gens(out, q, i64::MAX)?,
+            }
+        }
+        let v = &self.p.vars[var];
+        let _ = writeln!(
+            out,
+            "// The DDR port of {}: every value a band reads from outside it (once per band, at its first\n// use, to every channel that needs it) and every value leaving its band, in σ order.",
+            v.name
+        );
+        let shared = self.shared(&loads);
+        let mut state = String::new();
+        if shared {
+            let (decl, st) = self.shared_state(var);
+            out.push_str(&decl);
+            state = st;
+        }
+        if v.kind == VarKind::Local {
+            let (n, len) = (self.array(var), v.len().max(1));
+            let _ = write!(
+                state,
+                "{}    static {} {n}[{len}];  // a temporary of the kernel, initially zero\n    for (long long x = 0; x < {len}; ++x) {n}[x] = 0;",
+                if state.is_empty() { "" } else { "\n" },
+                v.ty.c_name()
+            );
+        }
+        let names = loads.iter().chain(&stores).map(|g| g.name.as_str());
+        self.merge_open(out, &self.vitis_head(&members), names, &state, None, None);
+        for (g, gen) in loads.iter().enumerate() {
+            self.load_case(out, g, gen, var, shared);
+        }
+        for (g, gen) in stores.iter().enumerate() {
+            self.store_case(out, loads.len() + g, gen, var);
+        }
+        self.merge_close(out, None);
+        Ok(())
+    }
+
+    /// The memory processes, then the top function: interfaces (arrays on `ports`), streams,
+    /// the dataflow region.
+    fn top_vitis(&self, out: &mut String, ports: &[Port]) -> Result<(), CodegenError> {
+        let (p, dpn) = (self.p, self.dpn);
+        let mut firsts: Vec<usize> = Vec::new();
+        for (pi, pr) in dpn.processes.iter().enumerate() {
+            if let ProcessKind::Load { var } | ProcessKind::Store { var } = pr.kind {
+                if self.mem_members(var)[0] == pi {
+                    firsts.push(pi);
+                    self.mem(out, var)?;
+                }
+            }
+        }
+        let vars: Vec<_> = p.vars.iter().filter(|v| v.kind == VarKind::Argument).collect();
+        let _ = writeln!(out, "// The kernel: every process of the network, running concurrently.");
+        let _ = writeln!(out, "extern \"C\" void {}({}) {{", dpn.kernel, self.top_params().join(", "));
+        for v in &vars {
+            if let Some(port) = ports.iter().find(|q| q.var == v.name) {
+                let _ = writeln!(
+                    out,
+                    "#pragma HLS interface m_axi port={} offset=slave bundle={} depth={}",
+                    v.name,
+                    port.bundle,
+                    v.len().max(1)
+                );
+            }
+            let _ = writeln!(out, "#pragma HLS interface s_axilite port={}", v.name);
+        }
+        out.push_str("#pragma HLS interface s_axilite port=return\n#pragma HLS dataflow\n");
+        for (c, ch) in dpn.channels.iter().enumerate().filter(|(_, ch)| ch.producer != ch.consumer) {
+            let (obj, d) = (self.chan_obj(c), self.depth(c));
+            let _ = writeln!(
+                out,
+                "    hls::stream<{}, {d}> {obj}(\"{}\");  // {:?}\n#pragma HLS stream variable={obj} depth={d}",
+                self.stream_elem(c),
+                ch.name,
+                ch.kind
+            );
+        }
+        out.push_str("    DPN_DATAFLOW_BEGIN\n");
+        let calls = dpn.processes.iter().enumerate().filter(|(pi, pr)| pr.stmt().is_some() || firsts.contains(pi));
+        for (pi, _) in calls {
+            let members = self.members(pi);
+            let mut call = vec![self.vitis_fn(pi)];
+            call.extend(self.vitis_params(&members).into_iter().map(|p| p.1));
+            let _ = writeln!(out, "    DPN_PROCESS({});", call.join(", "));
+        }
+        out.push_str("    DPN_DATAFLOW_END\n}\n");
+        Ok(())
+    }
+
+    /// The software test bench (also Vitis's C-simulation bench): `.npy` in, kernel, `.npy` out.
+    fn testbench(&self) -> String {
+        let (p, kernel) = (self.p, &self.dpn.kernel);
+        let mut out = format!(
+            "// {kernel}: test bench of the Vitis HLS kernel, for software runs and C simulation (generated by dpnc).\n\
+             #include \"dpn_rt.hpp\"  // .npy files\n#include <string>\n#include <vector>\n\n\
+             extern \"C\" void {kernel}({});\n\n\
+             int main(int argc, char** argv) {{\n    if (argc != 3) {{\n        std::fprintf(stderr, \"usage: %s IN_DIR OUT_DIR (one NAME.npy per kernel argument)\\n\", argv[0]);\n        return 2;\n    }}\n    const std::string in = argv[1], out = argv[2];\n",
+            self.top_params().join(", ")
+        );
+        let mut call = Vec::new();
+        for v in p.vars.iter().filter(|v| v.kind == VarKind::Argument) {
+            let (ty, n) = (v.ty.c_name(), &v.name);
+            if v.is_scalar_argument() {
+                let _ = writeln!(out, "    const {ty} h_{n} = dpn::npy_load<{ty}>(in + \"/{n}.npy\", {{}})[0];");
+                call.push(format!("h_{n}"));
+            } else {
+                let _ = writeln!(out, "    std::vector<{ty}> h_{n} = dpn::npy_load<{ty}>(in + \"/{n}.npy\", {{{}}});", shape(v));
+                call.push(format!("h_{n}.data()"));
+            }
+        }
+        let _ = writeln!(out, "    {kernel}({});", call.join(", "));
+        for v in p.vars.iter().filter(|v| v.kind == VarKind::Argument && v.written) {
+            let _ = writeln!(out, "    dpn::npy_save<{}>(out + \"/{n}.npy\", {{{}}}, h_{n});", v.ty.c_name(), shape(v), n = v.name);
+        }
+        out.push_str("    return 0;\n}\n");
+        out
+    }
+
+    /// The XRT host: loads the xclbin, one buffer per array in its argument's memory group.
+    fn host(&self) -> String {
+        let (p, kernel) = (self.p, &self.dpn.kernel);
+        let mut out = format!(
+            "// {kernel}: XRT host for the Vitis kernel (generated by dpnc): ./host KERNEL.xclbin IN_DIR OUT_DIR\n\
+             #include \"dpn_rt.hpp\"  // .npy files\n#include <xrt/xrt_bo.h>\n#include <xrt/xrt_device.h>\n#include <xrt/xrt_kernel.h>\n\n\
+             int main(int argc, char** argv) {{\n    if (argc != 4) {{\n        std::fprintf(stderr, \"usage: %s KERNEL.xclbin IN_DIR OUT_DIR (one NAME.npy per kernel argument)\\n\", argv[0]);\n        return 2;\n    }}\n    const std::string in = argv[2], out = argv[3];\n    xrt::device device(0u);\n    const xrt::uuid uuid = device.load_xclbin(std::string(argv[1]));\n    xrt::kernel krnl(device, uuid, \"{kernel}\");\n"
+        );
+        let mut call = Vec::new();
+        for (k, v) in p.vars.iter().filter(|v| v.kind == VarKind::Argument).enumerate() {
+            let (ty, n) = (v.ty.c_name(), &v.name);
+            if v.is_scalar_argument() {
+                let _ = writeln!(out, "    const {ty} h_{n} = dpn::npy_load<{ty}>(in + \"/{n}.npy\", {{}})[0];");
+                call.push(format!("h_{n}"));
+            } else {
+                let _ = writeln!(
+                    out,
+                    "    std::vector<{ty}> h_{n} = dpn::npy_load<{ty}>(in + \"/{n}.npy\", {{{}}});\n    xrt::bo bo_{n}(device, h_{n}.size() * sizeof({ty}), krnl.group_id({k}));\n    bo_{n}.write(h_{n}.data());\n    bo_{n}.sync(XCL_BO_SYNC_BO_TO_DEVICE);",
+                    shape(v)
+                );
+                call.push(format!("bo_{n}"));
+            }
+        }
+        let _ = writeln!(out, "    xrt::run run = krnl({});\n    run.wait();", call.join(", "));
+        for v in p.vars.iter().filter(|v| v.kind == VarKind::Argument && v.written) {
+            let (ty, n) = (v.ty.c_name(), &v.name);
+            let _ = writeln!(
+                out,
+                "    bo_{n}.sync(XCL_BO_SYNC_BO_FROM_DEVICE);\n    bo_{n}.read(h_{n}.data());\n    dpn::npy_save<{ty}>(out + \"/{n}.npy\", {{{}}}, h_{n});",
+                shape(v)
+            );
+        }
+        out.push_str("    return 0;\n}\n");
+        out
+    }
+
+    /// The top function's parameters: arrays as pointers, read-only scalars by value.
+    fn top_params(&self) -> Vec<String> {
+        let vars = self.p.vars.iter().filter(|v| v.kind == VarKind::Argument);
+        vars.map(
+            |v| if v.is_scalar_argument() { format!("{} {}", v.ty.c_name(), v.name) } else { format!("{}* {}", v.ty.c_name(), v.name) },
+        )
+        .collect()
+    }
+}
+
+fn shape(v: &dpnc_frontend::scop::Variable) -> String {
+    v.dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")
+}

@@ -1,1 +1,0 @@
-//! Planned (see ARCHITECTURE.md); not yet implemented.

@@ -1,0 +1,64 @@
+//! The Vitis HLS backend (`--target vitis`):
+//! * its kernel, built with g++ against our stand-in `hls_stream.h`/`ap_int.h` and run as
+//!   software (every dataflow process a thread, every stream at the network's depth), is
+//!   bit-exact with the reference interpreter on every kernel of the test set, in double
+//!   without parallel sub-bands and in float with them; its XRT host compiles against the
+//!   stand-in XRT headers (`tests/stand-in/xrt`);
+//! * for every board of the catalogue, the Makefile, the C-simulation script, the `v++`
+//!   connectivity and the kernel's `m_axi` bundles name that board's platform, part and banks.
+
+use dpnc_tests::backend::{every_kernel_at_two_shapes, Case};
+use std::collections::HashMap;
+use std::path::Path;
+
+fn one(f: &Path, ty: &str, tile: &[i64], par: &[i64], dir: &Path) -> Result<(), String> {
+    let c = Case::new(f, ty, tile, par)?;
+    let board = dpnc_boards::load("vcu1525").map_err(|e| e.to_string())?;
+    let (got, _, _) = dpnc_codegen::native::vitis(&c.p, &c.dpn, &board, &c.inputs, dir, &["-O1", "-w"])?;
+    c.compare(&got, "Vitis HLS C++ as software")?;
+    let xrt = Path::new(env!("CARGO_MANIFEST_DIR")).join("stand-in/xrt/include");
+    let xrt = format!("-I{}", xrt.display());
+    dpnc_codegen::native::compile(dir, "g++", &["-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", &xrt, "host.cpp"])
+        .map(|_| ())
+        .map_err(|e| format!("the XRT host does not compile: {e}"))
+}
+
+#[test]
+fn vitis_kernels_run_as_software_bit_exact_and_hosts_compile() {
+    every_kernel_at_two_shapes(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("vitis_backend"), one);
+}
+
+/// `key=value` lines of a file's text, e.g. `sp=kernel_gemm_1.A:DDR[1]`.
+fn lines_with<'a>(text: &'a str, prefix: &str) -> Vec<&'a str> {
+    text.lines().filter_map(|l| l.trim().strip_prefix(prefix)).collect()
+}
+
+#[test]
+fn every_board_gets_its_platform_part_and_banks() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/gemm.c");
+    let c = Case::new(&f, "float", &[4], &[1]).unwrap();
+    let kernel = &c.dpn.kernel;
+    let arrays: Vec<&str> = c.p.vars.iter().filter(|v| !v.is_scalar_argument()).map(|v| v.name.as_str()).collect();
+    for name in dpnc_boards::catalogue() {
+        let board = dpnc_boards::load(name).unwrap();
+        let files: HashMap<String, String> = dpnc_codegen::vitis::generate(&c.p, &c.dpn, &board).unwrap().into_iter().collect();
+        let platform = format!("PLATFORM ?= {}", board.platform);
+        assert!(files["Makefile"].lines().any(|l| l == platform), "{name}: Makefile lacks `{platform}`");
+        assert!(files["csim.tcl"].contains(&format!("set_part {{{}}}", board.part)), "{name}: csim.tcl does not set part {}", board.part);
+        assert_eq!(lines_with(&files["connectivity.cfg"], "nk="), [format!("{kernel}:1:{kernel}_1")], "{name}");
+        // Every array on a bank of this board; arrays of one m_axi bundle on one bank; banks
+        // used in turn, from the board's first.
+        let mut bank_of_bundle: HashMap<String, String> = HashMap::new();
+        let sps = lines_with(&files["connectivity.cfg"], "sp=");
+        assert_eq!(sps.len(), arrays.len(), "{name}: one sp= line per array");
+        for (k, array) in arrays.iter().enumerate() {
+            let want_bank = &board.memory[k % board.memory.len()].name;
+            assert!(sps.contains(&format!("{kernel}_1.{array}:{want_bank}").as_str()), "{name}: {array} is not on {want_bank}: {sps:?}");
+            let pragma = lines_with(&files["kernel.cpp"], &format!("#pragma HLS interface m_axi port={array} "));
+            let [pragma] = pragma.as_slice() else { panic!("{name}: {array} has {} m_axi pragmas", pragma.len()) };
+            let bundle = pragma.split_whitespace().find_map(|w| w.strip_prefix("bundle=")).unwrap().to_string();
+            let bank = bank_of_bundle.entry(bundle.clone()).or_insert_with(|| want_bank.clone());
+            assert_eq!(bank, want_bank, "{name}: bundle {bundle} spans two banks");
+        }
+    }
+}
