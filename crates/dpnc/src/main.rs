@@ -3,6 +3,7 @@
 mod check;
 mod emit;
 mod explore;
+mod sim;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use dpnc_frontend::{Diagnostic, Options, Program, SourceMap, Store};
@@ -50,6 +51,14 @@ enum Command {
     /// element and both values), FAILED, or skipped and why. Exits non-zero on any mismatch
     /// or failure.
     Check(check::CheckArgs),
+    /// Simulate the Verilog design under Verilator against the interpreter, bit for bit.
+    ///
+    /// Generates the RTL kernel, builds a Verilator model with a harness that drives the
+    /// control registers like a host and serves the AXI masters from a memory model (latency,
+    /// seeded jitter), runs it, and compares every output array with the interpreter's. Prints
+    /// cycles, DDR bytes and per-channel peak occupancy (a table, or --json). A deadlock or
+    /// timeout is reported with the processes and channels involved.
+    Sim(sim::SimArgs),
     /// List the boards compiled into dpnc (for --board): part, resources, memory, default clock
     /// and Vitis platform.
     Boards,
@@ -143,6 +152,9 @@ struct CompileArgs {
 
 #[derive(Copy, Clone, Debug, ValueEnum)]
 enum Target {
+    /// Verilog: the network as an RTL kernel (Vitis shell: AXI4-Lite control, one AXI4 master
+    /// per array), with the cell library it uses.
+    Verilog,
     /// Vitis HLS C++ (hls::stream channels, a dataflow top function) with its board files.
     Vitis,
     /// C++17 threads and bounded channels, bit-exact with the interpreter.
@@ -233,6 +245,7 @@ fn real_main(cli: Cli) -> ExitCode {
         Some(Command::Run(args)) => run(&mut sm, args),
         Some(Command::Explore(args)) => explore::run(&mut sm, args),
         Some(Command::Check(args)) => check::run(&mut sm, args),
+        Some(Command::Sim(args)) => sim::run(&mut sm, args),
         Some(Command::Boards) => boards(),
         None => compile(&mut sm, &cli.compile),
     };
@@ -247,6 +260,20 @@ fn real_main(cli: Cli) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The Verilog design's files: the generated modules and the cells they use (under `cells/`).
+fn verilog_files(p: &Program, dpn: &dpnc_dpn::Dpn) -> Result<Vec<(String, String)>, dpnc_codegen::CodegenError> {
+    let design =
+        dpnc_rtl::generate(p, dpn).map_err(|e| dpnc_codegen::CodegenError::Process { process: dpn.kernel.clone(), why: e.to_string() })?;
+    let mut files = design.files;
+    for cell in &design.cells {
+        let path = dpnc_rtl::cells_dir().join(cell);
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| dpnc_codegen::CodegenError::Process { process: dpn.kernel.clone(), why: format!("{}: {e}", path.display()) })?;
+        files.push((format!("cells/{cell}"), text));
+    }
+    Ok(files)
 }
 
 /// `dpnc boards`: the board catalogue as a table.
@@ -300,6 +327,7 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
             Target::Cpu => dpnc_codegen::cpu::generate(&p, &dpn),
             Target::Gpu => dpnc_codegen::gpu::generate(&p, &dpn),
             Target::Vitis => dpnc_codegen::vitis::generate(&p, &dpn, &board),
+            Target::Verilog => verilog_files(&p, &dpn),
         }
         .map_err(|e| format!("cannot generate code: {e}"))?;
         dpnc_codegen::native::write_files(out, &files)?;

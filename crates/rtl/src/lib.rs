@@ -1,1 +1,99 @@
-//! Planned (see ARCHITECTURE.md); not yet implemented.
+//! The Verilog backend: the network as synthesizable RTL around the hand-written cells in
+//! `cells/` (floating-point operators, FIFOs, RAMs, AXI), each tested under Verilator.
+//!
+//! [`generate`] writes, per compute process, its iteration generator ([`walk`]), its module
+//! ([`process`]: muxes, the statement's [`datapath`], demux) and, per array, a memory process
+//! ([`memory`]: loads and stores in σ order on one AXI4 master); [`top`] joins them with one
+//! FIFO per channel stream inside the Vitis RTL-kernel shell.
+
+pub mod datapath;
+pub mod memory;
+pub mod process;
+pub mod top;
+pub mod verilog;
+pub mod walk;
+
+use dpnc_dpn::ir::{Dpn, ProcessKind};
+use dpnc_frontend::scop::Program;
+use std::path::PathBuf;
+
+/// Why a network cannot be written as Verilog.
+#[derive(Debug, thiserror::Error)]
+pub enum RtlError {
+    #[error("process {process}: {why}")]
+    Process { process: String, why: String },
+    #[error("channel {channel}: {why}")]
+    Channel { channel: String, why: String },
+    #[error("{what}: {why}")]
+    Unsupported { what: String, why: String },
+    #[error(transparent)]
+    Datapath(#[from] datapath::DatapathError),
+}
+
+/// A kernel argument as the control registers hold it (argument k at 0x10 + 8k).
+#[derive(Clone, Debug)]
+pub enum Arg {
+    /// An array in DDR on AXI port `gmem<port>`: its byte address.
+    Array { name: String, port: usize, bytes: usize, output: bool },
+    /// A read-only scalar: its bit pattern.
+    Scalar { name: String, bits: u32 },
+}
+
+/// A generated design: its files and what a simulator or a host needs to drive it.
+#[derive(Clone, Debug, Default)]
+pub struct Design {
+    /// The top module (the kernel's name).
+    pub top: String,
+    /// Generated files: (name, Verilog text).
+    pub files: Vec<(String, String)>,
+    /// The cells it instantiates, relative to [`cells_dir`] (e.g. `fp/dpn_fadd.v`).
+    pub cells: Vec<&'static str>,
+    /// AXI4 master ports (`gmem0`, …), one per array.
+    pub ports: Vec<String>,
+    pub args: Vec<Arg>,
+    /// Names behind the `dbg_*` bits: channel streams and processes, in order.
+    pub channels: Vec<String>,
+    pub processes: Vec<String>,
+}
+
+/// The cell library's directory.
+pub fn cells_dir() -> PathBuf {
+    datapath::cells_dir()
+}
+
+/// The design of `dpn` (built with `Config::codegen`).
+pub fn generate(p: &Program, dpn: &Dpn) -> Result<Design, RtlError> {
+    let mut design = Design { top: dpn.kernel.clone(), ..Design::default() };
+    let mut cells: Vec<&'static str> =
+        vec!["mem/dpn_fifo.v", "mem/dpn_fifo_reg.v", "mem/dpn_fifo_ram.v", "mem/dpn_ram_dp.v", "axi/dpn_axi_lite_ctrl.v"];
+    // One file per module, named after it.
+    let mut files = Vec::new();
+    let mut latency = vec![0u32; p.stmts.len()];
+    let mut used: Vec<usize> = dpn.processes.iter().filter_map(|pr| pr.stmt()).collect();
+    used.sort_unstable();
+    used.dedup();
+    for &s in &used {
+        let dp = datapath::statement(p, s, &format!("dp_{}", p.stmts[s].name))?;
+        latency[s] = dp.latency;
+        cells.extend(dp.cells.iter().copied());
+        files.push((format!("{}.v", dp.name), dp.module));
+    }
+    for (pi, pr) in dpn.processes.iter().enumerate() {
+        if let ProcessKind::Compute { stmt, .. } = pr.kind {
+            let l = pr.loops.as_ref().ok_or_else(|| RtlError::Process { process: pr.name.clone(), why: "it has no loop nest".into() })?;
+            files.push((format!("w_{}.v", pr.name), walk::module(&format!("w_{}", pr.name), l)));
+            files.push((format!("p_{}.v", pr.name), process::module(p, dpn, pi, stmt, latency[stmt])?));
+        }
+    }
+    for v in 0..p.vars.len() {
+        if !memory::members(dpn, v).is_empty() {
+            files.push((format!("m_{}.v", p.vars[v].name), memory::module(p, dpn, v)?));
+        }
+    }
+    files.insert(0, (format!("{}.v", dpn.kernel), top::module(p, dpn, &mut design)?));
+    cells.sort_unstable();
+    cells.dedup();
+    design.cells = cells;
+    design.files = files;
+    Ok(design)
+}

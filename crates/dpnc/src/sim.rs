@@ -1,0 +1,101 @@
+//! `dpnc sim`: the Verilog design under Verilator, driven like a host, against the reference
+//! interpreter bit for bit, with cycles, DDR traffic and channel occupancy.
+
+use crate::{load, Failure, Shape, Source};
+use clap::Args;
+use dpnc_frontend::{dataflow, interp, SourceMap, Store};
+use std::fmt::Write;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub(crate) struct SimArgs {
+    #[command(flatten)]
+    source: Source,
+    #[command(flatten)]
+    shape: Shape,
+    /// Directory with one NAME.npy per kernel argument.
+    #[arg(long, value_name = "DIR", conflicts_with = "random")]
+    inputs: Option<PathBuf>,
+    /// Fill every input with pseudo-random values from SEED (the default, seed 1).
+    #[arg(long, value_name = "SEED")]
+    random: Option<u64>,
+    /// Memory model: cycles from a request to its data or response.
+    #[arg(long, default_value = "64")]
+    latency: u32,
+    /// Memory model: plus up to this many random cycles per request.
+    #[arg(long, default_value = "32")]
+    jitter: u32,
+    /// Memory model: seed of the jitter (different seeds, different interleavings).
+    #[arg(long, value_name = "SEED", default_value = "1")]
+    mem_seed: u64,
+    /// Give up after this many cycles.
+    #[arg(long, default_value = "2000000000")]
+    max_cycles: u64,
+    /// Print the figures as JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Keep the design and the Verilator build here (default: a temporary directory, removed).
+    #[arg(long, value_name = "DIR")]
+    work: Option<PathBuf>,
+}
+
+pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
+    let p = load(sm, &args.source)?;
+    let params = p.param_values()?;
+    let inputs = match &args.inputs {
+        Some(dir) => Store::load(&p, dir)?,
+        None => Store::random(&p, args.random.unwrap_or(1)),
+    };
+    let mut want = inputs.clone();
+    interp::run(&p, &params, &mut want)?;
+    let cfg = dpnc_dpn::Config { codegen: true, ..args.shape.config(false) };
+    let dpn = dpnc_dpn::build(&p, &dataflow::compute(&p)?, &cfg)?;
+    let (work, temporary) = match &args.work {
+        Some(d) => (d.clone(), false),
+        None => (std::env::temp_dir().join(format!("dpnc-sim-{}", std::process::id())), true),
+    };
+    let mem = dpnc_sim::Memory { latency: args.latency, jitter: args.jitter, seed: args.mem_seed, ..dpnc_sim::Memory::default() };
+    let mut progress = |line: &str| eprintln!("dpnc: {line}");
+    let result = dpnc_sim::kernel::simulate(&p, &dpn, &inputs, &work, &mem, args.max_cycles, &mut progress);
+    if temporary {
+        let _ = std::fs::remove_dir_all(&work);
+    }
+    let (got, out, names) = result?;
+    let mismatch = Store::compare(&p, &want, &got);
+    let busiest = dpn.processes.iter().filter(|pr| pr.stmt().is_some()).map(|pr| pr.iterations).max().unwrap_or(0);
+    let ratio = if busiest > 0 { out.cycles as f64 / busiest as f64 } else { 0.0 };
+    if args.json {
+        let size = |name: &str| dpn.channels.iter().find(|c| c.name == name).map_or(0, |c| c.cells());
+        let peaks: Vec<serde_json::Value> =
+            names.iter().zip(&out.peaks).map(|(n, pk)| serde_json::json!({ "channel": n, "size": size(n), "peak": pk })).collect();
+        let j = serde_json::json!({
+            "kernel": dpn.kernel,
+            "bit_exact": mismatch.is_none(),
+            "mismatch": mismatch.as_ref().map(|m| m.to_string()),
+            "cycles": out.cycles,
+            "busiest_process_iterations": busiest,
+            "cycles_per_iteration": ratio,
+            "ddr_bytes_read": out.bytes_read,
+            "ddr_bytes_written": out.bytes_written,
+            "channels": peaks,
+        });
+        println!("{}", serde_json::to_string_pretty(&j).map_err(|e| e.to_string())?);
+    } else {
+        let mut o = String::new();
+        let _ = writeln!(o, "kernel {}: {}", dpn.kernel, if mismatch.is_none() { "bit-exact with the interpreter" } else { "MISMATCH" });
+        let _ = writeln!(o, "cycles              {}", out.cycles);
+        let _ = writeln!(o, "busiest process     {busiest} iterations ({ratio:.2} cycles per iteration)");
+        let _ = writeln!(o, "DDR bytes read      {}", out.bytes_read);
+        let _ = writeln!(o, "DDR bytes written   {}", out.bytes_written);
+        let _ = writeln!(o, "{:<44} {:>8} {:>8}", "channel (stream)", "size", "peak");
+        for (name, pk) in names.iter().zip(&out.peaks) {
+            let size = dpn.channels.iter().find(|c| &c.name == name).map_or(0, |c| c.cells());
+            let _ = writeln!(o, "{name:<44} {size:>8} {pk:>8}");
+        }
+        print!("{o}");
+    }
+    if let Some(m) = mismatch {
+        return Err(format!("the simulated design differs from the interpreter: first difference {m} (interpreter, then Verilog)").into());
+    }
+    Ok(())
+}

@@ -1,0 +1,739 @@
+//! The datapath of a statement: its right-hand side as one pipelined Verilog module built from
+//! the hand-written cells in `cells/`, bit-exact with the reference evaluator
+//! (`dpnc_frontend::eval`).
+//!
+//! **Ports**, in order: `clk`, `ce` (the pipeline advances when 1), `it_<iter>` (signed 64-bit,
+//! one per statement iterator), `r<k>` (one per read reference, as wide as the variable's
+//! element: char 8, int 32, long 64, float 32, double 64, floats as bit patterns) and `y`, the
+//! body converted to the written variable's element type (what C stores). `y` holds the result
+//! for the inputs presented [`Datapath::latency`] `ce` cycles earlier: every value in the module
+//! advances only when `ce` = 1, and inputs presented while `ce` = 0 are ignored.
+//!
+//! **Timing.** The expression becomes a graph of operators, each with the cycle at which its
+//! value is valid (inputs at 0). An operator starts when its latest operand is valid; earlier
+//! operands are delayed by `dpn_delay` lines (one chain per signal, tapped at every delay some
+//! user needs), so every path from an input to `y` crosses the same number of registers.
+//! Latencies, chosen for about 300 MHz (the cells compute combinationally and end with a delay
+//! line that synthesis retimes into the logic):
+//!
+//! | operator | binary32 | binary64 |
+//! | --- | --- | --- |
+//! | `+ -` (`dpn_fadd`), `*` (`dpn_fmul`) | 4 | 5 |
+//! | `/` (`dpn_fdiv`), `sqrt` (`dpn_fsqrt`) | 16 | 30 |
+//! | comparisons (`dpn_fcmp`), `fmin`/`fmax` (`dpn_fmin`/`dpn_fmax`) | 1 | 1 |
+//! | integer → float (`dpn_i2f`) | 3 | 3 |
+//! | float → float (`dpn_f2f`) | 2 | 2 |
+//! | float → integer (`dpn_f2i`, 64-bit, then one register that fixes NaN and overflow) | 4 | 4 |
+//!
+//! Integer `*` (`dpn_imul`): 3 cycles for 32 bits, 4 for 64; `/` and `%` (`dpn_idiv`, one cell
+//! for both when they share operands): 16 and 32. Every other integer or logical operator
+//! (`+ - & | ^ << >>`, comparisons, `&& || !`, ternary, integer negation and `abs`) is one
+//! register. Free wiring takes no cycle: integer widening and narrowing, `~`, float negation
+//! and `fabs` (sign bit), the truth value of an operand (folded into its user). Subexpressions
+//! without iterators or reads are folded into constants with the evaluator itself; identical
+//! subexpressions are built once. The latency is at least 1: a body that is pure wiring gets
+//! one register before `y`; a constant body gives a constant `y` (latency 1 all the same).
+//!
+//! **Semantics** are the evaluator's (C with `-fwrapv` on x86-64): wrapping integer arithmetic,
+//! shift counts masked to 5 or 6 bits, truncating `/` and `%` (`INT_MIN / -1` = `INT_MIN`,
+//! remainder 0); division by zero is an error for the evaluator and gives the cell's values here
+//! (quotient all ones, remainder the dividend). Float → integer conversion is the evaluator's:
+//! to 64 bits saturating (NaN → 0), then wrapped to the target width (`dpn_f2i` gives x86's
+//! 0x8000… for NaN and overflow, fixed by a register after it). `&&`, `||` and `?:` evaluate both
+//! sides (bodies have no side effects). `exp` and `pow` have no cell: [`DatapathError::NoHardware`].
+
+use dpnc_frontend::ast::{BinOp, ScalarType, UnOp};
+use dpnc_frontend::eval::eval;
+use dpnc_frontend::scop::{Aff, MathFn, TExpr, TKind};
+use dpnc_frontend::value::Value;
+use dpnc_frontend::Program;
+use std::collections::{BTreeSet, HashMap};
+use std::fmt::Write;
+use std::path::PathBuf;
+
+/// A statement's datapath as a Verilog module.
+#[derive(Clone, Debug)]
+pub struct Datapath {
+    /// Verilog-2005 text of one module named `name`.
+    pub module: String,
+    pub name: String,
+    /// Cycles from inputs to `y` when `ce` is held at 1.
+    pub latency: u32,
+    /// The cell files (paths relative to crates/rtl/cells) the module instantiates,
+    /// transitively, sorted, deduplicated.
+    pub cells: Vec<&'static str>,
+}
+
+/// Why a statement has no datapath.
+#[derive(Debug, thiserror::Error)]
+pub enum DatapathError {
+    /// An operation without a hardware cell.
+    #[error("statement {stmt} calls `{function}`, which has no hardware operator yet")]
+    NoHardware { stmt: String, function: &'static str },
+    /// A size parameter without a value.
+    #[error("{0}")]
+    Parameter(String),
+    #[error("statement {index} does not exist (the program has {count})")]
+    NoStatement { index: usize, count: usize },
+    #[error("`{0}` is not a valid Verilog module name")]
+    BadName(String),
+}
+
+/// Absolute path of the cell directory, for tools.
+pub fn cells_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cells")
+}
+
+/// The datapath of statement `stmt` of `p` (parameters fixed at `p.param_values()`), as module `name`.
+pub fn statement(p: &Program, stmt: usize, name: &str) -> Result<Datapath, DatapathError> {
+    let s = p.stmts.get(stmt).ok_or(DatapathError::NoStatement { index: stmt, count: p.stmts.len() })?;
+    if !valid_name(name) {
+        return Err(DatapathError::BadName(name.to_string()));
+    }
+    let params = p.param_values().map_err(|d| DatapathError::Parameter(d.message.clone()))?;
+    let mut g = Graph { nodes: Vec::new(), cse: HashMap::new(), cells: BTreeSet::new(), params, stmt: s.name.clone() };
+    let iters: Vec<Id> = s.iters.iter().map(|n| g.add(Kind::Port(format!("it_{n}")), 64, vec![], false)).collect();
+    let reads: Vec<(Id, ScalarType)> = s
+        .reads
+        .iter()
+        .enumerate()
+        .map(|(k, a)| {
+            let ty = p.vars[a.var].ty;
+            (g.add(Kind::Port(format!("r{k}")), width(ty), vec![], false), ty)
+        })
+        .collect();
+    let ports = Ports { iters, reads };
+    let body = g.lower(&s.body, &ports)?;
+    let out_ty = p.vars[s.write.var].ty;
+    let y = g.convert(body, out_ty);
+    let t = g.nodes[y.id].t;
+    let latency = t.unwrap_or(1).max(1);
+
+    let mut head = format!("// Datapath of statement {} of kernel `{}`: ", s.name, p.kernel);
+    let names = Names { p, iters: &s.iters };
+    let _ = write!(head, "{} = ", names.access(&s.write));
+    let _ = writeln!(head, "{};", names.texpr(&s.body));
+    for (k, a) in s.reads.iter().enumerate() {
+        let _ = writeln!(head, "//   r{k} = {} ({})", names.access(a), p.vars[a.var].ty.c_name());
+    }
+    let _ = writeln!(head, "// y is the value stored ({}); latency {latency} cycles of ce = 1. Generated by dpnc.", out_ty.c_name());
+    let module = g.emit(name, &head, &s.iters, &ports, y.id, latency, width(out_ty));
+    let mut cells: Vec<&'static str> = g.cells.into_iter().collect();
+    if module.contains("dpn_delay ") && !cells.contains(&"dpn_delay.v") {
+        cells.push("dpn_delay.v");
+    }
+    cells.sort_unstable();
+    Ok(Datapath { module, name: name.to_string(), latency, cells })
+}
+
+fn valid_name(s: &str) -> bool {
+    let mut c = s.chars();
+    matches!(c.next(), Some(c) if c.is_ascii_alphabetic() || c == '_') && c.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+}
+
+fn width(ty: ScalarType) -> u32 {
+    8 * ty.size() as u32
+}
+
+/// Exponent and fraction widths of a float type.
+fn format(ty: ScalarType) -> (u32, u32) {
+    if ty == ScalarType::Float {
+        (8, 23)
+    } else {
+        (11, 52)
+    }
+}
+
+// Latencies (see the table in the module documentation); index 0 binary32, 1 binary64.
+const FADD: [u32; 2] = [4, 5];
+const FMUL: [u32; 2] = [4, 5];
+const FDIV: [u32; 2] = [16, 30];
+const FSQRT: [u32; 2] = [16, 30];
+const FCMP: u32 = 1;
+const FMINMAX: u32 = 1;
+const I2F: u32 = 3;
+const F2I: u32 = 3;
+const F2F: u32 = 2;
+/// 32-bit, 64-bit.
+const IMUL: [u32; 2] = [3, 4];
+const IDIV: [u32; 2] = [16, 32];
+
+fn fi(ty: ScalarType) -> usize {
+    (ty == ScalarType::Double) as usize
+}
+fn ii(ty: ScalarType) -> usize {
+    (ty == ScalarType::Long) as usize
+}
+
+type Id = usize;
+
+#[derive(Clone, Debug)]
+enum Kind {
+    /// A module input, valid at cycle 0.
+    Port(String),
+    /// A constant (its bits), valid at every cycle.
+    Const(u64),
+    /// A combinational function of the operands (`$0`, `$1`, … in the text), no register.
+    Wire(String),
+    /// A combinational function of the operands followed by one register.
+    Reg(String),
+    /// A cell instance; this node is its output bus.
+    Cell(Cell),
+}
+
+#[derive(Clone, Debug)]
+struct Cell {
+    /// Its file under cells/; the module is the file's stem.
+    file: &'static str,
+    /// Helper files it needs.
+    extra: &'static [&'static str],
+    params: Vec<(&'static str, u32)>,
+    /// Input pins and their connection (operands as `$k`, or constants).
+    inputs: Vec<(&'static str, String)>,
+    /// Output pins and the part of the bus they drive (`hi`, `lo`).
+    outputs: Vec<(&'static str, u32, u32)>,
+    latency: u32,
+}
+
+struct Node {
+    kind: Kind,
+    width: u32,
+    ops: Vec<Id>,
+    /// Uses only some bits of its operands (they go to the `unused` sink, for lint).
+    partial: bool,
+    /// Cycle at which the value is valid; `None` for constants.
+    t: Option<u32>,
+}
+
+impl Node {
+    /// The cycle at which the node's logic takes its operands.
+    fn start(&self) -> Option<u32> {
+        match (&self.kind, self.t) {
+            (Kind::Reg(_), Some(t)) => Some(t - 1),
+            (Kind::Cell(c), Some(t)) => Some(t - c.latency),
+            (_, t) => t,
+        }
+    }
+}
+
+/// A typed value of the datapath.
+#[derive(Clone, Copy, Debug)]
+struct Val {
+    id: Id,
+    ty: ScalarType,
+}
+
+struct Ports {
+    iters: Vec<Id>,
+    reads: Vec<(Id, ScalarType)>,
+}
+
+struct Graph {
+    nodes: Vec<Node>,
+    cse: HashMap<String, Id>,
+    cells: BTreeSet<&'static str>,
+    params: Vec<i64>,
+    stmt: String,
+}
+
+const FP_ROUND: &str = "fp/dpn_fp_round.v";
+const FP_UNPACK: &str = "fp/dpn_fp_unpack.v";
+const DELAY: &str = "dpn_delay.v";
+
+impl Graph {
+    fn add(&mut self, kind: Kind, width: u32, ops: Vec<Id>, partial: bool) -> Id {
+        let key = format!("{kind:?}|{width}|{ops:?}");
+        if let Some(&id) = self.cse.get(&key) {
+            return id;
+        }
+        let start = ops.iter().filter_map(|&o| self.nodes[o].t).max();
+        let t = match &kind {
+            Kind::Port(_) => Some(0),
+            Kind::Const(_) => None,
+            Kind::Wire(_) => start,
+            Kind::Reg(_) => Some(start.unwrap_or(0) + 1),
+            Kind::Cell(c) => {
+                self.cells.insert(c.file);
+                self.cells.extend(c.extra.iter().copied());
+                self.cells.insert(DELAY);
+                Some(start.unwrap_or(0) + c.latency)
+            }
+        };
+        self.nodes.push(Node { kind, width, ops, partial, t });
+        self.cse.insert(key, self.nodes.len() - 1);
+        self.nodes.len() - 1
+    }
+
+    fn konst(&mut self, v: Value) -> Val {
+        let id = self.add(Kind::Const(v.bits()), width(v.ty()), vec![], false);
+        Val { id, ty: v.ty() }
+    }
+    fn wire(&mut self, ty: ScalarType, text: String, ops: Vec<Id>, partial: bool) -> Val {
+        Val { id: self.add(Kind::Wire(text), width(ty), ops, partial), ty }
+    }
+    fn reg(&mut self, ty: ScalarType, text: String, ops: Vec<Id>, partial: bool) -> Val {
+        Val { id: self.add(Kind::Reg(text), width(ty), ops, partial), ty }
+    }
+    /// A single-output cell (pin `y`) of result type `ty`.
+    fn cell(&mut self, ty: ScalarType, mut c: Cell, ops: Vec<Id>) -> Val {
+        c.outputs = vec![("y", width(ty) - 1, 0)];
+        Val { id: self.add(Kind::Cell(c), width(ty), ops, false), ty }
+    }
+
+    /// `e` as a constant when it has no iterator or read and the evaluator defines it.
+    fn fold(&self, e: &TExpr) -> Option<Value> {
+        fn pure(e: &TExpr) -> bool {
+            match &e.kind {
+                TKind::Const(_) | TKind::Param(_) => true,
+                TKind::Iter(_) | TKind::Read(_) => false,
+                TKind::Cast(a) | TKind::Unary(_, a) => pure(a),
+                TKind::Binary(_, a, b) => pure(a) && pure(b),
+                TKind::Ternary(c, a, b) => pure(c) && pure(a) && pure(b),
+                TKind::Call(_, args) => args.iter().all(pure),
+            }
+        }
+        if !pure(e) {
+            return None;
+        }
+        eval(e, &[], &self.params, &mut |_| Err(String::new())).ok()
+    }
+
+    fn lower(&mut self, e: &TExpr, ports: &Ports) -> Result<Val, DatapathError> {
+        if let Some(v) = self.fold(e) {
+            return Ok(self.konst(v));
+        }
+        let ty = e.ty;
+        Ok(match &e.kind {
+            TKind::Const(v) => self.konst(*v),
+            TKind::Param(p) => self.konst(Value::Long(self.params[*p]).convert(ty)),
+            TKind::Iter(d) => self.convert(Val { id: ports.iters[*d], ty: ScalarType::Long }, ty),
+            TKind::Read(k) => {
+                let (id, rty) = ports.reads[*k];
+                self.convert(Val { id, ty: rty }, ty)
+            }
+            TKind::Cast(a) => {
+                let a = self.lower(a, ports)?;
+                self.convert(a, ty)
+            }
+            TKind::Unary(op, a) => {
+                let a = self.lower(a, ports)?;
+                match op {
+                    UnOp::Plus => self.convert(a, ty),
+                    UnOp::Not => {
+                        let t = truth(a.ty, 0);
+                        self.reg(ScalarType::Int, format!("{{31'd0, !{t}}}"), vec![a.id], a.ty.is_float())
+                    }
+                    UnOp::Neg => {
+                        let a = self.convert(a, ty);
+                        if ty.is_float() {
+                            let w = width(ty);
+                            self.wire(ty, format!("{{~$0[{}], $0[{}:0]}}", w - 1, w - 2), vec![a.id], false)
+                        } else {
+                            self.reg(ty, "-$0".into(), vec![a.id], false)
+                        }
+                    }
+                    UnOp::BitNot => {
+                        let a = self.convert(a, ty);
+                        self.wire(ty, "~$0".into(), vec![a.id], false)
+                    }
+                }
+            }
+            TKind::Binary(op, a, b) => {
+                let (a, b) = (self.lower(a, ports)?, self.lower(b, ports)?);
+                self.binary(*op, a, b, ty)
+            }
+            TKind::Ternary(c, a, b) => {
+                let c = self.lower(c, ports)?;
+                let a = self.lower(a, ports)?;
+                let b = self.lower(b, ports)?;
+                let (a, b) = (self.convert(a, ty), self.convert(b, ty));
+                let t = truth(c.ty, 0);
+                self.reg(ty, format!("{t} ? $1 : $2"), vec![c.id, a.id, b.id], c.ty.is_float())
+            }
+            TKind::Call(f, args) => {
+                let function = match f {
+                    MathFn::Exp => Some("exp"),
+                    MathFn::Pow => Some("pow"),
+                    MathFn::Expf => Some("expf"),
+                    MathFn::Powf => Some("powf"),
+                    _ => None,
+                };
+                if let Some(function) = function {
+                    return Err(DatapathError::NoHardware { stmt: self.stmt.clone(), function });
+                }
+                let mut v = Vec::new();
+                for a in args {
+                    let x = self.lower(a, ports)?;
+                    v.push(self.convert(x, f.ty()));
+                }
+                let fty = f.ty();
+                let (ew, mw) = format(fty);
+                let fp = vec![("EW", ew), ("MW", mw)];
+                match f {
+                    MathFn::Sqrt | MathFn::Sqrtf => {
+                        let c = cell("fp/dpn_fsqrt.v", &[FP_ROUND, FP_UNPACK], fp, &[("a", 0)], FSQRT[fi(fty)]);
+                        self.cell(fty, c, vec![v[0].id])
+                    }
+                    MathFn::Fabs | MathFn::Fabsf => {
+                        let w = width(fty);
+                        self.wire(fty, format!("{{1'b0, $0[{}:0]}}", w - 2), vec![v[0].id], true)
+                    }
+                    MathFn::Fmin | MathFn::Fminf | MathFn::Fmax | MathFn::Fmaxf => {
+                        let m = if matches!(f, MathFn::Fmin | MathFn::Fminf) { "fp/dpn_fmin.v" } else { "fp/dpn_fmax.v" };
+                        let c = cell(m, &[], fp, &[("a", 0), ("b", 1)], FMINMAX);
+                        self.cell(fty, c, vec![v[0].id, v[1].id])
+                    }
+                    // Integer abs (wrapping: abs(INT_MIN) = INT_MIN).
+                    _ => self.reg(ScalarType::Int, "$0[31] ? -$0 : $0".into(), vec![v[0].id], false),
+                }
+            }
+        })
+    }
+
+    fn binary(&mut self, op: BinOp, a: Val, b: Val, ty: ScalarType) -> Val {
+        use BinOp::*;
+        match op {
+            And | Or => {
+                let sym = if op == And { "&&" } else { "||" };
+                let text = format!("{{31'd0, {} {sym} {}}}", truth(a.ty, 0), truth(b.ty, 1));
+                self.reg(ScalarType::Int, text, vec![a.id, b.id], a.ty.is_float() || b.ty.is_float())
+            }
+            Lt | Le | Gt | Ge | Eq | Ne => {
+                let common = ScalarType::common(a.ty, b.ty);
+                let (a, b) = (self.convert(a, common), self.convert(b, common));
+                if common.is_float() {
+                    let (ew, mw) = format(common);
+                    let mut c = cell("fp/dpn_fcmp.v", &[], vec![("EW", ew), ("MW", mw)], &[("a", 0), ("b", 1)], FCMP);
+                    c.outputs = vec![("lt", 5, 5), ("le", 4, 4), ("gt", 3, 3), ("ge", 2, 2), ("eq", 1, 1), ("ne", 0, 0)];
+                    let flags = self.add(Kind::Cell(c), 6, vec![a.id, b.id], false);
+                    let bit = match op {
+                        Lt => 5,
+                        Le => 4,
+                        Gt => 3,
+                        Ge => 2,
+                        Eq => 1,
+                        _ => 0,
+                    };
+                    self.wire(ScalarType::Int, format!("{{31'd0, $0[{bit}]}}"), vec![flags], true)
+                } else {
+                    let text = match op {
+                        Eq => "$0 == $1".to_string(),
+                        Ne => "$0 != $1".to_string(),
+                        _ => format!("$signed($0) {} $signed($1)", op.symbol()),
+                    };
+                    self.reg(ScalarType::Int, format!("{{31'd0, {text}}}"), vec![a.id, b.id], false)
+                }
+            }
+            Shl | Shr => {
+                let a = self.convert(a, ty);
+                let bits = if ty == ScalarType::Long { 5 } else { 4 };
+                let text = if op == Shl { format!("$0 << $1[{bits}:0]") } else { format!("$signed($0) >>> $1[{bits}:0]") };
+                self.reg(ty, text, vec![a.id, b.id], true)
+            }
+            _ => {
+                let (a, b) = (self.convert(a, ty), self.convert(b, ty));
+                let ops = vec![a.id, b.id];
+                if ty.is_float() {
+                    let (ew, mw) = format(ty);
+                    let fp = vec![("EW", ew), ("MW", mw)];
+                    let c = match op {
+                        Add | Sub => {
+                            let mut c = cell("fp/dpn_fadd.v", &[FP_ROUND], fp, &[("a", 0), ("b", 1)], FADD[fi(ty)]);
+                            c.inputs.push(("sub", if op == Sub { "1'b1" } else { "1'b0" }.into()));
+                            c
+                        }
+                        Mul => cell("fp/dpn_fmul.v", &[FP_ROUND, FP_UNPACK], fp, &[("a", 0), ("b", 1)], FMUL[fi(ty)]),
+                        _ => cell("fp/dpn_fdiv.v", &[FP_ROUND, FP_UNPACK], fp, &[("a", 0), ("b", 1)], FDIV[fi(ty)]),
+                    };
+                    return self.cell(ty, c, ops);
+                }
+                let w = width(ty);
+                match op {
+                    Mul => {
+                        let c = cell("int/dpn_imul.v", &[], vec![("IW", w)], &[("a", 0), ("b", 1)], IMUL[ii(ty)]);
+                        self.cell(ty, c, ops)
+                    }
+                    Div | Rem => {
+                        let mut c = cell("int/dpn_idiv.v", &[], vec![("IW", w)], &[("a", 0), ("b", 1)], IDIV[ii(ty)]);
+                        c.outputs = vec![("q", 2 * w - 1, w), ("r", w - 1, 0)];
+                        let qr = self.add(Kind::Cell(c), 2 * w, ops, false);
+                        let text = if op == Div { format!("$0[{}:{w}]", 2 * w - 1) } else { format!("$0[{}:0]", w - 1) };
+                        self.wire(ty, text, vec![qr], true)
+                    }
+                    _ => {
+                        let sym = match op {
+                            Add => "+",
+                            Sub => "-",
+                            BitAnd => "&",
+                            BitOr => "|",
+                            _ => "^",
+                        };
+                        self.reg(ty, format!("$0 {sym} $1"), ops, false)
+                    }
+                }
+            }
+        }
+    }
+
+    /// C conversion of `v` to `to` (the evaluator's `Value::convert`).
+    fn convert(&mut self, v: Val, to: ScalarType) -> Val {
+        let from = v.ty;
+        if from == to {
+            return v;
+        }
+        let (wf, wt) = (width(from), width(to));
+        match (from.is_float(), to.is_float()) {
+            (false, false) if wt < wf => self.wire(to, format!("$0[{}:0]", wt - 1), vec![v.id], true),
+            (false, false) => self.wire(to, format!("{{{{{}{{$0[{}]}}}}, $0}}", wt - wf, wf - 1), vec![v.id], false),
+            (false, true) => {
+                let v = if wf < 32 { self.convert(v, ScalarType::Int) } else { v };
+                let (ew, mw) = format(to);
+                let c = cell("fp/dpn_i2f.v", &[FP_ROUND], vec![("EW", ew), ("MW", mw), ("IW", width(v.ty))], &[("a", 0)], I2F);
+                self.cell(to, c, vec![v.id])
+            }
+            (true, false) => {
+                // The evaluator converts to 64 bits first, saturating with NaN giving 0, then wraps.
+                let (ew, mw) = format(from);
+                let w = wf - 1;
+                let flags = self.add(
+                    Kind::Wire(format!("{{&$0[{}:{mw}] && |$0[{}:0], ~$0[{w}]}}", w - 1, mw - 1)), // {is NaN, is positive}
+                    2,
+                    vec![v.id],
+                    false,
+                );
+                let c = cell("fp/dpn_f2i.v", &[], vec![("EW", ew), ("MW", mw), ("IW", 64)], &[("a", 0)], F2I);
+                let raw = self.cell(ScalarType::Long, c, vec![v.id]);
+                let text = "$1[1] ? 64'd0 : ($1[0] && $0 == 64'h8000000000000000) ? 64'h7fffffffffffffff : $0";
+                let long = self.reg(ScalarType::Long, text.into(), vec![raw.id, flags], true);
+                self.convert(long, to)
+            }
+            (true, true) => {
+                let ((ewi, mwi), (ewo, mwo)) = (format(from), format(to));
+                let params = vec![("EWI", ewi), ("MWI", mwi), ("EWO", ewo), ("MWO", mwo)];
+                let c = cell("fp/dpn_f2f.v", &[FP_ROUND], params, &[("a", 0)], F2F);
+                self.cell(to, c, vec![v.id])
+            }
+        }
+    }
+
+    /// The module text; `y` is node `out`, delayed to `latency`.
+    #[allow(clippy::too_many_arguments)]
+    fn emit(&self, name: &str, head: &str, iters: &[String], ports: &Ports, out: Id, latency: u32, wy: u32) -> String {
+        let n = self.nodes.len();
+        // Delays each node must provide (to its users' start cycles, and to the output).
+        let mut delays: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); n];
+        for node in &self.nodes {
+            if let Some(s) = node.start() {
+                for &o in &node.ops {
+                    if let Some(t) = self.nodes[o].t {
+                        if s > t {
+                            delays[o].insert(s - t);
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(t) = self.nodes[out].t {
+            if latency > t {
+                delays[out].insert(latency - t);
+            }
+        }
+        let base = |id: Id| match &self.nodes[id].kind {
+            Kind::Port(p) => p.clone(),
+            _ => format!("n{id}"),
+        };
+        let at = |id: Id, s: Option<u32>| match (self.nodes[id].t, s) {
+            (Some(t), Some(s)) if s > t => format!("n{id}_d{}", s - t),
+            _ => base(id),
+        };
+        let range = |w: u32| if w == 1 { String::new() } else { format!("[{}:0] ", w - 1) };
+
+        let mut body = String::new();
+        let mut unused: Vec<String> = Vec::new();
+        let mut referenced = vec![false; n];
+        let mut sequential = false;
+        for (id, node) in self.nodes.iter().enumerate() {
+            let s = node.start();
+            let names: Vec<String> = node.ops.iter().map(|&o| at(o, s)).collect();
+            for &o in &node.ops {
+                referenced[o] = true;
+            }
+            if node.partial {
+                unused.extend(names.iter().cloned());
+            }
+            let w = node.width;
+            match &node.kind {
+                Kind::Port(_) => {}
+                Kind::Const(bits) => {
+                    let _ = writeln!(body, "    wire {}n{id} = {w}'h{bits:x};", range(w));
+                }
+                Kind::Wire(text) => {
+                    let _ = writeln!(body, "    wire {}n{id} = {};", range(w), subst(text, &names));
+                }
+                Kind::Reg(text) => {
+                    sequential = true;
+                    let _ = writeln!(body, "    reg {}n{id};", range(w));
+                    let _ = writeln!(body, "    always @(posedge clk) if (ce) n{id} <= {};", subst(text, &names));
+                }
+                Kind::Cell(c) => {
+                    sequential = true;
+                    let _ = writeln!(body, "    wire {}n{id};", range(w));
+                    let mut params: Vec<String> = c.params.iter().map(|(p, v)| format!(".{p}({v})")).collect();
+                    params.push(format!(".LATENCY({})", c.latency));
+                    let mut pins = vec![".clk(clk)".to_string(), ".ce(ce)".to_string()];
+                    pins.extend(c.inputs.iter().map(|(p, v)| format!(".{p}({})", subst(v, &names))));
+                    for &(p, hi, lo) in &c.outputs {
+                        let part = if hi + 1 == w && lo == 0 {
+                            format!("n{id}")
+                        } else if hi == lo {
+                            format!("n{id}[{hi}]")
+                        } else {
+                            format!("n{id}[{hi}:{lo}]")
+                        };
+                        pins.push(format!(".{p}({part})"));
+                    }
+                    let file = c.file.rsplit('/').next().unwrap_or(c.file);
+                    let module = file.strip_suffix(".v").unwrap_or(file);
+                    let _ = writeln!(body, "    {module} #({}) u_n{id} ({});", params.join(", "), pins.join(", "));
+                }
+            }
+            // This node's delay chain, tapped at every delay its users need.
+            let mut prev = (0, base(id));
+            for &d in &delays[id] {
+                sequential = true;
+                let q = format!("n{id}_d{d}");
+                let _ = writeln!(body, "    wire {}{q};", range(w));
+                let _ = writeln!(
+                    body,
+                    "    dpn_delay #(.W({w}), .LATENCY({})) u_{q} (.clk(clk), .ce(ce), .d({}), .q({q}));",
+                    d - prev.0,
+                    prev.1
+                );
+                prev = (d, q);
+            }
+        }
+        let y = at(out, Some(latency));
+        for (id, node) in self.nodes.iter().enumerate() {
+            if matches!(node.kind, Kind::Port(_)) && !referenced[id] && id != out {
+                unused.push(base(id));
+            }
+        }
+        if !sequential {
+            unused.extend(["clk".to_string(), "ce".to_string()]);
+        }
+        unused.sort();
+        unused.dedup();
+
+        let mut m = head.to_string();
+        let _ = writeln!(m, "module {name} (");
+        let _ = writeln!(m, "    input  wire clk,");
+        let _ = writeln!(m, "    input  wire ce,");
+        for it in iters {
+            let _ = writeln!(m, "    input  wire signed [63:0] it_{it},");
+        }
+        for (k, &(_, ty)) in ports.reads.iter().enumerate() {
+            let _ = writeln!(m, "    input  wire [{}:0] r{k},", width(ty) - 1);
+        }
+        let _ = writeln!(m, "    output wire [{}:0] y", wy - 1);
+        let _ = writeln!(m, ");");
+        m.push_str(&body);
+        let _ = writeln!(m, "    assign y = {y};");
+        if !unused.is_empty() {
+            let _ = writeln!(m, "    wire unused_ok = &{{1'b0, {}}};", unused.join(", "));
+        }
+        let _ = writeln!(m, "endmodule");
+        m
+    }
+}
+
+/// The C truth value of operand `$k` of type `ty`, one bit (NaN is true).
+fn truth(ty: ScalarType, k: usize) -> String {
+    if ty.is_float() {
+        format!("(|${k}[{}:0])", width(ty) - 2)
+    } else {
+        format!("(|${k})")
+    }
+}
+
+/// A cell of file `file` (relative to cells/, its module is the file's stem) that also needs
+/// `extra`, with operand `k` on input pin `p` for every `(p, k)` in `inputs`.
+fn cell(
+    file: &'static str,
+    extra: &'static [&'static str],
+    params: Vec<(&'static str, u32)>,
+    inputs: &[(&'static str, usize)],
+    latency: u32,
+) -> Cell {
+    Cell { file, extra, params, inputs: inputs.iter().map(|&(p, k)| (p, format!("${k}"))).collect(), outputs: Vec::new(), latency }
+}
+
+/// `text` with `$k` replaced by `names[k]`.
+fn subst(text: &str, names: &[String]) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek().and_then(|d| d.to_digit(10))) {
+            ('$', Some(k)) => {
+                chars.next();
+                out.push_str(&names[k as usize]);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Printing the statement for the module's header comment.
+struct Names<'a> {
+    p: &'a Program,
+    iters: &'a [String],
+}
+
+impl Names<'_> {
+    fn access(&self, a: &dpnc_frontend::scop::Access) -> String {
+        let mut s = self.p.vars[a.var].name.clone();
+        for i in &a.index {
+            let _ = write!(s, "[{}]", self.aff(i));
+        }
+        s
+    }
+    fn aff(&self, a: &Aff) -> String {
+        match a {
+            Aff::Const(c) => c.to_string(),
+            Aff::Iter(d) => self.iters[*d].clone(),
+            Aff::Param(p) => self.p.params[*p].name.clone(),
+            Aff::Add(x, y) => format!("{} + {}", self.aff(x), self.aff(y)),
+            Aff::Sub(x, y) => format!("{} - ({})", self.aff(x), self.aff(y)),
+            Aff::Neg(x) => format!("-({})", self.aff(x)),
+            Aff::Mul(c, x) => format!("{c} * ({})", self.aff(x)),
+            Aff::Div(x, c) => format!("({}) / {c}", self.aff(x)),
+            Aff::Mod(x, c) => format!("({}) % {c}", self.aff(x)),
+            Aff::Min(x, y) => format!("min({}, {})", self.aff(x), self.aff(y)),
+            Aff::Max(x, y) => format!("max({}, {})", self.aff(x), self.aff(y)),
+        }
+    }
+    fn texpr(&self, e: &TExpr) -> String {
+        match &e.kind {
+            TKind::Const(v) => v.to_string(),
+            TKind::Iter(d) => self.iters[*d].clone(),
+            TKind::Param(p) => self.p.params[*p].name.clone(),
+            TKind::Read(k) => format!("r{k}"),
+            TKind::Cast(a) => format!("({}){}", e.ty.c_name(), self.texpr(a)),
+            TKind::Unary(op, a) => {
+                let sym = match op {
+                    UnOp::Neg => "-",
+                    UnOp::Plus => "+",
+                    UnOp::Not => "!",
+                    UnOp::BitNot => "~",
+                };
+                format!("{sym}{}", self.texpr(a))
+            }
+            TKind::Binary(op, a, b) => format!("({} {} {})", self.texpr(a), op.symbol(), self.texpr(b)),
+            TKind::Ternary(c, a, b) => format!("({} ? {} : {})", self.texpr(c), self.texpr(a), self.texpr(b)),
+            TKind::Call(f, args) => {
+                let args: Vec<String> = args.iter().map(|a| self.texpr(a)).collect();
+                format!("{}({})", format!("{f:?}").to_lowercase(), args.join(", "))
+            }
+        }
+    }
+}

@@ -1,0 +1,324 @@
+//! A compute process as a module: its iteration generator ([`crate::walk`]), the mux of every
+//! read port, the statement's datapath ([`crate::datapath`]) and the demux of its result.
+//!
+//! One iteration at a time, in four steps: the generator settles on a point; the process
+//! waits until every operand is there (a FIFO's head, a FIFO+register's register, a
+//! scratchpad cell), takes them all in one cycle and releases what was read for the last
+//! time; the datapath computes for its latency; the result goes to every channel the demux
+//! names, in one cycle once all of them can take it. Scratchpads belong to their reader:
+//! arrivals (cell, value) are taken from the channel whenever their cell is free, so a value
+//! never lands on a live one (the same argument as the Vitis backend's, see ARCHITECTURE.md).
+
+use crate::verilog::{aff, bits, index_bits, lin, FUNCTIONS};
+use crate::RtlError;
+use dpnc_dpn::ir::{ChannelKind, Dpn, Process};
+use dpnc_dpn::predicate::Predicate;
+use dpnc_frontend::scop::{Access, Program};
+use std::fmt::Write;
+
+/// The ports of a process module for channel `c`, seen from process `pi`.
+pub struct ChannelPort {
+    pub c: usize,
+    /// `pi` writes it (`_ov`, `_or`, `_od`); otherwise it reads it (`_v`, `_r`, `_d`).
+    pub out: bool,
+    pub width: u32,
+}
+
+/// The width of channel `c`'s stream: a value, or a (cell, value) pair for a scratchpad.
+pub fn stream_bits(dpn: &Dpn, c: usize) -> u32 {
+    let ch = &dpn.channels[c];
+    let w = bits(&ch.elem);
+    match ch.kind {
+        ChannelKind::Scratchpad => w + index_bits(ch.cells()),
+        _ => w,
+    }
+}
+
+/// Whether channel `c` is a stream between two ports (a scratchpad from a process to itself
+/// is a memory inside it).
+pub fn is_stream(dpn: &Dpn, c: usize) -> bool {
+    let ch = &dpn.channels[c];
+    !(ch.kind == ChannelKind::Scratchpad && ch.producer == ch.consumer)
+}
+
+/// The stream ports of the processes `pis` (a compute process, or a memory process's Load and
+/// Store), in channel order; a channel between two of them appears twice.
+pub fn ports(dpn: &Dpn, pis: &[usize]) -> Vec<ChannelPort> {
+    let mut v = Vec::new();
+    for (c, ch) in dpn.channels.iter().enumerate().filter(|(c, _)| is_stream(dpn, *c)) {
+        if pis.contains(&ch.consumer) {
+            v.push(ChannelPort { c, out: false, width: stream_bits(dpn, c) });
+        }
+        if pis.contains(&ch.producer) {
+            v.push(ChannelPort { c, out: true, width: stream_bits(dpn, c) });
+        }
+    }
+    v
+}
+
+/// Port declarations of `ports`.
+pub fn port_decls(ports: &[ChannelPort]) -> Vec<String> {
+    let mut v = Vec::new();
+    for p in ports {
+        let (c, w) = (p.c, p.width - 1);
+        if p.out {
+            v.push(format!("output wire ch{c}_ov"));
+            v.push(format!("input  wire ch{c}_or"));
+            v.push(format!("output wire [{w}:0] ch{c}_od"));
+        } else {
+            v.push(format!("input  wire ch{c}_v"));
+            v.push(format!("output wire ch{c}_r"));
+            v.push(format!("input  wire [{w}:0] ch{c}_d"));
+        }
+    }
+    v
+}
+
+pub(crate) fn pred_v(p: &Predicate, names: &[String]) -> String {
+    let n: Vec<&str> = names.iter().map(String::as_str).collect();
+    p.to_verilog(&n, 64)
+}
+
+/// Cell index of access `a` in scratchpad `c` (its array cell modulo the window).
+pub(crate) fn cell_index(dpn: &Dpn, c: usize, a: &Access, names: &[String], params: &[i64]) -> String {
+    let ch = &dpn.channels[c];
+    let mut s = "64'sd0".to_string();
+    for (x, m) in a.index.iter().zip(&ch.window) {
+        let m = (*m).max(1);
+        s = format!("({s} * 64'sd{m} + ({} % 64'sd{m}))", aff(x, names, params));
+    }
+    s
+}
+
+/// `name`: the low `bits` bits of the 64-bit `expr` (a cell index).
+pub(crate) fn index_wire(o: &mut String, name: &str, expr: &str, bits: u32) {
+    let _ = writeln!(
+        o,
+        "    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] {name}_full = {expr};\n    // verilator lint_on UNUSEDSIGNAL\n    wire [{}:0] {name} = {name}_full[{}:0];",
+        bits - 1,
+        bits - 1
+    );
+}
+
+pub(crate) fn need<'a>(dpn: &Dpn, c: usize, p: &'a Option<Predicate>, what: &str) -> Result<&'a Predicate, RtlError> {
+    p.as_ref().ok_or_else(|| RtlError::Channel {
+        channel: dpn.channels[c].name.clone(),
+        why: format!("isl could not derive its {what} predicate within its budget"),
+    })
+}
+
+/// The module of compute process `pi` (statement `stmt`), named `p_<process>`; its walker
+/// is `w_<process>` and its datapath `dp_<statement>` (latency `lat`).
+pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Result<String, RtlError> {
+    let pr: &Process = &dpn.processes[pi];
+    let s = &p.stmts[stmt];
+    let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
+    let l = pr.loops.as_ref().ok_or_else(|| RtlError::Process {
+        process: pr.name.clone(),
+        why: "its hyperplanes are not a unimodular change of its iterators, so it has no loop nest".into(),
+    })?;
+    let d = l.counters.len();
+    let names: Vec<String> = s.iters.iter().map(|i| format!("it_{i}")).collect();
+    let ports = ports(dpn, &[pi]);
+    let mut decl = vec!["input  wire clk".to_string(), "input  wire rst".into(), "input  wire start".into(), "output reg  done".into()];
+    let mut scalars = Vec::new();
+    for a in &s.reads {
+        let v = &p.vars[a.var];
+        if v.is_scalar_argument() && !scalars.contains(&a.var) {
+            scalars.push(a.var);
+            decl.push(format!("input  wire [{}:0] s_{}", bits(v.ty.c_name()) - 1, v.name));
+        }
+    }
+    decl.extend(port_decls(&ports));
+    let mut o = String::new();
+    let _ = writeln!(o, "// {}: statement {} ({} iterations).", pr.name, s.name, pr.iterations);
+    let _ = writeln!(o, "module p_{} (\n    {}\n);", pr.name, decl.join(",\n    "));
+    o.push_str(FUNCTIONS);
+    let _ = writeln!(
+        o,
+        "    localparam [2:0] IDLE = 3'd0, ISSUE = 3'd1, EXEC = 3'd2, WRITE = 3'd3, NEXT = 3'd4;\n    reg [2:0] state;\n    wire w_valid, w_done;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{}:0] cs;  // tile counters need not appear in the iterators\n    // verilator lint_on UNUSEDSIGNAL\n    wire w_next = (state == NEXT) || (state == ISSUE && w_valid && !guard);\n    w_{} walk (.clk(clk), .rst(rst), .start(start), .next(w_next), .valid(w_valid), .done(w_done), .cs(cs));",
+        64 * d.max(1) - 1,
+        pr.name
+    );
+    let ctr: Vec<String> = (0..d).map(|k| format!("cs[{}:{}]", 64 * k + 63, 64 * k)).collect();
+    let ctr_s: Vec<String> = ctr.iter().map(|c| format!("$signed({c})")).collect();
+    for (n, li) in names.iter().zip(&l.iters) {
+        let _ = writeln!(o, "    wire signed [63:0] {n} = {};", lin(li, &ctr_s));
+    }
+    let _ = writeln!(o, "    wire guard = {};", pred_v(&l.guard, &names));
+
+    // Scratchpads this process reads: a memory and a valid bit per cell.
+    for (c, ch) in dpn.channels.iter().enumerate().filter(|(_, ch)| ch.consumer == pi && ch.kind == ChannelKind::Scratchpad) {
+        let (w, n, aw) = (bits(&ch.elem), ch.cells(), index_bits(ch.cells()));
+        let _ = writeln!(
+            o,
+            "    // Scratchpad {}: {n} cells.\n    reg [{}:0] sp{c} [0:{}];\n    reg [{}:0] sv{c};",
+            ch.name,
+            w - 1,
+            n - 1,
+            n - 1
+        );
+        if ch.producer != pi {
+            // Arrivals: (cell, value), taken when the cell is free.
+            let _ = writeln!(
+                o,
+                "    wire [{}:0] arr{c}_at = ch{c}_d[{}:{w}];\n    assign ch{c}_r = ch{c}_v && !sv{c}[arr{c}_at];",
+                aw - 1,
+                w + aw - 1
+            );
+        }
+    }
+
+    // Read ports: the mux picks a channel; `rdy_r` says the operand is there, `val_r` is it.
+    let mut fire_terms = Vec::new();
+    let mut pops: Vec<(usize, String)> = Vec::new(); // (channel, condition to pop at fire)
+    let mut releases: Vec<(usize, String, String)> = Vec::new(); // (channel, condition, cell)
+    let mut regs: Vec<(usize, String)> = Vec::new(); // FIFO+register: (channel, take condition)
+    let mut operands = Vec::new();
+    for (r, a) in s.reads.iter().enumerate() {
+        let v = &p.vars[a.var];
+        let w = bits(v.ty.c_name());
+        if v.is_scalar_argument() {
+            operands.push(format!("s_{}", v.name));
+            continue;
+        }
+        let _ = writeln!(o, "    reg rdy_r{r};\n    reg [{}:0] val_r{r};", w - 1);
+        let clauses = pr.mux.get(r).map(Vec::as_slice).unwrap_or(&[]);
+        let mut sel = Vec::new();
+        for (k, cl) in clauses.iter().enumerate() {
+            let pred = cl.pred.as_ref().ok_or_else(|| RtlError::Channel {
+                channel: dpn.channels[cl.channel].name.clone(),
+                why: "its mux condition has no predicate".into(),
+            })?;
+            let _ = writeln!(o, "    wire sel_r{r}_{k} = {};", pred_v(pred, &names));
+            sel.push(format!("sel_r{r}_{k}"));
+            let c = cl.channel;
+            let ch = &dpn.channels[c];
+            let taken = format!("sel_r{r}_{k}");
+            match ch.kind {
+                ChannelKind::Fifo => pops.push((c, taken.clone())),
+                ChannelKind::FifoReg => {
+                    let first = need(dpn, c, &ch.first_read, "first-read")?;
+                    let _ = writeln!(o, "    wire first_r{r}_{k} = {};", pred_v(first, &names));
+                    pops.push((c, format!("{taken} && first_r{r}_{k}")));
+                    regs.push((c, format!("{taken} && first_r{r}_{k}")));
+                }
+                ChannelKind::Scratchpad => {
+                    let last = need(dpn, c, &ch.last_read, "last-read")?;
+                    index_wire(&mut o, &format!("at_r{r}_{k}"), &cell_index(dpn, c, a, &names, &params), index_bits(ch.cells()));
+                    let _ = writeln!(o, "    wire last_r{r}_{k} = {};", pred_v(last, &names));
+                    releases.push((c, format!("{taken} && last_r{r}_{k}"), format!("at_r{r}_{k}")));
+                }
+            }
+        }
+        // The operand: the first clause that holds (loads first, as the IR orders them).
+        o.push_str("    always @* begin\n");
+        let _ = writeln!(o, "        rdy_r{r} = 1'b0;\n        val_r{r} = {w}'d0;");
+        for (k, cl) in clauses.iter().enumerate() {
+            let c = cl.channel;
+            let ch = &dpn.channels[c];
+            let head = if k == 0 { "if" } else { "else if" };
+            let (rdy, val) = match ch.kind {
+                ChannelKind::Fifo => (format!("ch{c}_v"), format!("ch{c}_d")),
+                ChannelKind::FifoReg => (format!("(!first_r{r}_{k} || ch{c}_v)"), format!("(first_r{r}_{k} ? ch{c}_d : reg{c})")),
+                ChannelKind::Scratchpad => (format!("sv{c}[at_r{r}_{k}]"), format!("sp{c}[at_r{r}_{k}]")),
+            };
+            let _ = writeln!(
+                o,
+                "        {head} (sel_r{r}_{k}) begin\n            rdy_r{r} = {rdy};\n            val_r{r} = {val};\n        end"
+            );
+        }
+        o.push_str("    end\n");
+        fire_terms.push(format!("rdy_r{r}"));
+        operands.push(format!("op_r{r}"));
+        let _ = writeln!(o, "    reg [{}:0] op_r{r};", w - 1);
+    }
+    for (c, _) in &regs {
+        let _ = writeln!(o, "    reg [{}:0] reg{c};", bits(&dpn.channels[*c].elem) - 1);
+    }
+    let all = if fire_terms.is_empty() { "1'b1".to_string() } else { fire_terms.join(" && ") };
+    let _ = writeln!(o, "    wire fire = state == ISSUE && w_valid && guard && {all};");
+    // Pops (FIFO and FIFO+register channels this process reads).
+    let mut popped: Vec<usize> = pops.iter().map(|x| x.0).collect();
+    popped.sort_unstable();
+    popped.dedup();
+    for c in popped {
+        let conds: Vec<String> = pops.iter().filter(|x| x.0 == c).map(|x| format!("({})", x.1)).collect();
+        let _ = writeln!(o, "    assign ch{c}_r = fire && ({});", conds.join(" || "));
+    }
+
+    // The datapath: inputs held in registers during EXEC.
+    let mut dp_ports = vec![".clk(clk)".to_string(), ".ce(1'b1)".into()];
+    for (i, n) in s.iters.iter().zip(&names) {
+        dp_ports.push(format!(".it_{i}({n})"));
+    }
+    for (r, op) in operands.iter().enumerate() {
+        dp_ports.push(format!(".r{r}({op})"));
+    }
+    let wy = bits(p.vars[s.write.var].ty.c_name());
+    let _ = writeln!(o, "    wire [{}:0] y;\n    dp_{} dp ({}, .y(y));", wy - 1, s.name, dp_ports.join(", "));
+    let _ = writeln!(o, "    reg [{}:0] result;\n    reg [15:0] wait_n;", wy - 1);
+
+    // Demux: every channel whose clause holds gets the result, once all of them can take it.
+    let mut targets = Vec::new();
+    let mut self_writes = Vec::new();
+    for (k, cl) in pr.demux.iter().enumerate() {
+        let c = cl.channel;
+        let ch = &dpn.channels[c];
+        let pred = cl
+            .pred
+            .as_ref()
+            .ok_or_else(|| RtlError::Channel { channel: ch.name.clone(), why: "its demux condition has no predicate".into() })?;
+        let _ = writeln!(o, "    wire to_{k} = {};", pred_v(pred, &names));
+        if ch.kind == ChannelKind::Scratchpad {
+            index_wire(&mut o, &format!("wat_{k}"), &cell_index(dpn, c, &s.write, &names, &params), index_bits(ch.cells()));
+            if ch.producer == ch.consumer {
+                self_writes.push((c, format!("to_{k}"), format!("wat_{k}")));
+                continue;
+            }
+            let _ = writeln!(o, "    assign ch{c}_od = {{wat_{k}, result}};");
+        } else {
+            let _ = writeln!(o, "    assign ch{c}_od = result;");
+        }
+        targets.push((c, format!("to_{k}")));
+    }
+    let can: Vec<String> = targets.iter().map(|(c, t)| format!("(!{t} || ch{c}_or)")).collect();
+    let can = if can.is_empty() { "1'b1".to_string() } else { can.join(" && ") };
+    let _ = writeln!(o, "    wire put = state == WRITE && {can};");
+    for (c, t) in &targets {
+        let _ = writeln!(o, "    assign ch{c}_ov = put && {t};");
+    }
+
+    // The sequence.
+    let _ = writeln!(
+        o,
+        "    always @(posedge clk) begin\n        if (rst) begin\n            state <= IDLE;\n            done <= 1'b0;\n        end else if (start) begin\n            state <= ISSUE;\n            done <= 1'b0;\n        end else begin\n            case (state)\n            ISSUE: if (w_done) begin\n                state <= IDLE;\n                done <= 1'b1;\n            end else if (fire) begin\n                state <= EXEC;\n                wait_n <= 16'd0;\n            end\n            EXEC: if (wait_n == 16'd{lat}) begin\n                result <= y;\n                state <= WRITE;\n            end else wait_n <= wait_n + 16'd1;\n            WRITE: if (put) state <= NEXT;\n            NEXT: state <= ISSUE;\n            default: ;\n            endcase\n        end\n    end"
+    );
+    // Operands, registers, scratchpad cells.
+    o.push_str("    always @(posedge clk) begin\n        if (fire) begin\n");
+    for (r, op) in operands.iter().enumerate() {
+        if op.starts_with("op_") {
+            let _ = writeln!(o, "            {op} <= val_r{r};");
+        }
+    }
+    for (c, cond) in &regs {
+        let _ = writeln!(o, "            if ({cond}) reg{c} <= ch{c}_d;");
+    }
+    o.push_str("        end\n    end\n");
+    for (c, ch) in dpn.channels.iter().enumerate().filter(|(_, ch)| ch.consumer == pi && ch.kind == ChannelKind::Scratchpad) {
+        let w = bits(&ch.elem);
+        let _ = writeln!(o, "    always @(posedge clk) begin\n        if (rst || start) sv{c} <= {}'d0;\n        else begin", ch.cells());
+        for (rc, cond, at) in releases.iter().filter(|x| x.0 == c) {
+            let _ = writeln!(o, "            if (fire && {cond}) sv{rc}[{at}] <= 1'b0;");
+        }
+        if ch.producer != pi {
+            let _ = writeln!(o, "            if (ch{c}_v && ch{c}_r) begin\n                sv{c}[arr{c}_at] <= 1'b1;\n                sp{c}[arr{c}_at] <= ch{c}_d[{}:0];\n            end", w - 1);
+        }
+        for (sc, t, at) in self_writes.iter().filter(|x| x.0 == c) {
+            let _ = writeln!(o, "            if (put && {t}) begin\n                sv{sc}[{at}] <= 1'b1;\n                sp{sc}[{at}] <= result;\n            end");
+        }
+        o.push_str("        end\n    end\n");
+    }
+    o.push_str("endmodule\n\n");
+    Ok(o)
+}

@@ -1,0 +1,97 @@
+//! Printing the network's integer arithmetic as Verilog: everything is `signed [63:0]`, with
+//! sized signed literals, so that `verilator -Wall` sees no width mismatch.
+
+use dpnc_dpn::loops::Lin;
+use dpnc_dpn::sync::Key;
+use dpnc_dpn::tiling::Affine;
+use dpnc_frontend::scop::Aff;
+use std::fmt::Write;
+
+/// A signed 64-bit literal.
+pub fn lit(v: i64) -> String {
+    if v < 0 {
+        format!("-64'sd{}", v.unsigned_abs())
+    } else {
+        format!("64'sd{v}")
+    }
+}
+
+/// `Σ coef·names + cst`.
+pub fn linear(coef: &[i64], names: &[String], cst: i64) -> String {
+    let mut s = String::new();
+    for (a, n) in coef.iter().zip(names).filter(|(a, _)| **a != 0) {
+        let sep = if s.is_empty() { "" } else { " + " };
+        let _ = match *a {
+            1 => write!(s, "{sep}{n}"),
+            _ => write!(s, "{sep}{} * {n}", lit(*a)),
+        };
+    }
+    match (s.is_empty(), cst) {
+        (true, c) => lit(c),
+        (false, 0) => format!("({s})"),
+        (false, c) => format!("({s} + {})", lit(c)),
+    }
+}
+
+pub fn lin(l: &Lin, names: &[String]) -> String {
+    linear(&l.coef, names, l.cst)
+}
+
+pub fn affine(f: &Affine, names: &[String]) -> String {
+    linear(&f.coef, names, f.cst)
+}
+
+/// A σ key entry over the statement's iterators.
+pub fn key(k: &Key, names: &[String]) -> String {
+    match k {
+        Key::Const(c) => lit(*c),
+        Key::Tile(f, s) => format!("floord({}, {})", affine(f, names), lit(*s)),
+        Key::Phi(f) => affine(f, names),
+        Key::Iter(d, dir) => format!("({} * {})", lit(*dir), names[*d]),
+    }
+}
+
+/// A subscript (floor division and modulo as the model has them).
+pub fn aff(a: &Aff, iters: &[String], params: &[i64]) -> String {
+    let r = |x: &Aff| aff(x, iters, params);
+    match a {
+        Aff::Const(c) => lit(*c),
+        Aff::Iter(d) => iters[*d].clone(),
+        Aff::Param(p) => lit(params[*p]),
+        Aff::Add(x, y) => format!("({} + {})", r(x), r(y)),
+        Aff::Sub(x, y) => format!("({} - {})", r(x), r(y)),
+        Aff::Neg(x) => format!("(-{})", r(x)),
+        Aff::Mul(c, x) => format!("({} * {})", lit(*c), r(x)),
+        Aff::Div(x, c) => format!("floord({}, {})", r(x), lit(*c)),
+        Aff::Mod(x, c) => format!("({} - {} * floord({}, {}))", r(x), lit(*c), r(x), lit(*c)),
+        Aff::Min(x, y) => format!("smin({}, {})", r(x), r(y)),
+        Aff::Max(x, y) => format!("smax({}, {})", r(x), r(y)),
+    }
+}
+
+/// The functions the expressions above use, declared inside each module that needs them.
+pub const FUNCTIONS: &str = "    function signed [63:0] smax(input signed [63:0] a, input signed [63:0] b);
+        smax = a > b ? a : b;
+    endfunction
+    function signed [63:0] smin(input signed [63:0] a, input signed [63:0] b);
+        smin = a < b ? a : b;
+    endfunction
+    // floor(a / b) for b > 0 (Verilog's / truncates toward zero).
+    function signed [63:0] floord(input signed [63:0] a, input signed [63:0] b);
+        floord = (a >= 0 ? a : a - b + 64'sd1) / b;
+    endfunction
+";
+
+/// Bits of a value of C type `ty`.
+pub fn bits(ty: &str) -> u32 {
+    match ty {
+        "char" => 8,
+        "int" | "float" => 32,
+        _ => 64,
+    }
+}
+
+/// Bits of an index into `n` cells (at least 1).
+pub fn index_bits(n: usize) -> u32 {
+    (usize::BITS - n.saturating_sub(1).leading_zeros()).max(1)
+}

@@ -1,0 +1,487 @@
+//! Statement datapaths (src/datapath.rs) against the reference evaluator, bit for bit, under
+//! Verilator. For every statement of every kernel of the test set (tests/kernels), of
+//! tests/datapath/ops.c (one statement per operator and conversion) and of seeded random
+//! kernels (random typed expressions over char, int, long, float and double), in float and in
+//! double: the datapath is generated (statements with no hardware operator are counted and
+//! listed), linted with `verilator --lint-only -Wall`, and simulated on random input vectors
+//! (random bit patterns, special floats, small, large and negative integers) fed one per cycle
+//! with ce = 0 in random cycles; every output bit is compared with `dpnc_frontend::eval`.
+//! All datapaths of one element type share one Verilator build (a generated top, the driver
+//! tests/datapath/tb.cpp, vectors in a file). `DPNC_DATAPATH_VECTORS=<n>` sets the vectors per
+//! datapath (default 3000).
+
+use dpnc_frontend::ast::ScalarType;
+use dpnc_frontend::eval::eval;
+use dpnc_frontend::scop::{TExpr, TKind};
+use dpnc_frontend::value::Value;
+use dpnc_frontend::{Options, Program, SourceMap};
+use dpnc_rtl::datapath::{self, Datapath, DatapathError};
+use std::collections::BTreeSet;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// SplitMix64.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + (self.next() % ((hi - lo + 1) as u64)) as i64
+    }
+    fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
+        &xs[self.below(xs.len() as u64) as usize]
+    }
+}
+
+fn vectors_per_datapath() -> usize {
+    std::env::var("DPNC_DATAPATH_VECTORS").ok().and_then(|v| v.parse().ok()).unwrap_or(3000)
+}
+
+// ---------------------------------------------------------------- random kernels
+
+const RANDOM_KERNELS: usize = 4;
+const RANDOM_STMTS: usize = 12;
+
+#[derive(Clone, Copy, PartialEq)]
+enum T {
+    C,
+    I,
+    L,
+    F,
+    D,
+}
+
+/// A random C expression (fully parenthesised) and whether it is an integer.
+fn random_expr(r: &mut Rng, depth: u32, int_only: bool) -> (String, bool) {
+    let leaf = depth == 0 || r.below(5) == 0;
+    if leaf {
+        let ints = ["ac[i]", "ai[i]", "ai[j]", "al[j]", "bi[j]", "bc[j]", "i", "j", "n", "k7"];
+        let floats = ["af[i]", "bf[j]", "ad[i]", "bd[j]", "sf", "sd"];
+        return match r.below(if int_only { 3 } else { 5 }) {
+            0 | 1 => (r.pick(&ints).to_string(), true),
+            2 => (
+                r.pick(&["0", "1", "-1", "3", "7", "31", "100000", "2147483647", "40L", "-5L", "0x7fffffffffffL", "'a'"]).to_string(),
+                true,
+            ),
+            3 => (r.pick(&floats).to_string(), false),
+            _ => (r.pick(&["0.5", "-2.0", "1e300", "3.0f", "1e-30f", "0.0", "-0.0f", "1e10f", "0.1"]).to_string(), false),
+        };
+    }
+    let sub = |r: &mut Rng, int_only| random_expr(r, depth - 1, int_only);
+    match r.below(if int_only { 6 } else { 12 }) {
+        0 | 1 => {
+            let op = r.pick(&["%", "&", "|", "^", "<<", ">>", "+", "-", "*", "/"]);
+            let (a, b) = (sub(r, true), sub(r, true));
+            (format!("({} {op} {})", a.0, b.0), true)
+        }
+        2 => {
+            let op = r.pick(&["~", "-", "!"]);
+            (format!("({op}{})", sub(r, true).0), true)
+        }
+        3 => {
+            let t = r.pick(&["char", "int", "long"]);
+            (format!("(({t}){})", sub(r, int_only).0), true)
+        }
+        4 => (format!("abs({})", sub(r, int_only).0), true),
+        5 => {
+            let op = r.pick(&["<", "<=", ">", ">=", "==", "!=", "&&", "||"]);
+            let (a, b) = (sub(r, int_only), sub(r, int_only));
+            (format!("({} {op} {})", a.0, b.0), true)
+        }
+        6 | 7 => {
+            let op = r.pick(&["+", "-", "*", "/"]);
+            let (a, b) = (sub(r, false), sub(r, false));
+            (format!("({} {op} {})", a.0, b.0), a.1 && b.1)
+        }
+        8 => {
+            let (c, a, b) = (sub(r, false), sub(r, false), sub(r, false));
+            (format!("({} ? {} : {})", c.0, a.0, b.0), a.1 && b.1)
+        }
+        9 => {
+            let t = r.pick(&["float", "double"]);
+            (format!("(({t}){})", sub(r, false).0), false)
+        }
+        10 => {
+            let f = r.pick(&["sqrt", "sqrtf", "fabs", "fabsf"]);
+            (format!("{f}({})", sub(r, false).0), false)
+        }
+        _ => {
+            let f = r.pick(&["fmin", "fmax", "fminf", "fmaxf"]);
+            let (a, b) = (sub(r, false), sub(r, false));
+            (format!("{f}({}, {})", a.0, b.0), false)
+        }
+    }
+}
+
+fn random_kernel(seed: u64) -> String {
+    let mut r = Rng(seed);
+    let mut body = String::new();
+    for _ in 0..RANDOM_STMTS {
+        let out = *r.pick(&[T::C, T::I, T::L, T::F, T::D]);
+        let lhs = match out {
+            T::C => "oc[i][j]",
+            T::I => "oi[i][j]",
+            T::L => "ol[i][j]",
+            T::F => "of[i][j]",
+            T::D => "od[i][j]",
+        };
+        let _ = writeln!(body, "      {lhs} = {};", random_expr(&mut r, 4, false).0);
+    }
+    format!(
+        "#include <math.h>\n#include <stdlib.h>\n#define N 6\n\
+         void kernel_rnd{seed}(int n, int k7, float sf, double sd, char ac[N], char bc[N], int ai[N], int bi[N], long al[N],\n\
+         \x20   float af[N], float bf[N], double ad[N], double bd[N], char oc[N][N], int oi[N][N], long ol[N][N], float of[N][N],\n\
+         \x20   double od[N][N])\n{{\n  int i, j;\n#pragma scop\n  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++) {{\n{body}    }}\n\
+         #pragma endscop\n}}\n\
+         int main(void)\n{{\n  static char ac[N], bc[N], oc[N][N];\n  static int ai[N], bi[N], oi[N][N];\n  static long al[N], ol[N][N];\n\
+         \x20 static float af[N], bf[N], of[N][N];\n  static double ad[N], bd[N], od[N][N];\n\
+         \x20 kernel_rnd{seed}(N, 7, 0.5f, -3.25, ac, bc, ai, bi, al, af, bf, ad, bd, oc, oi, ol, of, od);\n  return 0;\n}}\n"
+    )
+}
+
+// ---------------------------------------------------------------- the cases
+
+struct Case {
+    label: String,
+    prog: usize,
+    stmt: usize,
+    dp: Datapath,
+}
+
+struct Batch {
+    ty: &'static str,
+    progs: Vec<Program>,
+    cases: Vec<Case>,
+    no_hardware: Vec<String>,
+}
+
+fn kernel_files() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/kernels");
+    let mut v: Vec<PathBuf> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "c")).collect();
+    v.sort();
+    v.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/datapath/ops.c"));
+    v
+}
+
+fn batch(ty: &'static str) -> Batch {
+    let opts = Options { defines: vec![("DATA_TYPE".into(), Some(ty.into()))], ..Options::default() };
+    let mut progs = Vec::new();
+    for f in kernel_files() {
+        let mut sm = SourceMap::new();
+        progs.push(dpnc_frontend::load(&mut sm, &f, &opts).unwrap_or_else(|d| panic!("{}", d.render(&sm))));
+    }
+    let seed0 = if ty == "float" { 100 } else { 200 };
+    for k in 0..RANDOM_KERNELS as u64 {
+        let text = random_kernel(seed0 + k);
+        let mut sm = SourceMap::new();
+        let p = dpnc_frontend::load_str(&mut sm, "rnd.c", &text, &opts).unwrap_or_else(|d| panic!("{}\n{text}", d.render(&sm)));
+        progs.push(p);
+    }
+    let mut cases = Vec::new();
+    let mut no_hardware = Vec::new();
+    for (pi, p) in progs.iter().enumerate() {
+        for (si, s) in p.stmts.iter().enumerate() {
+            let name = format!("dp_{}_{}", p.kernel, s.name);
+            let label = format!("{}:{} ({ty})", p.kernel, s.name);
+            match datapath::statement(p, si, &name) {
+                Ok(dp) => cases.push(Case { label, prog: pi, stmt: si, dp }),
+                Err(e @ DatapathError::NoHardware { .. }) => no_hardware.push(format!("{label}: {e}")),
+                Err(e) => panic!("{label}: {e}"),
+            }
+        }
+    }
+    Batch { ty, progs, cases, no_hardware }
+}
+
+// ---------------------------------------------------------------- vectors
+
+fn random_i64(r: &mut Rng) -> i64 {
+    match r.below(10) {
+        0..=3 => r.range(-20, 60),
+        4 => r.range(0, 100_000),
+        5 => r.next() as i32 as i64,
+        6 => r.next() as i64,
+        7 => (r.next() as i64) >> r.below(64),
+        _ => *r.pick(&[0, 1, -1, 2, i32::MIN as i64, i32::MAX as i64, i64::MIN, i64::MAX, 31, 32, 63, 64, 1 << 31, -(1 << 31) - 1]),
+    }
+}
+
+fn random_f64(r: &mut Rng, float: bool) -> f64 {
+    match r.below(10) {
+        0..=2 => (r.range(-4_000_000, 4_000_000) as f64) / 1_000_000.0 * 2f64.powi(r.range(-3, 3) as i32),
+        3 => r.range(-10, 10) as f64,
+        4 => {
+            let e = r.range(-40, 40) as i32;
+            (r.next() >> 11) as f64 / (1u64 << 53) as f64 * 2f64.powi(e) * if r.below(2) == 0 { 1.0 } else { -1.0 }
+        }
+        _ => {
+            let big = if float { 1e38 } else { 1e308 };
+            *r.pick(&[0.0, -0.0, 1.0, -1.0, 0.5, 2.0, big, -big, 2147483647.5, 2147483648.0, -2147483649.0, 3e9, 9.3e18, -9.3e18, 1e-300])
+        }
+    }
+}
+
+fn random_value(r: &mut Rng, ty: ScalarType) -> Value {
+    let special_f32 = [
+        0u32,
+        0x8000_0000,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0xffc0_0000,
+        0x7f80_0001,
+        0xff91_2345,
+        1,
+        0x007f_ffff,
+        0x0080_0000,
+        0x7f7f_ffff,
+        0x3f80_0000,
+        0x8000_0001,
+    ];
+    let special_f64 = [
+        0u64,
+        1 << 63,
+        0x7ff0 << 48,
+        0xfff0 << 48,
+        0x7ff8 << 48,
+        0xfff8 << 48,
+        (0x7ff0 << 48) | 1,
+        0xfff4_5678_9abc_def0,
+        1,
+        (1 << 52) - 1,
+        1 << 52,
+        0x7fef_ffff_ffff_ffff,
+        0x3ff0 << 48,
+        (1 << 63) | 1,
+    ];
+    match ty {
+        ScalarType::Char => Value::Char(r.next() as i8),
+        ScalarType::Int => Value::Int(random_i64(r) as i32),
+        ScalarType::Long => Value::Long(random_i64(r)),
+        ScalarType::Float => Value::Float(match r.below(8) {
+            0 | 1 => f32::from_bits(r.next() as u32),
+            2 | 3 => f32::from_bits(*r.pick(&special_f32)),
+            _ => random_f64(r, true) as f32,
+        }),
+        ScalarType::Double => Value::Double(match r.below(8) {
+            0 | 1 => f64::from_bits(r.next()),
+            2 | 3 => f64::from_bits(*r.pick(&special_f64)),
+            _ => random_f64(r, false),
+        }),
+    }
+}
+
+/// One vector: the inputs (iterators, then reads) and the expected output, `None` where the
+/// evaluator defines none (division by zero).
+fn vector(r: &mut Rng, p: &Program, params: &[i64], stmt: usize) -> (Vec<u64>, Option<u64>) {
+    let s = &p.stmts[stmt];
+    let iters: Vec<i64> = s.iters.iter().map(|_| random_i64(r)).collect();
+    let reads: Vec<Value> = s.reads.iter().map(|a| random_value(r, p.vars[a.var].ty)).collect();
+    let out = eval(&s.body, &iters, params, &mut |k| Ok(reads[k])).ok().map(|v| v.convert(p.vars[s.write.var].ty).bits());
+    let mut inputs: Vec<u64> = iters.iter().map(|&i| i as u64).collect();
+    inputs.extend(reads.iter().map(|v| v.bits()));
+    (inputs, out)
+}
+
+// ---------------------------------------------------------------- Verilator
+
+fn verilator(args: &[String], dir: &Path) -> std::process::Output {
+    Command::new("verilator").args(args).current_dir(dir).output().expect("verilator not found: run scripts/setup.sh")
+}
+
+/// The testbench hierarchy (every datapath in a file of its own name, instantiated once by
+/// tb_top) with `-Wall`: no warnings in any module.
+fn lint(b: &Batch, dir: &Path, files: &[String]) -> Result<(), String> {
+    let mut args: Vec<String> = vec!["--lint-only".into(), "-Wall".into(), "--top-module".into(), "tb_top".into()];
+    args.extend(files.iter().cloned());
+    let out = verilator(&args, dir);
+    let text = String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    if out.status.success() && !text.contains("%Warning") {
+        Ok(())
+    } else {
+        Err(format!("lint ({}):\n{text}", b.ty))
+    }
+}
+
+/// The testbench top, its port accessors for the driver, and the vectors file; returns the
+/// number of vectors per datapath.
+fn write_testbench(b: &Batch, dir: &Path, seed: u64) -> usize {
+    let nvec = vectors_per_datapath();
+    let mut top = String::from("module tb_top (\n    input wire clk,\n    input wire ce");
+    let mut inst = String::new();
+    let mut set = String::new();
+    let mut get = String::new();
+    let mut names = String::new();
+    let mut words: Vec<u64> = vec![b.cases.len() as u64, nvec as u64];
+    let mut vecs: Vec<u64> = Vec::new();
+    for (d, c) in b.cases.iter().enumerate() {
+        let p = &b.progs[c.prog];
+        let s = &p.stmts[c.stmt];
+        let mut pins = vec![".clk(clk)".to_string(), ".ce(ce)".to_string()];
+        let _ = write!(set, "    case {d}:");
+        let mut k = 0;
+        for it in &s.iters {
+            let _ = write!(top, ",\n    input wire [63:0] d{d}_it_{it}");
+            pins.push(format!(".it_{it}(d{d}_it_{it})"));
+            let _ = write!(set, " t->d{d}_it_{it} = v[{k}];");
+            k += 1;
+        }
+        for (j, a) in s.reads.iter().enumerate() {
+            let w = 8 * p.vars[a.var].ty.size();
+            let _ = write!(top, ",\n    input wire [{}:0] d{d}_r{j}", w - 1);
+            pins.push(format!(".r{j}(d{d}_r{j})"));
+            let _ = write!(set, " t->d{d}_r{j} = (uint{w}_t)v[{k}];");
+            k += 1;
+        }
+        let wy = 8 * p.vars[s.write.var].ty.size();
+        let _ = write!(top, ",\n    output wire [{}:0] d{d}_y", wy - 1);
+        pins.push(format!(".y(d{d}_y)"));
+        let _ = writeln!(set, " break;");
+        let _ = writeln!(get, "    case {d}: return (uint64_t)t->d{d}_y;");
+        let _ = writeln!(inst, "    {} u{d} ({});", c.dp.name, pins.join(", "));
+        let _ = writeln!(names, "    \"{}\",", c.label);
+        words.extend([c.dp.latency as u64, k as u64]);
+
+        let params = p.param_values().unwrap();
+        let mut r = Rng(seed ^ (d as u64).wrapping_mul(0x1234_5678_9abc_def1));
+        for _ in 0..nvec {
+            let (inputs, out) = vector(&mut r, p, &params, c.stmt);
+            vecs.extend(inputs);
+            vecs.push(out.unwrap_or(0));
+            vecs.push(out.is_some() as u64);
+        }
+    }
+    let _ = write!(top, "\n);\n{inst}endmodule\n");
+    std::fs::write(dir.join("tb_top.v"), top).unwrap();
+    let header = format!(
+        "static const int N_DP = {};\nstatic const char* NAME[] = {{\n{names}}};\n\
+         static void set_in(Vtb_top* t, int d, const uint64_t* v) {{\n  switch (d) {{\n{set}  }}\n}}\n\
+         static uint64_t get_out(Vtb_top* t, int d) {{\n  switch (d) {{\n{get}  }}\n  return 0;\n}}\n",
+        b.cases.len()
+    );
+    std::fs::write(dir.join("tb_ports.h"), header).unwrap();
+    words.extend(vecs);
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(dir.join("vectors.bin"), bytes).unwrap();
+    nvec
+}
+
+/// Lints, builds and runs one batch; returns the driver's summary line.
+fn simulate(b: &Batch, dir: &Path) -> Result<String, String> {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).unwrap();
+    let cells: BTreeSet<&'static str> = b.cases.iter().flat_map(|c| c.dp.cells.iter().copied()).collect();
+    write_testbench(b, dir, 0x5eed ^ b.ty.len() as u64);
+    let mut files = vec!["tb_top.v".to_string()];
+    for c in &b.cases {
+        std::fs::write(dir.join(format!("{}.v", c.dp.name)), &c.dp.module).unwrap();
+        files.push(format!("{}.v", c.dp.name));
+    }
+    files.extend(cells.iter().map(|c| datapath::cells_dir().join(c).display().to_string()));
+    lint(b, dir, &files)?;
+    let mut args: Vec<String> =
+        ["--cc", "--exe", "--build", "-O1", "-j", "1", "--top-module", "tb_top", "-Mdir", "obj"].iter().map(|s| s.to_string()).collect();
+    args.extend(["-CFLAGS".into(), format!("-O1 -std=c++17 -I{}", dir.display())]);
+    args.extend(files);
+    args.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/datapath/tb.cpp").display().to_string());
+    let build = verilator(&args, dir);
+    if !build.status.success() {
+        return Err(format!("build ({}):\n{}\n{}", b.ty, String::from_utf8_lossy(&build.stdout), String::from_utf8_lossy(&build.stderr)));
+    }
+    let run = Command::new(dir.join("obj/Vtb_top")).args(["vectors.bin", "0x9e3779b97f4a7c15"]).current_dir(dir).output().unwrap();
+    let out = String::from_utf8_lossy(&run.stdout).into_owned();
+    if !run.status.success() {
+        return Err(format!("simulation ({}):\n{out}\n{}", b.ty, String::from_utf8_lossy(&run.stderr)));
+    }
+    Ok(out.lines().last().unwrap_or("").to_string())
+}
+
+/// The kinds of expression nodes (operator and type) in the batch, to show what was covered.
+fn coverage(b: &Batch) -> BTreeSet<String> {
+    fn walk(e: &TExpr, out: &mut BTreeSet<String>) {
+        let ty = e.ty.c_name();
+        match &e.kind {
+            TKind::Const(_) | TKind::Iter(_) | TKind::Param(_) | TKind::Read(_) => {}
+            TKind::Cast(a) => {
+                out.insert(format!("({ty}){}", a.ty.c_name()));
+                walk(a, out);
+            }
+            TKind::Unary(op, a) => {
+                out.insert(format!("{op:?} {}", a.ty.c_name()));
+                walk(a, out);
+            }
+            TKind::Binary(op, a, x) => {
+                out.insert(format!("{op:?} {}", a.ty.c_name()));
+                walk(a, out);
+                walk(x, out);
+            }
+            TKind::Ternary(c, a, x) => {
+                out.insert(format!("?: {ty}"));
+                walk(c, out);
+                walk(a, out);
+                walk(x, out);
+            }
+            TKind::Call(f, args) => {
+                out.insert(format!("{f:?}"));
+                for a in args {
+                    walk(a, out);
+                }
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    for c in &b.cases {
+        walk(&b.progs[c.prog].stmts[c.stmt].body, &mut out);
+    }
+    out
+}
+
+#[test]
+fn datapaths_match_the_evaluator() {
+    let start = std::time::Instant::now();
+    let batches: Vec<Batch> = vec![batch("float"), batch("double")];
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("datapath");
+    let results: Vec<Result<String, String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = batches.iter().map(|b| s.spawn(|| simulate(b, &root.join(b.ty)))).collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut failures = Vec::new();
+    let (mut datapaths, mut vectors) = (0, 0);
+    for (b, r) in batches.iter().zip(&results) {
+        match r {
+            Ok(line) => {
+                println!("{}: {line}", b.ty);
+                let num = |word: &str| -> u64 {
+                    line.split(", ").find_map(|f| f.strip_suffix(word).and_then(|n| n.trim().parse().ok())).unwrap_or(0)
+                };
+                datapaths += num(" datapaths");
+                vectors += num(" vectors");
+            }
+            Err(e) => failures.push(e.clone()),
+        }
+        let cov = coverage(b);
+        println!("{}: {} operator/type kinds covered: {}", b.ty, cov.len(), cov.into_iter().collect::<Vec<_>>().join(", "));
+    }
+    let no_hw: Vec<&String> = batches.iter().flat_map(|b| &b.no_hardware).collect();
+    println!(
+        "datapath summary: {datapaths} datapaths simulated, {vectors} vectors compared bit for bit, {} statements without hardware, {:.1} s",
+        no_hw.len(),
+        start.elapsed().as_secs_f64()
+    );
+    for n in &no_hw {
+        println!("  no hardware: {n}");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(datapaths > 0 && vectors > 0);
+}

@@ -1,0 +1,113 @@
+//! Simulating a kernel's generated design ([`dpnc_rtl::generate`]) on a [`Store`] of inputs:
+//! arrays as little-endian bytes in the memory model, scalars as argument registers, results
+//! read back into a store to compare with the interpreter.
+
+use crate::{Arg, ArgKind, Input, Memory, Outcome, SimError, Spec};
+use dpnc_frontend::scop::{Program, VarKind};
+use dpnc_frontend::value::Value;
+use dpnc_frontend::Store;
+use std::path::Path;
+
+fn to_bytes(vals: &[Value]) -> Vec<u8> {
+    let mut b = Vec::new();
+    for v in vals {
+        match *v {
+            Value::Char(x) => b.extend(x.to_le_bytes()),
+            Value::Int(x) => b.extend(x.to_le_bytes()),
+            Value::Long(x) => b.extend(x.to_le_bytes()),
+            Value::Float(x) => b.extend(x.to_bits().to_le_bytes()),
+            Value::Double(x) => b.extend(x.to_bits().to_le_bytes()),
+        }
+    }
+    b
+}
+
+fn from_bytes(like: &[Value], b: &[u8]) -> Vec<Value> {
+    let mut at = 0;
+    let mut take = |n: usize| {
+        let s = &b[at.min(b.len())..(at + n).min(b.len())];
+        at += n;
+        let mut a = [0u8; 8];
+        a[..s.len()].copy_from_slice(s);
+        a
+    };
+    like.iter()
+        .map(|v| match v {
+            Value::Char(_) => Value::Char(i8::from_le_bytes([take(1)[0]])),
+            Value::Int(_) => Value::Int(i32::from_le_bytes(take(4)[..4].try_into().unwrap_or([0; 4]))),
+            Value::Long(_) => Value::Long(i64::from_le_bytes(take(8))),
+            Value::Float(_) => Value::Float(f32::from_bits(u32::from_le_bytes(take(4)[..4].try_into().unwrap_or([0; 4])))),
+            Value::Double(_) => Value::Double(f64::from_bits(u64::from_le_bytes(take(8)))),
+        })
+        .collect()
+}
+
+fn bits_of(v: Value) -> u64 {
+    match v {
+        Value::Char(x) => x as u8 as u64,
+        Value::Int(x) => x as u32 as u64,
+        Value::Long(x) => x as u64,
+        Value::Float(x) => x.to_bits() as u64,
+        Value::Double(x) => x.to_bits(),
+    }
+}
+
+/// The simulator's view of a design.
+pub fn spec(design: &dpnc_rtl::Design, dir: &Path) -> Spec {
+    let mut verilog: Vec<_> = design.files.iter().map(|(n, _)| dir.join(n)).collect();
+    verilog.extend(design.cells.iter().map(|c| dpnc_rtl::cells_dir().join(c)));
+    Spec {
+        top: design.top.clone(),
+        verilog,
+        ports: design.ports.clone(),
+        data_bits: 64,
+        args: design
+            .args
+            .iter()
+            .map(|a| match a {
+                dpnc_rtl::Arg::Array { name, port, bytes, output } => {
+                    Arg { name: name.clone(), kind: ArgKind::Array { port: *port, bytes: *bytes, output: *output } }
+                }
+                dpnc_rtl::Arg::Scalar { name, bits } => Arg { name: name.clone(), kind: ArgKind::Scalar { bits: *bits } },
+            })
+            .collect(),
+        channels: design.channels.clone(),
+        processes: design.processes.clone(),
+    }
+}
+
+/// Generates the design into `dir`, builds it, runs it on `inputs`; returns the final store,
+/// the simulator's figures and the names of the channel streams they list.
+pub fn simulate(
+    p: &Program,
+    dpn: &dpnc_dpn::Dpn,
+    inputs: &Store,
+    dir: &Path,
+    mem: &Memory,
+    max_cycles: u64,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(Store, Outcome, Vec<String>), String> {
+    let design = dpnc_rtl::generate(p, dpn).map_err(|e| format!("cannot generate Verilog: {e}"))?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for (name, text) in &design.files {
+        std::fs::write(dir.join(name), text).map_err(|e| format!("{}: {e}", dir.join(name).display()))?;
+    }
+    let spec = spec(&design, dir);
+    let exe = crate::build(&spec, &dir.join("obj"), progress).map_err(|e| e.to_string())?;
+    let mut ins = Vec::new();
+    for (k, v) in p.vars.iter().enumerate().filter(|(_, v)| v.kind == VarKind::Argument) {
+        if v.is_scalar_argument() {
+            ins.push((v.name.clone(), Input::Bits(bits_of(inputs.data[k][0]))));
+        } else {
+            ins.push((v.name.clone(), Input::Bytes(to_bytes(&inputs.data[k]))));
+        }
+    }
+    let out = crate::run(&exe, &spec, &ins, mem, max_cycles, 200_000, progress).map_err(|e: SimError| e.to_string())?;
+    let mut store = inputs.clone();
+    for (name, bytes) in &out.arrays {
+        if let Some(k) = p.vars.iter().position(|v| &v.name == name) {
+            store.data[k] = from_bytes(&inputs.data[k], bytes);
+        }
+    }
+    Ok((store, out, spec.channels))
+}
