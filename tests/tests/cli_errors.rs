@@ -210,7 +210,7 @@ fn arg_cases() -> Vec<(Vec<String>, Vec<&'static str>)> {
         c(&["{JACOBI}", "--report", "--tile", "2", "--par", "3"], &["exceeds the tile size 2"]),
         c(&["{GEMM}", "--report", "--hyperplanes", "S0: nonsense"], &["--hyperplanes"]),
         c(&["{GEMM}", "--emit", "nonsense"], &["invalid value 'nonsense'"]),
-        c(&["{GEMM}"], &["not available yet"]),
+        c(&["{GEMM}"], &["nothing to do", "-o DIR"]),
         c(&[], &["required arguments were not provided", "<FILE>"]),
         c(&["explore", "{GEMM}", "--board", "nope"], &["unknown board `nope`"]),
         c(&["explore", "{GEMM}", "--board", "{TMP}/no-such-board.toml"], &["cannot read board file"]),

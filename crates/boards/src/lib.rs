@@ -175,6 +175,25 @@ impl Board {
         format!("{banks}, {:.1} GB/s", self.peak_bandwidth_gbs())
     }
 
+    /// The bank of the `k`-th array argument: arrays take the banks in turn.
+    pub fn bank_of(&self, k: usize) -> (usize, &str) {
+        let b = k % self.memory.len().max(1);
+        (b, self.memory.get(b).map_or("DDR[0]", |m| m.name.as_str()))
+    }
+
+    /// A `v++ --link` connectivity file: one compute unit of `kernel`, each array argument
+    /// (in order) on its bank ([`Board::bank_of`]).
+    pub fn connectivity(&self, kernel: &str, arrays: &[&str]) -> String {
+        let mut s = format!(
+            "# v++ --link --config connectivity.cfg: one {kernel} compute unit, each array argument on its\n# board bank ({}, {}).\n[connectivity]\nnk={kernel}:1:{kernel}_1\n",
+            self.name, self.platform
+        );
+        for (k, a) in arrays.iter().enumerate() {
+            s.push_str(&format!("sp={kernel}_1.{a}:{}\n", self.bank_of(k).1));
+        }
+        s
+    }
+
     /// A short human-readable label: the description, or the name and part.
     pub fn label(&self) -> String {
         if self.description.is_empty() {

@@ -47,7 +47,7 @@ pub fn generate(p: &Program, dpn: &Dpn, board: &Board) -> Result<Vec<(String, St
         ("sw/ap_int.h".into(), AP_INT.into()),
         ("tb.cpp".into(), g.testbench()),
         ("host.cpp".into(), g.host()),
-        ("connectivity.cfg".into(), connectivity(&dpn.kernel, &ports, board)),
+        ("connectivity.cfg".into(), board.connectivity(&dpn.kernel, &ports.iter().map(|q| q.var.as_str()).collect::<Vec<_>>())),
         ("csim.tcl".into(), csim_tcl(&dpn.kernel, board)),
         ("Makefile".into(), makefile(&dpn.kernel, board)),
     ];
@@ -66,27 +66,16 @@ pub struct Port {
     pub bank: String,
 }
 
-/// Arrays take the board's banks in turn, one bundle per bank used.
+/// Arrays take the board's banks in turn ([`Board::bank_of`]), one bundle per bank used.
 pub fn ports(p: &Program, board: &Board) -> Vec<Port> {
     let arrays = p.vars.iter().filter(|v| v.kind == VarKind::Argument && !v.is_scalar_argument());
     arrays
         .enumerate()
         .map(|(k, v)| {
-            let b = k % board.memory.len().max(1);
-            Port { var: v.name.clone(), bundle: format!("gmem{b}"), bank: board.memory.get(b).map_or("DDR[0]".into(), |m| m.name.clone()) }
+            let (b, bank) = board.bank_of(k);
+            Port { var: v.name.clone(), bundle: format!("gmem{b}"), bank: bank.to_string() }
         })
         .collect()
-}
-
-fn connectivity(kernel: &str, ports: &[Port], board: &Board) -> String {
-    let mut s = format!(
-        "# v++ --link --config connectivity.cfg: one {kernel} compute unit, each array argument on its\n# board bank ({}, {}).\n[connectivity]\nnk={kernel}:1:{kernel}_1\n",
-        board.name, board.platform
-    );
-    for port in ports {
-        let _ = writeln!(s, "sp={kernel}_1.{}:{}", port.var, port.bank);
-    }
-    s
 }
 
 fn csim_tcl(kernel: &str, board: &Board) -> String {

@@ -4,6 +4,7 @@ mod check;
 mod emit;
 mod explore;
 mod sim;
+mod synth;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use dpnc_frontend::{Diagnostic, Options, Program, SourceMap, Store};
@@ -17,14 +18,16 @@ use std::time::Instant;
 /// `#pragma endscop`, or the function named by --kernel), builds its polyhedral model, its
 /// exact dataflow and its data-aware process network (bands of load, compute and store
 /// processes joined by channels), reports DDR traffic and on-chip memory, and checks every
-/// stage bit for bit against a reference interpreter. Verilog and HLS back ends come later.
+/// stage bit for bit against a reference interpreter. `-o DIR` writes the network as a Verilog
+/// RTL kernel for --board (or, with --target, as Vitis HLS C++, CPU C++ or CUDA); `sim` runs
+/// the Verilog under Verilator and `synth` gives its resources from Yosys.
 #[derive(Parser, Debug)]
 #[command(
     name = "dpnc",
     version,
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true,
-    after_help = "Examples:\n  dpnc gemm.c --emit scop\n  dpnc gemm.c -I polybench/utilities -DMEDIUM_DATASET --emit sare\n  dpnc run gemm.c --random 1 --outputs out/ --check\n  dpnc run gemm.c --inputs out/inputs --outputs out2/"
+    after_help = "Examples:\n  dpnc gemm.c --tile 32 --board vcu1525 -o out/\n  dpnc sim gemm.c --tile 32 --par 2,2\n  dpnc gemm.c --emit scop\n  dpnc gemm.c -I polybench/utilities -DMEDIUM_DATASET --emit sare\n  dpnc run gemm.c --random 1 --outputs out/ --check\n  dpnc run gemm.c --inputs out/inputs --outputs out2/"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -59,6 +62,9 @@ enum Command {
     /// cycles, DDR bytes and per-channel peak occupancy (a table, or --json). A deadlock or
     /// timeout is reported with the processes and channels involved.
     Sim(sim::SimArgs),
+    /// Synthesise the Verilog design with Yosys (synth_xilinx, UltraScale+) and report LUT,
+    /// FF, BRAM, URAM and DSP use against the board's capacity.
+    Synth(synth::SynthArgs),
     /// List the boards compiled into dpnc (for --board): part, resources, memory, default clock
     /// and Vitis platform.
     Boards,
@@ -144,7 +150,7 @@ struct CompileArgs {
     #[arg(long, value_name = "NAME|FILE", default_value = "vcu1525")]
     board: String,
     /// Output directory for --target.
-    #[arg(short = 'o', value_name = "DIR", requires = "target")]
+    #[arg(short = 'o', value_name = "DIR")]
     out: Option<PathBuf>,
     #[command(flatten)]
     shape: Shape,
@@ -246,6 +252,7 @@ fn real_main(cli: Cli) -> ExitCode {
         Some(Command::Explore(args)) => explore::run(&mut sm, args),
         Some(Command::Check(args)) => check::run(&mut sm, args),
         Some(Command::Sim(args)) => sim::run(&mut sm, args),
+        Some(Command::Synth(args)) => synth::run(&mut sm, args),
         Some(Command::Boards) => boards(),
         None => compile(&mut sm, &cli.compile),
     };
@@ -262,11 +269,17 @@ fn real_main(cli: Cli) -> ExitCode {
     }
 }
 
-/// The Verilog design's files: the generated modules and the cells they use (under `cells/`).
-fn verilog_files(p: &Program, dpn: &dpnc_dpn::Dpn) -> Result<Vec<(String, String)>, dpnc_codegen::CodegenError> {
+/// The Verilog design's files: the generated modules, the cells they use (under `cells/`) and
+/// the Vitis packaging files for `board`.
+fn verilog_files(
+    p: &Program,
+    dpn: &dpnc_dpn::Dpn,
+    board: &dpnc_boards::Board,
+) -> Result<Vec<(String, String)>, dpnc_codegen::CodegenError> {
     let design =
         dpnc_rtl::generate(p, dpn).map_err(|e| dpnc_codegen::CodegenError::Process { process: dpn.kernel.clone(), why: e.to_string() })?;
-    let mut files = design.files;
+    let mut files = dpnc_rtl::shell::files(&design, board);
+    files.extend(design.files);
     for cell in &design.cells {
         let path = dpnc_rtl::cells_dir().join(cell);
         let text = std::fs::read_to_string(&path)
@@ -317,8 +330,9 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
         return Err("no input file; run `dpnc --help`".to_string().into());
     };
     let p = load(sm, src)?;
-    if let Some(target) = args.target {
+    if args.target.is_some() || args.out.is_some() {
         let Some(out) = &args.out else { return Err("--target needs an output directory: -o DIR".to_string().into()) };
+        let target = args.target.unwrap_or(Target::Verilog);
         // The board first: a wrong name should not wait for the network.
         let board = dpnc_boards::load(&args.board).map_err(|e| e.to_string())?;
         let cfg = dpnc_dpn::Config { codegen: true, ..args.shape.config(false) };
@@ -327,7 +341,7 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
             Target::Cpu => dpnc_codegen::cpu::generate(&p, &dpn),
             Target::Gpu => dpnc_codegen::gpu::generate(&p, &dpn),
             Target::Vitis => dpnc_codegen::vitis::generate(&p, &dpn, &board),
-            Target::Verilog => verilog_files(&p, &dpn),
+            Target::Verilog => verilog_files(&p, &dpn, &board),
         }
         .map_err(|e| format!("cannot generate code: {e}"))?;
         dpnc_codegen::native::write_files(out, &files)?;
@@ -347,7 +361,7 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
         (Some(Emit::DpnJson), Some(dpn)) => println!("{}", serde_json::to_string_pretty(dpn).map_err(|e| e.to_string())?),
         (None, _) if args.report => {}
         _ => {
-            return Err("hardware generation is not available yet in this version of dpnc; use --emit, --report, or `dpnc run`"
+            return Err("nothing to do: give -o DIR to write the Verilog design (--target picks another backend), or --emit, --report, or a subcommand (`dpnc --help`)"
                 .to_string()
                 .into())
         }

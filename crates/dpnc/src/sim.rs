@@ -37,6 +37,9 @@ pub(crate) struct SimArgs {
     /// Keep the design and the Verilator build here (default: a temporary directory, removed).
     #[arg(long, value_name = "DIR")]
     work: Option<PathBuf>,
+    /// Debug: build channel NAME with CAP places instead of its computed size.
+    #[arg(long, hide = true, value_name = "NAME=CAP")]
+    debug_shrink_channel: Option<String>,
 }
 
 pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
@@ -49,7 +52,16 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
     let mut want = inputs.clone();
     interp::run(&p, &params, &mut want)?;
     let cfg = dpnc_dpn::Config { codegen: true, ..args.shape.config(false) };
-    let dpn = dpnc_dpn::build(&p, &dataflow::compute(&p)?, &cfg)?;
+    let mut dpn = dpnc_dpn::build(&p, &dataflow::compute(&p)?, &cfg)?;
+    if let Some(spec) = &args.debug_shrink_channel {
+        let (name, cap) = spec.split_once('=').ok_or_else(|| "--debug-shrink-channel wants NAME=CAP".to_string())?;
+        let cap: usize = cap.parse().map_err(|e| format!("--debug-shrink-channel: `{cap}`: {e}"))?;
+        let ch = dpn.channels.iter_mut().find(|c| c.name == name).ok_or_else(|| format!("no channel named `{name}`"))?;
+        if ch.kind == dpnc_dpn::ir::ChannelKind::Scratchpad {
+            return Err(format!("channel `{name}` is a scratchpad; shrink a FIFO").into());
+        }
+        ch.size = cap.max(1);
+    }
     let (work, temporary) = match &args.work {
         Some(d) => (d.clone(), false),
         None => (std::env::temp_dir().join(format!("dpnc-sim-{}", std::process::id())), true),

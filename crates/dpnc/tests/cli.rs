@@ -91,7 +91,7 @@ fn check_compares_every_backend_and_target_cpu_writes_a_program() {
     let out = dpnc().args(["check", "--tile", "4", "--par", "2"]).arg(kernel("bicg.c")).env_remove("DPNC_NVCC").output().expect("runs");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
-    for row in ["SARE evaluator", "DPN executor", "CPU (g++)"] {
+    for row in ["SARE evaluator", "DPN executor", "CPU (g++)", "Vitis HLS C++ (g++)", "Verilog (Verilator)"] {
         let line = text.lines().find(|l| l.starts_with(row)).unwrap_or_else(|| panic!("no {row} row:\n{text}"));
         assert!(line.contains("bit-exact"), "{line}");
     }

@@ -4,11 +4,14 @@
 //! [`generate`] writes, per compute process, its iteration generator ([`walk`]), its module
 //! ([`process`]: muxes, the statement's [`datapath`], demux) and, per array, a memory process
 //! ([`memory`]: loads and stores in σ order on one AXI4 master); [`top`] joins them with one
-//! FIFO per channel stream inside the Vitis RTL-kernel shell.
+//! FIFO per channel stream inside the Vitis RTL-kernel shell; [`shell`] writes what the Vitis
+//! flow needs to package it (`kernel.xml`, `package_xo.tcl`, connectivity).
 
 pub mod datapath;
 pub mod memory;
 pub mod process;
+pub mod shell;
+pub mod synth;
 pub mod top;
 pub mod verilog;
 pub mod walk;

@@ -1,0 +1,66 @@
+//! `dpnc synth`: resource figures of the Verilog design from Yosys `synth_xilinx`, against
+//! the board's capacity.
+
+use crate::{load, Failure, Shape, Source};
+use clap::Args;
+use dpnc_frontend::{dataflow, SourceMap};
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub(crate) struct SynthArgs {
+    #[command(flatten)]
+    source: Source,
+    #[command(flatten)]
+    shape: Shape,
+    /// The board whose capacity the figures are compared with (a catalogue name or a TOML file).
+    #[arg(long, value_name = "NAME|FILE", default_value = "vcu1525")]
+    board: String,
+    /// Print the figures as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Keep the design and Yosys's log here (default: a temporary directory, removed).
+    #[arg(long, value_name = "DIR")]
+    work: Option<PathBuf>,
+}
+
+pub(crate) fn run(sm: &mut SourceMap, args: &SynthArgs) -> Result<(), Failure> {
+    let board = dpnc_boards::load(&args.board).map_err(|e| e.to_string())?;
+    let p = load(sm, &args.source)?;
+    let cfg = dpnc_dpn::Config { codegen: true, ..args.shape.config(false) };
+    let dpn = dpnc_dpn::build(&p, &dataflow::compute(&p)?, &cfg)?;
+    let design = dpnc_rtl::generate(&p, &dpn).map_err(|e| format!("cannot generate Verilog: {e}"))?;
+    let (work, temporary) = match &args.work {
+        Some(d) => (d.clone(), false),
+        None => (std::env::temp_dir().join(format!("dpnc-synth-{}", std::process::id())), true),
+    };
+    dpnc_codegen::native::write_files(&work, &design.files)?;
+    let mut files: Vec<PathBuf> = design.files.iter().map(|(n, _)| work.join(n)).collect();
+    files.extend(design.cells.iter().map(|c| dpnc_rtl::cells_dir().join(c)));
+    eprintln!("dpnc: yosys synth_xilinx on {} ({} files); large designs take minutes …", design.top, files.len());
+    let t = std::time::Instant::now();
+    let r = dpnc_rtl::synth::yosys(&work, &design.top, &files);
+    if temporary {
+        let _ = std::fs::remove_dir_all(&work);
+    }
+    let r = r?;
+    eprintln!("dpnc: yosys took {:.1} s", t.elapsed().as_secs_f64());
+    let rows = [
+        ("LUT", r.luts as f64, board.luts as f64),
+        ("FF", r.ffs as f64, board.ffs as f64),
+        ("BRAM36", r.bram36, board.bram36 as f64),
+        ("URAM", r.uram as f64, board.uram as f64),
+        ("DSP", r.dsps as f64, board.dsps as f64),
+    ];
+    if args.json {
+        let j = serde_json::json!({ "kernel": design.top, "board": board.name, "part": board.part, "resources": r,
+            "capacity": { "luts": board.luts, "ffs": board.ffs, "bram36": board.bram36, "uram": board.uram, "dsps": board.dsps } });
+        println!("{}", serde_json::to_string_pretty(&j).map_err(|e| e.to_string())?);
+    } else {
+        println!("{} on {} ({}), Yosys synth_xilinx (xcup):", design.top, board.name, board.part);
+        println!("{:<8} {:>12} {:>12} {:>8}", "resource", "used", "available", "share");
+        for (name, used, cap) in rows {
+            println!("{name:<8} {used:>12} {cap:>12} {:>7.2}%", 100.0 * used / cap.max(1.0));
+        }
+    }
+    Ok(())
+}
