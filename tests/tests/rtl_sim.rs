@@ -6,7 +6,7 @@
 //! must be reported as a deadlock naming it.
 //!
 //! `DPNC_SIM_ALL=1` runs every kernel of the test set instead (float at par 1, double at
-//! par 2,3; two seeds each): slow, for reports.
+//! par 2,3; two seeds each), `DPNC_SIM_ALL=float` only the first shape: slow, for reports.
 
 use dpnc_tests::backend::{on_two_cores, Case};
 use std::path::Path;
@@ -48,11 +48,13 @@ fn kernel(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn verilog_designs_simulate_bit_exact() {
-    let jobs: Vec<(std::path::PathBuf, &str, Vec<i64>, Vec<i64>)> = if std::env::var_os("DPNC_SIM_ALL").is_some() {
-        dpnc_tests::kernels()
-            .into_iter()
-            .flat_map(|f| [(f.clone(), "float", vec![4], vec![1]), (f, "double", vec![4, 6], vec![2, 3])])
-            .collect()
+    let all = std::env::var("DPNC_SIM_ALL").ok();
+    let jobs: Vec<(std::path::PathBuf, &str, Vec<i64>, Vec<i64>)> = if let Some(all) = all {
+        let shapes: Vec<(&str, Vec<i64>, Vec<i64>)> = match all.as_str() {
+            "float" => vec![("float", vec![4], vec![1])],
+            _ => vec![("float", vec![4], vec![1]), ("double", vec![4, 6], vec![2, 3])],
+        };
+        dpnc_tests::kernels().into_iter().flat_map(|f| shapes.iter().map(move |(t, a, b)| (f.clone(), *t, a.clone(), b.clone()))).collect()
     } else {
         vec![
             (kernel("gemm.c"), "float", vec![4], vec![1]),
@@ -62,7 +64,12 @@ fn verilog_designs_simulate_bit_exact() {
         ]
     };
     let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rtl_sim");
-    let results = on_two_cores(&root, &jobs, |(f, ty, tile, par), dir| one(f, ty, tile, par, dir));
+    let results = on_two_cores(&root, &jobs, |(f, ty, tile, par), dir| {
+        let r = one(f, ty, tile, par, dir);
+        // As they finish: a full run takes long.
+        eprintln!("{} ({ty}, par {par:?}): {}", f.display(), if r.is_ok() { "bit-exact" } else { "FAILED" });
+        r
+    });
     let mut failures = Vec::new();
     for ((f, ty, tile, par), r) in jobs.iter().zip(results) {
         let name = format!("{} ({ty}, tile {tile:?}, par {par:?})", f.file_name().unwrap_or_default().to_string_lossy());
@@ -95,4 +102,33 @@ fn a_channel_below_its_size_is_reported_as_a_deadlock_naming_it() {
     };
     assert!(err.contains("deadlock"), "not reported as a deadlock: {err}");
     assert!(err.contains(&name), "the report does not name channel {name}: {err}");
+}
+
+#[test]
+fn the_rtl_kernel_files_name_each_boards_platform_part_and_banks() {
+    let c = Case::new(&kernel("gemm.c"), "float", &[4], &[1]).unwrap();
+    let design = dpnc_rtl::generate(&c.p, &c.dpn).unwrap();
+    for name in dpnc_boards::catalogue() {
+        let board = dpnc_boards::load(name).unwrap();
+        let files: std::collections::HashMap<String, String> = dpnc_rtl::shell::files(&design, &board).into_iter().collect();
+        let (xml, tcl, cfg) = (&files["kernel.xml"], &files["package_xo.tcl"], &files["connectivity.cfg"]);
+        assert!(tcl.contains(&format!("-part {}", board.part)), "{name}: package_xo.tcl does not use part {}", board.part);
+        assert!(xml.contains(&format!("<kernel name=\"{}\"", design.top)) && xml.contains("hwControlProtocol=\"ap_ctrl_hs\""), "{name}");
+        // Argument k at 0x10 + 8k; array k on m_axi_gmem<port> and on the board's bank, in turn.
+        let mut arrays = 0;
+        for (k, arg) in design.args.iter().enumerate() {
+            let offset = format!("offset=\"{:#x}\"", 0x10 + 8 * k);
+            let line = xml
+                .lines()
+                .find(|l| l.contains("<arg ") && l.contains(&offset))
+                .unwrap_or_else(|| panic!("{name}: no argument at {offset}"));
+            if let dpnc_rtl::Arg::Array { name: a, port, .. } = arg {
+                assert!(line.contains(&format!("name=\"{a}\"")) && line.contains(&format!("port=\"m_axi_gmem{port}\"")), "{name}: {line}");
+                assert!(xml.contains(&format!("<port name=\"m_axi_gmem{port}\" mode=\"master\"")), "{name}: no port gmem{port}");
+                let bank = &board.memory[arrays % board.memory.len()].name;
+                assert!(cfg.lines().any(|l| l == format!("sp={}_1.{a}:{bank}", design.top)), "{name}: {a} is not on {bank}:\n{cfg}");
+                arrays += 1;
+            }
+        }
+    }
 }

@@ -5,10 +5,12 @@
 //! double: the datapath is generated (statements with no hardware operator are counted and
 //! listed), linted with `verilator --lint-only -Wall`, and simulated on random input vectors
 //! (random bit patterns, special floats, small, large and negative integers) fed one per cycle
-//! with ce = 0 in random cycles; every output bit is compared with `dpnc_frontend::eval`.
-//! All datapaths of one element type share one Verilator build (a generated top, the driver
-//! tests/datapath/tb.cpp, vectors in a file). `DPNC_DATAPATH_VECTORS=<n>` sets the vectors per
-//! datapath (default 3000).
+//! with ce = 0 in random cycles (random junk on the inputs then); every output bit is compared
+//! in every cycle with `dpnc_frontend::eval` on the vector presented `latency` ce-cycles before.
+//! Everything is one Verilator build: a generated top with one instance per distinct module
+//! (statements whose modules are identical share one, on vectors of each in turn), the driver
+//! tests/datapath/tb.cpp, vectors in a file. `DPNC_DATAPATH_VECTORS=<n>` sets the vectors per
+//! instance (default 3000); `DPNC_DATAPATH_ONLY=<text>` keeps the kernels whose name contains it.
 
 use dpnc_frontend::ast::ScalarType;
 use dpnc_frontend::eval::eval;
@@ -159,7 +161,6 @@ struct Case {
 }
 
 struct Batch {
-    ty: &'static str,
     progs: Vec<Program>,
     cases: Vec<Case>,
     /// Cases whose modules are identical but for the name and comments: simulated as one
@@ -177,31 +178,35 @@ fn kernel_files() -> Vec<PathBuf> {
     v
 }
 
-fn batch(ty: &'static str) -> Batch {
-    let opts = Options { defines: vec![("DATA_TYPE".into(), Some(ty.into()))], ..Options::default() };
+/// Every statement of every program, in float and in double.
+fn batch() -> Batch {
+    let only = std::env::var("DPNC_DATAPATH_ONLY").unwrap_or_default();
     let mut progs = Vec::new();
-    for f in kernel_files() {
-        let mut sm = SourceMap::new();
-        progs.push(dpnc_frontend::load(&mut sm, &f, &opts).unwrap_or_else(|d| panic!("{}", d.render(&sm))));
-    }
-    let seed0 = if ty == "float" { 100 } else { 200 };
-    for k in 0..RANDOM_KERNELS as u64 {
-        let text = random_kernel(seed0 + k);
-        let mut sm = SourceMap::new();
-        let p = dpnc_frontend::load_str(&mut sm, "rnd.c", &text, &opts).unwrap_or_else(|d| panic!("{}\n{text}", d.render(&sm)));
-        progs.push(p);
-    }
     let mut cases = Vec::new();
     let mut no_hardware = Vec::new();
-    for (pi, p) in progs.iter().enumerate() {
-        for (si, s) in p.stmts.iter().enumerate() {
-            let name = format!("dp_{}_{}", p.kernel, s.name);
-            let label = format!("{}:{} ({ty})", p.kernel, s.name);
-            match datapath::statement(p, si, &name) {
-                Ok(dp) => cases.push(Case { label, prog: pi, stmt: si, dp }),
-                Err(e @ DatapathError::NoHardware { .. }) => no_hardware.push(format!("{label}: {e}")),
-                Err(e) => panic!("{label}: {e}"),
+    for (ty, seed0) in [("float", 100), ("double", 200)] {
+        let opts = Options { defines: vec![("DATA_TYPE".into(), Some(ty.into()))], ..Options::default() };
+        let mut mine = Vec::new();
+        for f in kernel_files() {
+            let mut sm = SourceMap::new();
+            mine.push(dpnc_frontend::load(&mut sm, &f, &opts).unwrap_or_else(|d| panic!("{}", d.render(&sm))));
+        }
+        for k in 0..RANDOM_KERNELS as u64 {
+            let text = random_kernel(seed0 + k);
+            let mut sm = SourceMap::new();
+            mine.push(dpnc_frontend::load_str(&mut sm, "rnd.c", &text, &opts).unwrap_or_else(|d| panic!("{}\n{text}", d.render(&sm))));
+        }
+        for p in mine.into_iter().filter(|p| p.kernel.contains(only.as_str())) {
+            for (si, s) in p.stmts.iter().enumerate() {
+                let name = format!("dp_{}_{}_{}", &ty[..1], p.kernel, s.name);
+                let label = format!("{}:{} ({ty})", p.kernel, s.name);
+                match datapath::statement(&p, si, &name) {
+                    Ok(dp) => cases.push(Case { label, prog: progs.len(), stmt: si, dp }),
+                    Err(e @ DatapathError::NoHardware { .. }) => no_hardware.push(format!("{e} ({ty})")),
+                    Err(e) => panic!("{label}: {e}"),
+                }
             }
+            progs.push(p);
         }
     }
     let mut groups: Vec<Vec<usize>> = Vec::new();
@@ -214,7 +219,7 @@ fn batch(ty: &'static str) -> Batch {
         });
         groups[g].push(k);
     }
-    Batch { ty, progs, cases, groups, no_hardware }
+    Batch { progs, cases, groups, no_hardware }
 }
 
 // ---------------------------------------------------------------- vectors
@@ -358,15 +363,16 @@ fn verilator(args: &[String], dir: &Path) -> std::process::Output {
 
 /// The testbench hierarchy (every datapath in a file of its own name, instantiated once by
 /// tb_top) with `-Wall`: no warnings in any module.
-fn lint(b: &Batch, dir: &Path, files: &[String]) -> Result<(), String> {
-    let mut args: Vec<String> = vec!["--lint-only".into(), "-Wall".into(), "--top-module".into(), "tb_top".into()];
+fn lint(dir: &Path, files: &[String]) -> Result<(), String> {
+    let mut args: Vec<String> =
+        ["--lint-only", "-Wall", "--default-language", "1364-2005", "--top-module", "tb_top"].iter().map(|s| s.to_string()).collect();
     args.extend(files.iter().cloned());
     let out = verilator(&args, dir);
     let text = String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
     if out.status.success() && !text.contains("%Warning") {
         Ok(())
     } else {
-        Err(format!("lint ({}):\n{text}", b.ty))
+        Err(format!("lint:\n{text}"))
     }
 }
 
@@ -438,13 +444,22 @@ fn write_testbench(b: &Batch, dir: &Path, seed: u64) -> u64 {
     skipped
 }
 
-/// Lints, builds and runs one batch; returns the driver's summary line and the vectors not
-/// compared (see [`minmax_corner`]).
-fn simulate(b: &Batch, dir: &Path) -> Result<(String, u64), String> {
+/// What [`simulate`] reports.
+struct Report {
+    /// The driver's summary line.
+    line: String,
+    /// Vectors not compared (see [`minmax_corner`]).
+    skipped: u64,
+    /// Seconds spent linting, building the model, running it.
+    phases: [f64; 3],
+}
+
+/// Lints, builds and runs the batch in `dir`.
+fn simulate(b: &Batch, dir: &Path) -> Result<Report, String> {
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).unwrap();
     let cells: BTreeSet<&'static str> = b.cases.iter().flat_map(|c| c.dp.cells.iter().copied()).collect();
-    let skipped = write_testbench(b, dir, 0x5eed ^ b.ty.len() as u64);
+    let skipped = write_testbench(b, dir, 0x5eed);
     let mut files = vec!["tb_top.v".to_string()];
     for g in &b.groups {
         let c = &b.cases[g[0]];
@@ -452,25 +467,29 @@ fn simulate(b: &Batch, dir: &Path) -> Result<(String, u64), String> {
         files.push(format!("{}.v", c.dp.name));
     }
     files.extend(cells.iter().map(|c| datapath::cells_dir().join(c).display().to_string()));
-    lint(b, dir, &files)?;
+    let t0 = std::time::Instant::now();
+    lint(dir, &files)?;
+    let t1 = std::time::Instant::now();
     // The model is large (the binary64 cells expand to much C++) and runs briefly: compile it
     // without optimisation.
     let mut args: Vec<String> =
-        ["--cc", "--exe", "--build", "-O1", "-j", "1", "--top-module", "tb_top", "-Mdir", "obj"].iter().map(|s| s.to_string()).collect();
+        ["--cc", "--exe", "--build", "-O1", "-j", "2", "--top-module", "tb_top", "-Mdir", "obj"].iter().map(|s| s.to_string()).collect();
     args.extend(["-CFLAGS".into(), format!("-std=c++17 -I{}", dir.display())]);
     args.extend(["-MAKEFLAGS".into(), "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0".into()]);
     args.extend(files);
     args.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/datapath/tb.cpp").display().to_string());
     let build = verilator(&args, dir);
     if !build.status.success() {
-        return Err(format!("build ({}):\n{}\n{}", b.ty, String::from_utf8_lossy(&build.stdout), String::from_utf8_lossy(&build.stderr)));
+        return Err(format!("build:\n{}\n{}", String::from_utf8_lossy(&build.stdout), String::from_utf8_lossy(&build.stderr)));
     }
+    let t2 = std::time::Instant::now();
     let run = Command::new(dir.join("obj/Vtb_top")).args(["vectors.bin", "0x9e3779b97f4a7c15"]).current_dir(dir).output().unwrap();
     let out = String::from_utf8_lossy(&run.stdout).into_owned();
     if !run.status.success() {
-        return Err(format!("simulation ({}):\n{out}\n{}", b.ty, String::from_utf8_lossy(&run.stderr)));
+        return Err(format!("simulation:\n{out}\n{}", String::from_utf8_lossy(&run.stderr)));
     }
-    Ok((out.lines().last().unwrap_or("").to_string(), skipped))
+    let phases = [(t1 - t0).as_secs_f64(), (t2 - t1).as_secs_f64(), t2.elapsed().as_secs_f64()];
+    Ok(Report { line: out.lines().last().unwrap_or("").to_string(), skipped, phases })
 }
 
 /// The kinds of expression nodes (operator and type) in the batch, to show what was covered.
@@ -516,42 +535,29 @@ fn coverage(b: &Batch) -> BTreeSet<String> {
 #[test]
 fn datapaths_match_the_evaluator() {
     let start = std::time::Instant::now();
-    let batches: Vec<Batch> = vec![batch("float"), batch("double")];
-    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("datapath");
-    let results: Vec<Result<(String, u64), String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = batches.iter().map(|b| s.spawn(|| simulate(b, &root.join(b.ty)))).collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
-    let mut failures = Vec::new();
-    let (mut generated, mut simulated, mut vectors, mut skipped) = (0, 0, 0, 0);
-    for (b, r) in batches.iter().zip(&results) {
-        match r {
-            Ok((line, skip)) => {
-                println!("{}: {line}", b.ty);
-                let num = |word: &str| -> u64 {
-                    line.split(", ").find_map(|f| f.strip_suffix(word).and_then(|n| n.trim().parse().ok())).unwrap_or(0)
-                };
-                simulated += num(" datapaths");
-                vectors += num(" vectors");
-                skipped += skip;
-                assert!(line.ends_with(" 0 errors"), "{line}");
-            }
-            Err(e) => failures.push(e.clone()),
-        }
-        generated += b.cases.len();
-        let cov = coverage(b);
-        println!("{}: {} operator/type kinds covered: {}", b.ty, cov.len(), cov.into_iter().collect::<Vec<_>>().join(", "));
-    }
-    let no_hw: Vec<&String> = batches.iter().flat_map(|b| &b.no_hardware).collect();
+    let b = batch();
+    let cov = coverage(&b);
+    println!("{} operator/type kinds covered: {}", cov.len(), cov.into_iter().collect::<Vec<_>>().join(", "));
+    let r = simulate(&b, &Path::new(env!("CARGO_TARGET_TMPDIR")).join("datapath")).unwrap_or_else(|e| panic!("{e}"));
+    println!("{}", r.line);
+    let num =
+        |word: &str| -> u64 { r.line.split(", ").find_map(|f| f.strip_suffix(word).and_then(|n| n.trim().parse().ok())).unwrap_or(0) };
     println!(
-        "datapath summary: {generated} datapaths generated and linted ({simulated} distinct simulated), {vectors} vectors compared bit \
-         for bit ({skipped} fmin/fmax corner vectors left out), {} statements without hardware, {:.1} s",
-        no_hw.len(),
-        start.elapsed().as_secs_f64()
+        "datapath summary: {} datapaths generated, {} distinct linted and simulated, {} vectors compared bit for bit ({} fmin/fmax \
+         corner vectors left out), {} statements without hardware; {:.1} s (lint {:.1} s, build {:.1} s, run {:.1} s)",
+        b.cases.len(),
+        num(" datapaths"),
+        num(" vectors"),
+        r.skipped,
+        b.no_hardware.len(),
+        start.elapsed().as_secs_f64(),
+        r.phases[0],
+        r.phases[1],
+        r.phases[2]
     );
-    for n in &no_hw {
+    for n in &b.no_hardware {
         println!("  no hardware: {n}");
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(simulated > 0 && vectors > 0);
+    assert!(r.line.ends_with(" 0 errors"), "{}", r.line);
+    assert!(num(" datapaths") > 0 && num(" vectors") > 0);
 }
