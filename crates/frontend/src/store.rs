@@ -13,11 +13,12 @@ pub struct Store {
     pub data: Vec<Vec<Value>>,
 }
 
-/// SplitMix64: small, fast and identical on every platform.
-struct Rng(u64);
+/// SplitMix64: small, fast and identical on every platform (random inputs, and the tests'
+/// random operands).
+pub struct Rng(pub u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);

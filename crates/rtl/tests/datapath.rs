@@ -23,16 +23,15 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// SplitMix64.
-struct Rng(u64);
+/// The frontend's SplitMix64, with the draws these tests need.
+struct Rng(dpnc_frontend::store::Rng);
 
 impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(dpnc_frontend::store::Rng(seed))
+    }
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next()
     }
     fn below(&mut self, n: u64) -> u64 {
         self.next() % n
@@ -126,7 +125,7 @@ fn random_expr(r: &mut Rng, depth: u32, int_only: bool) -> (String, bool) {
 }
 
 fn random_kernel(seed: u64) -> String {
-    let mut r = Rng(seed);
+    let mut r = Rng::new(seed);
     let mut body = String::new();
     for _ in 0..RANDOM_STMTS {
         let out = *r.pick(&[T::C, T::I, T::L, T::F, T::D]);
@@ -418,7 +417,7 @@ fn write_testbench(b: &Batch, dir: &Path, seed: u64) -> u64 {
         let _ = writeln!(names, "    \"{}\",", label.join(" = "));
         words.extend([c.dp.latency as u64, k as u64]);
 
-        let mut r = Rng(seed ^ (d as u64).wrapping_mul(0x1234_5678_9abc_def1));
+        let mut r = Rng::new(seed ^ (d as u64).wrapping_mul(0x1234_5678_9abc_def1));
         let params: Vec<Vec<i64>> = g.iter().map(|&m| b.progs[b.cases[m].prog].param_values().unwrap()).collect();
         for v in 0..nvec {
             let m = &b.cases[g[v % g.len()]];

@@ -8,48 +8,39 @@ use dpnc_frontend::value::Value;
 use dpnc_frontend::Store;
 use std::path::Path;
 
-fn to_bytes(vals: &[Value]) -> Vec<u8> {
-    let mut b = Vec::new();
-    for v in vals {
-        match *v {
-            Value::Char(x) => b.extend(x.to_le_bytes()),
-            Value::Int(x) => b.extend(x.to_le_bytes()),
-            Value::Long(x) => b.extend(x.to_le_bytes()),
-            Value::Float(x) => b.extend(x.to_bits().to_le_bytes()),
-            Value::Double(x) => b.extend(x.to_bits().to_le_bytes()),
-        }
+/// Bytes of a value in memory.
+fn size(v: Value) -> usize {
+    match v {
+        Value::Char(_) => 1,
+        Value::Int(_) | Value::Float(_) => 4,
+        Value::Long(_) | Value::Double(_) => 8,
     }
-    b
 }
 
+fn to_bytes(vals: &[Value]) -> Vec<u8> {
+    vals.iter().flat_map(|v| v.bits().to_le_bytes().into_iter().take(size(*v))).collect()
+}
+
+/// Values shaped like `like`, from little-endian bytes (missing bytes read as zero).
 fn from_bytes(like: &[Value], b: &[u8]) -> Vec<Value> {
     let mut at = 0;
-    let mut take = |n: usize| {
-        let s = &b[at.min(b.len())..(at + n).min(b.len())];
-        at += n;
-        let mut a = [0u8; 8];
-        a[..s.len()].copy_from_slice(s);
-        a
-    };
     like.iter()
-        .map(|v| match v {
-            Value::Char(_) => Value::Char(i8::from_le_bytes([take(1)[0]])),
-            Value::Int(_) => Value::Int(i32::from_le_bytes(take(4)[..4].try_into().unwrap_or([0; 4]))),
-            Value::Long(_) => Value::Long(i64::from_le_bytes(take(8))),
-            Value::Float(_) => Value::Float(f32::from_bits(u32::from_le_bytes(take(4)[..4].try_into().unwrap_or([0; 4])))),
-            Value::Double(_) => Value::Double(f64::from_bits(u64::from_le_bytes(take(8)))),
+        .map(|v| {
+            let n = size(*v);
+            let mut a = [0u8; 8];
+            let s = &b[at.min(b.len())..(at + n).min(b.len())];
+            a[..s.len()].copy_from_slice(s);
+            at += n;
+            let bits = u64::from_le_bytes(a);
+            match v {
+                Value::Char(_) => Value::Char(bits as u8 as i8),
+                Value::Int(_) => Value::Int(bits as u32 as i32),
+                Value::Long(_) => Value::Long(bits as i64),
+                Value::Float(_) => Value::Float(f32::from_bits(bits as u32)),
+                Value::Double(_) => Value::Double(f64::from_bits(bits)),
+            }
         })
         .collect()
-}
-
-fn bits_of(v: Value) -> u64 {
-    match v {
-        Value::Char(x) => x as u8 as u64,
-        Value::Int(x) => x as u32 as u64,
-        Value::Long(x) => x as u64,
-        Value::Float(x) => x.to_bits() as u64,
-        Value::Double(x) => x.to_bits(),
-    }
 }
 
 /// The simulator's view of a design.
@@ -97,7 +88,7 @@ pub fn simulate(
     let mut ins = Vec::new();
     for (k, v) in p.vars.iter().enumerate().filter(|(_, v)| v.kind == VarKind::Argument) {
         if v.is_scalar_argument() {
-            ins.push((v.name.clone(), Input::Bits(bits_of(inputs.data[k][0]))));
+            ins.push((v.name.clone(), Input::Bits(inputs.data[k][0].bits())));
         } else {
             ins.push((v.name.clone(), Input::Bytes(to_bytes(&inputs.data[k]))));
         }
