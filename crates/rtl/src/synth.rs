@@ -1,5 +1,6 @@
-//! Resource figures from Yosys: `synth_xilinx` (UltraScale+ family) on a generated design,
-//! its `stat` cell counts summed into LUTs, flip-flops, block RAMs, UltraRAMs and DSPs.
+//! Resource figures from Yosys: `synth_xilinx` (UltraScale+ family, without the SAT-based
+//! `share` pass) on a generated design, its `stat` cell counts summed into LUTs, flip-flops,
+//! block RAMs, UltraRAMs and DSPs.
 
 use std::path::Path;
 use std::process::Command;
@@ -46,7 +47,13 @@ pub fn parse_stat(text: &str) -> Resources {
 /// Runs `yosys` on `files` with top `top` (output in `dir/yosys.log`); `Err` carries the log's tail.
 pub fn yosys(dir: &Path, top: &str, files: &[std::path::PathBuf]) -> Result<Resources, String> {
     let reads: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-    let script = format!("read_verilog {}; synth_xilinx -flatten -family xcup -top {top}; tee -o stat.txt stat", reads.join(" "));
+    // synth_xilinx's script with its `coarse` step spelt out minus `share`: that SAT-based
+    // resource sharing ran out of 24 GB on a small GEMM design (64-bit loop arithmetic).
+    let flow = format!("synth_xilinx -flatten -family xcup -top {top}");
+    let script = format!(
+        "read_verilog {}; {flow} -run :coarse; techmap -map +/cmp2lut.v -map +/cmp2lcu.v -D LUT_WIDTH=6; alumacc; opt; memory -nomap; opt_clean; {flow} -run map_memory:; tee -o stat.txt stat",
+        reads.join(" ")
+    );
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let out = Command::new("yosys")
         .args(["-q", "-l", "yosys.log", "-p", &script])
