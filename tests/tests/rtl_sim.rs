@@ -18,8 +18,7 @@ fn memory(seed: u64) -> dpnc_sim::Memory {
 /// Lints the design in `dir` (its files written by `simulate`).
 fn lint(dir: &Path, design: &dpnc_rtl::Design) -> Result<(), String> {
     let mut args: Vec<String> = vec!["--lint-only".into(), "-Wall".into(), "--top-module".into(), design.top.clone()];
-    args.extend(design.files.iter().map(|(n, _)| dir.join(n).display().to_string()));
-    args.extend(design.cells.iter().map(|c| dpnc_rtl::cells_dir().join(c).display().to_string()));
+    args.extend(design.sources(dir).iter().map(|f| f.display().to_string()));
     let out = std::process::Command::new("verilator").args(&args).output().map_err(|e| format!("cannot run verilator: {e}"))?;
     let text = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() || text.contains("%Warning") {

@@ -17,7 +17,7 @@
 
 use crate::expr::{self, Names};
 use crate::CodegenError;
-use dpnc_dpn::ir::{Channel, ChannelKind, Dpn, Process, ProcessKind};
+use dpnc_dpn::ir::{index_bits, Channel, ChannelKind, Dpn, Process, ProcessKind};
 use dpnc_dpn::loops::{Lin, LoopNest};
 use dpnc_dpn::predicate::{Predicate, C_PRELUDE};
 use dpnc_dpn::sync::{band_key, sigma, Key};
@@ -417,7 +417,7 @@ struct Walk {
         match (ch.kind, self.flavour) {
             (ChannelKind::Scratchpad, Flavour::Vitis) if ch.producer == ch.consumer => format!("sp{c}.put({}, {v});", self.addr(c, idx)),
             (ChannelKind::Scratchpad, Flavour::Vitis) => {
-                format!("{obj}.write(dpn_hls::cell<{}>({}, {v}));", addr_bits(ch.cells()), self.addr(c, idx))
+                format!("{obj}.write(dpn_hls::cell<{}>({}, {v}));", index_bits(ch.cells()), self.addr(c, idx))
             }
             (ChannelKind::Scratchpad, _) => format!("{obj}.write({}, {v}{});", self.addr(c, idx), self.id(c, false)),
             (_, Flavour::Vitis) => format!("{obj}.write({v});"),
@@ -852,11 +852,6 @@ struct Walk {
         }
         out.push_str("    return 0;\n}\n");
     }
-}
-
-/// Bits of a scratchpad cell index (at least 1).
-pub(crate) fn addr_bits(cells: usize) -> u32 {
-    (usize::BITS - cells.saturating_sub(1).leading_zeros()).max(1)
 }
 
 /// `max(…)`/`min(…)` of a counter's bounds over the outer counters `ctr`.

@@ -20,10 +20,10 @@
 //! (`sw`, `csim`, `hw_emu`, `hw`), and the stand-in `hls_stream.h` / `ap_int.h` (in `sw/`) with
 //! which the same kernel builds with g++ and runs as threads.
 
-use crate::cpu::{addr_bits, Flavour, Gen, LoadGen};
+use crate::cpu::{Flavour, Gen, LoadGen};
 use crate::CodegenError;
 use dpnc_boards::Board;
-use dpnc_dpn::ir::{ChannelKind, Dpn, ProcessKind};
+use dpnc_dpn::ir::{index_bits, ChannelKind, Dpn, ProcessKind};
 use dpnc_frontend::scop::{Program, VarKind};
 use std::fmt::Write;
 
@@ -138,20 +138,15 @@ impl Gen<'_> {
     fn members(&self, pi: usize) -> Vec<usize> {
         match self.dpn.processes[pi].kind {
             ProcessKind::Compute { .. } => vec![pi],
-            ProcessKind::Load { var } | ProcessKind::Store { var } => self.mem_members(var),
+            ProcessKind::Load { var } | ProcessKind::Store { var } => self.dpn.memory_processes(var),
         }
-    }
-
-    fn mem_members(&self, var: usize) -> Vec<usize> {
-        let is = |k: &ProcessKind| matches!(k, ProcessKind::Load { var: v } | ProcessKind::Store { var: v } if *v == var);
-        (0..self.dpn.processes.len()).filter(|&q| is(&self.dpn.processes[q].kind)).collect()
     }
 
     /// The stream type of channel `c`.
     fn stream_elem(&self, c: usize) -> String {
         let ch = &self.dpn.channels[c];
         match ch.kind {
-            ChannelKind::Scratchpad => format!("dpn_hls::Cell<{}, {}>", ch.elem, addr_bits(ch.cells())),
+            ChannelKind::Scratchpad => format!("dpn_hls::Cell<{}, {}>", ch.elem, index_bits(ch.cells())),
             _ => ch.elem.clone(),
         }
     }
@@ -215,7 +210,7 @@ impl Gen<'_> {
                         "    dpn_hls::Scratchpad<{}, {}, {}> sp{c};  // {}",
                         ch.elem,
                         ch.cells(),
-                        addr_bits(ch.cells()),
+                        index_bits(ch.cells()),
                         ch.name
                     );
                 }
@@ -241,7 +236,7 @@ impl Gen<'_> {
     /// The memory process of `var`: its Load's and Store's generators merged in σ order, loads
     /// before the store of the same instance (a read comes before the write).
     fn mem(&self, out: &mut String, var: usize) -> Result<(), CodegenError> {
-        let members = self.mem_members(var);
+        let members = self.dpn.memory_processes(var);
         let (mut loads, mut stores): (Vec<LoadGen>, Vec<LoadGen>) = (Vec::new(), Vec::new());
         for &q in &members {
             match self.dpn.processes[q].kind {
@@ -290,7 +285,7 @@ impl Gen<'_> {
         let mut firsts: Vec<usize> = Vec::new();
         for (pi, pr) in dpn.processes.iter().enumerate() {
             if let ProcessKind::Load { var } | ProcessKind::Store { var } = pr.kind {
-                if self.mem_members(var)[0] == pi {
+                if self.dpn.memory_processes(var)[0] == pi {
                     firsts.push(pi);
                     self.mem(out, var)?;
                 }

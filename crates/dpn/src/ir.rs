@@ -131,6 +131,20 @@ impl Channel {
     }
 }
 
+/// Bits of an index into `n` cells (at least 1): a scratchpad cell in hardware and in HLS.
+pub fn index_bits(n: usize) -> u32 {
+    (usize::BITS - n.saturating_sub(1).leading_zeros()).max(1)
+}
+
+impl Dpn {
+    /// The Load and Store processes of variable `var`: together, its memory process in the
+    /// Vitis and Verilog backends.
+    pub fn memory_processes(&self, var: usize) -> Vec<usize> {
+        let is = |k: &ProcessKind| matches!(k, ProcessKind::Load { var: v } | ProcessKind::Store { var: v } if *v == var);
+        (0..self.processes.len()).filter(|&q| is(&self.processes[q].kind)).collect()
+    }
+}
+
 /// A read operand of a compute instance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReadSrc {

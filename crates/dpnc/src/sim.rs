@@ -76,8 +76,8 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
     let mismatch = Store::compare(&p, &want, &got);
     let busiest = dpn.processes.iter().filter(|pr| pr.stmt().is_some()).map(|pr| pr.iterations).max().unwrap_or(0);
     let ratio = if busiest > 0 { out.cycles as f64 / busiest as f64 } else { 0.0 };
+    let size = |name: &str| dpn.channels.iter().find(|c| c.name == name).map_or(0, |c| c.cells());
     if args.json {
-        let size = |name: &str| dpn.channels.iter().find(|c| c.name == name).map_or(0, |c| c.cells());
         let peaks: Vec<serde_json::Value> =
             names.iter().zip(&out.peaks).map(|(n, pk)| serde_json::json!({ "channel": n, "size": size(n), "peak": pk })).collect();
         let j = serde_json::json!({
@@ -101,8 +101,7 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
         let _ = writeln!(o, "DDR bytes written   {}", out.bytes_written);
         let _ = writeln!(o, "{:<44} {:>8} {:>8}", "channel (stream)", "size", "peak");
         for (name, pk) in names.iter().zip(&out.peaks) {
-            let size = dpn.channels.iter().find(|c| &c.name == name).map_or(0, |c| c.cells());
-            let _ = writeln!(o, "{name:<44} {size:>8} {pk:>8}");
+            let _ = writeln!(o, "{name:<44} {:>8} {pk:>8}", size(name));
         }
         print!("{o}");
     }

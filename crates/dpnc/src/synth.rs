@@ -33,9 +33,7 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SynthArgs) -> Result<(), Failure> {
         Some(d) => (d.clone(), false),
         None => (std::env::temp_dir().join(format!("dpnc-synth-{}", std::process::id())), true),
     };
-    dpnc_codegen::native::write_files(&work, &design.files)?;
-    let mut files: Vec<PathBuf> = design.files.iter().map(|(n, _)| work.join(n)).collect();
-    files.extend(design.cells.iter().map(|c| dpnc_rtl::cells_dir().join(c)));
+    let files = design.write(&work)?;
     eprintln!("dpnc: yosys synth_xilinx on {} ({} files); large designs take minutes …", design.top, files.len());
     let t = std::time::Instant::now();
     let r = dpnc_rtl::synth::yosys(&work, &design.top, &files);

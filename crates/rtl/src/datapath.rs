@@ -139,9 +139,7 @@ fn valid_name(s: &str) -> bool {
     matches!(c.next(), Some(c) if c.is_ascii_alphabetic() || c == '_') && c.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
 }
 
-fn width(ty: ScalarType) -> u32 {
-    8 * ty.size() as u32
-}
+use crate::verilog::bits as width;
 
 /// Exponent and fraction widths of a float type.
 fn format(ty: ScalarType) -> (u32, u32) {

@@ -18,7 +18,7 @@ pub mod walk;
 
 use dpnc_dpn::ir::{Dpn, ProcessKind};
 use dpnc_frontend::scop::Program;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Why a network cannot be written as Verilog.
 #[derive(Debug, thiserror::Error)]
@@ -59,6 +59,24 @@ pub struct Design {
     pub processes: Vec<String>,
 }
 
+impl Design {
+    /// Every source of the design once its generated modules are in `dir`: those, then the
+    /// cells where the library keeps them.
+    pub fn sources(&self, dir: &Path) -> Vec<PathBuf> {
+        let cells = self.cells.iter().map(|c| cells_dir().join(c));
+        self.files.iter().map(|(n, _)| dir.join(n)).chain(cells).collect()
+    }
+
+    /// Writes the generated modules to `dir` (created); returns [`Design::sources`].
+    pub fn write(&self, dir: &Path) -> Result<Vec<PathBuf>, String> {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for (name, text) in &self.files {
+            std::fs::write(dir.join(name), text).map_err(|e| format!("{}: {e}", dir.join(name).display()))?;
+        }
+        Ok(self.sources(dir))
+    }
+}
+
 /// The cell library's directory.
 pub fn cells_dir() -> PathBuf {
     datapath::cells_dir()
@@ -83,13 +101,12 @@ pub fn generate(p: &Program, dpn: &Dpn) -> Result<Design, RtlError> {
     }
     for (pi, pr) in dpn.processes.iter().enumerate() {
         if let ProcessKind::Compute { stmt, .. } = pr.kind {
-            let l = pr.loops.as_ref().ok_or_else(|| RtlError::Process { process: pr.name.clone(), why: "it has no loop nest".into() })?;
-            files.push((format!("w_{}.v", pr.name), walk::module(&format!("w_{}", pr.name), l)));
+            files.push((format!("w_{}.v", pr.name), walk::module(&format!("w_{}", pr.name), process::nest(pr)?)));
             files.push((format!("p_{}.v", pr.name), process::module(p, dpn, pi, stmt, latency[stmt])?));
         }
     }
     for v in 0..p.vars.len() {
-        if !memory::members(dpn, v).is_empty() {
+        if !dpn.memory_processes(v).is_empty() {
             files.push((format!("m_{}.v", p.vars[v].name), memory::module(p, dpn, v)?));
         }
     }

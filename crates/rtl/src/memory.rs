@@ -13,12 +13,6 @@ use dpnc_dpn::sync::sigma;
 use dpnc_frontend::scop::{Access, Program, VarKind};
 use std::fmt::Write;
 
-/// The Load and Store processes of `var`.
-pub fn members(dpn: &Dpn, var: usize) -> Vec<usize> {
-    let is = |k: &ProcessKind| matches!(k, ProcessKind::Load { var: v } | ProcessKind::Store { var: v } if *v == var);
-    (0..dpn.processes.len()).filter(|&q| is(&dpn.processes[q].kind)).collect()
-}
-
 struct Gen<'a> {
     c: usize,
     load: bool,
@@ -29,7 +23,7 @@ struct Gen<'a> {
     cond: &'a Predicate,
 }
 
-/// AXI4 master port signals of a memory process (prefix `m_`), for declarations.
+/// AXI4 master port signals of a memory process (prefix `m_`): (name, output, width).
 pub const AXI_PORTS: &[(&str, bool, u32)] = &[
     ("awvalid", true, 1),
     ("awready", false, 1),
@@ -64,7 +58,7 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     // A temporary of the kernel lives in a memory of this process (cleared at start), not in DDR.
     let local = v.kind == VarKind::Local;
     let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
-    let mems = members(dpn, var);
+    let mems = dpn.memory_processes(var);
     let mut gens = Vec::new();
     for (c, ch) in dpn.channels.iter().enumerate() {
         if mems.contains(&ch.producer) {
@@ -86,8 +80,8 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
             gens.push(Gen { c, load: false, pi: ch.producer, stmt, access: &p.stmts[stmt].write, cond });
         }
     }
-    let eb = bits(v.ty.c_name()) / 8;
-    let ew = bits(v.ty.c_name());
+    let eb = bits(v.ty) / 8;
+    let ew = bits(v.ty);
     let size = eb.trailing_zeros();
     let ports = ports(dpn, &mems);
     let mut decl = vec!["input  wire clk".to_string(), "input  wire rst".into(), "input  wire start".into(), "output reg  done".into()];
@@ -95,9 +89,8 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         decl.push("input  wire [63:0] base".into());
     }
     decl.extend(port_decls(&ports));
-    for (n, out, w) in AXI_PORTS.iter().filter(|_| !local) {
-        let range = if *w > 1 { format!("[{}:0] ", w - 1) } else { String::new() };
-        decl.push(format!("{} wire {range}m_{n}", if *out { "output" } else { "input " }));
+    if !local {
+        decl.extend(AXI_PORTS.iter().map(|p| crate::verilog::port("m_", p)));
     }
     let mut o = String::new();
     let _ = writeln!(o, "// The DDR port of {}: its loads (once per band, at first use) and stores, in σ order.", v.name);
@@ -121,7 +114,7 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     let mut accs = Vec::new();
     for (g, gen) in gens.iter().enumerate() {
         let pr = &dpn.processes[gen.pi];
-        let l = pr.loops.as_ref().ok_or_else(|| RtlError::Process { process: pr.name.clone(), why: "it has no loop nest".into() })?;
+        let l = crate::process::nest(pr)?;
         let d = l.counters.len();
         let s = &p.stmts[gen.stmt];
         let names: Vec<String> = s.iters.iter().map(|i| format!("g{g}_{i}")).collect();

@@ -9,9 +9,10 @@
 //! arrivals (cell, value) are taken from the channel whenever their cell is free, so a value
 //! never lands on a live one (the same argument as the Vitis backend's, see ARCHITECTURE.md).
 
-use crate::verilog::{aff, bits, index_bits, lin, FUNCTIONS};
+use crate::verilog::{aff, bits, elem_bits, index_bits, lin, FUNCTIONS};
 use crate::RtlError;
 use dpnc_dpn::ir::{ChannelKind, Dpn, Process};
+use dpnc_dpn::loops::LoopNest;
 use dpnc_dpn::predicate::Predicate;
 use dpnc_frontend::scop::{Access, Program};
 use std::fmt::Write;
@@ -27,7 +28,7 @@ pub struct ChannelPort {
 /// The width of channel `c`'s stream: a value, or a (cell, value) pair for a scratchpad.
 pub fn stream_bits(dpn: &Dpn, c: usize) -> u32 {
     let ch = &dpn.channels[c];
-    let w = bits(&ch.elem);
+    let w = elem_bits(ch);
     match ch.kind {
         ChannelKind::Scratchpad => w + index_bits(ch.cells()),
         _ => w,
@@ -90,6 +91,14 @@ pub(crate) fn cell_index(dpn: &Dpn, c: usize, a: &Access, names: &[String], para
     s
 }
 
+/// The loop nest a process's walker and its memory processes' generators walk.
+pub(crate) fn nest(pr: &Process) -> Result<&LoopNest, RtlError> {
+    pr.loops.as_ref().ok_or_else(|| RtlError::Process {
+        process: pr.name.clone(),
+        why: "its hyperplanes are not a unimodular change of its iterators, so it has no loop nest".into(),
+    })
+}
+
 /// `name`: the low `bits` bits of the 64-bit `expr` (a cell index).
 pub(crate) fn index_wire(o: &mut String, name: &str, expr: &str, bits: u32) {
     let _ = writeln!(
@@ -113,10 +122,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
     let pr: &Process = &dpn.processes[pi];
     let s = &p.stmts[stmt];
     let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
-    let l = pr.loops.as_ref().ok_or_else(|| RtlError::Process {
-        process: pr.name.clone(),
-        why: "its hyperplanes are not a unimodular change of its iterators, so it has no loop nest".into(),
-    })?;
+    let l = nest(pr)?;
     let d = l.counters.len();
     let names: Vec<String> = s.iters.iter().map(|i| format!("it_{i}")).collect();
     let ports = ports(dpn, &[pi]);
@@ -126,7 +132,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
         let v = &p.vars[a.var];
         if v.is_scalar_argument() && !scalars.contains(&a.var) {
             scalars.push(a.var);
-            decl.push(format!("input  wire [{}:0] s_{}", bits(v.ty.c_name()) - 1, v.name));
+            decl.push(format!("input  wire [{}:0] s_{}", bits(v.ty) - 1, v.name));
         }
     }
     decl.extend(port_decls(&ports));
@@ -149,7 +155,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
 
     // Scratchpads this process reads: a memory and a valid bit per cell.
     for (c, ch) in dpn.channels.iter().enumerate().filter(|(_, ch)| ch.consumer == pi && ch.kind == ChannelKind::Scratchpad) {
-        let (w, n, aw) = (bits(&ch.elem), ch.cells(), index_bits(ch.cells()));
+        let (w, n, aw) = (elem_bits(ch), ch.cells(), index_bits(ch.cells()));
         let _ = writeln!(
             o,
             "    // Scratchpad {}: {n} cells.\n    reg [{}:0] sp{c} [0:{}];\n    reg [{}:0] sv{c};",
@@ -177,7 +183,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
     let mut operands = Vec::new();
     for (r, a) in s.reads.iter().enumerate() {
         let v = &p.vars[a.var];
-        let w = bits(v.ty.c_name());
+        let w = bits(v.ty);
         if v.is_scalar_argument() {
             operands.push(format!("s_{}", v.name));
             continue;
@@ -234,7 +240,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
         let _ = writeln!(o, "    reg [{}:0] op_r{r};", w - 1);
     }
     for (c, _) in &regs {
-        let _ = writeln!(o, "    reg [{}:0] reg{c};", bits(&dpn.channels[*c].elem) - 1);
+        let _ = writeln!(o, "    reg [{}:0] reg{c};", elem_bits(&dpn.channels[*c]) - 1);
     }
     let all = if fire_terms.is_empty() { "1'b1".to_string() } else { fire_terms.join(" && ") };
     let _ = writeln!(o, "    wire fire = state == ISSUE && w_valid && guard && {all};");
@@ -255,7 +261,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
     for (r, op) in operands.iter().enumerate() {
         dp_ports.push(format!(".r{r}({op})"));
     }
-    let wy = bits(p.vars[s.write.var].ty.c_name());
+    let wy = bits(p.vars[s.write.var].ty);
     let _ = writeln!(o, "    wire [{}:0] y;\n    dp_{} dp ({}, .y(y));", wy - 1, s.name, dp_ports.join(", "));
     let _ = writeln!(o, "    reg [{}:0] result;\n    reg [15:0] wait_n;", wy - 1);
 
@@ -306,7 +312,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
     }
     o.push_str("        end\n    end\n");
     for (c, ch) in dpn.channels.iter().enumerate().filter(|(_, ch)| ch.consumer == pi && ch.kind == ChannelKind::Scratchpad) {
-        let w = bits(&ch.elem);
+        let w = elem_bits(ch);
         let _ = writeln!(o, "    always @(posedge clk) begin\n        if (rst || start) sv{c} <= {}'d0;\n        else begin", ch.cells());
         for (rc, cond, at) in releases.iter().filter(|x| x.0 == c) {
             let _ = writeln!(o, "            if (fire && {cond}) sv{rc}[{at}] <= 1'b0;");

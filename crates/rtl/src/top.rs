@@ -12,6 +12,27 @@ use dpnc_dpn::ir::{ChannelKind, Dpn, ProcessKind};
 use dpnc_frontend::scop::{Program, VarKind};
 use std::fmt::Write;
 
+/// The AXI4-Lite control slave's signals (prefix `s_axi_control_`): (name, output, width).
+const CONTROL_PORTS: &[(&str, bool, u32)] = &[
+    ("awvalid", false, 1),
+    ("awready", true, 1),
+    ("awaddr", false, 12),
+    ("wvalid", false, 1),
+    ("wready", true, 1),
+    ("wdata", false, 32),
+    ("wstrb", false, 4),
+    ("bvalid", true, 1),
+    ("bready", false, 1),
+    ("bresp", true, 2),
+    ("arvalid", false, 1),
+    ("arready", true, 1),
+    ("araddr", false, 12),
+    ("rvalid", true, 1),
+    ("rready", false, 1),
+    ("rdata", true, 32),
+    ("rresp", true, 2),
+];
+
 /// The header comment: kernel, parameters, tiles, parallelism and the channel table.
 fn header(p: &Program, dpn: &Dpn, o: &mut String) {
     let params: Vec<String> = dpn.params.iter().map(|(n, v)| format!("{n}={v}")).collect();
@@ -43,37 +64,13 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
     let arrays: Vec<usize> = args.iter().copied().filter(|&v| !p.vars[v].is_scalar_argument()).collect();
     let streams: Vec<usize> = (0..dpn.channels.len()).filter(|&c| is_stream(dpn, c)).collect();
     let computes: Vec<usize> = (0..dpn.processes.len()).filter(|&q| dpn.processes[q].stmt().is_some()).collect();
-    let mems: Vec<usize> = (0..p.vars.len()).filter(|&v| !crate::memory::members(dpn, v).is_empty()).collect();
+    let mems: Vec<usize> = (0..p.vars.len()).filter(|&v| !dpn.memory_processes(v).is_empty()).collect();
     let (nc, np) = (streams.len().max(1), (computes.len() + mems.len()).max(1));
 
     let mut decl = vec!["input  wire ap_clk".to_string(), "input  wire ap_rst_n".into(), "output wire interrupt".into()];
-    for (n, input, w) in [
-        ("awvalid", true, 1),
-        ("awready", false, 1),
-        ("awaddr", true, 12),
-        ("wvalid", true, 1),
-        ("wready", false, 1),
-        ("wdata", true, 32),
-        ("wstrb", true, 4),
-        ("bvalid", false, 1),
-        ("bready", true, 1),
-        ("bresp", false, 2),
-        ("arvalid", true, 1),
-        ("arready", false, 1),
-        ("araddr", true, 12),
-        ("rvalid", false, 1),
-        ("rready", true, 1),
-        ("rdata", false, 32),
-        ("rresp", false, 2),
-    ] {
-        let range = if w > 1 { format!("[{}:0] ", w - 1) } else { String::new() };
-        decl.push(format!("{} wire {range}s_axi_control_{n}", if input { "input " } else { "output" }));
-    }
+    decl.extend(CONTROL_PORTS.iter().map(|p| crate::verilog::port("s_axi_control_", p)));
     for k in 0..arrays.len() {
-        for (n, out, w) in AXI_PORTS {
-            let range = if *w > 1 { format!("[{}:0] ", w - 1) } else { String::new() };
-            decl.push(format!("{} wire {range}m_axi_gmem{k}_{n}", if *out { "output" } else { "input " }));
-        }
+        decl.extend(AXI_PORTS.iter().map(|p| crate::verilog::port(&format!("m_axi_gmem{k}_"), p)));
     }
     decl.push("output reg  [31:0] dbg_ops".into());
     decl.push(format!("output wire [{}:0] dbg_full", nc - 1));
@@ -84,13 +81,7 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
 
     // Control.
     let na = args.len().max(1);
-    let ctrl: Vec<String> = [
-        "awvalid", "awready", "awaddr", "wvalid", "wready", "wdata", "wstrb", "bvalid", "bready", "bresp", "arvalid", "arready", "araddr",
-        "rvalid", "rready", "rdata", "rresp",
-    ]
-    .iter()
-    .map(|n| format!(".s_axi_control_{n}(s_axi_control_{n})"))
-    .collect();
+    let ctrl: Vec<String> = CONTROL_PORTS.iter().map(|(n, _, _)| format!(".s_axi_control_{n}(s_axi_control_{n})")).collect();
     let _ = writeln!(
         o,
         "    wire rst = !ap_rst_n;\n    wire ap_start;\n    wire [{}:0] args;\n    reg running, start;\n    wire all_done;\n    wire fin = running && !start && all_done;\n    dpn_axi_lite_ctrl #(.NUM_ARGS({na})) control (\n        .clk(ap_clk), .rst(rst),\n        {},\n        .ap_start(ap_start), .ap_done(fin), .ap_idle(!running && !start), .ap_ready(fin), .interrupt(interrupt), .args(args)\n    );\n    always @(posedge ap_clk) begin\n        if (rst) begin\n            running <= 1'b0;\n            start <= 1'b0;\n        end else begin\n            start <= ap_start && !running && !start;\n            if (start) running <= 1'b1;\n            else if (fin) running <= 1'b0;\n        end\n    end",
@@ -108,10 +99,10 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
             64 * k
         );
         design.args.push(if var.is_scalar_argument() {
-            Arg::Scalar { name: var.name.clone(), bits: bits(var.ty.c_name()) }
+            Arg::Scalar { name: var.name.clone(), bits: bits(var.ty) }
         } else {
             let port = arrays.iter().position(|&a| a == v).unwrap_or(0);
-            Arg::Array { name: var.name.clone(), port, bytes: var.len() * (bits(var.ty.c_name()) / 8) as usize, output: var.written }
+            Arg::Array { name: var.name.clone(), port, bytes: var.len() * (bits(var.ty) / 8) as usize, output: var.written }
         });
     }
     design.ports = (0..arrays.len()).map(|k| format!("gmem{k}")).collect();
@@ -161,7 +152,7 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
             let v = &p.vars[a.var];
             if v.is_scalar_argument() && !scalars.contains(&a.var) {
                 scalars.push(a.var);
-                conns.push(format!(".s_{n}(arg_{n}[{}:0])", bits(v.ty.c_name()) - 1, n = v.name));
+                conns.push(format!(".s_{n}(arg_{n}[{}:0])", bits(v.ty) - 1, n = v.name));
             }
         }
         conns.extend(channel_conns(dpn, &[pi]));
@@ -177,7 +168,7 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
         if port.is_some() {
             conns.push(format!(".base(arg_{})", var.name));
         }
-        conns.extend(channel_conns(dpn, &crate::memory::members(dpn, v)));
+        conns.extend(channel_conns(dpn, &dpn.memory_processes(v)));
         if let Some(k) = port {
             for (n, _, _) in AXI_PORTS {
                 conns.push(format!(".m_{n}(m_axi_gmem{k}_{n})"));
@@ -190,8 +181,7 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
     // Arrays without loads or stores: an idle port.
     for (k, &v) in arrays.iter().enumerate() {
         if !mems.contains(&v) {
-            for (n, out, w) in AXI_PORTS.iter().filter(|x| x.1) {
-                let _ = out;
+            for (n, _, w) in AXI_PORTS.iter().filter(|x| x.1) {
                 let _ = writeln!(o, "    assign m_axi_gmem{k}_{n} = {w}'d0;");
             }
         }

@@ -1,9 +1,11 @@
 //! Printing the network's integer arithmetic as Verilog: everything is `signed [63:0]`, with
 //! sized signed literals, so that `verilator -Wall` sees no width mismatch.
 
+use dpnc_dpn::ir::Channel;
 use dpnc_dpn::loops::Lin;
 use dpnc_dpn::sync::Key;
 use dpnc_dpn::tiling::Affine;
+use dpnc_frontend::ast::ScalarType;
 use dpnc_frontend::scop::Aff;
 use std::fmt::Write;
 
@@ -82,16 +84,20 @@ pub const FUNCTIONS: &str = "    function signed [63:0] smax(input signed [63:0]
     endfunction
 ";
 
-/// Bits of a value of C type `ty`.
-pub fn bits(ty: &str) -> u32 {
-    match ty {
-        "char" => 8,
-        "int" | "float" => 32,
-        _ => 64,
-    }
+/// Bits of a value of type `ty`.
+pub fn bits(ty: ScalarType) -> u32 {
+    8 * ty.size() as u32
 }
 
-/// Bits of an index into `n` cells (at least 1).
-pub fn index_bits(n: usize) -> u32 {
-    (usize::BITS - n.saturating_sub(1).leading_zeros()).max(1)
+/// Bits of a value of channel `ch` (its element type is a C name).
+pub fn elem_bits(ch: &Channel) -> u32 {
+    ScalarType::from_c_name(&ch.elem).map_or(64, bits)
+}
+
+pub use dpnc_dpn::ir::index_bits;
+
+/// A port declaration from a (name, is output, width) table entry.
+pub fn port(prefix: &str, (name, out, w): &(&str, bool, u32)) -> String {
+    let range = if *w > 1 { format!("[{}:0] ", w - 1) } else { String::new() };
+    format!("{} wire {range}{prefix}{name}", if *out { "output" } else { "input " })
 }

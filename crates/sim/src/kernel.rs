@@ -8,17 +8,8 @@ use dpnc_frontend::value::Value;
 use dpnc_frontend::Store;
 use std::path::Path;
 
-/// Bytes of a value in memory.
-fn size(v: Value) -> usize {
-    match v {
-        Value::Char(_) => 1,
-        Value::Int(_) | Value::Float(_) => 4,
-        Value::Long(_) | Value::Double(_) => 8,
-    }
-}
-
 fn to_bytes(vals: &[Value]) -> Vec<u8> {
-    vals.iter().flat_map(|v| v.bits().to_le_bytes().into_iter().take(size(*v))).collect()
+    vals.iter().flat_map(|v| v.bits().to_le_bytes().into_iter().take(v.ty().size())).collect()
 }
 
 /// Values shaped like `like`, from little-endian bytes (missing bytes read as zero).
@@ -26,7 +17,7 @@ fn from_bytes(like: &[Value], b: &[u8]) -> Vec<Value> {
     let mut at = 0;
     like.iter()
         .map(|v| {
-            let n = size(*v);
+            let n = v.ty().size();
             let mut a = [0u8; 8];
             let s = &b[at.min(b.len())..(at + n).min(b.len())];
             a[..s.len()].copy_from_slice(s);
@@ -43,10 +34,8 @@ fn from_bytes(like: &[Value], b: &[u8]) -> Vec<Value> {
         .collect()
 }
 
-/// The simulator's view of a design.
-pub fn spec(design: &dpnc_rtl::Design, dir: &Path) -> Spec {
-    let mut verilog: Vec<_> = design.files.iter().map(|(n, _)| dir.join(n)).collect();
-    verilog.extend(design.cells.iter().map(|c| dpnc_rtl::cells_dir().join(c)));
+/// The simulator's view of a design whose sources are `verilog`.
+pub fn spec(design: &dpnc_rtl::Design, verilog: Vec<std::path::PathBuf>) -> Spec {
     Spec {
         top: design.top.clone(),
         verilog,
@@ -79,11 +68,7 @@ pub fn simulate(
     progress: &mut dyn FnMut(&str),
 ) -> Result<(Store, Outcome, Vec<String>), String> {
     let design = dpnc_rtl::generate(p, dpn).map_err(|e| format!("cannot generate Verilog: {e}"))?;
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    for (name, text) in &design.files {
-        std::fs::write(dir.join(name), text).map_err(|e| format!("{}: {e}", dir.join(name).display()))?;
-    }
-    let spec = spec(&design, dir);
+    let spec = spec(&design, design.write(dir)?);
     let exe = crate::build(&spec, &dir.join("obj"), progress).map_err(|e| e.to_string())?;
     let mut ins = Vec::new();
     for (k, v) in p.vars.iter().enumerate().filter(|(_, v)| v.kind == VarKind::Argument) {
