@@ -18,7 +18,14 @@ pub struct Case {
 
 impl Case {
     pub fn new(f: &Path, ty: &str, tile: &[i64], par: &[i64]) -> Result<Case, String> {
-        let opts = Options { defines: vec![("DATA_TYPE".into(), Some(ty.into()))], ..Options::default() };
+        Case::with_defines(f, ty, &[], tile, par)
+    }
+
+    /// [`Case::new`] with macros (`NAME=VALUE`) set, e.g. the kernel's sizes.
+    pub fn with_defines(f: &Path, ty: &str, defines: &[(&str, &str)], tile: &[i64], par: &[i64]) -> Result<Case, String> {
+        let mut defines: Vec<(String, Option<String>)> = defines.iter().map(|(n, v)| (n.to_string(), Some(v.to_string()))).collect();
+        defines.push(("DATA_TYPE".into(), Some(ty.into())));
+        let opts = Options { defines, ..Options::default() };
         let mut sm = SourceMap::new();
         let p = dpnc_frontend::load(&mut sm, f, &opts).map_err(|d| d.render(&sm))?;
         let sare = dataflow::compute(&p).map_err(|d| d.message)?;

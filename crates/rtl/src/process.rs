@@ -142,7 +142,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
     o.push_str(FUNCTIONS);
     let _ = writeln!(
         o,
-        "    localparam [2:0] IDLE = 3'd0, ISSUE = 3'd1, EXEC = 3'd2, WRITE = 3'd3, NEXT = 3'd4;\n    reg [2:0] state;\n    wire w_valid, w_done;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{}:0] cs;  // tile counters need not appear in the iterators\n    // verilator lint_on UNUSEDSIGNAL\n    wire w_next = (state == NEXT) || (state == ISSUE && w_valid && !guard);\n    w_{} walk (.clk(clk), .rst(rst), .start(start), .next(w_next), .valid(w_valid), .done(w_done), .cs(cs));",
+        "    reg running;\n    wire fire;  // this cycle's iteration issues: every operand is there and the skid buffer has room\n    wire w_valid, w_done;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{}:0] cs;  // tile counters need not appear in the iterators\n    // verilator lint_on UNUSEDSIGNAL\n    wire guard;\n    wire w_next = w_valid && (!guard || fire);\n    w_{} walk (.clk(clk), .rst(rst), .start(start), .next(w_next), .valid(w_valid), .done(w_done), .cs(cs));",
         64 * d.max(1) - 1,
         pr.name
     );
@@ -151,7 +151,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
     for (n, li) in names.iter().zip(&l.iters) {
         let _ = writeln!(o, "    wire signed [63:0] {n} = {};", lin(li, &ctr_s));
     }
-    let _ = writeln!(o, "    wire guard = {};", pred_v(&l.guard, &names));
+    let _ = writeln!(o, "    assign guard = {};", pred_v(&l.guard, &names));
 
     // Scratchpads this process reads: a memory and a valid bit per cell.
     for (c, ch) in dpn.channels.iter().enumerate().filter(|(_, ch)| ch.consumer == pi && ch.kind == ChannelKind::Scratchpad) {
@@ -243,7 +243,15 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
         let _ = writeln!(o, "    reg [{}:0] reg{c};", elem_bits(&dpn.channels[*c]) - 1);
     }
     let all = if fire_terms.is_empty() { "1'b1".to_string() } else { fire_terms.join(" && ") };
-    let _ = writeln!(o, "    wire fire = state == ISSUE && w_valid && guard && {all};");
+    // Iterations issued and not yet written out; the skid buffer holds them all, so issue
+    // stalls on it and the pipeline itself never does.
+    let depth = lat + 4;
+    let pw = index_bits(depth as usize + 1);
+    let _ = writeln!(
+        o,
+        "    reg [{}:0] pending;\n    assign fire = running && w_valid && guard && {all} && pending < {pw}'d{depth};",
+        pw - 1
+    );
     // Pops (FIFO and FIFO+register channels this process reads).
     let mut popped: Vec<usize> = pops.iter().map(|x| x.0).collect();
     popped.sort_unstable();
@@ -253,19 +261,10 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
         let _ = writeln!(o, "    assign ch{c}_r = fire && ({});", conds.join(" || "));
     }
 
-    // The datapath: inputs held in registers during EXEC.
-    let mut dp_ports = vec![".clk(clk)".to_string(), ".ce(1'b1)".into()];
-    for (i, n) in s.iters.iter().zip(&names) {
-        dp_ports.push(format!(".it_{i}({n})"));
-    }
-    for (r, op) in operands.iter().enumerate() {
-        dp_ports.push(format!(".r{r}({op})"));
-    }
+    // Demux, decided at issue: per clause, whether its channel gets the result and, for a
+    // scratchpad, the cell. These travel down the pipeline beside the datapath.
     let wy = bits(p.vars[s.write.var].ty);
-    let _ = writeln!(o, "    wire [{}:0] y;\n    dp_{} dp ({}, .y(y));", wy - 1, s.name, dp_ports.join(", "));
-    let _ = writeln!(o, "    reg [{}:0] result;\n    reg [15:0] wait_n;", wy - 1);
-
-    // Demux: every channel whose clause holds gets the result, once all of them can take it.
+    let mut meta = Vec::new(); // (issue-side expression, width, output-side name), low bits first
     let mut targets = Vec::new();
     let mut self_writes = Vec::new();
     for (k, cl) in pr.demux.iter().enumerate() {
@@ -275,9 +274,12 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
             .pred
             .as_ref()
             .ok_or_else(|| RtlError::Channel { channel: ch.name.clone(), why: "its demux condition has no predicate".into() })?;
-        let _ = writeln!(o, "    wire to_{k} = {};", pred_v(pred, &names));
+        let _ = writeln!(o, "    wire to_{k}_i = {};", pred_v(pred, &names));
+        meta.push((format!("to_{k}_i"), 1, format!("to_{k}")));
         if ch.kind == ChannelKind::Scratchpad {
-            index_wire(&mut o, &format!("wat_{k}"), &cell_index(dpn, c, &s.write, &names, &params), index_bits(ch.cells()));
+            let aw = index_bits(ch.cells());
+            index_wire(&mut o, &format!("wat_{k}_i"), &cell_index(dpn, c, &s.write, &names, &params), aw);
+            meta.push((format!("wat_{k}_i"), aw, format!("wat_{k}")));
             if ch.producer == ch.consumer {
                 self_writes.push((c, format!("to_{k}"), format!("wat_{k}")));
                 continue;
@@ -288,29 +290,93 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
         }
         targets.push((c, format!("to_{k}")));
     }
-    let can: Vec<String> = targets.iter().map(|(c, t)| format!("(!{t} || ch{c}_or)")).collect();
-    let can = if can.is_empty() { "1'b1".to_string() } else { can.join(" && ") };
-    let _ = writeln!(o, "    wire put = state == WRITE && {can};");
-    for (c, t) in &targets {
-        let _ = writeln!(o, "    assign ch{c}_ov = put && {t};");
-    }
-
-    // The sequence.
+    let mw: u32 = meta.iter().map(|m| m.1).sum::<u32>().max(1);
+    let issue_meta: Vec<&str> = meta.iter().rev().map(|m| m.0.as_str()).collect();
     let _ = writeln!(
         o,
-        "    always @(posedge clk) begin\n        if (rst) begin\n            state <= IDLE;\n            done <= 1'b0;\n        end else if (start) begin\n            state <= ISSUE;\n            done <= 1'b0;\n        end else begin\n            case (state)\n            ISSUE: if (w_done) begin\n                state <= IDLE;\n                done <= 1'b1;\n            end else if (fire) begin\n                state <= EXEC;\n                wait_n <= 16'd0;\n            end\n            EXEC: if (wait_n == 16'd{lat}) begin\n                result <= y;\n                state <= WRITE;\n            end else wait_n <= wait_n + 16'd1;\n            WRITE: if (put) state <= NEXT;\n            NEXT: state <= ISSUE;\n            default: ;\n            endcase\n        end\n    end"
+        "    wire [{}:0] meta_i = {};",
+        mw - 1,
+        if meta.is_empty() { "1'b0".to_string() } else { format!("{{{}}}", issue_meta.join(", ")) }
     );
-    // Operands, registers, scratchpad cells.
+
+    // The datapath, fed from registers loaded at issue; `pv`/`pm` follow each iteration's
+    // valid bit and demux down its stages, so `y` pairs with `pv[lat]`/`pm[lat]`.
+    let mut dp_ports = vec![".clk(clk)".to_string(), ".ce(1'b1)".into()];
+    for i in &s.iters {
+        let _ = writeln!(o, "    reg signed [63:0] iq_{i};");
+        dp_ports.push(format!(".it_{i}(iq_{i})"));
+    }
+    for (r, op) in operands.iter().enumerate() {
+        dp_ports.push(format!(".r{r}({op})"));
+    }
+    let _ = writeln!(
+        o,
+        "    wire [{}:0] y;\n    dp_{} dp ({}, .y(y));\n    reg [{lat}:0] pv;  // stage k: an iteration issued k + 1 cycles ago\n    reg [{}:0] pm;",
+        wy - 1,
+        s.name,
+        dp_ports.join(", "),
+        mw * (lat + 1) - 1
+    );
     o.push_str("    always @(posedge clk) begin\n        if (fire) begin\n");
     for (r, op) in operands.iter().enumerate() {
         if op.starts_with("op_") {
             let _ = writeln!(o, "            {op} <= val_r{r};");
         }
     }
+    for (i, n) in s.iters.iter().zip(&names) {
+        let _ = writeln!(o, "            iq_{i} <= {n};");
+    }
     for (c, cond) in &regs {
         let _ = writeln!(o, "            if ({cond}) reg{c} <= ch{c}_d;");
     }
-    o.push_str("        end\n    end\n");
+    let (pv_in, pm_in) = match lat {
+        0 => ("fire".to_string(), "meta_i".to_string()),
+        _ => (format!("{{pv[{}:0], fire}}", lat - 1), format!("{{pm[{}:0], meta_i}}", mw * lat - 1)),
+    };
+    let _ = writeln!(
+        o,
+        "        end\n        pv <= (rst || start) ? {}'d0 : {pv_in};\n        pm <= {pm_in};\n    end",
+        lat + 1
+    );
+    let (pv_out, pm_out) = (format!("pv[{lat}]"), format!("pm[{}:{}]", mw * (lat + 1) - 1, mw * lat));
+
+    // The skid buffer: results with their demux, written out in order once every named
+    // channel can take the result.
+    let _ = writeln!(
+        o,
+        "    wire out_v;\n    wire [{}:0] out_d;\n    // verilator lint_off UNUSEDSIGNAL\n    wire skid_in_ready;\n    wire [{}:0] skid_count, skid_peak;\n    // verilator lint_on UNUSEDSIGNAL\n    wire put;\n    dpn_fifo_reg #(.W({}), .DEPTH({depth}), .FULL_PASS(0)) skid (.clk(clk), .rst(rst || start), .in_valid({pv_out}), .in_ready(skid_in_ready), .in_data({{{pm_out}, y}}), .out_valid(out_v), .out_ready(put), .out_data(out_d), .count(skid_count), .peak(skid_peak));\n    wire [{}:0] result = out_d[{}:0];",
+        wy + mw - 1,
+        pw - 1,
+        wy + mw,
+        wy - 1,
+        wy - 1
+    );
+    let mut at = wy;
+    for (_, w, name) in &meta {
+        if *w == 1 {
+            let _ = writeln!(o, "    wire {name} = out_d[{at}];");
+        } else {
+            let _ = writeln!(o, "    wire [{}:0] {name} = out_d[{}:{at}];", w - 1, at + w - 1);
+        }
+        at += w;
+    }
+    if meta.is_empty() {
+        let _ = writeln!(o, "    // verilator lint_off UNUSEDSIGNAL\n    wire unused_meta = out_d[{wy}];\n    // verilator lint_on UNUSEDSIGNAL");
+    }
+    let can: Vec<String> = targets.iter().map(|(c, t)| format!("(!{t} || ch{c}_or)")).collect();
+    let can = if can.is_empty() { "1'b1".to_string() } else { can.join(" && ") };
+    let _ = writeln!(o, "    assign put = out_v && {can};");
+    for (c, t) in &targets {
+        let _ = writeln!(o, "    assign ch{c}_ov = put && {t};");
+    }
+
+    // Run control: done once the walker is done and every issued iteration is written out.
+    let _ = writeln!(
+        o,
+        "    always @(posedge clk) begin\n        if (rst) begin\n            running <= 1'b0;\n            done <= 1'b0;\n            pending <= {pw}'d0;\n        end else if (start) begin\n            running <= 1'b1;\n            done <= 1'b0;\n            pending <= {pw}'d0;\n        end else begin\n            pending <= pending + {{{}'d0, fire}} - {{{}'d0, put}};\n            if (running && w_done && pending == {pw}'d0) begin\n                running <= 1'b0;\n                done <= 1'b1;\n            end\n        end\n    end",
+        pw - 1,
+        pw - 1
+    );
     for (c, ch) in dpn.channels.iter().enumerate().filter(|(_, ch)| ch.consumer == pi && ch.kind == ChannelKind::Scratchpad) {
         let w = elem_bits(ch);
         let _ = writeln!(o, "    always @(posedge clk) begin\n        if (rst || start) sv{c} <= {}'d0;\n        else begin", ch.cells());

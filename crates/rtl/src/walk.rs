@@ -1,5 +1,8 @@
 //! The iteration generator of a loop nest ([`LoopNest`]) as a module: it walks the nest's
-//! counters in order, one loop level per cycle, and holds each point until told to move on.
+//! counters in order and holds each point until told to move on. Within the innermost loop it
+//! gives a new point every cycle (`next` steps the innermost counter at once); leaving or
+//! entering a loop takes one cycle per level, so a process issues one iteration per cycle but
+//! for a few cycles at the end of each innermost run.
 //! Compute processes use it for their own iterations; memory processes run one per channel
 //! they serve (the consumer's or producer's nest) and merge them in σ order.
 
@@ -8,12 +11,12 @@ use dpnc_dpn::loops::{Lin, LoopNest};
 use std::fmt::Write;
 
 /// Module `name` walking `l`: `start` begins at the first point, `valid` says the counters
-/// (`cs`, 64 bits each, outermost in the low bits) hold a point, `next` leaves it, `done`
-/// says there are no more.
+/// (`cs`, 64 bits each, outermost in the low bits) hold a point, `next` leaves it (`valid`
+/// may stay high with the next point in the following cycle), `done` says there are no more.
 pub fn module(name: &str, l: &LoopNest) -> String {
     let d = l.counters.len();
     let mut o = String::new();
-    let _ = writeln!(o, "// Iteration generator: {d} nested loops ({}), one level per cycle.", {
+    let _ = writeln!(o, "// Iteration generator: {d} nested loops ({}), one point per cycle within the innermost loop.", {
         let n: Vec<&str> = l.counters.iter().map(|c| c.name.as_str()).collect();
         n.join(", ")
     });
@@ -61,13 +64,24 @@ pub fn module(name: &str, l: &LoopNest) -> String {
     let steps: Vec<String> = l.counters.iter().map(|c| if c.step > 0 { "1'b1".into() } else { "1'b0".into() }).collect();
     let _ = writeln!(o, "    wire up;  // this level counts up\n    assign up = {};", pick(&steps, "lvl", lw));
     o.push_str("    wire signed [63:0] stepped = up ? at + 64'sd1 : at - 64'sd1;\n");
+    // The innermost counter's next value and bounds (they depend on the outer counters only),
+    // for stepping it in the cycle the point is left.
+    let inner = &l.counters[d - 1];
+    let _ = writeln!(
+        o,
+        "    wire signed [63:0] inner_step = {};\n    wire inner_fits = inner_step >= {} && inner_step <= {};",
+        format!("{} {} 64'sd1", names[d - 1], if inner.step > 0 { "+" } else { "-" }),
+        bound(&inner.lower, "smax", 0),
+        bound(&inner.upper, "smin", -1)
+    );
     let _ = writeln!(o, "    always @(posedge clk) begin\n        if (rst) begin\n            valid <= 1'b0;\n            done <= 1'b0;\n            busy <= 1'b0;\n            advancing <= 1'b0;\n            lvl <= {lw}'d0;");
     for n in &names {
         let _ = writeln!(o, "            {n} <= 64'sd0;");
     }
     let _ = writeln!(
         o,
-        "        end else if (start) begin\n            valid <= 1'b0;\n            done <= 1'b0;\n            busy <= 1'b1;\n            advancing <= 1'b0;\n            lvl <= {lw}'d0;\n        end else if (valid && next) begin\n            valid <= 1'b0;\n            busy <= 1'b1;\n            advancing <= 1'b1;\n            lvl <= {lw}'d{};\n        end else if (busy) begin\n            if (!advancing && lvl == {lw}'d{d}) begin\n                valid <= 1'b1;\n                busy <= 1'b0;\n            end else if (!advancing) begin\n                if (lo <= hi) begin",
+        "        end else if (start) begin\n            valid <= 1'b0;\n            done <= 1'b0;\n            busy <= 1'b1;\n            advancing <= 1'b0;\n            lvl <= {lw}'d0;\n        end else if (valid && next && inner_fits) begin\n            {} <= inner_step;\n        end else if (valid && next) begin\n            valid <= 1'b0;\n            busy <= 1'b1;\n            advancing <= 1'b1;\n            lvl <= {lw}'d{};\n        end else if (busy) begin\n            if (!advancing && lvl == {lw}'d{d}) begin\n                valid <= 1'b1;\n                busy <= 1'b0;\n            end else if (!advancing) begin\n                if (lo <= hi) begin",
+        names[d - 1],
         d - 1
     );
     set_counter(&mut o, &names, lw, "up ? lo : hi", "                    ");
