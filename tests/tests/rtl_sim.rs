@@ -83,10 +83,10 @@ fn verilog_designs_simulate_bit_exact() {
 
 #[test]
 fn a_channel_below_its_size_is_reported_as_a_deadlock_naming_it() {
-    // A process feeding itself through a FIFO (bicg's q, one value per i of the tile). The
+    // A process feeding itself through a FIFO (bicg's s, one value per j of the tile). The
     // process's skid buffer (its datapath latency + 4 results) holds values too, so the FIFO
     // is cut from 32 places to 1: far below what the loop needs.
-    let mut c = Case::with_defines(&kernel("bicg.c"), "float", &[("N", "64")], &[32], &[1]).unwrap();
+    let mut c = Case::with_defines(&kernel("bicg.c"), "float", &[("M", "64")], &[32], &[1]).unwrap();
     let k = (0..c.dpn.channels.len())
         .filter(|&k| {
             let ch = &c.dpn.channels[k];
@@ -94,7 +94,7 @@ fn a_channel_below_its_size_is_reported_as_a_deadlock_naming_it() {
         })
         .max_by_key(|&k| c.dpn.channels[k].size)
         .expect("bicg has a FIFO from a process to itself");
-    assert_eq!(c.dpn.channels[k].size, 32, "q's FIFO holds one tile of i");
+    assert_eq!(c.dpn.channels[k].size, 32, "s's FIFO holds one tile of j");
     c.dpn.channels[k].size = 1;
     let name = c.dpn.channels[k].name.clone();
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rtl_sim_deadlock");

@@ -696,7 +696,8 @@ impl Band {
         });
         an.at = at;
         let n = self.kind.len();
-        // σ inside the band: last tile coordinate, hyperplanes, program order. A counting
+        // σ inside the band: last tile coordinate, hyperplanes (in the nest's point order),
+        // program order. A counting
         // sort on the last tile coordinate, then a stable sort of each bucket by hyperplanes
         // (nearly sorted already: program order often agrees with φ). The band is then
         // rearranged in that order, so that position = rank in σ.
@@ -718,8 +719,11 @@ impl Band {
             sigma[*slot] = o;
             *slot += 1;
         }
+        let nest = &geo.nests[geo.nest_of[self.kind.first().copied().unwrap_or(0)]];
+        let points: Vec<usize> = (0..self.stride).map(|d| nest.point(d)).collect();
+        let by_points = |o: usize| points.iter().map(move |&d| self.phi(o)[d]);
         for w in start.windows(2) {
-            sigma[w[0]..w[1]].sort_by(|&a, &c| (self.phi(a), a).cmp(&(self.phi(c), c)));
+            sigma[w[0]..w[1]].sort_by(|&a, &c| by_points(a).cmp(by_points(c)).then(a.cmp(&c)));
         }
         self.permute_into(sigma, &mut an.band);
         let band = &an.band;
@@ -1057,7 +1061,7 @@ fn describe_processes(
                 let orig = m.schedules[*stmt].split("-> [").nth(1).and_then(|r| r.split(']').next()).unwrap_or("").to_string();
                 let terms: Vec<String> = std::iter::once(nest_of[*stmt].to_string())
                     .chain(tiles)
-                    .chain(phi.iter().cloned())
+                    .chain((0..phi.len()).map(|d| phi[n.point(d)].clone()))
                     .chain(std::iter::once(orig))
                     .collect();
                 pr.schedule = format!("{}{{ {tuple} -> [{}] }}", m.params, terms.join(", "));

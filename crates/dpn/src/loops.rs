@@ -120,7 +120,14 @@ impl LoopNest {
                 step: 1,
             });
         }
-        for k in 0..d {
+        // Hyperplane counters in the nest's point order: hyperplane k is counter
+        // `first_phi + pos[k]`.
+        let first_phi = tiles.len();
+        let mut pos = vec![0; d];
+        for m in 0..d {
+            pos[nest.point(m)] = m;
+        }
+        for k in (0..d).map(|m| nest.point(m)) {
             let s = size(k);
             let t = tiles.iter().position(|&x| x == k).unwrap_or(0);
             // The sub-band slice of the tile: φ mod s in [⌈ℓs/q⌉, ⌈(ℓ+1)s/q⌉ − 1].
@@ -134,7 +141,7 @@ impl LoopNest {
             let mut lower = vec![lin(&[(t, s)], lo), lin(&[], range[k].0)];
             let mut upper = vec![lin(&[(t, s)], hi), lin(&[], range[k].1)];
             if let Some(&(_, m, lambda)) = tied.iter().find(|x| x.0 == k) {
-                let fixed = lin(&[(tiles.len() + m, lambda)], phi[k].cst - lambda * phi[m].cst);
+                let fixed = lin(&[(first_phi + pos[m], lambda)], phi[k].cst - lambda * phi[m].cst);
                 lower.push(fixed.clone());
                 upper.push(fixed);
             }
@@ -150,11 +157,10 @@ impl LoopNest {
         }
         // Iterators: used ones from the hyperplane counters through the inverse, free ones
         // are counters.
-        let first_phi = tiles.len();
         let mut iters = vec![lin(&[], 0); n];
         for (r, &j) in used.iter().enumerate() {
             // it_j = Σ_m inv[r][m]·(p_rows[m] − cst_rows[m])
-            let terms: Vec<(usize, i64)> = rows.iter().enumerate().map(|(m, &k)| (first_phi + k, inverse[r][m])).collect();
+            let terms: Vec<(usize, i64)> = rows.iter().enumerate().map(|(m, &k)| (first_phi + pos[k], inverse[r][m])).collect();
             let cst = -rows.iter().enumerate().map(|(m, &k)| inverse[r][m] * phi[k].cst).sum::<i64>();
             iters[j] = lin(&terms, cst);
         }

@@ -51,14 +51,15 @@ impl Key {
 pub fn sigma(p: &Program, nests: &[Nest], tile: &[i64], stmt: usize) -> Vec<Key> {
     let no = nest_of(nests, p.stmts.len());
     let depth = nests.iter().map(|n| n.dims).max().unwrap_or(0);
-    let phi = nests[no[stmt]].phi_of(stmt);
+    let nest = &nests[no[stmt]];
+    let phi = nest.phi_of(stmt);
     let zero = Affine { coef: vec![0; p.stmts[stmt].iters.len()], cst: 0 };
     let mut key = vec![Key::Const(no[stmt] as i64)];
     for d in 0..depth {
         key.push(Key::Tile(phi.get(d).cloned().unwrap_or_else(|| zero.clone()), crate::build::size_of(tile, d, 32)));
     }
     for d in 0..depth {
-        key.push(Key::Phi(phi.get(d).cloned().unwrap_or_else(|| zero.clone())));
+        key.push(Key::Phi(phi.get(nest.point(d)).cloned().unwrap_or_else(|| zero.clone())));
     }
     let s = &p.stmts[stmt];
     for k in 0..p.schedule_len() {

@@ -60,6 +60,10 @@ pub struct Nest {
     pub how: String,
     /// `true` when no legal tiling was found and the nest is one untiled band.
     pub fallback: bool,
+    /// The hyperplanes in the order the points of a tile run, outermost first (see
+    /// [`point_order`]); empty means `0..dims`.
+    #[serde(default)]
+    pub points: Vec<usize>,
 }
 
 impl Nest {
@@ -67,6 +71,44 @@ impl Nest {
         let k = self.stmts.iter().position(|&s| s == stmt).unwrap_or(0);
         &self.phi[k]
     }
+
+    /// Hyperplane depth `d` of the order inside a tile, for `d` up to `depth` (deeper
+    /// entries, past the nest's own hyperplanes, are themselves).
+    pub fn point(&self, d: usize) -> usize {
+        self.points.get(d).copied().unwrap_or(d)
+    }
+}
+
+/// The order of the hyperplanes inside a tile. The last hyperplane runs the band's tiles in
+/// sequence; when it is a reduction of the deepest statement (none of its iterators is in the
+/// written subscript: GEMM's k), it also goes outermost inside the tile, so that consecutive
+/// points update different cells and a pipelined process does not wait for its own previous
+/// result. Any order of the points is legal, since every hyperplane alone respects every
+/// dependence; the one kept out is a hyperplane that is a multiple of another (its loop is
+/// bounded by that one's counter, which must then come first).
+fn point_order(p: &Program, nest: &Nest) -> Vec<usize> {
+    let d = nest.dims;
+    let identity: Vec<usize> = (0..d).collect();
+    if d < 2 || nest.fallback {
+        return identity;
+    }
+    let Some(deepest) = nest.stmts.iter().copied().max_by_key(|&s| (p.stmts[s].iters.len(), std::cmp::Reverse(s))) else {
+        return identity;
+    };
+    let last = &nest.phi_of(deepest)[d - 1];
+    let write = &p.stmts[deepest].write.index;
+    let reduction =
+        last.coef.iter().any(|&c| c != 0) && last.coef.iter().enumerate().all(|(j, &c)| c == 0 || !write.iter().any(|a| mentions(a, j)));
+    // `a` = λ·`b` for a non-constant `a`: the same direction.
+    let parallel = |a: &Affine, b: &Affine| {
+        let j = b.coef.iter().position(|&c| c != 0);
+        a.coef.iter().any(|&c| c != 0) && j.is_some_and(|j| a.coef.iter().zip(&b.coef).all(|(x, y)| x * b.coef[j] == y * a.coef[j]))
+    };
+    let tied = nest.phi.iter().any(|rows| rows[..d - 1].iter().any(|r| parallel(&rows[d - 1], r)));
+    if !reduction || tied {
+        return identity;
+    }
+    std::iter::once(d - 1).chain(0..d - 1).collect()
 }
 
 /// The nest of every statement.
@@ -254,11 +296,17 @@ pub fn choose(p: &Program, params: &[i64], user: Option<&str>) -> Result<Vec<Nes
                         "--hyperplanes: this tiling violates a dependence (some distance is negative along a hyperplane)",
                     ));
                 }
-                out.push(Nest { stmts: nest, dims, phi, how: "given by --hyperplanes".into(), fallback: false });
+                out.push(Nest { stmts: nest, dims, phi, how: "given by --hyperplanes".into(), fallback: false, points: Vec::new() });
                 continue;
             }
         }
         out.push(search(p, &deps, nest)?);
+    }
+    for n in &mut out {
+        n.points = point_order(p, n);
+        if n.points.first().is_some_and(|&d| d != 0) {
+            n.how.push_str("; reduction hyperplane outermost inside the tiles");
+        }
     }
     Ok(out)
 }
@@ -294,6 +342,7 @@ fn search(p: &Program, deps: &Deps, nest: Vec<usize>) -> Result<Nest, Diagnostic
             phi,
             how: "fallback: no legal tiling hyperplane (tried every loop dimension, skewed by up to 2, shifted by up to 1); the nest runs as one untiled band in its original order, all on chip".into(),
             fallback: true,
+            points: Vec::new(),
         });
     }
     let mut how =
@@ -301,7 +350,7 @@ fn search(p: &Program, deps: &Deps, nest: Vec<usize>) -> Result<Nest, Diagnostic
     if !dropped.is_empty() {
         how.push_str(&format!("; not tiled (no legal hyperplane): {}", dropped.join(", ")));
     }
-    Ok(Nest { stmts: nest, dims, phi, how, fallback: false })
+    Ok(Nest { stmts: nest, dims, phi, how, fallback: false, points: Vec::new() })
 }
 
 /// Places the hyperplanes in `order`, each made legal by [`legal_variant`] or left out:

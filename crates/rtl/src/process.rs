@@ -247,11 +247,8 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
     // stalls on it and the pipeline itself never does.
     let depth = lat + 4;
     let pw = index_bits(depth as usize + 1);
-    let _ = writeln!(
-        o,
-        "    reg [{}:0] pending;\n    assign fire = running && w_valid && guard && {all} && pending < {pw}'d{depth};",
-        pw - 1
-    );
+    let _ =
+        writeln!(o, "    reg [{}:0] pending;\n    assign fire = running && w_valid && guard && {all} && pending < {pw}'d{depth};", pw - 1);
     // Pops (FIFO and FIFO+register channels this process reads).
     let mut popped: Vec<usize> = pops.iter().map(|x| x.0).collect();
     popped.sort_unstable();
@@ -333,11 +330,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
         0 => ("fire".to_string(), "meta_i".to_string()),
         _ => (format!("{{pv[{}:0], fire}}", lat - 1), format!("{{pm[{}:0], meta_i}}", mw * lat - 1)),
     };
-    let _ = writeln!(
-        o,
-        "        end\n        pv <= (rst || start) ? {}'d0 : {pv_in};\n        pm <= {pm_in};\n    end",
-        lat + 1
-    );
+    let _ = writeln!(o, "        end\n        pv <= (rst || start) ? {}'d0 : {pv_in};\n        pm <= {pm_in};\n    end", lat + 1);
     let (pv_out, pm_out) = (format!("pv[{lat}]"), format!("pm[{}:{}]", mw * (lat + 1) - 1, mw * lat));
 
     // The skid buffer: results with their demux, written out in order once every named
@@ -361,7 +354,10 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
         at += w;
     }
     if meta.is_empty() {
-        let _ = writeln!(o, "    // verilator lint_off UNUSEDSIGNAL\n    wire unused_meta = out_d[{wy}];\n    // verilator lint_on UNUSEDSIGNAL");
+        let _ = writeln!(
+            o,
+            "    // verilator lint_off UNUSEDSIGNAL\n    wire unused_meta = out_d[{wy}];\n    // verilator lint_on UNUSEDSIGNAL"
+        );
     }
     let can: Vec<String> = targets.iter().map(|(c, t)| format!("(!{t} || ch{c}_or)")).collect();
     let can = if can.is_empty() { "1'b1".to_string() } else { can.join(" && ") };
