@@ -78,8 +78,13 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
     let ratio = if busiest > 0 { out.cycles as f64 / busiest as f64 } else { 0.0 };
     let size = |name: &str| dpn.channels.iter().find(|c| c.name == name).map_or(0, |c| c.cells());
     if args.json {
-        let peaks: Vec<serde_json::Value> =
-            names.iter().zip(&out.peaks).map(|(n, pk)| serde_json::json!({ "channel": n, "size": size(n), "peak": pk })).collect();
+        let full = |k: usize| out.full_cycles.get(k).copied().unwrap_or(0);
+        let peaks: Vec<serde_json::Value> = names
+            .iter()
+            .zip(&out.peaks)
+            .enumerate()
+            .map(|(k, (n, pk))| serde_json::json!({ "channel": n, "size": size(n), "peak": pk, "cycles_full": full(k) }))
+            .collect();
         let j = serde_json::json!({
             "kernel": dpn.kernel,
             "bit_exact": mismatch.is_none(),
@@ -99,9 +104,9 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
         let _ = writeln!(o, "busiest process     {busiest} iterations ({ratio:.2} cycles per iteration)");
         let _ = writeln!(o, "DDR bytes read      {}", out.bytes_read);
         let _ = writeln!(o, "DDR bytes written   {}", out.bytes_written);
-        let _ = writeln!(o, "{:<44} {:>8} {:>8}", "channel (stream)", "size", "peak");
-        for (name, pk) in names.iter().zip(&out.peaks) {
-            let _ = writeln!(o, "{name:<44} {:>8} {pk:>8}", size(name));
+        let _ = writeln!(o, "{:<44} {:>8} {:>8} {:>12}", "channel (stream)", "size", "peak", "cycles full");
+        for (k, (name, pk)) in names.iter().zip(&out.peaks).enumerate() {
+            let _ = writeln!(o, "{name:<44} {:>8} {pk:>8} {:>12}", size(name), out.full_cycles.get(k).copied().unwrap_or(0));
         }
         print!("{o}");
     }

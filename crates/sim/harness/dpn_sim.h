@@ -571,6 +571,7 @@ inline int run(Design& d, int argc, char** argv) {
     Host host;
     host.p = d.ctrl;
     const size_t nc = d.channels.size(), np = d.processes.size();
+    std::vector<uint64_t> full_cycles;  // per channel: cycles it could take no value (its producer would stall)
 
     // ---- the clock
     uint64_t cyc = 0;
@@ -642,6 +643,7 @@ inline int run(Design& d, int argc, char** argv) {
 
         // run until ap_done is seen
         uint32_t last_ops = d.dbg_ops ? *d.dbg_ops : 0;
+        full_cycles.assign(nc, 0);
         uint64_t last_life = cyc, next_poll = cyc + o.poll, next_progress = o.progress;  // relative to t0
         while (!done) {
             if (!host.busy && cyc >= next_poll) {
@@ -655,6 +657,7 @@ inline int run(Design& d, int argc, char** argv) {
             }
             bool life = step(true);
             if (d.got_finish()) throw Violation{fmt("the design called $stop or $finish at cycle %" PRIu64, cyc - t0)};
+            for (size_t k = 0; k < nc; k++) full_cycles[k] += bit_of(d.dbg_full, k);
             if (!irq && *d.interrupt) irq = true, t_irq = cyc;
             uint32_t ops = d.dbg_ops ? *d.dbg_ops : 0;
             if (ops != last_ops) life = true, last_ops = ops;
@@ -728,6 +731,8 @@ inline int run(Design& d, int argc, char** argv) {
                   ports[i].write_bursts);
     js += "],\n  \"peaks\": [";
     for (size_t k = 0; k < nc; k++) js += fmt("%s%" PRIu32, k ? ", " : "", peaks[k]);
+    js += "],\n  \"full_cycles\": [";
+    for (size_t k = 0; k < full_cycles.size(); k++) js += fmt("%s%" PRIu64, k ? ", " : "", full_cycles[k]);
     js += "],\n  \"arrays\": [";
     size_t r = 0;
     bool io_ok = true;

@@ -121,6 +121,9 @@ pub struct Outcome {
     pub arrays: Vec<(String, Vec<u8>)>,
     /// Per channel, from `dbg_peak` at the end.
     pub peaks: Vec<u32>,
+    /// Per channel, the cycles from ap_start on in which it was full (`dbg_full`): a write
+    /// offered then would have stalled its producer.
+    pub full_cycles: Vec<u64>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -436,6 +439,7 @@ struct RunResult {
     bytes_read: u64,
     bytes_written: u64,
     peaks: Vec<u32>,
+    full_cycles: Vec<u64>,
     arrays: Vec<RunArray>,
     message: String,
     report: String,
@@ -574,5 +578,12 @@ pub fn run(
         arrays.push((a.name, bytes));
     }
     drop(guard);
-    Ok(Outcome { cycles: r.cycles, bytes_read: r.bytes_read, bytes_written: r.bytes_written, arrays, peaks: r.peaks })
+    Ok(Outcome {
+        cycles: r.cycles,
+        bytes_read: r.bytes_read,
+        bytes_written: r.bytes_written,
+        arrays,
+        peaks: r.peaks,
+        full_cycles: r.full_cycles,
+    })
 }

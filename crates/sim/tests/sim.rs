@@ -161,6 +161,7 @@ fn vscale_is_exact_and_seeds_change_timing() {
     assert!(o.arrays[1].1 == want);
     assert!(o.cycles > 2 * o1.cycles, "{} cycles", o.cycles);
     assert_eq!(o.peaks, vec![8]);
+    assert!(o.full_cycles.len() == 1 && o.full_cycles[0] > 0 && o.full_cycles[0] < o.cycles, "cycles full {:?}", o.full_cycles);
     // no latency at all: faster
     let fast = Memory { latency: 0, jitter: 0, ..Memory::default() };
     let o = run(&exe, &spec, &vscale_inputs(N as u64, -7), &fast, 1_000_000, 10_000, &mut quiet()).unwrap();
