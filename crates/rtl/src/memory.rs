@@ -331,18 +331,27 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
             xw - 1
         );
     }
+    // The band of the σ-next access (nest and every tile coordinate but the last): the cell
+    // table's validity, and which stores a load must wait for.
+    let bk = dpnc_dpn::sync::band_key(p, &dpn.nests, &dpn.tile, 0).len();
+    let ordered = !local && has_loads && has_stores;
+    if shared || ordered {
+        for k in 0..bk {
+            let mut e = "64'sd0".to_string();
+            for (g, gen) in gens.iter().enumerate().rev() {
+                if let Some(kk) = dpnc_dpn::sync::band_key(p, &dpn.nests, &dpn.tile, gen.stmt).get(k) {
+                    e = format!("win{g} ? {} : {e}", key(kk, &accs[g].1));
+                }
+            }
+            let _ = writeln!(o, "    wire signed [63:0] pick_band{k} = {e};");
+        }
+    }
     if shared {
-        let bk = dpnc_dpn::sync::band_key(p, &dpn.nests, &dpn.tile, 0).len();
         let _ =
             writeln!(o, "    reg [31:0] band_no;\n    reg [31:0] stamp [0:{}];\n    reg [{}:0] cache [0:{}];", len - 1, ew - 1, len - 1);
         let mut other = vec!["band_no == 32'd0".to_string()];
         for k in 0..bk {
-            let mut e = "64'sd0".to_string();
-            for (g, gen) in gens.iter().enumerate().rev().filter(|(_, gen)| gen.load) {
-                let keys = dpnc_dpn::sync::band_key(p, &dpn.nests, &dpn.tile, gen.stmt);
-                e = format!("win{g} ? {} : {e}", key(&keys[k], &accs[g].1));
-            }
-            let _ = writeln!(o, "    reg signed [63:0] band{k};\n    wire signed [63:0] pick_band{k} = {e};");
+            let _ = writeln!(o, "    reg signed [63:0] band{k};");
             other.push(format!("band{k} != pick_band{k}"));
         }
         let sets: Vec<String> = (0..bk).map(|k| format!("band{k} <= pick_band{k};")).collect();
@@ -425,6 +434,15 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         if shared {
             let _ = writeln!(o, "    always @(posedge clk) if (fire && h_miss) cache[h_cell] <= rshift[{}:0];", ew - 1);
         }
+        if ordered {
+            // R beats still to come: the loads a store issued now must not overtake.
+            let _ = writeln!(
+                o,
+                "    reg [{qa}:0] r_out;  // loads issued whose R beat has not come\n    wire r_beat = m_rvalid && m_rready;\n    always @(posedge clk) begin\n        if (rst || start) r_out <= {w}'d0;\n        else if ({issued} && !r_beat) r_out <= r_out + {w}'d1;\n        else if (!({issued}) && r_beat) r_out <= r_out - {w}'d1;\n    end",
+                w = qa + 1,
+                issued = if shared { "ld_go && !hit" } else { "ld_go" }
+            );
+        }
         quiet.push(format!("q_count == {}'d0", qa + 1));
     }
     let bw = index_bits(BURST + 1);
@@ -434,58 +452,79 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     }
     let len8 = |x: &str| if bw < 8 { format!("{{{}'d0, {x} - {bw}'d1}}", 8 - bw) } else { format!("{x} - {bw}'d1") };
 
-    // The write side: the open burst with its last beat held (wlast is known when it closes),
-    // the AW offered, the W beats, the bursts awaiting their response.
+    // The write side, then the read side (which needs the write side's counters).
     if local {
         if has_stores {
             let _ = writeln!(o, "    assign st_go = go && !pick_load && pop_ok;");
         }
-    } else if has_stores {
-        let pad = if ew < 64 { format!("{}'d0, ", 64 - ew) } else { String::new() };
-        let wb = index_bits(WBUF);
-        let _ = writeln!(
-            o,
-            "    // Write side: the open burst (σ-consecutive stores to consecutive elements) with its last beat held\n    // (wlast is known when it closes), the AW offered, the W beats, the bursts awaiting their response.\n    reg wb_v;\n    reg [63:0] wb_addr, wb_end;\n    reg [{b}:0] wb_beats;\n    reg [{h}:0] wb_idle;\n    reg [63:0] wh_data;\n    reg [7:0] wh_strb;\n    reg aw_v;\n    reg [63:0] aw_addr;\n    reg [7:0] aw_len;\n    reg [72:0] wf [0:{wl}];  // {{wlast, wstrb, wdata}}\n    reg [{wa}:0] wf_head, wf_tail;\n    reg [{wb}:0] wf_count;\n    reg [15:0] w_out;  // write bursts opened and not yet acknowledged\n    wire aw_free = !aw_v || m_awready;\n    wire wf_room = wf_count != {w1}'d{WBUF};\n    wire aw_ext = wb_v && wb_beats != BURST && pick_addr == wb_end && pick_addr[11:0] != 12'd0;\n    assign st_go = go && !pick_load && pop_ok && {empty}wf_room && (aw_ext || !wb_v || aw_free);\n    wire wb_close = wb_v && !st_go && aw_free && wf_room && (wb_beats == BURST || wb_idle == HOLD || (go && pick_load) || all_done);\n    wire wf_push = (st_go && wb_v) || wb_close;\n    wire wf_pop = m_wvalid && m_wready;\n    wire [63:0] st_data = {{{pad}pop_value}} << {{pick_addr[2:0], 3'b000}};\n    wire [7:0] st_strb = 8'b{mask} << pick_addr[2:0];\n    assign m_awvalid = aw_v;\n    assign m_awaddr = aw_addr;\n    assign m_awlen = aw_len;\n    assign m_awsize = 3'd{size};\n    assign m_awburst = 2'b01;\n    assign m_wvalid = wf_count != {w1}'d0;\n    assign {{m_wlast, m_wstrb, m_wdata}} = wf[wf_head];\n    assign m_bready = 1'b1;\n    always @(posedge clk) if (wf_push) wf[wf_tail] <= {{!(st_go && aw_ext), wh_strb, wh_data}};\n    always @(posedge clk) begin\n        if (rst || start) begin\n            wb_v <= 1'b0;\n            aw_v <= 1'b0;\n            wf_head <= {wb0}'d0;\n            wf_tail <= {wb0}'d0;\n            wf_count <= {w1}'d0;\n            w_out <= 16'd0;\n        end else begin\n            if (m_awvalid && m_awready) aw_v <= 1'b0;\n            if (st_go && aw_ext) begin\n                wb_beats <= wb_beats + {bw}'d1;\n                wb_end <= wb_end + 64'd{eb};\n            end else if (st_go || wb_close) begin\n                if (wb_v) begin  // the open burst goes out\n                    aw_v <= 1'b1;\n                    aw_addr <= wb_addr;\n                    aw_len <= {len};\n                end\n                wb_v <= st_go;\n                wb_addr <= pick_addr;\n                wb_end <= pick_addr + 64'd{eb};\n                wb_beats <= {bw}'d1;\n            end\n            if (st_go) begin\n                wh_data <= st_data;\n                wh_strb <= st_strb;\n                wb_idle <= {hw}'d0;\n            end else if (wb_idle != HOLD) wb_idle <= wb_idle + {hw}'d1;\n            if (wf_push) wf_tail <= wf_tail + {wb0}'d1;\n            if (wf_pop) wf_head <= wf_head + {wb0}'d1;\n            if (wf_push && !wf_pop) wf_count <= wf_count + {w1}'d1;\n            else if (!wf_push && wf_pop) wf_count <= wf_count - {w1}'d1;\n            if (st_go && !aw_ext && !(m_bvalid && m_bready)) w_out <= w_out + 16'd1;\n            else if (!(st_go && !aw_ext) && m_bvalid && m_bready) w_out <= w_out - 16'd1;\n        end\n    end",
-            b = bw - 1,
-            h = hw - 1,
-            wl = WBUF - 1,
-            wa = wb - 1,
-            wb = wb,
-            wb0 = wb,
-            w1 = wb + 1,
-            empty = if has_loads { format!("q_count == {}'d0 && ", qa + 1) } else { String::new() },
-            mask = format!("{:08b}", (1u32 << eb) - 1),
-            len = len8("wb_beats"),
-        );
-        quiet.push(format!("!wb_v && !aw_v && wf_count == {}'d0 && w_out == 16'd0", wb + 1));
-    } else {
-        o.push_str("    assign m_awvalid = 1'b0;\n    assign m_awaddr = 64'd0;\n    assign m_awlen = 8'd0;\n");
-        let _ = writeln!(
-            o,
-            "    assign m_awsize = 3'd{size};\n    assign m_awburst = 2'b01;\n    assign m_wvalid = 1'b0;\n    assign m_wdata = 64'd0;\n    assign m_wstrb = 8'd0;\n    assign m_wlast = 1'b0;\n    assign m_bready = 1'b0;"
-        );
-        unused.extend(["m_awready", "m_wready", "m_bvalid"].map(String::from));
-    }
-    // The read side: the open burst, then the AR offered to the memory.
-    if local {
         if has_loads {
             let _ = writeln!(o, "    assign ld_go = go && pick_load && q_count != QUEUE;");
         }
-    } else if has_loads {
-        let hit = if shared { "hit || " } else { "" };
+    }
+    let wc = index_bits(WBUF) + 1;
+    let rc = index_bits(QUEUE) + 1;
+    let common = [
+        ("$B", (bw - 1).to_string()),
+        ("$H", (hw - 1).to_string()),
+        ("$BW", bw.to_string()),
+        ("$HW", hw.to_string()),
+        ("$EB", eb.to_string()),
+        ("$SIZE", size.to_string()),
+        ("$WC", wc.to_string()),
+        ("$RC", rc.to_string()),
+    ];
+    if !local && has_stores {
+        let same: Vec<String> = (0..bk).map(|k| format!("pick_band{k} == w_band{k}")).collect();
+        let mut t = vec![
+            ("$WL", (WBUF - 1).to_string()),
+            ("$WBUF", WBUF.to_string()),
+            ("$WI", (wc - 1).to_string()),
+            ("$PAD", if ew < 64 { format!("{}'d0, ", 64 - ew) } else { String::new() }),
+            ("$MASK", format!("{:08b}", (1u32 << eb) - 1)),
+            ("$LEN", len8("wb_beats")),
+            ("$SAME", if ordered { " && same_band".into() } else { String::new() }),
+            ("$LOADNEXT", if ordered { "(go && pick_load && !same_band) || ".into() } else { String::new() }),
+            ("$AWWAIT", if ordered { " && aw_wait == $RC'd0".into() } else { String::new() }),
+        ];
+        t.extend(common.iter().cloned());
+        if ordered {
+            o.push_str(&fill(
+                ORDER,
+                &[
+                    ("$BANDS", (0..bk).map(|k| format!("w_band{k}")).collect::<Vec<_>>().join(", ")),
+                    ("$SAME", and(same)),
+                    ("$RC", rc.to_string()),
+                ],
+            ));
+        }
+        o.push_str(&fill(WRITE_SIDE, &t));
+        if ordered {
+            let sets: Vec<String> = (0..bk).map(|k| format!("w_band{k} <= pick_band{k};")).collect();
+            o.push_str(&fill(ORDER_UPDATE, &[("$SETS", sets.join(" ")), ("$RC", rc.to_string())]));
+        }
+        quiet.push(format!("!wb_v && !aw_v && wf_count == {wc}'d0 && w_out == 16'd0"));
+    } else if !local {
         let _ = writeln!(
             o,
-            "    // Read side: the open burst (σ-consecutive loads of consecutive elements), then the AR offered.\n    reg bl_v;\n    reg [63:0] bl_addr, bl_end;\n    reg [{b}:0] bl_beats;\n    reg [{h}:0] bl_idle;  // cycles since the open burst last grew\n    reg ar_v;\n    reg [63:0] ar_addr;\n    reg [7:0] ar_len;\n    wire ar_free = !ar_v || m_arready;\n    wire ar_ext = bl_v && bl_beats != BURST && pick_addr == bl_end && pick_addr[11:0] != 12'd0;  // extends it, within 4 KiB\n    assign ld_go = go && pick_load && {wait}q_count != QUEUE && ({hit}ar_ext || !bl_v || ar_free);\n    wire ld_miss = ld_go{miss};  // a load that reads DDR\n    wire bl_close = bl_v && ar_free && !ld_miss && (bl_beats == BURST || bl_idle == HOLD || (go && !pick_load) || all_done);\n    assign m_arvalid = ar_v;\n    assign m_araddr = ar_addr;\n    assign m_arlen = ar_len;\n    assign m_arsize = 3'd{size};\n    assign m_arburst = 2'b01;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            bl_v <= 1'b0;\n            ar_v <= 1'b0;\n        end else begin\n            if (m_arvalid && m_arready) ar_v <= 1'b0;\n            if (ld_miss && ar_ext) begin\n                bl_beats <= bl_beats + {bw}'d1;\n                bl_end <= bl_end + 64'd{eb};\n            end else if (ld_miss || bl_close) begin\n                if (bl_v) begin  // the open burst goes out\n                    ar_v <= 1'b1;\n                    ar_addr <= bl_addr;\n                    ar_len <= {len};\n                end\n                bl_v <= ld_miss;\n                bl_addr <= pick_addr;\n                bl_end <= pick_addr + 64'd{eb};\n                bl_beats <= {bw}'d1;\n            end\n            if (ld_go) bl_idle <= {hw}'d0;\n            else if (bl_idle != HOLD) bl_idle <= bl_idle + {hw}'d1;\n        end\n    end",
-            b = bw - 1,
-            h = hw - 1,
-            wait = if has_stores { "w_out == 16'd0 && " } else { "" },
-            miss = if shared { " && !hit" } else { "" },
-            len = len8("bl_beats"),
+            "    assign m_awvalid = 1'b0;\n    assign m_awaddr = 64'd0;\n    assign m_awlen = 8'd0;\n    assign m_awsize = 3'd{size};\n    assign m_awburst = 2'b01;\n    assign m_wvalid = 1'b0;\n    assign m_wdata = 64'd0;\n    assign m_wstrb = 8'd0;\n    assign m_wlast = 1'b0;\n    assign m_bready = 1'b0;"
         );
+        unused.extend(["m_awready", "m_wready", "m_bvalid"].map(String::from));
+    }
+    if !local && has_loads {
+        let mut t = vec![
+            ("$WAIT", if has_stores { "w_old == 16'd0 && (w_out == 16'd0 || same_band) && ".into() } else { String::new() }),
+            ("$HIT", if shared { "hit || ".into() } else { String::new() }),
+            ("$MISS", if shared { " && !hit".into() } else { String::new() }),
+            ("$LEN", len8("bl_beats")),
+        ];
+        t.extend(common.iter().cloned());
+        o.push_str(&fill(READ_SIDE, &t));
         quiet.push("!bl_v && !ar_v".into());
-    } else {
-        o.push_str("    assign m_arvalid = 1'b0;\n    assign m_araddr = 64'd0;\n    assign m_arlen = 8'd0;\n");
-        let _ = writeln!(o, "    assign m_arsize = 3'd{size};\n    assign m_arburst = 2'b01;\n    assign m_rready = 1'b0;");
+    } else if !local {
+        let _ = writeln!(
+            o,
+            "    assign m_arvalid = 1'b0;\n    assign m_araddr = 64'd0;\n    assign m_arlen = 8'd0;\n    assign m_arsize = 3'd{size};\n    assign m_arburst = 2'b01;\n    assign m_rready = 1'b0;"
+        );
         unused.extend(["m_arready", "m_rvalid", "m_rdata"].map(String::from));
     }
 
@@ -508,3 +547,159 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     );
     Ok(o)
 }
+
+/// `template` with each `$NAME` replaced (longest names first, so `$B` does not eat `$BW`).
+fn fill(template: &str, subs: &[(&str, String)]) -> String {
+    let mut subs: Vec<&(&str, String)> = subs.iter().collect();
+    subs.sort_by_key(|(k, _)| std::cmp::Reverse(k.len()));
+    let mut s = template.to_string();
+    for (k, v) in subs {
+        s = s.replace(k, v);
+    }
+    s
+}
+
+/// DDR order between the two sides (an array both loaded and stored).
+const ORDER: &str = "    // DDR order. A load waits for the write responses of earlier bands' stores only: a band never
+    // loads what it stores itself (that value stays on chip), so its own stores cannot hold what
+    // it reads. A write burst's AW waits until every load issued before its last store has its
+    // R beat, so no store overtakes an earlier read of the same cell (σ order is dependence order).
+    reg signed [63:0] $BANDS;  // the band of the last store
+    wire same_band = $SAME;
+    reg [15:0] w_old;  // of the write bursts awaiting B, those of bands before w_band
+    reg [$RC-1:0] wb_wait, aw_wait;  // R beats the open burst, the offered AW, still wait for
+";
+
+/// Band and wait counters of [`ORDER`], updated with the write side.
+const ORDER_UPDATE: &str = "    always @(posedge clk) begin
+        if (rst || start) w_old <= 16'd0;
+        else if (st_go && !aw_ext && !same_band) w_old <= w_out - {15'd0, b_beat};  // every burst now belongs to an earlier band
+        else if (b_beat && w_old != 16'd0) w_old <= w_old - 16'd1;
+        if (st_go) begin
+            $SETS
+            wb_wait <= r_out - {{($RC-1){1'b0}}, r_beat};
+        end else if (r_beat && wb_wait != $RC'd0) wb_wait <= wb_wait - $RC'd1;
+        if (wb_ship) aw_wait <= (r_beat && wb_wait != $RC'd0) ? wb_wait - $RC'd1 : wb_wait;
+        else if (r_beat && aw_wait != $RC'd0) aw_wait <= aw_wait - $RC'd1;
+    end
+";
+
+/// The write side of a DDR array.
+const WRITE_SIDE: &str = "    // Write side: the open burst (σ-consecutive stores to consecutive elements) with its last beat
+    // held (wlast is known when it closes), the AW offered, the W beats, the count awaiting B.
+    reg wb_v;
+    reg [63:0] wb_addr, wb_end;
+    reg [$B:0] wb_beats;
+    reg [$H:0] wb_idle;  // cycles since the open burst last grew
+    reg [63:0] wh_data;
+    reg [7:0] wh_strb;
+    reg aw_v;
+    reg [63:0] aw_addr;
+    reg [7:0] aw_len;
+    reg [72:0] wf [0:$WL];  // {wlast, wstrb, wdata}
+    reg [$WI-1:0] wf_head, wf_tail;
+    reg [$WC-1:0] wf_count;
+    reg [15:0] w_out;  // write bursts opened and not yet acknowledged
+    wire b_beat = m_bvalid && m_bready;
+    assign m_awvalid = aw_v$AWWAIT;
+    wire aw_free = !aw_v || (m_awvalid && m_awready);
+    wire wf_room = wf_count != $WC'd$WBUF;
+    wire aw_ext = wb_v && wb_beats != BURST && pick_addr == wb_end && pick_addr[11:0] != 12'd0$SAME;  // extends it, within 4 KiB
+    assign st_go = go && !pick_load && pop_ok && wf_room && (aw_ext || !wb_v || aw_free);
+    wire wb_close = wb_v && !st_go && aw_free && wf_room && (wb_beats == BURST || wb_idle == HOLD || $LOADNEXTall_done);
+    wire wb_ship = (st_go && !aw_ext && wb_v) || wb_close;  // the open burst goes to AW
+    wire wf_push = (st_go && wb_v) || wb_close;
+    wire wf_pop = m_wvalid && m_wready;
+    wire [63:0] st_data = {$PADpop_value} << {pick_addr[2:0], 3'b000};
+    wire [7:0] st_strb = 8'b$MASK << pick_addr[2:0];
+    assign m_awaddr = aw_addr;
+    assign m_awlen = aw_len;
+    assign m_awsize = 3'd$SIZE;
+    assign m_awburst = 2'b01;
+    assign m_wvalid = wf_count != $WC'd0;
+    assign {m_wlast, m_wstrb, m_wdata} = wf[wf_head];
+    assign m_bready = 1'b1;
+    always @(posedge clk) if (wf_push) wf[wf_tail] <= {!(st_go && aw_ext), wh_strb, wh_data};
+    always @(posedge clk) begin
+        if (rst || start) begin
+            wb_v <= 1'b0;
+            aw_v <= 1'b0;
+            wf_head <= $WI'd0;
+            wf_tail <= $WI'd0;
+            wf_count <= $WC'd0;
+            w_out <= 16'd0;
+        end else begin
+            if (m_awvalid && m_awready) aw_v <= 1'b0;
+            if (wb_ship) begin
+                aw_v <= 1'b1;
+                aw_addr <= wb_addr;
+                aw_len <= $LEN;
+            end
+            if (st_go && aw_ext) begin
+                wb_beats <= wb_beats + $BW'd1;
+                wb_end <= wb_end + 64'd$EB;
+            end else if (st_go || wb_close) begin
+                wb_v <= st_go;
+                wb_addr <= pick_addr;
+                wb_end <= pick_addr + 64'd$EB;
+                wb_beats <= $BW'd1;
+            end
+            if (st_go) begin
+                wh_data <= st_data;
+                wh_strb <= st_strb;
+                wb_idle <= $HW'd0;
+            end else if (wb_idle != HOLD) wb_idle <= wb_idle + $HW'd1;
+            if (wf_push) wf_tail <= wf_tail + $WI'd1;
+            if (wf_pop) wf_head <= wf_head + $WI'd1;
+            if (wf_push && !wf_pop) wf_count <= wf_count + $WC'd1;
+            else if (!wf_push && wf_pop) wf_count <= wf_count - $WC'd1;
+            if (st_go && !aw_ext && !b_beat) w_out <= w_out + 16'd1;
+            else if (!(st_go && !aw_ext) && b_beat) w_out <= w_out - 16'd1;
+        end
+    end
+";
+
+/// The read side of a DDR array.
+const READ_SIDE: &str = "    // Read side: the open burst (σ-consecutive loads of consecutive elements), then the AR offered.
+    reg bl_v;
+    reg [63:0] bl_addr, bl_end;
+    reg [$B:0] bl_beats;
+    reg [$H:0] bl_idle;  // cycles since the open burst last grew
+    reg ar_v;
+    reg [63:0] ar_addr;
+    reg [7:0] ar_len;
+    wire ar_free = !ar_v || m_arready;
+    wire ar_ext = bl_v && bl_beats != BURST && pick_addr == bl_end && pick_addr[11:0] != 12'd0;  // extends it, within 4 KiB
+    assign ld_go = go && pick_load && $WAITq_count != QUEUE && ($HITar_ext || !bl_v || ar_free);
+    wire ld_miss = ld_go$MISS;  // a load that reads DDR
+    wire bl_close = bl_v && ar_free && !ld_miss && (bl_beats == BURST || bl_idle == HOLD || (go && !pick_load) || all_done);
+    assign m_arvalid = ar_v;
+    assign m_araddr = ar_addr;
+    assign m_arlen = ar_len;
+    assign m_arsize = 3'd$SIZE;
+    assign m_arburst = 2'b01;
+    always @(posedge clk) begin
+        if (rst || start) begin
+            bl_v <= 1'b0;
+            ar_v <= 1'b0;
+        end else begin
+            if (m_arvalid && m_arready) ar_v <= 1'b0;
+            if (ld_miss && ar_ext) begin
+                bl_beats <= bl_beats + $BW'd1;
+                bl_end <= bl_end + 64'd$EB;
+            end else if (ld_miss || bl_close) begin
+                if (bl_v) begin  // the open burst goes out
+                    ar_v <= 1'b1;
+                    ar_addr <= bl_addr;
+                    ar_len <= $LEN;
+                end
+                bl_v <= ld_miss;
+                bl_addr <= pick_addr;
+                bl_end <= pick_addr + 64'd$EB;
+                bl_beats <= $BW'd1;
+            end
+            if (ld_go) bl_idle <= $HW'd0;
+            else if (bl_idle != HOLD) bl_idle <= bl_idle + $HW'd1;
+        end
+    end
+";
