@@ -165,14 +165,27 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         let names: Vec<String> = s.iters.iter().map(|i| format!("g{g}_{i}")).collect();
         let _ = writeln!(
             o,
-            "    // Generator {g}: {} {} ({}).\n    wire g{g}_valid, g{g}_done, g{g}_next;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{}:0] g{g}_cs;\n    // verilator lint_on UNUSEDSIGNAL\n    w_{} walk{g} (.clk(clk), .rst(rst), .start(start), .next(g{g}_next), .valid(g{g}_valid), .done(g{g}_done), .cs(g{g}_cs));",
+            "    // Generator {g}: {} {} ({}).\n    wire g{g}_valid, g{g}_done, g{g}_next;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{w}:0] g{g}_cs;\n    // verilator lint_on UNUSEDSIGNAL\n    w_{} walk{g} (.clk(clk), .rst(rst), .start(start), .next(g{g}_next), .valid(g{g}_valid), .done(g{g}_done), .cs(g{g}_cs));",
             if gen.load { "loads for" } else { "stores from" },
             dpn.channels[gen.c].name,
             pr.name,
-            64 * d.max(1) - 1,
-            pr.name
+            pr.name,
+            w = 64 * d.max(1) - 1,
         );
-        let ctr: Vec<String> = (0..d).map(|k| format!("$signed(g{g}_cs[{}:{}])", 64 * k + 63, 64 * k)).collect();
+        // With several generators, each one's position counts: the point it holds or, while it
+        // walks on, the last one it held (below its next access in σ, as it walks in σ order),
+        // so that the others need not wait until it has found its next access.
+        let at = if n > 1 {
+            let _ = writeln!(
+                o,
+                "    reg g{g}_seen;\n    // verilator lint_off UNUSEDSIGNAL\n    reg [{w}:0] g{g}_last;\n    wire [{w}:0] g{g}_pos = g{g}_valid ? g{g}_cs : g{g}_last;\n    // verilator lint_on UNUSEDSIGNAL\n    wire g{g}_known = g{g}_valid || g{g}_seen;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_valid) begin\n            g{g}_seen <= 1'b1;\n            g{g}_last <= g{g}_cs;\n        end\n    end",
+                w = 64 * d.max(1) - 1
+            );
+            format!("g{g}_pos")
+        } else {
+            format!("g{g}_cs")
+        };
+        let ctr: Vec<String> = (0..d).map(|k| format!("$signed({at}[{}:{}])", 64 * k + 63, 64 * k)).collect();
         for (nm, li) in names.iter().zip(&l.iters) {
             let _ = writeln!(o, "    wire signed [63:0] {nm} = {};", lin(li, &ctr));
         }
@@ -215,25 +228,23 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     for g in 0..n {
         let mut t = vec![format!("g{g}_acc")];
         for h in 0..n {
+            // h is done, or its position (its access, or a point before its next one) comes
+            // after g's access; on a tie, the first generator goes first.
             if h < g {
-                t.push(format!("(!g{h}_acc || lt_{g}_{h})"));
+                t.push(format!("(g{h}_done || (g{h}_known && lt_{g}_{h}))"));
             } else if h > g {
-                t.push(format!("(!g{h}_acc || !lt_{h}_{g})"));
+                t.push(format!("(g{h}_done || (g{h}_known && !lt_{h}_{g}))"));
             }
         }
         let _ = writeln!(o, "    wire win{g} = {};", t.join(" && "));
     }
     let or = |v: Vec<String>, none: &str| if v.is_empty() { none.to_string() } else { v.join(" || ") };
     let and = |v: Vec<String>| if v.is_empty() { "1'b1".to_string() } else { v.join(" && ") };
+    let _ = writeln!(o, "    wire all_done = {};", and((0..n).map(|g| format!("g{g}_done")).collect()));
     let _ = writeln!(
         o,
-        "    wire settled = {};  // every generator is at its next access, or done\n    wire all_done = {};",
-        and((0..n).map(|g| format!("(g{g}_acc || g{g}_done)")).collect()),
-        and((0..n).map(|g| format!("g{g}_done")).collect())
-    );
-    let _ = writeln!(
-        o,
-        "    // The σ-next access: the winner's.\n    wire go = state == RUN && settled && !all_done;\n    wire pick_load = {};",
+        "    // The σ-next access: the winner's.\n    wire go = state == RUN && ({});\n    wire pick_load = {};",
+        or((0..n).map(|g| format!("win{g}")).collect(), "1'b0"),
         or(gens.iter().enumerate().filter(|(_, gen)| gen.load).map(|(g, _)| format!("win{g}")).collect(), "1'b0")
     );
     if !local {
@@ -337,12 +348,21 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     let ordered = !local && has_loads && has_stores;
     if shared || ordered {
         for k in 0..bk {
-            let mut e = "64'sd0".to_string();
-            for (g, gen) in gens.iter().enumerate().rev() {
-                if let Some(kk) = dpnc_dpn::sync::band_key(p, &dpn.nests, &dpn.tile, gen.stmt).get(k) {
-                    e = format!("win{g} ? {} : {e}", key(kk, &accs[g].1));
+            let per_gen: Vec<String> = gens
+                .iter()
+                .enumerate()
+                .map(|(g, gen)| {
+                    dpnc_dpn::sync::band_key(p, &dpn.nests, &dpn.tile, gen.stmt).get(k).map_or(lit(0), |kk| key(kk, &accs[g].1))
+                })
+                .collect();
+            // The same for every generator (a constant): no multiplexer.
+            let e = match per_gen.first() {
+                Some(first) if per_gen.iter().all(|x| x == first) => first.clone(),
+                _ => {
+                    let arms: Vec<String> = per_gen.iter().enumerate().map(|(g, x)| format!("win{g} ? {x} :")).collect();
+                    format!("{} 64'sd0", arms.join(" "))
                 }
-            }
+            };
             let _ = writeln!(o, "    wire signed [63:0] pick_band{k} = {e};");
         }
     }
@@ -479,6 +499,7 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
             ("$WL", (WBUF - 1).to_string()),
             ("$WBUF", WBUF.to_string()),
             ("$WI", (wc - 1).to_string()),
+            ("$WM", (wc - 2).to_string()),
             ("$PAD", if ew < 64 { format!("{}'d0, ", 64 - ew) } else { String::new() }),
             ("$MASK", format!("{:08b}", (1u32 << eb) - 1)),
             ("$LEN", len8("wb_beats")),
@@ -493,14 +514,14 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
                 &[
                     ("$BANDS", (0..bk).map(|k| format!("w_band{k}")).collect::<Vec<_>>().join(", ")),
                     ("$SAME", and(same)),
-                    ("$RC", rc.to_string()),
+                    ("$RM", (rc - 1).to_string()),
                 ],
             ));
         }
         o.push_str(&fill(WRITE_SIDE, &t));
         if ordered {
             let sets: Vec<String> = (0..bk).map(|k| format!("w_band{k} <= pick_band{k};")).collect();
-            o.push_str(&fill(ORDER_UPDATE, &[("$SETS", sets.join(" ")), ("$RC", rc.to_string())]));
+            o.push_str(&fill(ORDER_UPDATE, &[("$SETS", sets.join(" ")), ("$RM", (rc - 1).to_string()), ("$RC", rc.to_string())]));
         }
         quiet.push(format!("!wb_v && !aw_v && wf_count == {wc}'d0 && w_out == 16'd0"));
     } else if !local {
@@ -567,7 +588,7 @@ const ORDER: &str = "    // DDR order. A load waits for the write responses of e
     reg signed [63:0] $BANDS;  // the band of the last store
     wire same_band = $SAME;
     reg [15:0] w_old;  // of the write bursts awaiting B, those of bands before w_band
-    reg [$RC-1:0] wb_wait, aw_wait;  // R beats the open burst, the offered AW, still wait for
+    reg [$RM:0] wb_wait, aw_wait;  // R beats the open burst, the offered AW, still wait for
 ";
 
 /// Band and wait counters of [`ORDER`], updated with the write side.
@@ -577,7 +598,7 @@ const ORDER_UPDATE: &str = "    always @(posedge clk) begin
         else if (b_beat && w_old != 16'd0) w_old <= w_old - 16'd1;
         if (st_go) begin
             $SETS
-            wb_wait <= r_out - {{($RC-1){1'b0}}, r_beat};
+            wb_wait <= r_out - {$RM'd0, r_beat};
         end else if (r_beat && wb_wait != $RC'd0) wb_wait <= wb_wait - $RC'd1;
         if (wb_ship) aw_wait <= (r_beat && wb_wait != $RC'd0) ? wb_wait - $RC'd1 : wb_wait;
         else if (r_beat && aw_wait != $RC'd0) aw_wait <= aw_wait - $RC'd1;
@@ -597,8 +618,8 @@ const WRITE_SIDE: &str = "    // Write side: the open burst (σ-consecutive stor
     reg [63:0] aw_addr;
     reg [7:0] aw_len;
     reg [72:0] wf [0:$WL];  // {wlast, wstrb, wdata}
-    reg [$WI-1:0] wf_head, wf_tail;
-    reg [$WC-1:0] wf_count;
+    reg [$WM:0] wf_head, wf_tail;
+    reg [$WI:0] wf_count;
     reg [15:0] w_out;  // write bursts opened and not yet acknowledged
     wire b_beat = m_bvalid && m_bready;
     assign m_awvalid = aw_v$AWWAIT;
@@ -668,7 +689,7 @@ const READ_SIDE: &str = "    // Read side: the open burst (σ-consecutive loads 
     reg ar_v;
     reg [63:0] ar_addr;
     reg [7:0] ar_len;
-    wire ar_free = !ar_v || m_arready;
+    wire ar_free = !ar_v || (m_arvalid && m_arready);
     wire ar_ext = bl_v && bl_beats != BURST && pick_addr == bl_end && pick_addr[11:0] != 12'd0;  // extends it, within 4 KiB
     assign ld_go = go && pick_load && $WAITq_count != QUEUE && ($HITar_ext || !bl_v || ar_free);
     wire ld_miss = ld_go$MISS;  // a load that reads DDR
