@@ -1,25 +1,30 @@
 //! The memory process of one array: what its Load and Store processes do, merged in σ order
 //! (as in the Vitis backend), on one AXI4 master port. Each channel it serves has a generator
 //! (the consumer's or producer's walker, filtered by the channel's first-use or demux
-//! condition, keyed by σ); the smallest key goes next.
+//! condition, keyed by σ); the smallest key goes next. A generator still walking towards its
+//! next access does not hold the others back: it walks in σ order, so the last point it held
+//! bounds its next access from below.
 //!
 //! The memory's latency (tens of cycles per request) must not be paid per access, so the
 //! process is a pipeline:
 //! * **Issue** (one σ-next access per cycle at most): a load goes into an in-order *issue
-//!   queue* with everything its fan-out needs later (target channels, scratchpad cells,
-//!   shared-load cell), and its element into the *open read burst*; a store pops its value
-//!   into the *open write burst*.
-//! * **Bursts**: σ-consecutive accesses to consecutive elements grow one INCR burst (beats of
-//!   one element, up to [`BURST`] beats, never across 4 KiB); it is sent when the next access
-//!   does not extend it, when it is full, or after [`HOLD`] cycles without growing, so it never
-//!   waits on an access that is blocked elsewhere.
+//!   queue* ([`QUEUE`] entries) with everything its fan-out needs later (target channels,
+//!   scratchpad cells, shared-load cell, byte lane), and its element into the *open read
+//!   burst*; a store pops its value into the *open write burst*.
+//! * **Bursts**: σ-consecutive accesses to consecutive elements grow one INCR burst (narrow
+//!   beats of one element, up to [`BURST`] beats, never across 4 KiB); it is sent when the next
+//!   access does not extend it, when it is full, or after [`HOLD`] cycles without growing, so it
+//!   never waits long for an access that is blocked elsewhere.
 //! * **Fan-out**: R beats come back in order; the queue's head takes its beat (or its cached
 //!   value) and goes to all its channels in one cycle (`rready` low while one of them is full),
 //!   so every channel sees its values in σ order, as before. ARs take no channel space, so
 //!   issuing ahead cannot deadlock the network.
-//! * **DDR order** (the simple, provable rule): a load is issued only when every store issued
-//!   before it has its write response (B); a store only when every earlier load has been
-//!   fanned out (the queue is empty). Stores are posted: their B responses are only counted.
+//! * **DDR order**: a load waits for the write responses (B) of the stores of earlier bands
+//!   only. A band never loads a value it produces (that one stays on chip), so a store of the
+//!   band that comes first in σ never writes a cell a later load of the band reads: that would
+//!   make the load's value come from the band. A write burst's AW waits until every load issued
+//!   before its last store has its R beat, so no store overtakes an earlier read of its cell.
+//!   Stores are posted: their B responses are only counted.
 //!
 //! A temporary of the kernel (`VarKind::Local`) has no DDR: it lives in a memory here, read at
 //! issue and written at issue, with the same queue for its fan-out.
