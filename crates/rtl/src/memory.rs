@@ -626,6 +626,7 @@ const WRITE_SIDE: &str = "    // Write side: the open burst (σ-consecutive stor
     reg [$WM:0] wf_head, wf_tail;
     reg [$WI:0] wf_count;
     reg [15:0] w_out;  // write bursts opened and not yet acknowledged
+    reg [15:0] w_credit;  // AWs accepted whose W beats have not all gone: W never runs ahead of AW
     wire b_beat = m_bvalid && m_bready;
     assign m_awvalid = aw_v$AWWAIT;
     wire aw_free = !aw_v || (m_awvalid && m_awready);
@@ -642,7 +643,7 @@ const WRITE_SIDE: &str = "    // Write side: the open burst (σ-consecutive stor
     assign m_awlen = aw_len;
     assign m_awsize = 3'd$SIZE;
     assign m_awburst = 2'b01;
-    assign m_wvalid = wf_count != $WC'd0;
+    assign m_wvalid = wf_count != $WC'd0 && w_credit != 16'd0;
     assign {m_wlast, m_wstrb, m_wdata} = wf[wf_head];
     assign m_bready = 1'b1;
     always @(posedge clk) if (wf_push) wf[wf_tail] <= {!(st_go && aw_ext), wh_strb, wh_data};
@@ -654,6 +655,7 @@ const WRITE_SIDE: &str = "    // Write side: the open burst (σ-consecutive stor
             wf_tail <= $WI'd0;
             wf_count <= $WC'd0;
             w_out <= 16'd0;
+            w_credit <= 16'd0;
         end else begin
             if (m_awvalid && m_awready) aw_v <= 1'b0;
             if (wb_ship) begin
@@ -679,6 +681,8 @@ const WRITE_SIDE: &str = "    // Write side: the open burst (σ-consecutive stor
             if (wf_pop) wf_head <= wf_head + $WI'd1;
             if (wf_push && !wf_pop) wf_count <= wf_count + $WC'd1;
             else if (!wf_push && wf_pop) wf_count <= wf_count - $WC'd1;
+            if (m_awvalid && m_awready && !(wf_pop && m_wlast)) w_credit <= w_credit + 16'd1;
+            else if (!(m_awvalid && m_awready) && wf_pop && m_wlast) w_credit <= w_credit - 16'd1;
             if (st_go && !aw_ext && !b_beat) w_out <= w_out + 16'd1;
             else if (!(st_go && !aw_ext) && b_beat) w_out <= w_out - 16'd1;
         end
