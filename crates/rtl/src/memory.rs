@@ -1,17 +1,52 @@
 //! The memory process of one array: what its Load and Store processes do, merged in σ order
 //! (as in the Vitis backend), on one AXI4 master port. Each channel it serves has a generator
 //! (the consumer's or producer's walker, filtered by the channel's first-use or demux
-//! condition, keyed by σ); the smallest key goes next. One transaction at a time, each store
-//! waiting for its write response, so DDR sees loads and stores in σ order.
+//! condition, keyed by σ); the smallest key goes next. A generator still walking towards its
+//! next access does not hold the others back: it walks in σ order, so the last point it held
+//! bounds its next access from below.
+//!
+//! The memory's latency (tens of cycles per request) must not be paid per access, so the
+//! process is a pipeline:
+//! * **Issue** (one σ-next access per cycle at most): a load goes into an in-order *issue
+//!   queue* ([`QUEUE`] entries) with everything its fan-out needs later (target channels,
+//!   scratchpad cells, shared-load cell, byte lane), and its element into the *open read
+//!   burst*; a store pops its value into the *open write burst*.
+//! * **Bursts**: σ-consecutive accesses to consecutive elements grow one INCR burst (narrow
+//!   beats of one element, up to [`BURST`] beats, never across 4 KiB); it is sent when the next
+//!   access does not extend it, when it is full, or after [`HOLD`] cycles without growing, so it
+//!   never waits long for an access that is blocked elsewhere.
+//! * **Fan-out**: R beats come back in order; the queue's head takes its beat (or its cached
+//!   value) and goes to all its channels in one cycle (`rready` low while one of them is full),
+//!   so every channel sees its values in σ order, as before. ARs take no channel space, so
+//!   issuing ahead cannot deadlock the network.
+//! * **DDR order**: a load waits for the write responses (B) of the stores of earlier bands
+//!   only. A band never loads a value it produces (that one stays on chip), so a store of the
+//!   band that comes first in σ never writes a cell a later load of the band reads: that would
+//!   make the load's value come from the band. A write burst's AW waits until every load issued
+//!   before its last store has its R beat, so no store overtakes an earlier read of its cell.
+//!   Stores are posted: their B responses are only counted.
+//!
+//! A temporary of the kernel (`VarKind::Local`) has no DDR: it lives in a memory here, read at
+//! issue and written at issue, with the same queue for its fan-out.
 
 use crate::process::{cell_index, index_wire, need, port_decls, ports, pred_v};
-use crate::verilog::{aff, bits, key, lin, lit, FUNCTIONS};
+use crate::verilog::{aff, bits, index_bits, key, lin, lit, FUNCTIONS};
 use crate::RtlError;
 use dpnc_dpn::ir::{ChannelKind, Dpn, ProcessKind};
 use dpnc_dpn::predicate::Predicate;
 use dpnc_dpn::sync::sigma;
 use dpnc_frontend::scop::{Access, Program, VarKind};
 use std::fmt::Write;
+
+/// Loads issued and not yet fanned out: enough to keep a latency of about a hundred cycles
+/// covered at the rate the generators issue, small enough for distributed RAM.
+pub const QUEUE: usize = 64;
+/// Most beats in one INCR burst (a power of two, at most 128 so that `len` fits in 8 bits).
+pub const BURST: usize = 16;
+/// Cycles an open burst waits for its next element before it is sent.
+pub const HOLD: usize = 8;
+/// W beats buffered; at least [`BURST`], so an open write burst can always close.
+const WBUF: usize = BURST;
 
 struct Gen<'a> {
     c: usize,
@@ -52,6 +87,13 @@ pub const AXI_PORTS: &[(&str, bool, u32)] = &[
     ("rresp", false, 2),
 ];
 
+/// A field of an issue-queue entry: its name (`h_<name>` at the head), width, and value at issue.
+struct Field {
+    name: String,
+    width: u32,
+    value: String,
+}
+
 /// The module `m_<array>` of array `var`'s memory process.
 pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     let v = &p.vars[var];
@@ -83,6 +125,13 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     let eb = bits(v.ty) / 8;
     let ew = bits(v.ty);
     let size = eb.trailing_zeros();
+    let n = gens.len();
+    let has_loads = gens.iter().any(|g| g.load);
+    let has_stores = gens.iter().any(|g| !g.load);
+    let shared = !local && gens.iter().any(|g| g.load && dpn.channels[g.c].shared_load);
+    let clears = local || shared;
+    let len = v.len().max(1);
+    let xw = index_bits(len);
     let ports = ports(dpn, &mems);
     let mut decl = vec!["input  wire clk".to_string(), "input  wire rst".into(), "input  wire start".into(), "output reg  done".into()];
     if !local {
@@ -93,23 +142,24 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         decl.extend(AXI_PORTS.iter().map(|p| crate::verilog::port("m_", p)));
     }
     let mut o = String::new();
-    let _ = writeln!(o, "// The DDR port of {}: its loads (once per band, at first use) and stores, in σ order.", v.name);
+    if local {
+        let _ =
+            writeln!(o, "// The on-chip memory of temporary {}: its loads (once per band, at first use) and stores, in σ order.", v.name);
+    } else {
+        let _ = writeln!(
+            o,
+            "// The DDR port of {}: its loads (once per band, at first use) and stores, in σ order; loads pipelined ({QUEUE} in flight), INCR bursts of up to {BURST} beats, stores posted.",
+            v.name
+        );
+    }
     let _ = writeln!(o, "module m_{} (\n    {}\n);", v.name, decl.join(",\n    "));
     o.push_str(FUNCTIONS);
-    let n = gens.len();
-    let gw = crate::verilog::index_bits(n.max(1) + 1);
     let _ = writeln!(
         o,
-        "    localparam [3:0] IDLE = 4'd0, PICK = 4'd1, AR = 4'd2, FAN = 4'd4, POP = 4'd5, ADV = 4'd7{};\n    reg [3:0] state;\n    reg [{}:0] b;            // the generator being served\n    reg [{}:0] value;\n    // verilator lint_off UNUSEDSIGNAL\n    reg [63:0] addr;\n    // verilator lint_on UNUSEDSIGNAL{}",
-        match (local, gens.iter().any(|g| g.load && dpn.channels[g.c].shared_load)) {
-            (true, _) => ", CLEAR = 4'd8",
-            (false, true) => ", R = 4'd3, WR = 4'd6, CLEAR = 4'd8",
-            (false, false) => ", R = 4'd3, WR = 4'd6",
-        },
-        gw - 1,
-        ew - 1,
-        if local { "" } else { "\n    reg aw_done, w_done;" }
+        "    localparam [1:0] IDLE = 2'd0, RUN = 2'd1{};\n    reg [1:0] state;\n    wire issue, ld_go, st_go;  // the σ-next access goes this cycle: a load, a store",
+        if clears { ", CLEAR = 2'd2" } else { "" }
     );
+
     // Generators.
     let mut accs = Vec::new();
     for (g, gen) in gens.iter().enumerate() {
@@ -120,20 +170,33 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         let names: Vec<String> = s.iters.iter().map(|i| format!("g{g}_{i}")).collect();
         let _ = writeln!(
             o,
-            "    // Generator {g}: {} {} ({}).\n    wire g{g}_valid, g{g}_done, g{g}_next;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{}:0] g{g}_cs;\n    // verilator lint_on UNUSEDSIGNAL\n    w_{} walk{g} (.clk(clk), .rst(rst), .start(start), .next(g{g}_next), .valid(g{g}_valid), .done(g{g}_done), .cs(g{g}_cs));",
+            "    // Generator {g}: {} {} ({}).\n    wire g{g}_valid, g{g}_done, g{g}_next;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{w}:0] g{g}_cs;\n    // verilator lint_on UNUSEDSIGNAL\n    w_{} walk{g} (.clk(clk), .rst(rst), .start(start), .next(g{g}_next), .valid(g{g}_valid), .done(g{g}_done), .cs(g{g}_cs));",
             if gen.load { "loads for" } else { "stores from" },
             dpn.channels[gen.c].name,
             pr.name,
-            64 * d.max(1) - 1,
-            pr.name
+            pr.name,
+            w = 64 * d.max(1) - 1,
         );
-        let ctr: Vec<String> = (0..d).map(|k| format!("$signed(g{g}_cs[{}:{}])", 64 * k + 63, 64 * k)).collect();
+        // With several generators, each one's position counts: the point it holds or, while it
+        // walks on, the last one it held (below its next access in σ, as it walks in σ order),
+        // so that the others need not wait until it has found its next access.
+        let at = if n > 1 {
+            let _ = writeln!(
+                o,
+                "    reg g{g}_seen;\n    // verilator lint_off UNUSEDSIGNAL\n    reg [{w}:0] g{g}_last;\n    wire [{w}:0] g{g}_pos = g{g}_valid ? g{g}_cs : g{g}_last;\n    // verilator lint_on UNUSEDSIGNAL\n    wire g{g}_known = g{g}_valid || g{g}_seen;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_valid) begin\n            g{g}_seen <= 1'b1;\n            g{g}_last <= g{g}_cs;\n        end\n    end",
+                w = 64 * d.max(1) - 1
+            );
+            format!("g{g}_pos")
+        } else {
+            format!("g{g}_cs")
+        };
+        let ctr: Vec<String> = (0..d).map(|k| format!("$signed({at}[{}:{}])", 64 * k + 63, 64 * k)).collect();
         for (nm, li) in names.iter().zip(&l.iters) {
             let _ = writeln!(o, "    wire signed [63:0] {nm} = {};", lin(li, &ctr));
         }
         let _ = writeln!(o, "    wire g{g}_cond = {} && {};", pred_v(&l.guard, &names), pred_v(gen.cond, &names));
         let _ = writeln!(o, "    wire g{g}_acc = g{g}_valid && g{g}_cond;");
-        let _ = writeln!(o, "    assign g{g}_next = (g{g}_valid && !g{g}_cond) || (state == ADV && b == {gw}'d{g});");
+        let _ = writeln!(o, "    assign g{g}_next = (g{g}_valid && !g{g}_cond) || (issue && win{g});");
         let mut keys: Vec<String> = sigma(p, &dpn.nests, &dpn.tile, gen.stmt).iter().map(|k| key(k, &names)).collect();
         keys.push(lit(if gen.load { dpn.channels[gen.c].port.unwrap_or(0) as i64 } else { i64::MAX }));
         if gens.len() > 1 {
@@ -141,16 +204,13 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
                 let _ = writeln!(o, "    wire signed [63:0] g{g}_k{k} = {kv};");
             }
         }
-        // Byte address of the cell.
-        let dims = &v.dims;
+        // The array cell, and its byte address in DDR.
         let mut flat = "64'sd0".to_string();
-        for (x, dsz) in gen.access.index.iter().zip(dims) {
+        for (x, dsz) in gen.access.index.iter().zip(&v.dims) {
             flat = format!("({flat} * 64'sd{dsz} + {})", aff(x, &names, &params));
         }
         let _ = writeln!(o, "    wire signed [63:0] g{g}_cell = {flat};");
-        if local {
-            let _ = writeln!(o, "    wire [63:0] g{g}_addr = $unsigned(g{g}_cell);");
-        } else {
+        if !local {
             let _ = writeln!(o, "    wire [63:0] g{g}_addr = base + $unsigned(g{g}_cell) * 64'd{eb};");
         }
         accs.push((keys.len(), names));
@@ -173,182 +233,503 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     for g in 0..n {
         let mut t = vec![format!("g{g}_acc")];
         for h in 0..n {
+            // h is done, or its position (its access, or a point before its next one) comes
+            // after g's access; on a tie, the first generator goes first.
             if h < g {
-                t.push(format!("(!g{h}_acc || lt_{g}_{h})"));
+                t.push(format!("(g{h}_done || (g{h}_known && lt_{g}_{h}))"));
             } else if h > g {
-                t.push(format!("(!g{h}_acc || !lt_{h}_{g})"));
+                t.push(format!("(g{h}_done || (g{h}_known && !lt_{h}_{g}))"));
             }
         }
         let _ = writeln!(o, "    wire win{g} = {};", t.join(" && "));
     }
-    let settled: Vec<String> = (0..n).map(|g| format!("(g{g}_acc || g{g}_done)")).collect();
-    let all_done: Vec<String> = (0..n).map(|g| format!("g{g}_done")).collect();
+    let or = |v: Vec<String>, none: &str| if v.is_empty() { none.to_string() } else { v.join(" || ") };
+    let and = |v: Vec<String>| if v.is_empty() { "1'b1".to_string() } else { v.join(" && ") };
+    let _ = writeln!(o, "    wire all_done = {};", and((0..n).map(|g| format!("g{g}_done")).collect()));
     let _ = writeln!(
         o,
-        "    wire settled = {};\n    wire all_done = {};",
-        if n == 0 { "1'b1".into() } else { settled.join(" && ") },
-        if n == 0 { "1'b1".into() } else { all_done.join(" && ") }
+        "    // The σ-next access: the winner's.\n    wire go = state == RUN && ({});\n    wire pick_load = {};",
+        or((0..n).map(|g| format!("win{g}")).collect(), "1'b0"),
+        or(gens.iter().enumerate().filter(|(_, gen)| gen.load).map(|(g, _)| format!("win{g}")).collect(), "1'b0")
     );
-    // Fan-out of loads: channel q gets the value when generator b's clause for q holds.
-    let mut fan: Vec<(usize, Vec<(usize, String)>)> = Vec::new(); // q -> [(g, target)]
+    if !local {
+        let addrs: Vec<String> = (0..n).map(|g| format!("win{g} ? g{g}_addr :")).collect();
+        let _ = writeln!(o, "    wire [63:0] pick_addr = {} 64'd0;", addrs.join(" "));
+    }
+    if clears {
+        let cells: Vec<String> = (0..n).map(|g| format!("win{g} ? g{g}_cell :")).collect();
+        let _ = writeln!(
+            o,
+            "    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] pick_cell_full = {} 64'sd0;\n    // verilator lint_on UNUSEDSIGNAL\n    wire [{}:0] pick_cell = pick_cell_full[{}:0];",
+            cells.join(" "),
+            xw - 1,
+            xw - 1
+        );
+    }
+
+    // Fan-out of the σ-next load: which channels get it (`fan<q>`), at which scratchpad cell (`fat<q>`).
+    let mut fan: Vec<(usize, Vec<(usize, usize)>)> = Vec::new(); // q -> [(g, k)]
     for (g, gen) in gens.iter().enumerate().filter(|(_, gen)| gen.load) {
         let names = &accs[g].1;
         for (k, (q, pred)) in dpn.channels[gen.c].fanout.iter().enumerate() {
             let _ = writeln!(o, "    wire g{g}_to{k} = {};", pred_v(pred, names));
             let qch = &dpn.channels[*q];
             if qch.kind == ChannelKind::Scratchpad {
-                index_wire(
-                    &mut o,
-                    &format!("g{g}_at{k}"),
-                    &cell_index(dpn, *q, gen.access, names, &params),
-                    crate::verilog::index_bits(qch.cells()),
-                );
+                index_wire(&mut o, &format!("g{g}_at{k}"), &cell_index(dpn, *q, gen.access, names, &params), index_bits(qch.cells()));
             }
             match fan.iter_mut().find(|f| f.0 == *q) {
-                Some(f) => f.1.push((g, format!("g{g}_to{k}|g{g}_at{k}"))),
-                None => fan.push((*q, vec![(g, format!("g{g}_to{k}|g{g}_at{k}"))])),
+                Some(f) => f.1.push((g, k)),
+                None => fan.push((*q, vec![(g, k)])),
             }
         }
     }
-    let mut can = Vec::new();
+    // What an issued load carries to its fan-out.
+    let mut fields = Vec::new();
+    if shared {
+        fields.push(Field { name: "miss".into(), width: 1, value: "!hit".into() });
+        fields.push(Field { name: "cell".into(), width: xw, value: "pick_cell".into() });
+    }
+    if local {
+        fields.push(Field { name: "value".into(), width: ew, value: "data[pick_cell]".into() });
+    } else if eb < 8 {
+        fields.push(Field { name: "lane".into(), width: 3, value: "pick_addr[2:0]".into() });
+    }
     for (q, users) in &fan {
-        let to: Vec<String> = users.iter().map(|(g, t)| format!("(b == {gw}'d{g} && {})", t.split('|').next().unwrap_or("1'b0"))).collect();
+        let to: Vec<String> = users.iter().map(|(g, k)| format!("(win{g} && g{g}_to{k})")).collect();
         let _ = writeln!(o, "    wire fan{q} = {};", to.join(" || "));
-        can.push(format!("(!fan{q} || ch{q}_or)"));
+        fields.push(Field { name: format!("to{q}"), width: 1, value: format!("fan{q}") });
         let qch = &dpn.channels[*q];
         if qch.kind == ChannelKind::Scratchpad {
-            let aw = crate::verilog::index_bits(qch.cells());
+            let aw = index_bits(qch.cells());
             let mut at = format!("{aw}'d0");
-            for (g, t) in users.iter().rev() {
-                at = format!("(b == {gw}'d{g}) ? {} : {at}", t.split('|').nth(1).unwrap_or(""));
+            for (g, k) in users.iter().rev() {
+                at = format!("win{g} ? g{g}_at{k} : {at}");
             }
-            let _ = writeln!(o, "    wire [{}:0] fat{q} = {at};\n    assign ch{q}_od = {{fat{q}, value}};", aw - 1);
-        } else {
-            let _ = writeln!(o, "    assign ch{q}_od = value;");
+            let _ = writeln!(o, "    wire [{}:0] fat{q} = {at};", aw - 1);
+            fields.push(Field { name: format!("at{q}"), width: aw, value: format!("fat{q}") });
         }
     }
-    let _ = writeln!(o, "    wire put = state == FAN && {};", if can.is_empty() { "1'b1".into() } else { can.join(" && ") });
-    for (q, _) in &fan {
-        let _ = writeln!(o, "    assign ch{q}_ov = put && fan{q};");
+
+    // Stores: the σ-next store's value, popped when it issues.
+    let stores: Vec<(usize, usize)> = gens.iter().enumerate().filter(|(_, gen)| !gen.load).map(|(g, gen)| (g, gen.c)).collect();
+    if has_stores {
+        let _ = writeln!(
+            o,
+            "    wire pop_ok = {};  // the σ-next store's value is there\n    wire [{}:0] pop_value = {} {ew}'d0;",
+            or(stores.iter().map(|(g, c)| format!("(win{g} && ch{c}_v)")).collect(), "1'b0"),
+            ew - 1,
+            stores.iter().map(|(g, c)| format!("win{g} ? ch{c}_d :")).collect::<Vec<_>>().join(" ")
+        );
+        for (g, c) in &stores {
+            let _ = writeln!(o, "    assign ch{c}_r = st_go && win{g};");
+        }
     }
-    // Stores: pop the channel of generator b.
-    for (g, gen) in gens.iter().enumerate().filter(|(_, gen)| !gen.load) {
-        let _ = writeln!(o, "    assign ch{}_r = state == POP && b == {gw}'d{g};", gen.c);
+    let mut unused: Vec<String> = Vec::new();
+    let _ = writeln!(o, "    assign issue = ld_go || st_go;");
+    if !has_loads {
+        o.push_str("    assign ld_go = 1'b0;\n");
     }
-    let store_pop: Vec<String> =
-        gens.iter().enumerate().filter(|(_, gen)| !gen.load).map(|(g, gen)| format!("(b == {gw}'d{g} && ch{}_v)", gen.c)).collect();
-    let store_val: Vec<String> =
-        gens.iter().enumerate().filter(|(_, gen)| !gen.load).map(|(g, gen)| format!("(b == {gw}'d{g}) ? ch{}_d :", gen.c)).collect();
-    let _ = writeln!(
-        o,
-        "    wire popped = state == POP && ({});\n    wire [{}:0] pop_value = {} {ew}'d0;",
-        if store_pop.is_empty() { "1'b0".into() } else { store_pop.join(" || ") },
-        ew - 1,
-        store_val.join(" ")
-    );
-    // What the process holds besides DDR: a temporary's memory, or a shared load's cell table
-    // (per cell, the band it was last read in, counted from 1, and its value).
-    let len = v.len().max(1);
-    let xw = crate::verilog::index_bits(len);
-    let shared = !local && gens.iter().any(|g| g.load && dpn.channels[g.c].shared_load);
-    let clears = local || shared;
-    let cell_of = |x: &str| format!("{x}[{}:0]", xw - 1);
+    if !has_stores {
+        o.push_str("    assign st_go = 1'b0;\n");
+    }
+
+    // A temporary's memory, or a shared load's cell table (per cell, the band it was last
+    // issued in, counted from 1; its value arrives with the R beat).
     if clears {
         let _ = writeln!(o, "    reg [63:0] clear;");
     }
     if local {
         let _ = writeln!(
             o,
-            "    reg [{}:0] data [0:{}];\n    always @(posedge clk) begin\n        if (state == CLEAR) data[{}] <= {ew}'d0;\n        else if (state == POP && popped) data[{}] <= pop_value;\n    end",
-            ew - 1,
-            len - 1,
-            cell_of("clear"),
-            cell_of("addr")
-        );
-    } else {
-        let _ = writeln!(
-            o,
-            "    wire [5:0] lane = {{addr[2:0], 3'b000}};\n    assign m_arvalid = state == AR;\n    assign m_araddr = addr;\n    assign m_arlen = 8'd0;\n    assign m_arsize = 3'd{size};\n    assign m_arburst = 2'b01;\n    assign m_rready = state == R;\n    assign m_awvalid = state == WR && !aw_done;\n    assign m_awaddr = addr;\n    assign m_awlen = 8'd0;\n    assign m_awsize = 3'd{size};\n    assign m_awburst = 2'b01;\n    assign m_wvalid = state == WR && !w_done;\n    wire [63:0] wide = {{{}value}};\n    assign m_wdata = wide << lane;\n    assign m_wstrb = 8'b{} << addr[2:0];\n    assign m_wlast = 1'b1;\n    assign m_bready = state == WR && aw_done && w_done;\n    wire [63:0] rshift = m_rdata >> lane;\n    wire unused_resp = &{{1'b0, m_bresp, m_rlast, m_rresp, rshift}};  // single beats, no error handling yet",
-            if ew < 64 { format!("{}'d0, ", 64 - ew) } else { String::new() },
-            format!("{:08b}", (1u32 << eb) - 1)
-        );
-    }
-    let winner: Vec<String> = (0..n).map(|g| format!("win{g} ? {gw}'d{g} :")).collect();
-    let addrs: Vec<String> = (0..n).map(|g| format!("win{g} ? g{g}_addr :")).collect();
-    let loads: Vec<String> = gens.iter().enumerate().filter(|(_, gen)| gen.load).map(|(g, _)| format!("win{g}")).collect();
-    let _ = writeln!(
-        o,
-        "    wire [{}:0] pick = {} {gw}'d0;\n    wire [63:0] pick_addr = {} 64'd0;\n    wire pick_load = {};",
-        gw - 1,
-        winner.join(" "),
-        addrs.join(" "),
-        if loads.is_empty() { "1'b0".into() } else { loads.join(" || ") }
-    );
-    let mut on_pick = "state <= pick_load ? AR : POP;".to_string();
-    if shared {
-        let bk = dpnc_dpn::sync::band_key(p, &dpn.nests, &dpn.tile, 0).len();
-        let _ = writeln!(
-            o,
-            "    reg [31:0] band_no;\n    reg [31:0] stamp [0:{}];\n    reg [{}:0] cache [0:{}];\n    reg [{}:0] hit_cell;",
-            len - 1,
+            "    reg [{}:0] data [0:{}];\n    always @(posedge clk) begin\n        if (state == CLEAR) data[clear[{}:0]] <= {ew}'d0;\n        else if (st_go) data[pick_cell] <= pop_value;\n    end",
             ew - 1,
             len - 1,
             xw - 1
         );
+    }
+    // The band of the σ-next access (nest and every tile coordinate but the last): the cell
+    // table's validity, and which stores a load must wait for.
+    let bk = dpnc_dpn::sync::band_key(p, &dpn.nests, &dpn.tile, 0).len();
+    let ordered = !local && has_loads && has_stores;
+    if shared || ordered {
+        for k in 0..bk {
+            let per_gen: Vec<String> = gens
+                .iter()
+                .enumerate()
+                .map(|(g, gen)| {
+                    dpnc_dpn::sync::band_key(p, &dpn.nests, &dpn.tile, gen.stmt).get(k).map_or(lit(0), |kk| key(kk, &accs[g].1))
+                })
+                .collect();
+            // The same for every generator (a constant): no multiplexer.
+            let e = match per_gen.first() {
+                Some(first) if per_gen.iter().all(|x| x == first) => first.clone(),
+                _ => {
+                    let arms: Vec<String> = per_gen.iter().enumerate().map(|(g, x)| format!("win{g} ? {x} :")).collect();
+                    format!("{} 64'sd0", arms.join(" "))
+                }
+            };
+            let _ = writeln!(o, "    wire signed [63:0] pick_band{k} = {e};");
+        }
+    }
+    if shared {
+        let _ =
+            writeln!(o, "    reg [31:0] band_no;\n    reg [31:0] stamp [0:{}];\n    reg [{}:0] cache [0:{}];", len - 1, ew - 1, len - 1);
         let mut other = vec!["band_no == 32'd0".to_string()];
         for k in 0..bk {
-            let mut e = "64'sd0".to_string();
-            for (g, gen) in gens.iter().enumerate().rev().filter(|(_, gen)| gen.load) {
-                let keys = dpnc_dpn::sync::band_key(p, &dpn.nests, &dpn.tile, gen.stmt);
-                e = format!("win{g} ? {} : {e}", key(&keys[k], &accs[g].1));
-            }
-            let _ = writeln!(o, "    reg signed [63:0] band{k};\n    wire signed [63:0] pick_band{k} = {e};");
+            let _ = writeln!(o, "    reg signed [63:0] band{k};");
             other.push(format!("band{k} != pick_band{k}"));
         }
-        let cells: Vec<String> = (0..n).map(|g| format!("win{g} ? g{g}_cell :")).collect();
+        let sets: Vec<String> = (0..bk).map(|k| format!("band{k} <= pick_band{k};")).collect();
         let _ = writeln!(
             o,
-            "    wire other_band = {};\n    wire [31:0] next_band = other_band ? band_no + 32'd1 : band_no;\n    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] pick_cell_full = {} 64'sd0;\n    // verilator lint_on UNUSEDSIGNAL\n    wire [{}:0] pick_cell = pick_cell_full[{}:0];\n    wire hit = stamp[pick_cell] == next_band;",
+            "    wire other_band = {};\n    wire [31:0] next_band = other_band ? band_no + 32'd1 : band_no;\n    wire hit = stamp[pick_cell] == next_band;  // read in this band already: no DDR read\n    always @(posedge clk) begin\n        if (start) band_no <= 32'd0;\n        else if (ld_go) begin\n            band_no <= next_band;\n            {}\n        end\n    end\n    always @(posedge clk) begin\n        if (state == CLEAR) stamp[clear[{}:0]] <= 32'd0;\n        else if (ld_go && !hit) stamp[pick_cell] <= next_band;\n    end",
             other.join(" || "),
-            cells.join(" "),
-            xw - 1,
+            sets.join(" "),
             xw - 1
         );
-        let sets: Vec<String> = (0..bk).map(|k| format!("band{k} <= pick_band{k};")).collect();
-        on_pick = format!(
-            "if (pick_load) begin\n                    band_no <= next_band;\n                    {}\n                    hit_cell <= pick_cell;\n                    if (hit) value <= cache[pick_cell];\n                    state <= hit ? FAN : AR;\n                end else state <= POP;",
-            sets.join(" ")
-        );
+    }
+
+    // The issue queue and the fan-out from its head.
+    let qa = index_bits(QUEUE);
+    let mut quiet = vec!["all_done".to_string()];
+    if has_loads {
+        let qw: u32 = fields.iter().map(|f| f.width).sum();
+        let mut names = Vec::new();
+        let mut at = qw;
         let _ = writeln!(
             o,
-            "    always @(posedge clk) begin\n        if (state == CLEAR) stamp[{}] <= 32'd0;\n        else if (state == R && m_rvalid) begin\n            stamp[hit_cell] <= band_no;\n            cache[hit_cell] <= rshift[{}:0];\n        end\n    end",
-            cell_of("clear"),
-            ew - 1
+            "    // Issue queue: per load issued and not yet fanned out, in σ order: {}.\n    localparam [{qa}:0] QUEUE = {}'d{QUEUE};\n    reg [{}:0] q_mem [0:{}];\n    reg [{}:0] q_head, q_tail;\n    reg [{qa}:0] q_count;\n    wire [{}:0] q_in = {{{}}};\n    wire [{}:0] q_out = q_mem[q_head];",
+            fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", "),
+            qa + 1,
+            qw - 1,
+            QUEUE - 1,
+            qa - 1,
+            qw - 1,
+            fields.iter().map(|f| f.value.as_str()).collect::<Vec<_>>().join(", "),
+            qw - 1
         );
+        for f in &fields {
+            at -= f.width;
+            let range = if f.width == 1 { format!("{at}") } else { format!("{}:{at}", at + f.width - 1) };
+            let decl = if f.width == 1 { String::new() } else { format!("[{}:0] ", f.width - 1) };
+            let _ = writeln!(o, "    wire {decl}h_{} = q_out[{range}];", f.name);
+            names.push(f.name.clone());
+        }
+        let can: Vec<String> = fan.iter().map(|(q, _)| format!("(!h_to{q} || ch{q}_or)")).collect();
+        let value = if local {
+            "h_value".to_string()
+        } else {
+            let _ = writeln!(o, "    wire [63:0] rshift = {};", if eb < 8 { "m_rdata >> {h_lane, 3'b000}" } else { "m_rdata" });
+            unused.push("rshift".into());
+            if shared {
+                let _ = writeln!(o, "    wire [{}:0] h_data = h_miss ? rshift[{}:0] : cache[h_cell];", ew - 1, ew - 1);
+                "h_data".into()
+            } else {
+                format!("rshift[{}:0]", ew - 1)
+            }
+        };
+        let (beat, rready) = match (local, shared) {
+            (true, _) => ("1'b1", None),
+            (false, true) => ("(!h_miss || m_rvalid)", Some("q_count != 0 && h_miss && can")),
+            (false, false) => ("m_rvalid", Some("q_count != 0 && can")),
+        };
+        let _ = writeln!(
+            o,
+            "    // Fan-out of the head once its value is there and every target channel can take it.\n    wire can = {};\n    wire fire = q_count != {}'d0 && {beat} && can;",
+            and(can),
+            qa + 1
+        );
+        if let Some(r) = rready {
+            let _ = writeln!(o, "    assign m_rready = {};", r.replace("q_count != 0", &format!("q_count != {}'d0", qa + 1)));
+        }
+        for (q, _) in &fan {
+            let qch = &dpn.channels[*q];
+            let _ = writeln!(o, "    assign ch{q}_ov = fire && h_to{q};");
+            if qch.kind == ChannelKind::Scratchpad {
+                let _ = writeln!(o, "    assign ch{q}_od = {{h_at{q}, {value}}};");
+            } else {
+                let _ = writeln!(o, "    assign ch{q}_od = {value};");
+            }
+        }
+        let _ = writeln!(
+            o,
+            "    always @(posedge clk) if (ld_go) q_mem[q_tail] <= q_in;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            q_head <= {qa}'d0;\n            q_tail <= {qa}'d0;\n            q_count <= {w}'d0;\n        end else begin\n            if (ld_go) q_tail <= q_tail + {qa}'d1;\n            if (fire) q_head <= q_head + {qa}'d1;\n            if (ld_go && !fire) q_count <= q_count + {w}'d1;\n            else if (!ld_go && fire) q_count <= q_count - {w}'d1;\n        end\n    end",
+            w = qa + 1
+        );
+        if shared {
+            let _ = writeln!(o, "    always @(posedge clk) if (fire && h_miss) cache[h_cell] <= rshift[{}:0];", ew - 1);
+        }
+        if ordered {
+            // R beats still to come: the loads a store issued now must not overtake.
+            let _ = writeln!(
+                o,
+                "    reg [{qa}:0] r_out;  // loads issued whose R beat has not come\n    wire r_beat = m_rvalid && m_rready;\n    always @(posedge clk) begin\n        if (rst || start) r_out <= {w}'d0;\n        else if ({issued} && !r_beat) r_out <= r_out + {w}'d1;\n        else if (!({issued}) && r_beat) r_out <= r_out - {w}'d1;\n    end",
+                w = qa + 1,
+                issued = if shared { "ld_go && !hit" } else { "ld_go" }
+            );
+        }
+        quiet.push(format!("q_count == {}'d0", qa + 1));
     }
-    // The sequence: pick the next generator, serve it, advance it.
-    let mut arms = vec![format!(
-        "            PICK: if (settled && all_done) begin\n                state <= IDLE;\n                done <= 1'b1;\n            end else if (settled) begin\n                b <= pick;\n                addr <= pick_addr;\n                {on_pick}\n            end"
-    )];
-    if clears {
-        arms.push(format!("            CLEAR: if (clear == 64'd{}) state <= PICK;\n            else clear <= clear + 64'd1;", len - 1));
+    let bw = index_bits(BURST + 1);
+    let hw = index_bits(HOLD + 1);
+    if !local && (has_loads || has_stores) {
+        let _ = writeln!(o, "    localparam [{}:0] BURST = {bw}'d{BURST};\n    localparam [{}:0] HOLD = {hw}'d{HOLD};", bw - 1, hw - 1);
     }
+    let len8 = |x: &str| if bw < 8 { format!("{{{}'d0, {x} - {bw}'d1}}", 8 - bw) } else { format!("{x} - {bw}'d1") };
+
+    // The write side, then the read side (which needs the write side's counters).
     if local {
-        arms.push(format!("            AR: begin\n                value <= data[{}];\n                state <= FAN;\n            end\n            POP: if (popped) state <= ADV;", cell_of("addr")));
-    } else {
-        arms.push(format!(
-            "            AR: if (m_arready) state <= R;\n            R: if (m_rvalid) begin\n                value <= rshift[{}:0];\n                state <= FAN;\n            end\n            POP: if (popped) begin\n                value <= pop_value;\n                aw_done <= 1'b0;\n                w_done <= 1'b0;\n                state <= WR;\n            end\n            WR: begin\n                if (m_awvalid && m_awready) aw_done <= 1'b1;\n                if (m_wvalid && m_wready) w_done <= 1'b1;\n                if (m_bready && m_bvalid) state <= ADV;\n            end",
-            ew - 1
-        ));
+        if has_stores {
+            let _ = writeln!(o, "    assign st_go = go && !pick_load && pop_ok;");
+        }
+        if has_loads {
+            let _ = writeln!(o, "    assign ld_go = go && pick_load && q_count != QUEUE;");
+        }
     }
-    arms.push("            FAN: if (put) state <= ADV;\n            ADV: state <= PICK;\n            default: ;".into());
+    let wc = index_bits(WBUF) + 1;
+    let rc = index_bits(QUEUE) + 1;
+    let common = [
+        ("$B", (bw - 1).to_string()),
+        ("$H", (hw - 1).to_string()),
+        ("$BW", bw.to_string()),
+        ("$HW", hw.to_string()),
+        ("$EB", eb.to_string()),
+        ("$SIZE", size.to_string()),
+        ("$WC", wc.to_string()),
+        ("$RC", rc.to_string()),
+    ];
+    if !local && has_stores {
+        let same: Vec<String> = (0..bk).map(|k| format!("pick_band{k} == w_band{k}")).collect();
+        let mut t = vec![
+            ("$WL", (WBUF - 1).to_string()),
+            ("$WBUF", WBUF.to_string()),
+            ("$WI", (wc - 1).to_string()),
+            ("$WM", (wc - 2).to_string()),
+            ("$PAD", if ew < 64 { format!("{}'d0, ", 64 - ew) } else { String::new() }),
+            ("$MASK", format!("{:08b}", (1u32 << eb) - 1)),
+            ("$LEN", len8("wb_beats")),
+            ("$SAME", if ordered { " && same_band".into() } else { String::new() }),
+            ("$LOADNEXT", if ordered { "(go && pick_load && !same_band) || ".into() } else { String::new() }),
+            ("$AWWAIT", if ordered { " && aw_wait == $RC'd0".into() } else { String::new() }),
+        ];
+        t.extend(common.iter().cloned());
+        if ordered {
+            o.push_str(&fill(
+                ORDER,
+                &[
+                    ("$BANDS", (0..bk).map(|k| format!("w_band{k}")).collect::<Vec<_>>().join(", ")),
+                    ("$SAME", and(same)),
+                    ("$RM", (rc - 1).to_string()),
+                ],
+            ));
+        }
+        o.push_str(&fill(WRITE_SIDE, &t));
+        if ordered {
+            let sets: Vec<String> = (0..bk).map(|k| format!("w_band{k} <= pick_band{k};")).collect();
+            o.push_str(&fill(ORDER_UPDATE, &[("$SETS", sets.join(" ")), ("$RM", (rc - 1).to_string()), ("$RC", rc.to_string())]));
+        }
+        quiet.push(format!("!wb_v && !aw_v && wf_count == {wc}'d0 && w_out == 16'd0"));
+    } else if !local {
+        let _ = writeln!(
+            o,
+            "    assign m_awvalid = 1'b0;\n    assign m_awaddr = 64'd0;\n    assign m_awlen = 8'd0;\n    assign m_awsize = 3'd{size};\n    assign m_awburst = 2'b01;\n    assign m_wvalid = 1'b0;\n    assign m_wdata = 64'd0;\n    assign m_wstrb = 8'd0;\n    assign m_wlast = 1'b0;\n    assign m_bready = 1'b0;"
+        );
+        unused.extend(["m_awready", "m_wready", "m_bvalid"].map(String::from));
+    }
+    if !local && has_loads {
+        let mut t = vec![
+            ("$WAIT", if has_stores { "w_old == 16'd0 && (w_out == 16'd0 || same_band) && ".into() } else { String::new() }),
+            ("$HIT", if shared { "hit || ".into() } else { String::new() }),
+            ("$MISS", if shared { " && !hit".into() } else { String::new() }),
+            ("$LEN", len8("bl_beats")),
+        ];
+        t.extend(common.iter().cloned());
+        o.push_str(&fill(READ_SIDE, &t));
+        quiet.push("!bl_v && !ar_v".into());
+    } else if !local {
+        let _ = writeln!(
+            o,
+            "    assign m_arvalid = 1'b0;\n    assign m_araddr = 64'd0;\n    assign m_arlen = 8'd0;\n    assign m_arsize = 3'd{size};\n    assign m_arburst = 2'b01;\n    assign m_rready = 1'b0;"
+        );
+        unused.extend(["m_arready", "m_rvalid", "m_rdata"].map(String::from));
+    }
+
+    if !local {
+        unused.extend(["m_bresp", "m_rlast", "m_rresp"].map(String::from));
+        let _ = writeln!(o, "    wire unused = &{{1'b0, {}}};  // responses are OKAY, beats counted", unused.join(", "));
+    }
+
+    // Start (clearing what the process holds), run, done once everything issued has landed.
     let _ = writeln!(
         o,
-        "    always @(posedge clk) begin\n        if (rst) begin\n            state <= IDLE;\n            done <= 1'b0;\n        end else if (start) begin\n            state <= {};\n            done <= 1'b0;{}{}\n        end else begin\n            case (state)\n{}\n            endcase\n        end\n    end\nendmodule\n",
-        if clears { "CLEAR" } else { "PICK" },
-        if clears { "\n            clear <= 64'd0;" } else { "" },
-        if shared { "\n            band_no <= 32'd0;" } else { "" },
-        arms.join("\n")
+        "    always @(posedge clk) begin\n        if (rst) begin\n            state <= IDLE;\n            done <= 1'b0;\n        end else if (start) begin\n            state <= {};\n            done <= 1'b0;{}\n        end else if (state == RUN && {}) begin\n            state <= IDLE;\n            done <= 1'b1;\n        end\n    end\nendmodule\n",
+        if clears { "CLEAR" } else { "RUN" },
+        if clears {
+            format!("\n            clear <= 64'd0;\n        end else if (state == CLEAR) begin\n            if (clear == 64'd{}) state <= RUN;\n            else clear <= clear + 64'd1;", len - 1)
+        } else {
+            String::new()
+        },
+        quiet.join(" && ")
     );
     Ok(o)
 }
+
+/// `template` with each `$NAME` replaced (longest names first, so `$B` does not eat `$BW`).
+fn fill(template: &str, subs: &[(&str, String)]) -> String {
+    let mut subs: Vec<&(&str, String)> = subs.iter().collect();
+    subs.sort_by_key(|(k, _)| std::cmp::Reverse(k.len()));
+    let mut s = template.to_string();
+    for (k, v) in subs {
+        s = s.replace(k, v);
+    }
+    s
+}
+
+/// DDR order between the two sides (an array both loaded and stored).
+const ORDER: &str = "    // DDR order. A load waits for the write responses of earlier bands' stores only: a band never
+    // loads what it stores itself (that value stays on chip), so its own stores cannot hold what
+    // it reads. A write burst's AW waits until every load issued before its last store has its
+    // R beat, so no store overtakes an earlier read of the same cell (σ order is dependence order).
+    reg signed [63:0] $BANDS;  // the band of the last store
+    wire same_band = $SAME;
+    reg [15:0] w_old;  // of the write bursts awaiting B, those of bands before w_band
+    reg [$RM:0] wb_wait, aw_wait;  // R beats the open burst, the offered AW, still wait for
+";
+
+/// Band and wait counters of [`ORDER`], updated with the write side.
+const ORDER_UPDATE: &str = "    always @(posedge clk) begin
+        if (rst || start) w_old <= 16'd0;
+        else if (st_go && !aw_ext && !same_band) w_old <= w_out - {15'd0, b_beat};  // every burst now belongs to an earlier band
+        else if (b_beat && w_old != 16'd0) w_old <= w_old - 16'd1;
+        if (st_go) begin
+            $SETS
+            wb_wait <= r_out - {$RM'd0, r_beat};
+        end else if (r_beat && wb_wait != $RC'd0) wb_wait <= wb_wait - $RC'd1;
+        if (wb_ship) aw_wait <= (r_beat && wb_wait != $RC'd0) ? wb_wait - $RC'd1 : wb_wait;
+        else if (r_beat && aw_wait != $RC'd0) aw_wait <= aw_wait - $RC'd1;
+    end
+";
+
+/// The write side of a DDR array.
+const WRITE_SIDE: &str = "    // Write side: the open burst (σ-consecutive stores to consecutive elements) with its last beat
+    // held (wlast is known when it closes), the AW offered, the W beats, the count awaiting B.
+    reg wb_v;
+    reg [63:0] wb_addr, wb_end;
+    reg [$B:0] wb_beats;
+    reg [$H:0] wb_idle;  // cycles since the open burst last grew
+    reg [63:0] wh_data;
+    reg [7:0] wh_strb;
+    reg aw_v;
+    reg [63:0] aw_addr;
+    reg [7:0] aw_len;
+    reg [72:0] wf [0:$WL];  // {wlast, wstrb, wdata}
+    reg [$WM:0] wf_head, wf_tail;
+    reg [$WI:0] wf_count;
+    reg [15:0] w_out;  // write bursts opened and not yet acknowledged
+    reg [15:0] w_credit;  // AWs accepted whose W beats have not all gone: W never runs ahead of AW
+    wire b_beat = m_bvalid && m_bready;
+    assign m_awvalid = aw_v$AWWAIT;
+    wire aw_free = !aw_v || (m_awvalid && m_awready);
+    wire wf_room = wf_count != $WC'd$WBUF;
+    wire aw_ext = wb_v && wb_beats != BURST && pick_addr == wb_end && pick_addr[11:0] != 12'd0$SAME;  // extends it, within 4 KiB
+    assign st_go = go && !pick_load && pop_ok && wf_room && (aw_ext || !wb_v || aw_free);
+    wire wb_close = wb_v && !st_go && aw_free && wf_room && (wb_beats == BURST || wb_idle == HOLD || $LOADNEXTall_done);
+    wire wb_ship = (st_go && !aw_ext && wb_v) || wb_close;  // the open burst goes to AW
+    wire wf_push = (st_go && wb_v) || wb_close;
+    wire wf_pop = m_wvalid && m_wready;
+    wire [63:0] st_data = {$PADpop_value} << {pick_addr[2:0], 3'b000};
+    wire [7:0] st_strb = 8'b$MASK << pick_addr[2:0];
+    assign m_awaddr = aw_addr;
+    assign m_awlen = aw_len;
+    assign m_awsize = 3'd$SIZE;
+    assign m_awburst = 2'b01;
+    assign m_wvalid = wf_count != $WC'd0 && w_credit != 16'd0;
+    assign {m_wlast, m_wstrb, m_wdata} = wf[wf_head];
+    assign m_bready = 1'b1;
+    always @(posedge clk) if (wf_push) wf[wf_tail] <= {!(st_go && aw_ext), wh_strb, wh_data};
+    always @(posedge clk) begin
+        if (rst || start) begin
+            wb_v <= 1'b0;
+            aw_v <= 1'b0;
+            wf_head <= $WI'd0;
+            wf_tail <= $WI'd0;
+            wf_count <= $WC'd0;
+            w_out <= 16'd0;
+            w_credit <= 16'd0;
+        end else begin
+            if (m_awvalid && m_awready) aw_v <= 1'b0;
+            if (wb_ship) begin
+                aw_v <= 1'b1;
+                aw_addr <= wb_addr;
+                aw_len <= $LEN;
+            end
+            if (st_go && aw_ext) begin
+                wb_beats <= wb_beats + $BW'd1;
+                wb_end <= wb_end + 64'd$EB;
+            end else if (st_go || wb_close) begin
+                wb_v <= st_go;
+                wb_addr <= pick_addr;
+                wb_end <= pick_addr + 64'd$EB;
+                wb_beats <= $BW'd1;
+            end
+            if (st_go) begin
+                wh_data <= st_data;
+                wh_strb <= st_strb;
+                wb_idle <= $HW'd0;
+            end else if (wb_idle != HOLD) wb_idle <= wb_idle + $HW'd1;
+            if (wf_push) wf_tail <= wf_tail + $WI'd1;
+            if (wf_pop) wf_head <= wf_head + $WI'd1;
+            if (wf_push && !wf_pop) wf_count <= wf_count + $WC'd1;
+            else if (!wf_push && wf_pop) wf_count <= wf_count - $WC'd1;
+            if (m_awvalid && m_awready && !(wf_pop && m_wlast)) w_credit <= w_credit + 16'd1;
+            else if (!(m_awvalid && m_awready) && wf_pop && m_wlast) w_credit <= w_credit - 16'd1;
+            if (st_go && !aw_ext && !b_beat) w_out <= w_out + 16'd1;
+            else if (!(st_go && !aw_ext) && b_beat) w_out <= w_out - 16'd1;
+        end
+    end
+";
+
+/// The read side of a DDR array.
+const READ_SIDE: &str = "    // Read side: the open burst (σ-consecutive loads of consecutive elements), then the AR offered.
+    reg bl_v;
+    reg [63:0] bl_addr, bl_end;
+    reg [$B:0] bl_beats;
+    reg [$H:0] bl_idle;  // cycles since the open burst last grew
+    reg ar_v;
+    reg [63:0] ar_addr;
+    reg [7:0] ar_len;
+    wire ar_free = !ar_v || (m_arvalid && m_arready);
+    wire ar_ext = bl_v && bl_beats != BURST && pick_addr == bl_end && pick_addr[11:0] != 12'd0;  // extends it, within 4 KiB
+    assign ld_go = go && pick_load && $WAITq_count != QUEUE && ($HITar_ext || !bl_v || ar_free);
+    wire ld_miss = ld_go$MISS;  // a load that reads DDR
+    wire bl_close = bl_v && ar_free && !ld_miss && (bl_beats == BURST || bl_idle == HOLD || (go && !pick_load) || all_done);
+    assign m_arvalid = ar_v;
+    assign m_araddr = ar_addr;
+    assign m_arlen = ar_len;
+    assign m_arsize = 3'd$SIZE;
+    assign m_arburst = 2'b01;
+    always @(posedge clk) begin
+        if (rst || start) begin
+            bl_v <= 1'b0;
+            ar_v <= 1'b0;
+        end else begin
+            if (m_arvalid && m_arready) ar_v <= 1'b0;
+            if (ld_miss && ar_ext) begin
+                bl_beats <= bl_beats + $BW'd1;
+                bl_end <= bl_end + 64'd$EB;
+            end else if (ld_miss || bl_close) begin
+                if (bl_v) begin  // the open burst goes out
+                    ar_v <= 1'b1;
+                    ar_addr <= bl_addr;
+                    ar_len <= $LEN;
+                end
+                bl_v <= ld_miss;
+                bl_addr <= pick_addr;
+                bl_end <= pick_addr + 64'd$EB;
+                bl_beats <= $BW'd1;
+            end
+            if (ld_go) bl_idle <= $HW'd0;
+            else if (bl_idle != HOLD) bl_idle <= bl_idle + $HW'd1;
+        end
+    end
+";
