@@ -37,7 +37,8 @@ pub(crate) struct SimArgs {
     /// Keep the design and the Verilator build here (default: a temporary directory, removed).
     #[arg(long, value_name = "DIR")]
     work: Option<PathBuf>,
-    /// Debug: build channel NAME with CAP places instead of its computed size.
+    /// Debug: give channel NAME a size of CAP instead of its computed size (the FIFO cell
+    /// gets CAP + 1 places, as every channel gets its size + 1).
     #[arg(long, hide = true, value_name = "NAME=CAP")]
     debug_shrink_channel: Option<String>,
 }

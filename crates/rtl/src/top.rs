@@ -113,7 +113,11 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
     for (k, &c) in streams.iter().enumerate() {
         let ch = &dpn.channels[c];
         let w = stream_bits(dpn, c);
-        let depth = ch.cells().max(1);
+        // One place more than the network's size: with a registered `in_ready` (FULL_PASS 0)
+        // a FIFO passes a value every cycle only while it is not full, and a size-1 channel
+        // would halve its producer's rate. A deeper FIFO cannot deadlock a network that runs
+        // at the exact sizes.
+        let depth = ch.cells() + 1;
         let cw = crate::verilog::index_bits(depth + 1);
         let _ = writeln!(
             o,
