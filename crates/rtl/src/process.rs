@@ -1,13 +1,15 @@
 //! A compute process as a module: its iteration generator ([`crate::walk`]), the mux of every
 //! read port, the statement's datapath ([`crate::datapath`]) and the demux of its result.
 //!
-//! One iteration at a time, in four steps: the generator settles on a point; the process
-//! waits until every operand is there (a FIFO's head, a FIFO+register's register, a
-//! scratchpad cell), takes them all in one cycle and releases what was read for the last
-//! time; the datapath computes for its latency; the result goes to every channel the demux
-//! names, in one cycle once all of them can take it. Scratchpads belong to their reader:
-//! arrivals (cell, value) are taken from the channel whenever their cell is free, so a value
-//! never lands on a live one (the same argument as the Vitis backend's, see ARCHITECTURE.md).
+//! One iteration issues per cycle when the generator has a point and every operand is there
+//! (a FIFO's head, a FIFO+register's register, a scratchpad cell): the process takes them all
+//! and releases what was read for the last time; the datapath runs without stalling, each
+//! iteration's demux beside it; results wait in a skid buffer as deep as the pipeline plus a
+//! few places and go, in order, to every channel the demux names once all of them can take
+//! them. Issue stalls when the skid buffer could overflow, so a process waiting for its own
+//! result lets it drain. Scratchpads belong to their reader: arrivals (cell, value) are taken
+//! from the channel whenever their cell is free, so a value never lands on a live one (the
+//! same argument as the Vitis backend's, see ARCHITECTURE.md).
 
 use crate::verilog::{aff, bits, elem_bits, index_bits, lin, FUNCTIONS};
 use crate::RtlError;
