@@ -601,6 +601,9 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
 /// bytes per instance.
 const MAX_BAND: usize = 40_000_000;
 
+// Times of σ inside a band (4 per instance, doubled for the read bit) fit an event's `u32`.
+const _: () = assert!(8 * MAX_BAND as u64 + 8 <= u32::MAX as u64);
+
 fn band_too_large(nest: &Nest) -> Diagnostic {
     let why = match nest.dims {
         0 => "the nest has no legal tiling hyperplane, so it is one band",
@@ -657,10 +660,11 @@ struct Band {
 /// page faults).
 #[derive(Default)]
 struct Scratch {
-    op_of: Vec<(usize, usize)>,
-    /// Per band value: the channels it is already written to, one bit per channel in the
-    /// band's first 64 (see `chan_bit`).
-    written: Vec<u64>,
+    /// Per band value: its producer and the channels it is already written to (together:
+    /// sources are read far apart in σ, one cache miss fetches both).
+    made: Vec<Made>,
+    /// Per band value: the producer's operation (only with traces).
+    op_index: Vec<usize>,
     /// Per channel: (band number, its bit in `written` in that band, 64 if none).
     chan_bit: Vec<(u32, u32)>,
     /// Per channel: its writes, then its reads (already in σ order, as pushed).
@@ -671,6 +675,14 @@ struct Scratch {
     seen: Vec<u32>,
     /// Band-local value id → flat array cell (codegen only).
     cells: Vec<u64>,
+}
+
+/// A value computed in the current band: its compute process, and one bit per channel in
+/// the band's first 64 (see `Scratch::chan_bit`) that it is already written to.
+#[derive(Clone, Copy, Default)]
+struct Made {
+    written: u64,
+    proc: u32,
 }
 
 /// A loaded value of the current band.
@@ -704,13 +716,13 @@ impl Band {
         self.last.clear();
         self.id.clear();
     }
-    /// The band with its instances in the order `sigma`, into `out`.
+    /// The band with its instances in the order `sigma`, into `out` (without hyperplane
+    /// values: only the analysis needs them, from the unsorted band).
     fn permute_into(&self, sigma: &[usize], out: &mut Band) {
         out.clear();
         for &o in sigma {
             out.kind.push(self.kind[o]);
             out.iters.extend_from_slice(self.iters(o));
-            out.phi.extend_from_slice(self.phi(o));
             out.id.push(self.id[o]);
         }
     }
@@ -808,7 +820,7 @@ impl Band {
             let k = band.kind[o];
             let s = &p.stmts[k];
             let it = &band.iters(o)[..s.iters.len()];
-            an.sub.push(geo.subband(k, band.phi(o)));
+            an.sub.push(geo.subband(k, self.phi(an.sigma[o])));
             for (r, a) in s.reads.iter().enumerate() {
                 if p.vars[a.var].is_scalar_argument() {
                     continue;
@@ -928,15 +940,14 @@ impl Analysed {
         let n = band.kind.len();
         let base = st.next_vid;
         let load_base = st.next_load_vid;
-        let op_of = &mut scratch.op_of;
-        op_of.clear();
-        op_of.resize(n, (usize::MAX, 0));
         // Channels each value of the band is already written to (the demux): a bit each for
         // the band's first 64 channels (a value is often read through many ports: a
         // stencil's nine), the others in a set.
-        let written = &mut scratch.written;
-        written.clear();
-        written.resize(n, 0);
+        let made = &mut scratch.made;
+        made.clear();
+        made.resize(n, Made::default());
+        let op_index = &mut scratch.op_index;
+        op_index.clear();
         let mut written_more: std::collections::HashSet<(usize, usize), Fast> = Default::default();
         st.band_no += 1;
         let band_no = st.band_no;
@@ -954,7 +965,7 @@ impl Analysed {
                 read_events.resize_with(ch + 1, Vec::new);
             }
             let list = if write { &mut events[ch] } else { &mut read_events[ch] };
-            list.push(Event { key: t << 1 | !write as u64, op: op as u64, vid: vid as u32 });
+            list.push(Event { key: (t << 1 | !write as u64) as u32, op: op as u64, vid: vid as u32 });
         };
         let mut srcs = self.srcs.iter();
         for o in 0..n {
@@ -981,7 +992,7 @@ impl Analysed {
                 let (ch, vid) = match src {
                     // Produced in this band: an on-chip channel from the producer's process.
                     Src::Local(so) => {
-                        let (pp, pi) = op_of[so];
+                        let pp = made[so].proc as usize;
                         let class = if pp == me { ChannelClass::Local } else { ChannelClass::Sync };
                         let ch = b.channel(pp, me, Some(r), class, elem, &p.vars[a.var].dims);
                         if chan_bit.len() <= ch {
@@ -994,15 +1005,15 @@ impl Analysed {
                         let new = match chan_bit[ch].1 {
                             64 => written_more.insert((so, ch)),
                             bit => {
-                                let w = &mut written[so];
-                                let new = *w >> bit & 1 == 0;
-                                *w |= 1 << bit;
+                                let m = &mut made[so];
+                                let new = m.written >> bit & 1 == 0;
+                                m.written |= 1 << bit;
                                 new
                             }
                         };
                         if new {
                             if let Some(Trace::Compute { ops, .. }) = b.traces.get_mut(pp) {
-                                ops[pi].writes.push(ch);
+                                ops[op_index[so]].writes.push(ch);
                             }
                             event(ch, 4 * so as u64 + 2, true, so, 0);
                         }
@@ -1076,7 +1087,10 @@ impl Analysed {
             if let Some(Trace::Compute { ops, .. }) = b.traces.get_mut(me) {
                 ops.push(ComputeOp { iters: it.to_vec(), reads, writes: Vec::new(), vid: base + o as u64 });
             }
-            op_of[o] = (me, pi);
+            made[o].proc = me as u32;
+            if b.keep {
+                op_index.push(pi);
+            }
             if b.codegen {
                 scratch.cells.resize(scratch.cells.len().max(n), 0);
                 scratch.cells[o] = cell_of(p, &s.write, it, params)? as u64;
@@ -1251,7 +1265,7 @@ fn cell_of(p: &Program, a: &dpnc_frontend::scop::Access, it: &[i64], params: &[i
 #[derive(Clone, Copy, Default)]
 struct Event {
     /// `2t + 1` for reads, `2t` for writes (writes first at equal times).
-    key: u64,
+    key: u32,
     /// The operation's index in the consumer's trace (reads), or for loaded writes the
     /// band-local value id (several loads can share a time: the order they were made in,
     /// which is their trace order, decides).
@@ -1364,10 +1378,10 @@ impl Builder {
             // order. Both are band-local and short (times below 8 per instance, write
             // operations band-local load numbers), so they pack into one integer.
             if !writes.is_sorted_by_key(|e| (e.key, e.op)) {
-                let (key, op) = writes.iter().fold((0, 0), |(k, o), e| (k | e.key, o | e.op));
+                let (key, op) = writes.iter().fold((0, 0), |(k, o), e| (k | e.key as u64, o | e.op));
                 let (kb, ob) = (u64::BITS - key.leading_zeros(), u64::BITS - op.leading_zeros());
                 if kb + ob <= u64::BITS {
-                    radix_sort(writes, merged, kb + ob, |e| e.key << ob | e.op);
+                    radix_sort(writes, merged, kb + ob, |e| (e.key as u64) << ob | e.op);
                 } else {
                     writes.sort_unstable_by_key(|e| (e.key, e.op));
                 }
