@@ -119,12 +119,15 @@ impl Geometry<'_> {
             })
             .collect()
     }
-    fn same_band(&self, k1: usize, it1: &[i64], k2: usize, it2: &[i64]) -> bool {
-        if self.nest_of[k1] != self.nest_of[k2] {
-            return false;
-        }
-        let (f1, f2) = (self.phi[k1], self.phi[k2]);
-        (0..self.band_dims(k1)).all(|d| f1[d].eval(it1).div_euclid(self.sizes[d]) == f2[d].eval(it2).div_euclid(self.sizes[d]))
+    /// The tile coordinates of instance `it` of statement `k` (its band), into `out`.
+    fn tiles_into(&self, k: usize, it: &[i64], out: &mut Vec<i64>) {
+        out.clear();
+        out.extend((0..self.band_dims(k)).map(|d| self.phi[k][d].eval(it).div_euclid(self.sizes[d])));
+    }
+    /// Whether instance `it2` of `k2` lies in the band `tiles1` of a statement `k1`.
+    fn in_band(&self, k1: usize, tiles1: &[i64], k2: usize, it2: &[i64]) -> bool {
+        self.nest_of[k1] == self.nest_of[k2]
+            && tiles1.iter().enumerate().all(|(d, t)| self.phi[k2][d].eval(it2).div_euclid(self.sizes[d]) == *t)
     }
     /// The parallel sub-band of an instance with hyperplane values `phi`, as one index.
     fn subband(&self, k: usize, phi: &[i64]) -> usize {
@@ -427,7 +430,10 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         })
         .collect();
     if may_leave.iter().flatten().any(|&m| m) {
+        // The reader's band, computed at most once per instance.
+        let mut mine = Vec::new();
         for_each_instance(p, &params, &mut |k, it| {
+            let mut known = false;
             for (r, a) in p.stmts[k].reads.iter().enumerate() {
                 if !may_leave[k][r] || p.vars[a.var].is_scalar_argument() {
                     continue;
@@ -436,7 +442,11 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                     .piece_into(&params, it, &mut src)
                     .ok_or_else(|| Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", p.stmts[k].name, it)))?;
                 if let Some(sk) = sare.reads[k][r].sources[i].stmt.filter(|_| !stays[k][r][i]) {
-                    if !geo.same_band(k, it, sk, &src) {
+                    if !known {
+                        geo.tiles_into(k, it, &mut mine);
+                        known = true;
+                    }
+                    if !geo.in_band(k, &mine, sk, &src) {
                         stored.set(survey.id(sk, &src).ok_or_else(|| source_outside(p, sk, &src))?);
                     }
                 }
