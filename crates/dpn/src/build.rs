@@ -119,12 +119,15 @@ impl Geometry<'_> {
             })
             .collect()
     }
-    fn same_band(&self, k1: usize, it1: &[i64], k2: usize, it2: &[i64]) -> bool {
-        if self.nest_of[k1] != self.nest_of[k2] {
-            return false;
-        }
-        let (f1, f2) = (self.phi[k1], self.phi[k2]);
-        (0..self.band_dims(k1)).all(|d| f1[d].eval(it1).div_euclid(self.sizes[d]) == f2[d].eval(it2).div_euclid(self.sizes[d]))
+    /// The tile coordinates of instance `it` of statement `k` (its band), into `out`.
+    fn tiles_into(&self, k: usize, it: &[i64], out: &mut Vec<i64>) {
+        out.clear();
+        out.extend((0..self.band_dims(k)).map(|d| self.phi[k][d].eval(it).div_euclid(self.sizes[d])));
+    }
+    /// Whether instance `it2` of `k2` lies in the band `tiles1` of a statement `k1`.
+    fn in_band(&self, k1: usize, tiles1: &[i64], k2: usize, it2: &[i64]) -> bool {
+        self.nest_of[k1] == self.nest_of[k2]
+            && tiles1.iter().enumerate().all(|(d, t)| self.phi[k2][d].eval(it2).div_euclid(self.sizes[d]) == *t)
     }
     /// The parallel sub-band of an instance with hyperplane values `phi`, as one index.
     fn subband(&self, k: usize, phi: &[i64]) -> usize {
@@ -201,43 +204,75 @@ impl Survey {
     }
 }
 
-/// Dense instance number → position in the band: an array over the band's range of
-/// numbers when that is not much larger than the band (lookups then stay in cache, as
-/// sources are near their readers), else a map.
-enum LocalIndex {
-    Dense { min: u64, slots: Vec<u32> },
-    Map(HashMap<u64, usize, Fast>),
+/// Instance → position in the band: per statement, an array over the band's own bounding
+/// box of that statement's iterators. A band is a few tiles, so its box is at most a small
+/// multiple of its size even when the tiles are skewed, whereas dense instance numbers of one
+/// band can span whole planes of the domain (they follow the program's loops, not the tiles).
+/// Boxes much larger than the band (odd domains) fall back to a map over dense numbers.
+#[derive(Default)]
+struct LocalIndex {
+    /// Per statement: (first slot, per iterator its low bound and extent); `None` when the
+    /// statement has no instance in the band.
+    boxes: Vec<Option<(usize, Vec<(i64, u64)>)>>,
+    slots: Vec<u32>,
+    map: Option<HashMap<u64, u32, Fast>>,
 }
 
 impl LocalIndex {
-    /// `slots`: a buffer to reuse (see [`LocalIndex::into_slots`]).
-    fn new(ids: &[u64], mut slots: Vec<u32>) -> LocalIndex {
-        let (min, max) = ids.iter().fold((u64::MAX, 0), |(l, h), &x| (l.min(x), h.max(x)));
-        let span = max.saturating_sub(min) + 1;
-        if span <= 16 * ids.len() as u64 + 1024 && ids.len() < u32::MAX as usize {
-            slots.clear();
-            slots.resize(span as usize, u32::MAX);
-            for (o, id) in ids.iter().enumerate() {
-                slots[(id - min) as usize] = o as u32;
+    /// Indexes `band` (positions fit in `u32`: bands hold at most [`MAX_BAND`]).
+    fn build(&mut self, p: &Program, band: &Band) {
+        let n = band.kind.len();
+        let mut bounds: Vec<Option<Vec<(i64, i64)>>> = vec![None; p.stmts.len()];
+        for o in 0..n {
+            let k = band.kind[o];
+            let it = &band.iters(o)[..p.stmts[k].iters.len()];
+            let b = bounds[k].get_or_insert_with(|| it.iter().map(|&x| (x, x)).collect());
+            for (r, &x) in b.iter_mut().zip(it) {
+                r.0 = r.0.min(x);
+                r.1 = r.1.max(x);
             }
-            LocalIndex::Dense { min, slots }
-        } else {
-            LocalIndex::Map(ids.iter().enumerate().map(|(o, id)| (*id, o)).collect())
+        }
+        self.boxes.clear();
+        let mut total = 0u64;
+        for b in bounds {
+            self.boxes.push(b.map(|b| {
+                let first = total as usize;
+                let dims: Vec<(i64, u64)> = b.iter().map(|(l, h)| (*l, h.abs_diff(*l) + 1)).collect();
+                let size = dims.iter().try_fold(1u64, |a, d| a.checked_mul(d.1)).unwrap_or(u64::MAX);
+                total = total.saturating_add(size);
+                (first, dims)
+            }));
+        }
+        if total > 16 * n as u64 + 1024 {
+            self.map = Some(band.id.iter().enumerate().map(|(o, id)| (*id, o as u32)).collect());
+            return;
+        }
+        self.map = None;
+        self.slots.clear();
+        self.slots.resize(total as usize, u32::MAX);
+        for o in 0..n {
+            let k = band.kind[o];
+            if let Some(x) = self.slot(k, &band.iters(o)[..p.stmts[k].iters.len()]) {
+                self.slots[x] = o as u32;
+            }
         }
     }
-    fn into_slots(self) -> Vec<u32> {
-        match self {
-            LocalIndex::Dense { slots, .. } => slots,
-            LocalIndex::Map(_) => Vec::new(),
+    fn slot(&self, k: usize, it: &[i64]) -> Option<usize> {
+        let (first, dims) = self.boxes.get(k)?.as_ref()?;
+        let mut x = 0usize;
+        for (v, (l, e)) in it.iter().zip(dims) {
+            let d = v.checked_sub(*l).filter(|d| *d >= 0 && (*d as u64) < *e)? as usize;
+            x = x * *e as usize + d;
         }
+        Some(first + x)
     }
-    fn get(&self, id: u64) -> Option<usize> {
-        match self {
-            LocalIndex::Dense { min, slots } => {
-                id.checked_sub(*min).and_then(|d| slots.get(d as usize)).filter(|&&o| o != u32::MAX).map(|&o| o as usize)
-            }
-            LocalIndex::Map(m) => m.get(&id).copied(),
-        }
+    /// Position in the band of instance `it` of statement `k`, if the band holds it.
+    fn get(&self, survey: &Survey, k: usize, it: &[i64]) -> Option<usize> {
+        let o = match &self.map {
+            Some(m) => *m.get(&survey.id(k, it)?)?,
+            None => *self.slots.get(self.slot(k, it)?)?,
+        };
+        (o != u32::MAX).then_some(o as usize)
     }
 }
 
@@ -395,7 +430,10 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         })
         .collect();
     if may_leave.iter().flatten().any(|&m| m) {
+        // The reader's band, computed at most once per instance.
+        let mut mine = Vec::new();
         for_each_instance(p, &params, &mut |k, it| {
+            let mut known = false;
             for (r, a) in p.stmts[k].reads.iter().enumerate() {
                 if !may_leave[k][r] || p.vars[a.var].is_scalar_argument() {
                     continue;
@@ -404,7 +442,11 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                     .piece_into(&params, it, &mut src)
                     .ok_or_else(|| Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", p.stmts[k].name, it)))?;
                 if let Some(sk) = sare.reads[k][r].sources[i].stmt.filter(|_| !stays[k][r][i]) {
-                    if !geo.same_band(k, it, sk, &src) {
+                    if !known {
+                        geo.tiles_into(k, it, &mut mine);
+                        known = true;
+                    }
+                    if !geo.in_band(k, &mine, sk, &src) {
                         stored.set(survey.id(sk, &src).ok_or_else(|| source_outside(p, sk, &src))?);
                     }
                 }
@@ -569,6 +611,9 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
 /// bytes per instance.
 const MAX_BAND: usize = 40_000_000;
 
+// Times of σ inside a band (4 per instance, doubled for the read bit) fit an event's `u32`.
+const _: () = assert!(8 * MAX_BAND as u64 + 8 <= u32::MAX as u64);
+
 fn band_too_large(nest: &Nest) -> Diagnostic {
     let why = match nest.dims {
         0 => "the nest has no legal tiling hyperplane, so it is one band",
@@ -625,12 +670,29 @@ struct Band {
 /// page faults).
 #[derive(Default)]
 struct Scratch {
-    op_of: Vec<(usize, usize)>,
-    written: Vec<[u32; 2]>,
+    /// Per band value: its producer and the channels it is already written to (together:
+    /// sources are read far apart in σ, one cache miss fetches both).
+    made: Vec<Made>,
+    /// Per band value: the producer's operation (only with traces).
+    op_index: Vec<usize>,
+    /// Per channel: (band number, its bit in `written` in that band, 64 if none).
+    chan_bit: Vec<(u32, u32)>,
+    /// Per channel: its writes, then its reads (already in σ order, as pushed).
     events: Vec<Vec<Event>>,
+    reads: Vec<Vec<Event>>,
+    /// The merged events of one channel.
+    merged: Vec<Event>,
     seen: Vec<u32>,
     /// Band-local value id → flat array cell (codegen only).
     cells: Vec<u64>,
+}
+
+/// A value computed in the current band: its compute process, and one bit per channel in
+/// the band's first 64 (see `Scratch::chan_bit`) that it is already written to.
+#[derive(Clone, Copy, Default)]
+struct Made {
+    written: u64,
+    proc: u32,
 }
 
 /// A loaded value of the current band.
@@ -664,13 +726,13 @@ impl Band {
         self.last.clear();
         self.id.clear();
     }
-    /// The band with its instances in the order `sigma`, into `out`.
+    /// The band with its instances in the order `sigma`, into `out` (without hyperplane
+    /// values: only the analysis needs them, from the unsorted band).
     fn permute_into(&self, sigma: &[usize], out: &mut Band) {
         out.clear();
         for &o in sigma {
             out.kind.push(self.kind[o]);
             out.iters.extend_from_slice(self.iters(o));
-            out.phi.extend_from_slice(self.phi(o));
             out.id.push(self.id[o]);
         }
     }
@@ -691,7 +753,7 @@ impl Band {
             sigma: Vec::new(),
             sub: Vec::new(),
             srcs: Vec::new(),
-            slots: Vec::new(),
+            local: LocalIndex::default(),
             at,
         });
         an.at = at;
@@ -721,13 +783,46 @@ impl Band {
         }
         let nest = &geo.nests[geo.nest_of[self.kind.first().copied().unwrap_or(0)]];
         let points: Vec<usize> = (0..self.stride).map(|d| nest.point(d)).collect();
-        let by_points = |o: usize| points.iter().map(move |&d| self.phi(o)[d]);
-        for w in start.windows(2) {
-            sigma[w[0]..w[1]].sort_by(|&a, &c| by_points(a).cmp(by_points(c)).then(a.cmp(&c)));
+        // Each instance's hyperplane values and program position packed into one integer
+        // (offsets from the band's minima, in as many bits as each range needs), so that the
+        // buckets sort as plain integers; odd ranges that do not fit compare field by field.
+        let mut fields: Vec<(i64, u32, u32)> = Vec::with_capacity(points.len());
+        let o_bits = u64::BITS - (n.max(1) as u64 - 1).leading_zeros();
+        let mut shift = o_bits;
+        for &d in points.iter().rev() {
+            let (l, h) = (0..n).fold((i64::MAX, i64::MIN), |(l, h), o| (l.min(self.phi(o)[d]), h.max(self.phi(o)[d])));
+            let bits = u64::BITS - h.abs_diff(l).leading_zeros();
+            if bits > 0 {
+                fields.push((l, d as u32, shift));
+                shift += bits;
+            }
+        }
+        let fits = shift <= u128::BITS;
+        let key = |o: usize| fields.iter().fold(o as u128, |k, &(l, d, sh)| k | (self.phi(o)[d as usize].abs_diff(l) as u128) << sh);
+        let mask = (1u128 << o_bits) - 1;
+        if fits && shift <= u64::BITS {
+            let mut keys = Vec::new();
+            let mut buf = Vec::new();
+            for w in start.windows(2) {
+                keys.clear();
+                keys.extend(sigma[w[0]..w[1]].iter().map(|&o| key(o) as u64));
+                radix_sort(&mut keys, &mut buf, shift, |k| *k);
+                for (s, k) in sigma[w[0]..w[1]].iter_mut().zip(&keys) {
+                    *s = (*k as u128 & mask) as usize;
+                }
+            }
+        } else if fits {
+            sort_buckets(sigma, &start, key, |k| (k & mask) as usize);
+        } else {
+            let by_points = |o: usize| points.iter().map(move |&d| self.phi(o)[d]);
+            for w in start.windows(2) {
+                sigma[w[0]..w[1]].sort_by(|&a, &c| by_points(a).cmp(by_points(c)).then(a.cmp(&c)));
+            }
         }
         self.permute_into(sigma, &mut an.band);
         let band = &an.band;
-        let local = LocalIndex::new(&band.id, std::mem::take(&mut an.slots));
+        an.local.build(p, band);
+        let local = &an.local;
         an.sub.clear();
         an.srcs.clear();
         let mut src = Vec::new();
@@ -735,7 +830,7 @@ impl Band {
             let k = band.kind[o];
             let s = &p.stmts[k];
             let it = &band.iters(o)[..s.iters.len()];
-            an.sub.push(geo.subband(k, band.phi(o)));
+            an.sub.push(geo.subband(k, self.phi(an.sigma[o])));
             for (r, a) in s.reads.iter().enumerate() {
                 if p.vars[a.var].is_scalar_argument() {
                     continue;
@@ -744,8 +839,14 @@ impl Band {
                     .piece_into(params, it, &mut src)
                     .ok_or_else(|| Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", s.name, it)))?;
                 let origin = sare.reads[k][r].sources[piece].stmt;
-                an.srcs.push(match origin.filter(|&sk| geo.stays[k][r][piece] || geo.same_band(k, it, sk, &src)) {
-                    Some(sk) => Src::Local(survey.id(sk, &src).and_then(|id| local.get(id)).ok_or_else(|| source_outside(p, sk, &src))?),
+                // The band holds exactly its tiles' instances, so a source is in the band
+                // (same nest, same tile coordinates) exactly when the band's index finds it.
+                let here = origin.and_then(|sk| local.get(survey, sk, &src));
+                if here.is_none() && origin.is_some() && geo.stays[k][r][piece] {
+                    return Err(source_outside(p, origin.unwrap_or(k), &src));
+                }
+                an.srcs.push(match here {
+                    Some(so) => Src::Local(so),
                     None => match origin {
                         Some(sk) => Src::Ddr {
                             cell: cell_of(p, &p.stmts[sk].write, &src, params)?,
@@ -759,8 +860,50 @@ impl Band {
                 });
             }
         }
-        an.slots = local.into_slots();
         Ok(an)
+    }
+}
+
+/// Sorts `v` by `key`, whose values are unique and below `2^bits`, least significant byte
+/// first (a band's keys are many and short: a few passes beat comparisons).
+fn radix_sort<T: Copy + Default>(v: &mut Vec<T>, buf: &mut Vec<T>, bits: u32, key: impl Fn(&T) -> u64) {
+    if v.len() < 256 {
+        v.sort_unstable_by_key(key);
+        return;
+    }
+    buf.clear();
+    buf.resize(v.len(), T::default());
+    for sh in (0..bits).step_by(8) {
+        let mut count = [0usize; 257];
+        for x in v.iter() {
+            count[(key(x) >> sh & 0xff) as usize + 1] += 1;
+        }
+        if count.iter().any(|&c| c == v.len()) {
+            continue;
+        }
+        for i in 0..256 {
+            count[i + 1] += count[i];
+        }
+        for x in v.iter() {
+            let d = (key(x) >> sh & 0xff) as usize;
+            buf[count[d]] = *x;
+            count[d] += 1;
+        }
+        std::mem::swap(v, buf);
+    }
+}
+
+/// Sorts each bucket `start[i]..start[i + 1]` of `sigma` by `key` (unique per instance, so
+/// an unstable sort gives the one order), `back` recovering the instance from its key.
+fn sort_buckets<K: Ord + Copy>(sigma: &mut [usize], start: &[usize], key: impl Fn(usize) -> K, back: impl Fn(K) -> usize) {
+    let mut keys: Vec<K> = Vec::new();
+    for w in start.windows(2) {
+        keys.clear();
+        keys.extend(sigma[w[0]..w[1]].iter().map(|&o| key(o)));
+        keys.sort_unstable();
+        for (s, k) in sigma[w[0]..w[1]].iter_mut().zip(&keys) {
+            *s = back(*k);
+        }
     }
 }
 
@@ -792,8 +935,8 @@ struct Analysed {
     sub: Vec<usize>,
     /// Per instance, per read of a variable (scalar arguments skipped): the source.
     srcs: Vec<Src>,
-    /// A buffer for [`LocalIndex`].
-    slots: Vec<u32>,
+    /// Where each instance of the band is (rebuilt per band, its buffers reused).
+    local: LocalIndex,
     /// (nest, band number, bands in the nest), for progress.
     at: (usize, u64, u64),
 }
@@ -807,27 +950,32 @@ impl Analysed {
         let n = band.kind.len();
         let base = st.next_vid;
         let load_base = st.next_load_vid;
-        let op_of = &mut scratch.op_of;
-        op_of.clear();
-        op_of.resize(n, (usize::MAX, 0));
-        // Channels each value of the band is already written to (the demux): two inline,
-        // more in a set.
-        let written = &mut scratch.written;
-        written.clear();
-        written.resize(n, [u32::MAX; 2]);
+        // Channels each value of the band is already written to (the demux): a bit each for
+        // the band's first 64 channels (a value is often read through many ports: a
+        // stencil's nine), the others in a set.
+        let made = &mut scratch.made;
+        made.clear();
+        made.resize(n, Made::default());
+        let op_index = &mut scratch.op_index;
+        op_index.clear();
         let mut written_more: std::collections::HashSet<(usize, usize), Fast> = Default::default();
         st.band_no += 1;
+        let band_no = st.band_no;
+        let chan_bit = &mut scratch.chan_bit;
+        let mut next_bit = 0u32;
         let mut loaded: Vec<Loaded> = Vec::new();
         let mut loaded_other: HashMap<(usize, usize, u32), usize, Fast> = Default::default();
         // Per channel, its reads and writes at times of σ (4 per instance: loads, reads,
         // writes, stores).
-        let events = &mut scratch.events;
-        events.iter_mut().for_each(Vec::clear);
+        let (events, read_events) = (&mut scratch.events, &mut scratch.reads);
+        events.iter_mut().chain(read_events.iter_mut()).for_each(Vec::clear);
         let mut event = |ch: usize, t: u64, write: bool, vid: usize, op: usize| {
             if events.len() <= ch {
                 events.resize_with(ch + 1, Vec::new);
+                read_events.resize_with(ch + 1, Vec::new);
             }
-            events[ch].push(Event { key: t << 1 | !write as u64, op: op as u64, vid: vid as u32 });
+            let list = if write { &mut events[ch] } else { &mut read_events[ch] };
+            list.push(Event { key: (t << 1 | !write as u64) as u32, op: op as u64, vid: vid as u32 });
         };
         let mut srcs = self.srcs.iter();
         for o in 0..n {
@@ -854,21 +1002,28 @@ impl Analysed {
                 let (ch, vid) = match src {
                     // Produced in this band: an on-chip channel from the producer's process.
                     Src::Local(so) => {
-                        let (pp, pi) = op_of[so];
+                        let pp = made[so].proc as usize;
                         let class = if pp == me { ChannelClass::Local } else { ChannelClass::Sync };
                         let ch = b.channel(pp, me, Some(r), class, elem, &p.vars[a.var].dims);
-                        let w = &mut written[so];
-                        let new = if w.contains(&(ch as u32)) {
-                            false
-                        } else if let Some(free) = w.iter_mut().find(|c| **c == u32::MAX) {
-                            *free = ch as u32;
-                            true
-                        } else {
-                            written_more.insert((so, ch))
+                        if chan_bit.len() <= ch {
+                            chan_bit.resize(ch + 1, (0, 64));
+                        }
+                        if chan_bit[ch].0 != band_no {
+                            chan_bit[ch] = (band_no, next_bit);
+                            next_bit = (next_bit + 1).min(64);
+                        }
+                        let new = match chan_bit[ch].1 {
+                            64 => written_more.insert((so, ch)),
+                            bit => {
+                                let m = &mut made[so];
+                                let new = m.written >> bit & 1 == 0;
+                                m.written |= 1 << bit;
+                                new
+                            }
                         };
                         if new {
                             if let Some(Trace::Compute { ops, .. }) = b.traces.get_mut(pp) {
-                                ops[pi].writes.push(ch);
+                                ops[op_index[so]].writes.push(ch);
                             }
                             event(ch, 4 * so as u64 + 2, true, so, 0);
                         }
@@ -927,7 +1082,7 @@ impl Analysed {
                                 ops[l.op].outs.push(ch);
                             }
                             // The load happened at the value's first use in the band (now or earlier).
-                            event(ch, l.at, true, l.vid, l.op);
+                            event(ch, l.at, true, l.vid, l.vid);
                         }
                         (ch, l.vid)
                     }
@@ -942,7 +1097,10 @@ impl Analysed {
             if let Some(Trace::Compute { ops, .. }) = b.traces.get_mut(me) {
                 ops.push(ComputeOp { iters: it.to_vec(), reads, writes: Vec::new(), vid: base + o as u64 });
             }
-            op_of[o] = (me, pi);
+            made[o].proc = me as u32;
+            if b.keep {
+                op_index.push(pi);
+            }
             if b.codegen {
                 scratch.cells.resize(scratch.cells.len().max(n), 0);
                 scratch.cells[o] = cell_of(p, &s.write, it, params)? as u64;
@@ -970,7 +1128,7 @@ impl Analysed {
             }
         }
         st.next_vid += n as u64;
-        b.replay(&mut scratch.events, &mut scratch.seen, n + (st.next_load_vid - load_base) as usize, &scratch.cells);
+        b.replay(scratch, n + (st.next_load_vid - load_base) as usize);
         Ok(())
     }
 }
@@ -1114,11 +1272,13 @@ fn cell_of(p: &Program, a: &dpnc_frontend::scop::Access, it: &[i64], params: &[i
 }
 
 /// A write into or a read from one channel at time `t` of σ.
+#[derive(Clone, Copy, Default)]
 struct Event {
     /// `2t + 1` for reads, `2t` for writes (writes first at equal times).
-    key: u64,
-    /// The operation's index in the consumer's trace (reads) or in the Load process's trace
-    /// (loaded writes: several loads can share a time, their trace order decides).
+    key: u32,
+    /// The operation's index in the consumer's trace (reads), or for loaded writes the
+    /// band-local value id (several loads can share a time: the order they were made in,
+    /// which is their trace order, decides).
     op: u64,
     /// Band-local value id.
     vid: u32,
@@ -1212,17 +1372,44 @@ impl Builder {
     /// Replays one band's part of σ, channel by channel: marks last reads (in the traces),
     /// and accumulates each channel's peak occupancy, traffic and order (`n_values` bounds
     /// the band-local value ids).
-    fn replay(&mut self, events: &mut [Vec<Event>], seen: &mut Vec<u32>, n_values: usize, cells: &[u64]) {
+    fn replay(&mut self, scratch: &mut Scratch, n_values: usize) {
+        let Scratch { events, reads, merged, seen, cells, .. } = scratch;
         // `seen[vid] == ch + 1` once a later read of `vid` in channel `ch` has been seen.
         seen.clear();
         seen.resize(n_values, 0);
         let (mut write_seq, mut read_seq): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
         let mut last = Vec::new();
-        for (ch, evs) in events.iter_mut().enumerate() {
-            if evs.is_empty() {
+        for (ch, (writes, reads)) in events.iter_mut().zip(reads.iter()).enumerate() {
+            if writes.is_empty() && reads.is_empty() {
                 continue;
             }
-            evs.sort_by_key(|e| (e.key, e.op));
+            // Reads come in σ order; writes are pushed at their value's first read. (time,
+            // operation) is unique within a channel, so any sort and a merge give the one
+            // order. Both are band-local and short (times below 8 per instance, write
+            // operations band-local load numbers), so they pack into one integer.
+            if !writes.is_sorted_by_key(|e| (e.key, e.op)) {
+                let (key, op) = writes.iter().fold((0, 0), |(k, o), e| (k | e.key as u64, o | e.op));
+                let (kb, ob) = (u64::BITS - key.leading_zeros(), u64::BITS - op.leading_zeros());
+                if kb + ob <= u64::BITS {
+                    radix_sort(writes, merged, kb + ob, |e| (e.key as u64) << ob | e.op);
+                } else {
+                    writes.sort_unstable_by_key(|e| (e.key, e.op));
+                }
+            }
+            merged.clear();
+            let (mut i, mut j) = (0, 0);
+            while i < writes.len() && j < reads.len() {
+                if (writes[i].key, writes[i].op) < (reads[j].key, reads[j].op) {
+                    merged.push(writes[i]);
+                    i += 1;
+                } else {
+                    merged.push(reads[j]);
+                    j += 1;
+                }
+            }
+            merged.extend_from_slice(&writes[i..]);
+            merged.extend_from_slice(&reads[j..]);
+            let evs = &*merged;
             last.clear();
             last.resize(evs.len(), false);
             for (k, e) in evs.iter().enumerate().rev() {
