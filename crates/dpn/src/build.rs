@@ -878,7 +878,7 @@ fn radix_sort<T: Copy + Default>(v: &mut Vec<T>, buf: &mut Vec<T>, bits: u32, ke
         for x in v.iter() {
             count[(key(x) >> sh & 0xff) as usize + 1] += 1;
         }
-        if count.iter().any(|&c| c == v.len()) {
+        if count.contains(&v.len()) {
             continue;
         }
         for i in 0..256 {

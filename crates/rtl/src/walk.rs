@@ -69,8 +69,9 @@ pub fn module(name: &str, l: &LoopNest) -> String {
     let inner = &l.counters[d - 1];
     let _ = writeln!(
         o,
-        "    wire signed [63:0] inner_step = {};\n    wire inner_fits = inner_step >= {} && inner_step <= {};",
-        format!("{} {} 64'sd1", names[d - 1], if inner.step > 0 { "+" } else { "-" }),
+        "    wire signed [63:0] inner_step = {} {} 64'sd1;\n    wire inner_fits = inner_step >= {} && inner_step <= {};",
+        names[d - 1],
+        if inner.step > 0 { "+" } else { "-" },
         bound(&inner.lower, "smax", 0),
         bound(&inner.upper, "smin", -1)
     );
