@@ -79,6 +79,11 @@ impl Nest {
     }
 }
 
+/// The statement of `nest` with the most iterators (the first on a tie).
+fn deepest(p: &Program, nest: &[usize]) -> usize {
+    nest.iter().copied().max_by_key(|&s| (p.stmts[s].iters.len(), std::cmp::Reverse(s))).unwrap_or(0)
+}
+
 /// The order of the hyperplanes inside a tile. The last hyperplane runs the band's tiles in
 /// sequence; when it is a reduction of the deepest statement (none of its iterators is in the
 /// written subscript: GEMM's k), it also goes outermost inside the tile, so that consecutive
@@ -92,9 +97,7 @@ fn point_order(p: &Program, nest: &Nest) -> Vec<usize> {
     if d < 2 || nest.fallback {
         return identity;
     }
-    let Some(deepest) = nest.stmts.iter().copied().max_by_key(|&s| (p.stmts[s].iters.len(), std::cmp::Reverse(s))) else {
-        return identity;
-    };
+    let deepest = deepest(p, &nest.stmts);
     let last = &nest.phi_of(deepest)[d - 1];
     let write = &p.stmts[deepest].write.index;
     let reduction =
@@ -313,7 +316,7 @@ pub fn choose(p: &Program, params: &[i64], user: Option<&str>) -> Result<Vec<Nes
 
 fn search(p: &Program, deps: &Deps, nest: Vec<usize>) -> Result<Nest, Diagnostic> {
     // The deepest statement names the dimensions.
-    let deepest = nest.iter().copied().max_by_key(|&s| (p.stmts[s].iters.len(), std::cmp::Reverse(s))).unwrap_or(0);
+    let deepest = deepest(p, &nest);
     let names = p.stmts[deepest].iters.clone();
     let dims = names.len();
     let aligned: Vec<Vec<Affine>> = nest.iter().map(|&s| align(&p.stmts[s].iters, &names)).collect();
