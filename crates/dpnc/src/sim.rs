@@ -78,8 +78,8 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
     let busiest = dpn.processes.iter().filter(|pr| pr.stmt().is_some()).map(|pr| pr.iterations).max().unwrap_or(0);
     let ratio = if busiest > 0 { out.cycles as f64 / busiest as f64 } else { 0.0 };
     let size = |name: &str| dpn.channels.iter().find(|c| c.name == name).map_or(0, |c| c.cells());
+    let full = |k: usize| out.full_cycles.get(k).copied().unwrap_or(0);
     if args.json {
-        let full = |k: usize| out.full_cycles.get(k).copied().unwrap_or(0);
         let peaks: Vec<serde_json::Value> = names
             .iter()
             .zip(&out.peaks)
@@ -107,7 +107,7 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
         let _ = writeln!(o, "DDR bytes written   {}", out.bytes_written);
         let _ = writeln!(o, "{:<44} {:>8} {:>8} {:>12}", "channel (stream)", "size", "peak", "cycles full");
         for (k, (name, pk)) in names.iter().zip(&out.peaks).enumerate() {
-            let _ = writeln!(o, "{name:<44} {:>8} {pk:>8} {:>12}", size(name), out.full_cycles.get(k).copied().unwrap_or(0));
+            let _ = writeln!(o, "{name:<44} {:>8} {pk:>8} {:>12}", size(name), full(k));
         }
         print!("{o}");
     }

@@ -50,30 +50,32 @@ pub fn module(name: &str, l: &LoopNest) -> String {
             Some(first) => it.fold(first, |acc, x| format!("{f}({acc}, {x})")),
         }
     };
+    // The innermost loop's bounds depend on the outer counters only: wires, so that the
+    // counter can also step in the cycle its point is left.
+    let inner = &l.counters[d - 1];
+    let _ = writeln!(
+        o,
+        "    wire signed [63:0] inner_lo = {};\n    wire signed [63:0] inner_hi = {};",
+        bound(&inner.lower, "smax", 0),
+        bound(&inner.upper, "smin", -1)
+    );
     o.push_str("    always @* begin\n        case (lvl)\n");
     for (k, c) in l.counters.iter().enumerate() {
-        let _ = writeln!(
-            o,
-            "            {lw}'d{k}: begin lo = {}; hi = {}; at = {}; end",
-            bound(&c.lower, "smax", 0),
-            bound(&c.upper, "smin", -1),
-            names[k]
-        );
+        let (lo, hi) = match k + 1 == d {
+            true => ("inner_lo".to_string(), "inner_hi".to_string()),
+            false => (bound(&c.lower, "smax", 0), bound(&c.upper, "smin", -1)),
+        };
+        let _ = writeln!(o, "            {lw}'d{k}: begin lo = {lo}; hi = {hi}; at = {}; end", names[k]);
     }
     o.push_str("            default: begin lo = 64'sd0; hi = -64'sd1; at = 64'sd0; end\n        endcase\n    end\n");
     let steps: Vec<String> = l.counters.iter().map(|c| if c.step > 0 { "1'b1".into() } else { "1'b0".into() }).collect();
     let _ = writeln!(o, "    wire up;  // this level counts up\n    assign up = {};", pick(&steps, "lvl", lw));
     o.push_str("    wire signed [63:0] stepped = up ? at + 64'sd1 : at - 64'sd1;\n");
-    // The innermost counter's next value and bounds (they depend on the outer counters only),
-    // for stepping it in the cycle the point is left.
-    let inner = &l.counters[d - 1];
     let _ = writeln!(
         o,
-        "    wire signed [63:0] inner_step = {} {} 64'sd1;\n    wire inner_fits = inner_step >= {} && inner_step <= {};",
+        "    wire signed [63:0] inner_step = {} {} 64'sd1;\n    wire inner_fits = inner_step >= inner_lo && inner_step <= inner_hi;",
         names[d - 1],
-        if inner.step > 0 { "+" } else { "-" },
-        bound(&inner.lower, "smax", 0),
-        bound(&inner.upper, "smin", -1)
+        if inner.step > 0 { "+" } else { "-" }
     );
     let _ = writeln!(o, "    always @(posedge clk) begin\n        if (rst) begin\n            valid <= 1'b0;\n            done <= 1'b0;\n            busy <= 1'b0;\n            advancing <= 1'b0;\n            lvl <= {lw}'d0;");
     for n in &names {
