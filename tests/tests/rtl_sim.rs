@@ -5,8 +5,9 @@
 //! array must equal the interpreter's bit for bit. A channel shrunk below its computed size
 //! must be reported as a deadlock naming it.
 //!
-//! `DPNC_SIM_ALL=1` runs every kernel of the test set instead (float at par 1, double at
-//! par 2,3; two seeds each), `DPNC_SIM_ALL=float` only the first shape: slow, for reports.
+//! `DPNC_SIM_ALL=1` runs every kernel of the test set instead, in float and double, each at
+//! tile 4 par 1 and at tiles 4,6 par 2,3 (two seeds each); `DPNC_SIM_ALL=float` or `double`
+//! only that type, and `DPNC_SIM_KERNELS=a,b` only those kernels: slow, for reports.
 
 use dpnc_tests::backend::{on_two_cores, Case};
 use std::path::Path;
@@ -49,11 +50,19 @@ fn kernel(name: &str) -> std::path::PathBuf {
 fn verilog_designs_simulate_bit_exact() {
     let all = std::env::var("DPNC_SIM_ALL").ok();
     let jobs: Vec<(std::path::PathBuf, &str, Vec<i64>, Vec<i64>)> = if let Some(all) = all {
-        let shapes: Vec<(&str, Vec<i64>, Vec<i64>)> = match all.as_str() {
-            "float" => vec![("float", vec![4], vec![1])],
-            _ => vec![("float", vec![4], vec![1]), ("double", vec![4, 6], vec![2, 3])],
+        let types: &[&str] = match all.as_str() {
+            "float" => &["float"],
+            "double" => &["double"],
+            _ => &["float", "double"],
         };
-        dpnc_tests::kernels().into_iter().flat_map(|f| shapes.iter().map(move |(t, a, b)| (f.clone(), *t, a.clone(), b.clone()))).collect()
+        let shapes: Vec<(&str, Vec<i64>, Vec<i64>)> =
+            types.iter().flat_map(|t| [(*t, vec![4], vec![1]), (*t, vec![4, 6], vec![2, 3])]).collect();
+        // `DPNC_SIM_KERNELS=softmax,pnorm` narrows a report to those kernels.
+        let only = std::env::var("DPNC_SIM_KERNELS").ok();
+        let wanted = |f: &std::path::PathBuf| {
+            only.as_ref().map_or(true, |o| o.split(',').any(|k| f.file_stem().is_some_and(|s| s == k)))
+        };
+        dpnc_tests::kernels().into_iter().filter(wanted).flat_map(|f| shapes.iter().map(move |(t, a, b)| (f.clone(), *t, a.clone(), b.clone()))).collect()
     } else {
         vec![
             (kernel("gemm.c"), "float", vec![4], vec![1]),

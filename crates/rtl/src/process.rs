@@ -11,7 +11,7 @@
 //! from the channel whenever their cell is free, so a value never lands on a live one (the
 //! same argument as the Vitis backend's, see ARCHITECTURE.md).
 
-use crate::verilog::{aff, bits, elem_bits, index_bits, lin, FUNCTIONS};
+use crate::verilog::{aff, bits, elem_bits, index_bits, lin, trunc_mod, FUNCTIONS};
 use crate::RtlError;
 use dpnc_dpn::ir::{ChannelKind, Dpn, Process};
 use dpnc_dpn::loops::LoopNest;
@@ -88,7 +88,7 @@ pub(crate) fn cell_index(dpn: &Dpn, c: usize, a: &Access, names: &[String], para
     let mut s = "64'sd0".to_string();
     for (x, m) in a.index.iter().zip(&ch.window) {
         let m = (*m).max(1);
-        s = format!("({s} * 64'sd{m} + ({} % 64'sd{m}))", aff(x, names, params));
+        s = format!("({s} * 64'sd{m} + {})", trunc_mod(&aff(x, names, params), m));
     }
     s
 }

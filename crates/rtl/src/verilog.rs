@@ -47,7 +47,7 @@ pub fn affine(f: &Affine, names: &[String]) -> String {
 pub fn key(k: &Key, names: &[String]) -> String {
     match k {
         Key::Const(c) => lit(*c),
-        Key::Tile(f, s) => format!("floord({}, {})", affine(f, names), lit(*s)),
+        Key::Tile(f, s) => floor_div(&affine(f, names), *s),
         Key::Phi(f) => affine(f, names),
         Key::Iter(d, dir) => format!("({} * {})", lit(*dir), names[*d]),
     }
@@ -64,10 +64,30 @@ pub fn aff(a: &Aff, iters: &[String], params: &[i64]) -> String {
         Aff::Sub(x, y) => format!("({} - {})", r(x), r(y)),
         Aff::Neg(x) => format!("(-{})", r(x)),
         Aff::Mul(c, x) => format!("({} * {})", lit(*c), r(x)),
-        Aff::Div(x, c) => format!("floord({}, {})", r(x), lit(*c)),
-        Aff::Mod(x, c) => format!("({} - {} * floord({}, {}))", r(x), lit(*c), r(x), lit(*c)),
+        Aff::Div(x, c) => floor_div(&r(x), *c),
+        Aff::Mod(x, c) => format!("({} - {} * {})", r(x), lit(*c), floor_div(&r(x), *c)),
         Aff::Min(x, y) => format!("smin({}, {})", r(x), r(y)),
         Aff::Max(x, y) => format!("smax({}, {})", r(x), r(y)),
+    }
+}
+
+/// ⌊a / c⌋ for a constant c > 0. By a power of two it is an arithmetic shift: Yosys builds a
+/// whole 64-bit divider for `/`, even by a constant.
+pub fn floor_div(a: &str, c: i64) -> String {
+    if c > 0 && c & (c - 1) == 0 {
+        format!("(({a}) >>> {})", c.trailing_zeros())
+    } else {
+        format!("floord({a}, {})", lit(c))
+    }
+}
+
+/// C's `a % m` (truncating) for a constant m > 0, by masks when m is a power of two.
+pub fn trunc_mod(a: &str, m: i64) -> String {
+    if m > 0 && m & (m - 1) == 0 {
+        let mask = lit(m - 1);
+        format!("(({a}) >= 64'sd0 ? (({a}) & {mask}) : -((-({a})) & {mask}))")
+    } else {
+        format!("(({a}) % {})", lit(m))
     }
 }
 
