@@ -235,8 +235,55 @@ impl B {
         self.seen.insert((op, t), v);
         v
     }
+    /// The program, without the operations the result does not depend on (arguments stay).
     fn finish(self, name: &'static str, args: Vec<Ty>, result: V) -> Program {
-        Program { name, args, ops: self.ops, result }
+        let mut live = vec![false; self.ops.len()];
+        live[result.0] = true;
+        for k in (0..self.ops.len()).rev() {
+            if live[k] {
+                for a in operands(self.ops[k].0) {
+                    live[a.0] = true;
+                }
+            }
+        }
+        let mut index = vec![0; self.ops.len()];
+        let mut ops = Vec::new();
+        let re = |a: V, index: &[usize]| V(index[a.0]);
+        for (k, &(op, t)) in self.ops.iter().enumerate() {
+            if !live[k] && !matches!(op, Op::Arg(_)) {
+                continue;
+            }
+            let r = |a: V| re(a, &index);
+            let op = match op {
+                Op::Arg(_) | Op::Const(_) => op,
+                Op::Add(a, b) => Op::Add(r(a), r(b)),
+                Op::Sub(a, b) => Op::Sub(r(a), r(b)),
+                Op::Mul(a, b) => Op::Mul(r(a), r(b)),
+                Op::Div(a, b) => Op::Div(r(a), r(b)),
+                Op::Lt(a, b) => Op::Lt(r(a), r(b)),
+                Op::Eq(a, b) => Op::Eq(r(a), r(b)),
+                Op::Select(c, a, b) => Op::Select(r(c), r(a), r(b)),
+                Op::And(a, b) => Op::And(r(a), r(b)),
+                Op::Or(a, b) => Op::Or(r(a), r(b)),
+                Op::Xor(a, b) => Op::Xor(r(a), r(b)),
+                Op::Not(a) => Op::Not(r(a)),
+                Op::Bits(a) => Op::Bits(r(a)),
+                Op::Float(a) => Op::Float(r(a)),
+                Op::IAdd(a, b) => Op::IAdd(r(a), r(b)),
+                Op::ISub(a, b) => Op::ISub(r(a), r(b)),
+                Op::IAnd(a, b) => Op::IAnd(r(a), r(b)),
+                Op::IOr(a, b) => Op::IOr(r(a), r(b)),
+                Op::Shl(a, n) => Op::Shl(r(a), n),
+                Op::Shr(a, n) => Op::Shr(r(a), n),
+                Op::Bit(a, n) => Op::Bit(r(a), n),
+                Op::ILt(a, b) => Op::ILt(r(a), r(b)),
+                Op::Widen(a) => Op::Widen(r(a)),
+                Op::Narrow(a) => Op::Narrow(r(a)),
+            };
+            index[k] = ops.len();
+            ops.push((op, t));
+        }
+        Program { name, args, ops, result: V(index[result.0]) }
     }
 
     fn c(&mut self, x: f64) -> V {
