@@ -98,8 +98,7 @@ pub fn statement(p: &Program, stmt: usize, name: &str) -> Result<Datapath, Datap
         return Err(DatapathError::BadName(name.to_string()));
     }
     let params = p.param_values().map_err(|d| DatapathError::Parameter(d.message.clone()))?;
-    let mut g =
-        Graph { nodes: Vec::new(), cse: HashMap::new(), cells: BTreeSet::new(), params };
+    let mut g = Graph { nodes: Vec::new(), cse: HashMap::new(), cells: BTreeSet::new(), params };
     let iters: Vec<Id> = s.iters.iter().map(|n| g.add(Kind::Port(format!("it_{n}")), 64, vec![], false)).collect();
     let reads: Vec<(Id, ScalarType)> = s
         .reads
