@@ -5,6 +5,7 @@
 //! runs the same vectors on the GPU where there is one (see `gpu_math_vectors`).
 
 use dpnc_frontend::mathlib;
+use dpnc_frontend::store::Rng;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -12,20 +13,9 @@ fn ops() -> usize {
     std::env::var("DPNC_MATH_OPS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000)
 }
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
-
 /// A random binary64 operand: raw bits, or a value in a useful range.
 fn operand(r: &mut Rng, k: usize) -> f64 {
-    let u = (r.next() >> 11) as f64 / (1u64 << 53) as f64;
+    let u = r.unit();
     match k % 5 {
         0 => f64::from_bits(r.next()),
         1 => (u - 0.5) * 1500.0,

@@ -5,6 +5,7 @@
 //! bounds asserted below.
 
 use dpnc_frontend::mathlib;
+use dpnc_frontend::store::Rng;
 
 mod libm {
     extern "C" {
@@ -19,21 +20,9 @@ fn ops() -> usize {
     std::env::var("DPNC_MATH_OPS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000)
 }
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.unit()
-    }
+/// Uniform in [lo, hi).
+fn range(r: &mut Rng, lo: f64, hi: f64) -> f64 {
+    lo + (hi - lo) * r.unit()
 }
 
 /// Distance in ULP between two doubles of the same sign (or zero), through the ordered encoding.
@@ -151,23 +140,23 @@ const EDGES: &[f64] = &[
 
 fn exp_inputs(r: &mut Rng, i: usize) -> f64 {
     match i % 4 {
-        0 => r.range(-745.2, 709.8),
-        1 => r.range(-5.0, 5.0),
-        2 => r.range(-1e-6, 1e-6),
+        0 => range(r, -745.2, 709.8),
+        1 => range(r, -5.0, 5.0),
+        2 => range(r, -1e-6, 1e-6),
         _ => f64::from_bits(r.next()),
     }
 }
 
 fn pow_inputs(r: &mut Rng, i: usize) -> (f64, f64) {
     match i % 6 {
-        0 => (r.range(0.0, 10.0), r.range(-10.0, 10.0)),
-        1 => (r.range(0.0, 1e6), r.range(-50.0, 50.0)),
-        2 => (r.range(0.99, 1.01), r.range(-1e5, 1e5)),
-        3 => (-r.range(0.0, 100.0), (r.range(-40.0, 40.0)).round()),
+        0 => (range(r, 0.0, 10.0), range(r, -10.0, 10.0)),
+        1 => (range(r, 0.0, 1e6), range(r, -50.0, 50.0)),
+        2 => (range(r, 0.99, 1.01), range(r, -1e5, 1e5)),
+        3 => (-range(r, 0.0, 100.0), (range(r, -40.0, 40.0)).round()),
         4 => {
             // results near the overflow and underflow thresholds
-            let x = r.range(1.5, 100.0);
-            (x, r.range(-1080.0, 1030.0) / x.log2())
+            let x = range(r, 1.5, 100.0);
+            (x, range(r, -1080.0, 1030.0) / x.log2())
         }
         _ => (f64::from_bits(r.next()), f64::from_bits(r.next() >> (r.next() % 12))),
     }
@@ -212,10 +201,10 @@ fn exp_and_pow_are_close_to_glibc() {
         pow_case(x, y, &mut sp, &mut spf);
         // binary32 ranges: results in the float range
         if i % 2 == 0 {
-            let x = r.range(-103.0, 88.7);
+            let x = range(&mut r, -103.0, 88.7);
             exp_case(x, &mut Stats::default(), &mut sef);
-            let b = r.range(0.01, 50.0);
-            let e = r.range(-149.0, 127.0) / b.log2();
+            let b = range(&mut r, 0.01, 50.0);
+            let e = range(&mut r, -149.0, 127.0) / b.log2();
             pow_case(b, e, &mut Stats::default(), &mut spf);
         }
     }

@@ -6,6 +6,7 @@
 //! (one vector per ce-cycle, ce = 0 in random cycles, every output checked in every cycle).
 
 use dpnc_frontend::mathlib;
+use dpnc_frontend::store::Rng;
 use dpnc_frontend::{Options, SourceMap};
 use dpnc_rtl::datapath;
 use std::collections::BTreeSet;
@@ -21,20 +22,6 @@ void kernel_math(int n, double a[N], double b[N], float f[N], float g[N], double
 
 fn vectors() -> usize {
     std::env::var("DPNC_MATH_VECTORS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000)
-}
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
 }
 
 const EDGES: &[f64] = &[
