@@ -696,6 +696,53 @@ fn two_prod_f(a: f64, b: f64) -> (f64, f64) {
     (p, ((ah * bh - p) + ah * bl + al * bh) + al * bl)
 }
 
+/// Operands every test of these functions takes (alone and in all pairs): zeros, units,
+/// subnormals, extremes, infinities, NaN, the overflow and underflow thresholds of exp and
+/// expf, integers around 2^52 (pow's odd-integer test), values next to 1.
+pub const EDGE_OPERANDS: &[f64] = &[
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    -0.5,
+    2.0,
+    -2.0,
+    3.0,
+    -3.0,
+    0.1,
+    10.0,
+    1e-310,
+    -1e-310,
+    5e-324,
+    f64::MIN_POSITIVE,
+    f64::MAX,
+    -f64::MAX,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    f64::NAN,
+    709.782712893384,
+    709.79,
+    -745.1332191019411,
+    -745.14,
+    -708.4,
+    -720.0,
+    1e-20,
+    -1e-20,
+    1.0000000000000002,
+    0.9999999999999999,
+    4503599627370496.0,
+    4503599627370497.0,
+    9007199254740992.0,
+    1e300,
+    -1e300,
+    1e-40,
+    709.78,
+    -745.1,
+    88.7,
+    -103.9,
+];
+
 /// Which of dpnc's math functions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Fn {

@@ -24,33 +24,6 @@ fn vectors() -> usize {
     std::env::var("DPNC_MATH_VECTORS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000)
 }
 
-const EDGES: &[f64] = &[
-    0.0,
-    -0.0,
-    1.0,
-    -1.0,
-    0.5,
-    -0.5,
-    2.0,
-    -2.0,
-    3.0,
-    -3.0,
-    1e-310,
-    5e-324,
-    1e-40,
-    f64::MIN_POSITIVE,
-    f64::MAX,
-    f64::INFINITY,
-    f64::NEG_INFINITY,
-    f64::NAN,
-    709.78,
-    -745.1,
-    88.7,
-    -103.9,
-    4503599627370497.0,
-    1e300,
-];
-
 /// A random operand: raw bits, or a value in a range where the functions are interesting.
 fn operand(r: &mut Rng, k: usize) -> f64 {
     let u = r.unit();
@@ -60,7 +33,7 @@ fn operand(r: &mut Rng, k: usize) -> f64 {
         2 => (u - 0.5) * 20.0,
         3 => ((u - 0.5) * 60.0).round(),
         4 => u * 4.0,
-        _ => EDGES[(r.next() % EDGES.len() as u64) as usize],
+        _ => mathlib::EDGE_OPERANDS[(r.next() % mathlib::EDGE_OPERANDS.len() as u64) as usize],
     }
 }
 
@@ -79,7 +52,8 @@ fn math_functions_in_hardware_match_their_definition() {
     std::fs::create_dir_all(&dir).unwrap();
 
     // Operands: all pairs of edge values, then random ones.
-    let mut ops: Vec<(f64, f64)> = EDGES.iter().flat_map(|&x| EDGES.iter().map(move |&y| (x, y))).collect();
+    let mut ops: Vec<(f64, f64)> =
+        mathlib::EDGE_OPERANDS.iter().flat_map(|&x| mathlib::EDGE_OPERANDS.iter().map(move |&y| (x, y))).collect();
     let mut r = Rng(0x5eed);
     for k in 0..vectors() {
         ops.push((operand(&mut r, k), operand(&mut r, k / 6 + k)));
