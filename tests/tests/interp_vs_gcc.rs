@@ -1,6 +1,8 @@
 //! The reference interpreter executes kernels exactly as C does: every kernel of the test
 //! set, compiled by gcc (no contraction, no fast-math) and run on the same inputs, gives the
-//! same bits as the interpreter, in float and in double.
+//! same bits as the interpreter, in float and in double. `exp`, `pow`, `expf` and `powf` are
+//! dpnc's own (crates/frontend/src/mathlib.rs), as in every backend: the harness maps them to
+//! the generated C of crates/codegen/runtime/dpn_math.h.
 
 use dpnc_frontend::scop::{ArgSlot, Program, VarKind};
 use dpnc_frontend::{interp, Options, SourceMap, Store};
@@ -9,10 +11,13 @@ use std::path::Path;
 use std::process::Command;
 
 /// A `main` that reads every array/scalar argument as raw bytes, calls the kernel, and
-/// writes them back; the kernel file's own `main` is renamed away.
+/// writes them back; the kernel file's own `main` is renamed away, its `exp`/`pow` calls go to
+/// dpnc's functions (`<math.h>` first, so that the kernel's own include declares nothing more).
 fn harness(p: &Program, kernel_file: &Path) -> String {
     let mut c = String::new();
-    let _ = writeln!(c, "#include <stdio.h>\n#define main dpnc_original_main\n#include \"{}\"\n#undef main", kernel_file.display());
+    let _ = writeln!(c, "#include <stdio.h>\n#include <math.h>\n#include \"dpn_math.h\"");
+    let _ = writeln!(c, "#define exp dpn_exp\n#define pow dpn_pow\n#define expf dpn_expf\n#define powf dpn_powf");
+    let _ = writeln!(c, "#define main dpnc_original_main\n#include \"{}\"\n#undef main", kernel_file.display());
     let _ = writeln!(c, "int main(int argc, char **argv) {{\n  (void)argc;\n  FILE *in = fopen(argv[1], \"rb\"), *out = fopen(argv[2], \"wb\");\n  if (!in || !out) return 2;");
     for v in p.vars.iter().filter(|v| v.kind == VarKind::Argument) {
         let dims: String = v.dims.iter().map(|d| format!("[{d}]")).collect();
@@ -54,6 +59,7 @@ fn interpreter_matches_gcc() {
     let tmp = std::env::temp_dir().join(format!("dpnc-gcc-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).expect("temp dir");
     let files = dpnc_tests::kernels();
+    let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/codegen/runtime");
     let mut failures = Vec::new();
     for f in &files {
         for ty in ["double", "float"] {
@@ -66,6 +72,7 @@ fn interpreter_matches_gcc() {
             let exe = tmp.join(&stem);
             let cc = Command::new("gcc")
                 .args(["-O1", "-ffp-contract=off", "-fno-fast-math", "-w", &format!("-DDATA_TYPE={ty}")])
+                .arg(format!("-I{}", runtime.display()))
                 .arg(&src)
                 .arg("-o")
                 .arg(&exe)

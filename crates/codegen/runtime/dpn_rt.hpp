@@ -21,6 +21,8 @@
 //     like a deadlock; raise DPN_TIMEOUT or set it to 0 for such kernels.
 #pragma once
 
+#include "dpn_math.h"  // dpnc's exp/pow, as every backend computes them
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>

@@ -34,7 +34,7 @@ pub fn generate(p: &Program, dpn: &Dpn) -> Result<Vec<(String, String)>, Codegen
                     CXXFLAGS ?= -std=c++17 -O2 -ffp-contract=off -fwrapv -pthread\n\n\
                     kernel: kernel.cpp dpn_rt.hpp\n\t$(CXX) $(CXXFLAGS) -o $@ kernel.cpp\n"
         .to_string();
-    Ok(vec![("kernel.cpp".into(), out), ("dpn_rt.hpp".into(), crate::RUNTIME.into()), ("Makefile".into(), makefile)])
+    Ok(vec![("kernel.cpp".into(), out), ("dpn_rt.hpp".into(), crate::RUNTIME.into()), crate::math_file(), ("Makefile".into(), makefile)])
 }
 
 impl<'a> Gen<'a> {

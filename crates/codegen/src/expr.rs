@@ -121,14 +121,15 @@ pub fn texpr(e: &TExpr, n: &Names) -> String {
             let s = |k: usize| cast(ScalarType::Float, &r(&args[k]));
             match f {
                 MathFn::Sqrt => format!("sqrt({})", d(0)),
-                MathFn::Exp => format!("exp({})", d(0)),
-                MathFn::Pow => format!("pow({}, {})", d(0), d(1)),
+                // dpnc's own functions (runtime/dpn_math.h), as the interpreter computes them.
+                MathFn::Exp => format!("dpn_exp({})", d(0)),
+                MathFn::Pow => format!("dpn_pow({}, {})", d(0), d(1)),
                 MathFn::Fabs => format!("fabs({})", d(0)),
                 MathFn::Fmin => format!("fmin({}, {})", d(0), d(1)),
                 MathFn::Fmax => format!("fmax({}, {})", d(0), d(1)),
                 MathFn::Sqrtf => format!("sqrtf({})", s(0)),
-                MathFn::Expf => format!("expf({})", s(0)),
-                MathFn::Powf => format!("powf({}, {})", s(0), s(1)),
+                MathFn::Expf => format!("dpn_expf({})", s(0)),
+                MathFn::Powf => format!("dpn_powf({}, {})", s(0), s(1)),
                 MathFn::Fabsf => format!("fabsf({})", s(0)),
                 MathFn::Fminf => format!("fminf({}, {})", s(0), s(1)),
                 MathFn::Fmaxf => format!("fmaxf({}, {})", s(0), s(1)),

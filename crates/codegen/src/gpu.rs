@@ -31,6 +31,7 @@ pub fn generate(p: &Program, dpn: &Dpn) -> Result<Vec<(String, String)>, Codegen
         ("kernel.cu".into(), out),
         ("dpn_rt.hpp".into(), crate::RUNTIME.into()),
         ("dpn_rt_cuda.cuh".into(), RUNTIME.into()),
+        crate::math_file(),
         ("Makefile".into(), makefile),
     ])
 }

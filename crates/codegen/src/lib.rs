@@ -1,11 +1,13 @@
 //! C++ backends of the data-aware process network. [`cpu`] writes one thread per process
 //! over the runtime in `runtime/dpn_rt.hpp`; [`gpu`] turns the same processes into CUDA
 //! blocks over `runtime/dpn_rt_cuda.cuh`; [`expr`] prints statement bodies and subscripts
-//! with the interpreter's exact C semantics; [`native`] builds and runs the results.
+//! with the interpreter's exact C semantics; [`mathlib`] prints dpnc's `exp`/`pow` as
+//! `runtime/dpn_math.h`; [`native`] builds and runs the results.
 
 pub mod cpu;
 pub mod expr;
 pub mod gpu;
+pub mod mathlib;
 pub mod native;
 pub mod vitis;
 
@@ -20,3 +22,7 @@ pub enum CodegenError {
 
 /// The runtime every generated program includes.
 pub const RUNTIME: &str = include_str!("../runtime/dpn_rt.hpp");
+/// dpnc's math functions, which the runtime includes: (`dpn_math.h`, its text).
+pub fn math_file() -> (String, String) {
+    ("dpn_math.h".into(), mathlib::HEADER.into())
+}

@@ -43,6 +43,7 @@ pub fn generate(p: &Program, dpn: &Dpn, board: &Board) -> Result<Vec<(String, St
         ("kernel.cpp".to_string(), kernel),
         ("dpn_hls.h".into(), DPN_HLS.into()),
         ("dpn_rt.hpp".into(), crate::RUNTIME.into()),
+        crate::math_file(),
         ("sw/hls_stream.h".into(), HLS_STREAM.into()),
         ("sw/ap_int.h".into(), AP_INT.into()),
         ("tb.cpp".into(), g.testbench()),

@@ -3,7 +3,7 @@
 //! runs its self-test and its fatal modes (a deadlock on hls::streams reported by the runtime's
 //! watchdog, a late set_depth, a bit index out of range), and checks that misuse the real headers
 //! reject does not compile, and that the headers are found in the layout of generated output
-//! (`kernel.cpp` and `dpn_rt.hpp` side by side, the stand-ins in `sw/`, built with `-Isw -I.`).
+//! (`kernel.cpp`, `dpn_rt.hpp` and `dpn_math.h` side by side, the stand-ins in `sw/`, built with `-Isw -I.`).
 
 mod common;
 
@@ -141,13 +141,14 @@ fn misuse_does_not_compile() {
     }
 }
 
-/// The layout of a generated output directory: `kernel.cpp` next to `dpn_rt.hpp`, the stand-ins
+/// The layout of a generated output directory: `kernel.cpp` next to `dpn_rt.hpp` and `dpn_math.h`, the stand-ins
 /// in `sw/`, compiled with `-Isw -I.`, run as threads.
 #[test]
 fn generated_layout_builds_and_runs() {
     let dir = work_dir("layout");
     fs::create_dir_all(dir.join("sw")).unwrap();
     fs::copy(runtime_dir().join("dpn_rt.hpp"), dir.join("dpn_rt.hpp")).unwrap();
+    fs::copy(runtime_dir().join("dpn_math.h"), dir.join("dpn_math.h")).unwrap();
     for h in ["hls_stream.h", "ap_int.h"] {
         fs::copy(hls_dir().join(h), dir.join("sw").join(h)).unwrap();
     }

@@ -1,19 +1,17 @@
 //! Evaluation of typed statement bodies with C semantics, shared by the interpreter and the
 //! SARE evaluator (and later by the DPN executor) so that all of them agree bit for bit.
-//! Math functions call the C library itself, as the generated C/C++ code will.
+//! `exp` and `pow` (and their binary32 forms) are dpnc's own ([`crate::mathlib`]), which every
+//! backend reproduces; `fmin`/`fmax` call the C library, as the generated C/C++ code does.
 
 use crate::ast::{BinOp, ScalarType, UnOp};
+use crate::mathlib;
 use crate::scop::{MathFn, TExpr, TKind};
 use crate::value::Value;
 
 mod libm {
     extern "C" {
-        pub fn exp(x: f64) -> f64;
-        pub fn pow(x: f64, y: f64) -> f64;
         pub fn fmin(x: f64, y: f64) -> f64;
         pub fn fmax(x: f64, y: f64) -> f64;
-        pub fn expf(x: f32) -> f32;
-        pub fn powf(x: f32, y: f32) -> f32;
         pub fn fminf(x: f32, y: f32) -> f32;
         pub fn fmaxf(x: f32, y: f32) -> f32;
     }
@@ -80,14 +78,14 @@ pub fn eval(e: &TExpr, iters: &[i64], params: &[i64], read: &mut dyn FnMut(usize
             unsafe {
                 match f {
                     MathFn::Sqrt => Value::Double(v[0].sqrt()),
-                    MathFn::Exp => Value::Double(libm::exp(v[0])),
-                    MathFn::Pow => Value::Double(libm::pow(v[0], v[1])),
+                    MathFn::Exp => Value::Double(mathlib::exp(v[0])),
+                    MathFn::Pow => Value::Double(mathlib::pow(v[0], v[1])),
                     MathFn::Fabs => Value::Double(v[0].abs()),
                     MathFn::Fmin => Value::Double(libm::fmin(v[0], v[1])),
                     MathFn::Fmax => Value::Double(libm::fmax(v[0], v[1])),
                     MathFn::Sqrtf => Value::Float(w[0].sqrt()),
-                    MathFn::Expf => Value::Float(libm::expf(w[0])),
-                    MathFn::Powf => Value::Float(libm::powf(w[0], w[1])),
+                    MathFn::Expf => Value::Float(mathlib::expf(w[0])),
+                    MathFn::Powf => Value::Float(mathlib::powf(w[0], w[1])),
                     MathFn::Fabsf => Value::Float(w[0].abs()),
                     MathFn::Fminf => Value::Float(libm::fminf(w[0], w[1])),
                     MathFn::Fmaxf => Value::Float(libm::fmaxf(w[0], w[1])),

@@ -12,6 +12,7 @@ pub mod diag;
 pub mod eval;
 pub mod interp;
 pub mod lexer;
+pub mod mathlib;
 pub mod npy;
 pub mod parser;
 pub mod polyhedral;

@@ -13,17 +13,19 @@ module dpn_delay #(
         if (LATENCY == 0) begin : g_comb
             assign q = d;
             wire unused_ok = &{1'b0, clk, ce};
+        end else if (LATENCY == 1) begin : g_one
+            (* shreg_extract = "no" *)
+            reg [W-1:0] stage;
+            always @(posedge clk) if (ce) stage <= d;
+            assign q = stage;
         end else begin : g_pipe
+            // One packed shift register rather than an array walked by a for loop: the
+            // simulator does not unroll loops past 64 iterations, and the balancing lines of
+            // a math function's datapath are hundreds of stages deep.
             (* shreg_extract = "no" *)  // plain registers, so that synthesis can retime them into the logic
-            reg [W-1:0] stage [0:LATENCY-1];
-            integer i;
-            always @(posedge clk) begin
-                if (ce) begin
-                    stage[0] <= d;
-                    for (i = 1; i < LATENCY; i = i + 1) stage[i] <= stage[i-1];
-                end
-            end
-            assign q = stage[LATENCY-1];
+            reg [W*LATENCY-1:0] stage;  // stage k in bits [W*k +: W]
+            always @(posedge clk) if (ce) stage <= {stage[W*(LATENCY-1)-1:0], d};
+            assign q = stage[W*LATENCY-1 -: W];
         end
     endgenerate
 endmodule

@@ -46,11 +46,14 @@
 //! sides (bodies have no side effects). `fmin`/`fmax` are the cells', i.e. glibc's, what the
 //! generated C calls; the evaluator as compiled (LLVM turns its calls into `minnum`/`maxnum`)
 //! differs from glibc when both operands are NaNs, one is a signalling NaN, or they are +0 and -0
-//! (tests/datapath.rs leaves such vectors out). `exp` and `pow` have no cell:
-//! [`DatapathError::NoHardware`].
+//! (tests/datapath.rs leaves such vectors out). `exp`, `pow`, `expf` and `powf` are dpnc's own
+//! (`dpnc_frontend::mathlib`), expanded into the datapath as their programs of float cells and
+//! wires (see `Graph::math`); their latency is the program's critical path (about 230 cycles
+//! for `exp`, 600 for `pow`).
 
 use dpnc_frontend::ast::{BinOp, ScalarType, UnOp};
 use dpnc_frontend::eval::eval;
+use dpnc_frontend::mathlib;
 use dpnc_frontend::scop::{Aff, MathFn, TExpr, TKind};
 use dpnc_frontend::value::Value;
 use dpnc_frontend::Program;
@@ -74,9 +77,6 @@ pub struct Datapath {
 /// Why a statement has no datapath.
 #[derive(Debug, thiserror::Error)]
 pub enum DatapathError {
-    /// An operation without a hardware cell.
-    #[error("statement {stmt} of kernel `{kernel}` calls `{function}`, which has no hardware operator yet")]
-    NoHardware { kernel: String, stmt: String, function: &'static str },
     /// A size parameter without a value.
     #[error("{0}")]
     Parameter(String),
@@ -98,8 +98,7 @@ pub fn statement(p: &Program, stmt: usize, name: &str) -> Result<Datapath, Datap
         return Err(DatapathError::BadName(name.to_string()));
     }
     let params = p.param_values().map_err(|d| DatapathError::Parameter(d.message.clone()))?;
-    let mut g =
-        Graph { nodes: Vec::new(), cse: HashMap::new(), cells: BTreeSet::new(), params, kernel: p.kernel.clone(), stmt: s.name.clone() };
+    let mut g = Graph { nodes: Vec::new(), cse: HashMap::new(), cells: BTreeSet::new(), params };
     let iters: Vec<Id> = s.iters.iter().map(|n| g.add(Kind::Port(format!("it_{n}")), 64, vec![], false)).collect();
     let reads: Vec<(Id, ScalarType)> = s
         .reads
@@ -239,8 +238,6 @@ struct Graph {
     cse: HashMap<String, Id>,
     cells: BTreeSet<&'static str>,
     params: Vec<i64>,
-    kernel: String,
-    stmt: String,
 }
 
 const FP_ROUND: &str = "fp/dpn_fp_round.v";
@@ -361,22 +358,23 @@ impl Graph {
                 self.reg(ty, format!("{t} ? $1 : $2"), vec![c.id, a.id, b.id], c.ty.is_float())
             }
             TKind::Call(f, args) => {
-                let function = match f {
-                    MathFn::Exp => Some("exp"),
-                    MathFn::Pow => Some("pow"),
-                    MathFn::Expf => Some("expf"),
-                    MathFn::Powf => Some("powf"),
-                    _ => None,
-                };
-                if let Some(function) = function {
-                    return Err(DatapathError::NoHardware { kernel: self.kernel.clone(), stmt: self.stmt.clone(), function });
-                }
                 let mut v = Vec::new();
                 for a in args {
                     let x = self.lower(a, ports)?;
                     v.push(self.convert(x, f.ty()));
                 }
                 let fty = f.ty();
+                let own = match f {
+                    MathFn::Exp => Some(mathlib::Fn::Exp),
+                    MathFn::Pow => Some(mathlib::Fn::Pow),
+                    MathFn::Expf => Some(mathlib::Fn::Expf),
+                    MathFn::Powf => Some(mathlib::Fn::Powf),
+                    _ => None,
+                };
+                if let Some(own) = own {
+                    let ids: Vec<Id> = v.iter().map(|x| x.id).collect();
+                    return Ok(Val { id: self.math(mathlib::program(own), &ids), ty: fty });
+                }
                 let (ew, mw) = format(fty);
                 let fp = vec![("EW", ew), ("MW", mw)];
                 match f {
@@ -484,6 +482,90 @@ impl Graph {
                 }
             }
         }
+    }
+
+    /// dpnc's math function `p` on `args`, expanded operation by operation into this datapath
+    /// rather than instantiated as a module of its own: its cells are then balanced with the rest
+    /// of the statement by the same delay lines, operations on constant operands (`pow(s, 1.0/3)`:
+    /// everything that depends on y only) fold away, and no generated file must be kept in step
+    /// with the program. binary64 operations are the float cells, comparisons `dpn_fcmp`,
+    /// conversions `dpn_f2f`; selects, integer `+ -` and signed compares are one register;
+    /// reinterpretations, masks, constant shifts, bit picks and boolean logic are wires.
+    fn math(&mut self, p: &mathlib::Program, args: &[Id]) -> Id {
+        use mathlib::{Op, Ty};
+        let w = |t: Ty| match t {
+            Ty::F64 | Ty::U64 => 64,
+            Ty::F32 => 32,
+            Ty::Bool => 1,
+        };
+        let d = vec![("EW", 11), ("MW", 52)];
+        let mut ids: Vec<Id> = Vec::with_capacity(p.ops.len());
+        let mut known: Vec<Option<u64>> = Vec::with_capacity(p.ops.len());
+        for &(op, t) in &p.ops {
+            let ops: Vec<Id> = mathlib::operands(op).iter().map(|a| ids[a.0]).collect();
+            let vals: Vec<u64> = known.iter().map(|k| k.unwrap_or(0)).collect();
+            let all_known = !ops.is_empty() && mathlib::operands(op).iter().all(|a| known[a.0].is_some());
+            let (id, k) = match op {
+                Op::Arg(a) => {
+                    let k = match self.nodes[args[a]].kind {
+                        Kind::Const(c) => Some(c),
+                        _ => None,
+                    };
+                    (args[a], k)
+                }
+                Op::Const(c) => (self.add(Kind::Const(c), w(t), vec![], false), Some(c)),
+                _ if all_known => {
+                    let c = mathlib::apply(op, &vals);
+                    (self.add(Kind::Const(c), w(t), vec![], false), Some(c))
+                }
+                Op::Select(c, a, b) if known[c.0].is_some() => {
+                    let x = if known[c.0] == Some(0) { b } else { a };
+                    (ids[x.0], known[x.0])
+                }
+                Op::Bits(_) | Op::Float(_) => (ops[0], None),
+                Op::Add(..) | Op::Sub(..) => {
+                    let mut c = cell("fp/dpn_fadd.v", &[FP_ROUND], d.clone(), &[("a", 0), ("b", 1)], FADD[1]);
+                    c.inputs.push(("sub", if matches!(op, Op::Sub(..)) { "1'b1" } else { "1'b0" }.into()));
+                    (self.cell(ScalarType::Double, c, ops).id, None)
+                }
+                Op::Mul(..) => {
+                    let c = cell("fp/dpn_fmul.v", &[FP_ROUND, FP_UNPACK], d.clone(), &[("a", 0), ("b", 1)], FMUL[1]);
+                    (self.cell(ScalarType::Double, c, ops).id, None)
+                }
+                Op::Div(..) => {
+                    let c = cell("fp/dpn_fdiv.v", &[FP_ROUND, FP_UNPACK], d.clone(), &[("a", 0), ("b", 1)], FDIV[1]);
+                    (self.cell(ScalarType::Double, c, ops).id, None)
+                }
+                Op::Lt(..) | Op::Eq(..) => {
+                    let mut c = cell("fp/dpn_fcmp.v", &[], d.clone(), &[("a", 0), ("b", 1)], FCMP);
+                    c.outputs = vec![("lt", 5, 5), ("le", 4, 4), ("gt", 3, 3), ("ge", 2, 2), ("eq", 1, 1), ("ne", 0, 0)];
+                    let flags = self.add(Kind::Cell(c), 6, ops, false);
+                    let bit = if matches!(op, Op::Lt(..)) { 5 } else { 1 };
+                    (self.add(Kind::Wire(format!("$0[{bit}]")), 1, vec![flags], true), None)
+                }
+                Op::Select(..) => (self.add(Kind::Reg("$0 ? $1 : $2".into()), w(t), ops, false), None),
+                Op::And(..) | Op::IAnd(..) => (self.add(Kind::Wire("$0 & $1".into()), w(t), ops, false), None),
+                Op::Or(..) | Op::IOr(..) => (self.add(Kind::Wire("$0 | $1".into()), w(t), ops, false), None),
+                Op::Xor(..) => (self.add(Kind::Wire("$0 ^ $1".into()), 1, ops, false), None),
+                Op::Not(..) => (self.add(Kind::Wire("~$0".into()), 1, ops, false), None),
+                Op::IAdd(..) => (self.add(Kind::Reg("$0 + $1".into()), 64, ops, false), None),
+                Op::ISub(..) => (self.add(Kind::Reg("$0 - $1".into()), 64, ops, false), None),
+                Op::Shl(_, n) => (self.add(Kind::Wire(format!("{{$0[{}:0], {n}'d0}}", 63 - n)), 64, ops, true), None),
+                Op::Shr(_, n) => (self.add(Kind::Wire(format!("{{{n}'d0, $0[63:{n}]}}")), 64, ops, true), None),
+                Op::Bit(_, n) => (self.add(Kind::Wire(format!("$0[{n}]")), 1, ops, true), None),
+                Op::ILt(..) => (self.add(Kind::Reg("$signed($0) < $signed($1)".into()), 1, ops, false), None),
+                Op::Widen(..) | Op::Narrow(..) => {
+                    let (i, o) = if matches!(op, Op::Widen(..)) { ((8, 23), (11, 52)) } else { ((11, 52), (8, 23)) };
+                    let params = vec![("EWI", i.0), ("MWI", i.1), ("EWO", o.0), ("MWO", o.1)];
+                    let c = cell("fp/dpn_f2f.v", &[FP_ROUND], params, &[("a", 0)], F2F);
+                    let ty = if matches!(op, Op::Widen(..)) { ScalarType::Double } else { ScalarType::Float };
+                    (self.cell(ty, c, ops).id, None)
+                }
+            };
+            ids.push(id);
+            known.push(k);
+        }
+        ids[p.result.0]
     }
 
     /// C conversion of `v` to `to` (the evaluator's `Value::convert`).

@@ -2,8 +2,7 @@
 //! Verilator. For every statement of every kernel of the test set (tests/kernels), of
 //! tests/datapath/ops.c (one statement per operator and conversion) and of seeded random
 //! kernels (random typed expressions over char, int, long, float and double), in float and in
-//! double: the datapath is generated (statements with no hardware operator are counted and
-//! listed), linted with `verilator --lint-only -Wall`, and simulated on random input vectors
+//! double: the datapath is generated, linted with `verilator --lint-only -Wall`, and simulated on random input vectors
 //! (random bit patterns, special floats, small, large and negative integers) fed one per cycle
 //! with ce = 0 in random cycles (random junk on the inputs then); every output bit is compared
 //! in every cycle with `dpnc_frontend::eval` on the vector presented `latency` ce-cycles before.
@@ -17,7 +16,7 @@ use dpnc_frontend::eval::eval;
 use dpnc_frontend::scop::{MathFn, TExpr, TKind};
 use dpnc_frontend::value::Value;
 use dpnc_frontend::{Options, Program, SourceMap};
-use dpnc_rtl::datapath::{self, Datapath, DatapathError};
+use dpnc_rtl::datapath::{self, Datapath};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -165,7 +164,6 @@ struct Batch {
     /// Cases whose modules are identical but for the name and comments: simulated as one
     /// instance (of the first), on vectors of every member in turn.
     groups: Vec<Vec<usize>>,
-    no_hardware: Vec<String>,
 }
 
 fn kernel_files() -> Vec<PathBuf> {
@@ -182,7 +180,6 @@ fn batch() -> Batch {
     let only = std::env::var("DPNC_DATAPATH_ONLY").unwrap_or_default();
     let mut progs = Vec::new();
     let mut cases = Vec::new();
-    let mut no_hardware = Vec::new();
     for (ty, seed0) in [("float", 100), ("double", 200)] {
         let opts = Options { defines: vec![("DATA_TYPE".into(), Some(ty.into()))], ..Options::default() };
         let mut mine = Vec::new();
@@ -201,7 +198,6 @@ fn batch() -> Batch {
                 let label = format!("{}:{} ({ty})", p.kernel, s.name);
                 match datapath::statement(&p, si, &name) {
                     Ok(dp) => cases.push(Case { label, prog: progs.len(), stmt: si, dp }),
-                    Err(e @ DatapathError::NoHardware { .. }) => no_hardware.push(format!("{e} ({ty})")),
                     Err(e) => panic!("{label}: {e}"),
                 }
             }
@@ -218,7 +214,7 @@ fn batch() -> Batch {
         });
         groups[g].push(k);
     }
-    Batch { progs, cases, groups, no_hardware }
+    Batch { progs, cases, groups }
 }
 
 // ---------------------------------------------------------------- vectors
@@ -543,20 +539,16 @@ fn datapaths_match_the_evaluator() {
         |word: &str| -> u64 { r.line.split(", ").find_map(|f| f.strip_suffix(word).and_then(|n| n.trim().parse().ok())).unwrap_or(0) };
     println!(
         "datapath summary: {} datapaths generated, {} distinct linted and simulated, {} vectors compared bit for bit ({} fmin/fmax \
-         corner vectors left out), {} statements without hardware; {:.1} s (lint {:.1} s, build {:.1} s, run {:.1} s)",
+         corner vectors left out); {:.1} s (lint {:.1} s, build {:.1} s, run {:.1} s)",
         b.cases.len(),
         num(" datapaths"),
         num(" vectors"),
         r.skipped,
-        b.no_hardware.len(),
         start.elapsed().as_secs_f64(),
         r.phases[0],
         r.phases[1],
         r.phases[2]
     );
-    for n in &b.no_hardware {
-        println!("  no hardware: {n}");
-    }
     assert!(r.line.ends_with(" 0 errors"), "{}", r.line);
     assert!(num(" datapaths") > 0 && num(" vectors") > 0);
 }
