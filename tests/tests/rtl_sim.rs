@@ -59,16 +59,20 @@ fn verilog_designs_simulate_bit_exact() {
             types.iter().flat_map(|t| [(*t, vec![4], vec![1]), (*t, vec![4, 6], vec![2, 3])]).collect();
         // `DPNC_SIM_KERNELS=softmax,pnorm` narrows a report to those kernels.
         let only = std::env::var("DPNC_SIM_KERNELS").ok();
-        let wanted = |f: &std::path::PathBuf| {
-            only.as_ref().map_or(true, |o| o.split(',').any(|k| f.file_stem().is_some_and(|s| s == k)))
-        };
-        dpnc_tests::kernels().into_iter().filter(wanted).flat_map(|f| shapes.iter().map(move |(t, a, b)| (f.clone(), *t, a.clone(), b.clone()))).collect()
+        let wanted = |f: &std::path::PathBuf| only.as_ref().is_none_or(|o| o.split(',').any(|k| f.file_stem().is_some_and(|s| s == k)));
+        dpnc_tests::kernels()
+            .into_iter()
+            .filter(wanted)
+            .flat_map(|f| shapes.iter().map(move |(t, a, b)| (f.clone(), *t, a.clone(), b.clone())))
+            .collect()
     } else {
         vec![
             (kernel("gemm.c"), "float", vec![4], vec![1]),
             (kernel("gemm.c"), "double", vec![4], vec![2, 2]),
             (kernel("bicg.c"), "double", vec![4], vec![2]),
             (kernel("jacobi_1d.c"), "float", vec![4], vec![2]),
+            // exp expanded into the datapath (dpnc's own, crates/frontend/src/mathlib.rs).
+            (kernel("softmax.c"), "double", vec![4], vec![1]),
         ]
     };
     let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rtl_sim");
