@@ -89,7 +89,6 @@ impl Geometry<'_> {
     /// reader's band (same nest, and every band hyperplane takes the same value at source and
     /// reader, identically in the iterators), so that neither pass needs to check it.
     fn compute_stays(&self, p: &Program, sare: &Sare) -> Vec<Vec<Vec<bool>>> {
-        let np = p.params.len();
         (0..p.stmts.len())
             .map(|k| {
                 sare.reads[k]
@@ -98,22 +97,61 @@ impl Geometry<'_> {
                         flow.sources
                             .iter()
                             .map(|src| {
-                                let (Some(sk), Some(outs)) = (src.stmt, src.rel.affine_outputs()) else { return false };
-                                self.nest_of[sk] == self.nest_of[k]
-                                    && (0..self.band_dims(k)).all(|b| {
-                                        let (fs, fk) = (&self.phi[sk][b], &self.phi[k][b]);
-                                        let mut coef = vec![0i64; np + fk.coef.len()];
-                                        let mut cst = fs.cst;
-                                        for (c, (a, e)) in fs.coef.iter().zip(&outs) {
-                                            coef.iter_mut().zip(a).for_each(|(x, y)| *x += c * y);
-                                            cst += c * e;
-                                        }
-                                        coef[np..].iter().zip(&fk.coef).all(|(x, y)| x == y)
-                                            && coef[..np].iter().all(|x| *x == 0)
-                                            && cst == fk.cst
-                                    })
+                                self.band_shift(p, k, src).is_some_and(|sh| sh.iter().all(|(pc, c)| *c == 0 && pc.iter().all(|x| *x == 0)))
                             })
                             .collect()
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+    /// When a source piece is in the reader's nest and moves every band hyperplane by an
+    /// amount independent of the iterators: per band hyperplane, that amount (source minus
+    /// reader) as coefficients over the parameters and a constant.
+    fn band_shift(&self, p: &Program, k: usize, src: &dpnc_frontend::dataflow::Source) -> Option<Vec<(Vec<i64>, i64)>> {
+        let np = p.params.len();
+        let (sk, outs) = (src.stmt?, src.rel.affine_outputs()?);
+        if self.nest_of[sk] != self.nest_of[k] {
+            return None;
+        }
+        (0..self.band_dims(k))
+            .map(|b| {
+                let (fs, fk) = (&self.phi[sk][b], &self.phi[k][b]);
+                let mut coef = vec![0i64; np + fk.coef.len()];
+                let mut cst = fs.cst;
+                for (c, (a, e)) in fs.coef.iter().zip(&outs) {
+                    coef.iter_mut().zip(a).for_each(|(x, y)| *x += c * y);
+                    cst += c * e;
+                }
+                coef[np..].iter().zip(&fk.coef).all(|(x, y)| x == y).then(|| (coef[..np].to_vec(), cst - fk.cst))
+            })
+            .collect()
+    }
+    /// Per statement and read: when every source piece that may leave the band moves the
+    /// band hyperplanes by constants, per band hyperplane the range of the reader's offset in
+    /// its tile for which none of them leaves. Pass 1 then evaluates the read only near tile
+    /// borders (a stencil's few rows), not at every instance.
+    fn compute_margins(&self, p: &Program, sare: &Sare, params: &[i64]) -> Vec<Vec<Option<Vec<(i64, i64)>>>> {
+        (0..p.stmts.len())
+            .map(|k| {
+                sare.reads[k]
+                    .iter()
+                    .enumerate()
+                    .map(|(r, flow)| {
+                        let mut range: Vec<(i64, i64)> = (0..self.band_dims(k)).map(|b| (0, self.sizes[b] - 1)).collect();
+                        for (i, src) in flow.sources.iter().enumerate() {
+                            if src.stmt.is_none() || self.stays[k][r][i] {
+                                continue;
+                            }
+                            for (b, (pc, c)) in self.band_shift(p, k, src)?.iter().enumerate() {
+                                let delta = pc.iter().zip(params).try_fold(*c, |a, (x, v)| a.checked_add(x.checked_mul(*v)?))?;
+                                // The source stays when offset + delta is within 0..size.
+                                let (lo, hi) = &mut range[b];
+                                *lo = (*lo).max(delta.checked_neg()?);
+                                *hi = (*hi).min((self.sizes[b] - 1).checked_sub(delta)?);
+                            }
+                        }
+                        Some(range)
                     })
                     .collect()
             })
@@ -430,13 +468,24 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         })
         .collect();
     if may_leave.iter().flatten().any(|&m| m) {
-        // The reader's band, computed at most once per instance.
-        let mut mine = Vec::new();
+        let margins = geo.compute_margins(p, sare, &params);
+        // The reader's band and its offsets in its tiles, computed at most once per instance.
+        let (mut mine, mut offsets) = (Vec::new(), Vec::new());
         for_each_instance(p, &params, &mut |k, it| {
-            let mut known = false;
+            let (mut known, mut placed) = (false, false);
             for (r, a) in p.stmts[k].reads.iter().enumerate() {
                 if !may_leave[k][r] || p.vars[a.var].is_scalar_argument() {
                     continue;
+                }
+                if let Some(m) = &margins[k][r] {
+                    if !placed {
+                        offsets.clear();
+                        offsets.extend((0..geo.band_dims(k)).map(|b| geo.phi[k][b].eval(it).rem_euclid(geo.sizes[b])));
+                        placed = true;
+                    }
+                    if m.iter().zip(&offsets).all(|((lo, hi), x)| lo <= x && x <= hi) {
+                        continue;
+                    }
                 }
                 let i = sare.reads[k][r]
                     .piece_into(&params, it, &mut src)
