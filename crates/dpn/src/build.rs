@@ -1027,6 +1027,7 @@ impl Analysed {
             list.push(Event { key: (t << 1 | !write as u64) as u32, op: op as u64, vid: vid as u32 });
         };
         let mut srcs = self.srcs.iter();
+        let mut ahead = self.srcs.iter().skip(AHEAD);
         for o in 0..n {
             let t = o as u64;
             let k = band.kind[o];
@@ -1048,6 +1049,9 @@ impl Analysed {
                 }
                 let elem = p.vars[a.var].ty.c_name();
                 let src = *srcs.next().ok_or_else(|| Diagnostic::global("internal error: band analysis out of step"))?;
+                if let Some(Src::Local(so)) = ahead.next() {
+                    prefetch(&made[*so]);
+                }
                 let (ch, vid) = match src {
                     // Produced in this band: an on-chip channel from the producer's process.
                     Src::Local(so) => {
@@ -1213,6 +1217,23 @@ fn live_window(evs: &[Event], last: &[bool], cells: &[u64], stats: &mut ChanStat
             }
         }
     }
+}
+
+/// How many reads ahead the assembly asks for the memory it will need: values of a large
+/// band are read in an order unrelated to where they lie, a cache miss each, and several
+/// fetches in flight at once hide most of the wait.
+const AHEAD: usize = 16;
+
+/// Hints the CPU to fetch `x`'s cache line now (nothing elsewhere).
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint: it reads nothing the program sees and never faults.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(x as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
 }
 
 /// Band-local value ids (computed values first, then loads) to the network's.
@@ -1462,6 +1483,9 @@ impl Builder {
             last.clear();
             last.resize(evs.len(), false);
             for (k, e) in evs.iter().enumerate().rev() {
+                if let Some(a) = k.checked_sub(AHEAD) {
+                    prefetch(&seen[evs[a].vid as usize]);
+                }
                 if e.key & 1 == 1 && seen[e.vid as usize] != ch as u32 + 1 {
                     seen[e.vid as usize] = ch as u32 + 1;
                     last[k] = true;
