@@ -227,7 +227,11 @@ impl Survey {
             offset[k] = volume;
             extent[k] = lo[k].iter().zip(&hi[k]).map(|(l, h)| if l <= h { (h - l + 1) as u64 } else { 0 }).collect();
             let v = extent[k].iter().try_fold(1u64, |a, e| a.checked_mul(*e)).unwrap_or(u64::MAX);
-            volume = volume.checked_add(v).ok_or_else(|| Diagnostic::global("iteration domains too large to number"))?;
+            // Dense numbers stay below `PackedSrc::INITIAL`.
+            volume = volume
+                .checked_add(v)
+                .filter(|v| *v < PackedSrc::INITIAL)
+                .ok_or_else(|| Diagnostic::global("iteration domains too large to number"))?;
         }
         Ok(Survey { lo, extent, offset, bands, instances, volume })
     }
@@ -303,6 +307,18 @@ impl LocalIndex {
             x = x * *e as usize + d;
         }
         Some(first + x)
+    }
+    /// The dense slot of instance `it` of statement `k`, when the index is dense and its
+    /// box holds `it` (see [`LocalIndex::at`]).
+    fn dense_slot(&self, k: usize, it: &[i64]) -> Option<usize> {
+        if self.map.is_some() {
+            return None;
+        }
+        self.slot(k, it)
+    }
+    /// Position in the band of the instance at dense slot `x`, if the band holds it.
+    fn at(&self, x: usize) -> Option<usize> {
+        self.slots.get(x).filter(|o| **o != u32::MAX).map(|o| *o as usize)
     }
     /// Position in the band of instance `it` of statement `k`, if the band holds it.
     fn get(&self, survey: &Survey, k: usize, it: &[i64]) -> Option<usize> {
@@ -875,6 +891,41 @@ impl Band {
         an.sub.clear();
         an.srcs.clear();
         let mut src = Vec::new();
+        // Sources found in the band's dense index are resolved AHEAD reads later, once the
+        // slot asked for has arrived: (position in `srcs`, statement, read, piece, slot),
+        // with the source's iterators `stride` each in `ring_src`.
+        let mut ring: Vec<(usize, usize, usize, usize, usize)> = Vec::with_capacity(AHEAD);
+        let mut ring_src = vec![0i64; AHEAD * self.stride];
+        let mut next = 0usize;
+        let resolve = |k: usize, r: usize, piece: usize, here: Option<usize>, src: &[i64]| -> Result<Src, Diagnostic> {
+            let origin = sare.reads[k][r].sources[piece].stmt;
+            if here.is_none() && origin.is_some() && geo.stays[k][r][piece] {
+                return Err(source_outside(p, origin.unwrap_or(k), src));
+            }
+            Ok(match here {
+                Some(so) => Src::Local(so),
+                None => match origin {
+                    Some(sk) => Src::Ddr {
+                        cell: cell_of(p, &p.stmts[sk].write, src, params)?,
+                        producer: Some(survey.id(sk, src).ok_or_else(|| source_outside(p, sk, src))?),
+                    },
+                    None => {
+                        let a = &p.stmts[k].reads[r];
+                        Src::Ddr {
+                            cell: flatten(&p.vars[a.var].dims, src).ok_or_else(|| Diagnostic::new(a.span, "read out of bounds"))?,
+                            producer: None,
+                        }
+                    }
+                },
+            })
+        };
+        let stride = self.stride;
+        let settle = |e: (usize, usize, usize, usize, usize), src: &[i64], srcs: &mut Vec<PackedSrc>| -> Result<(), Diagnostic> {
+            let (at, k, r, piece, x) = e;
+            let sk = sare.reads[k][r].sources[piece].stmt.unwrap_or(k);
+            srcs[at] = PackedSrc::pack(resolve(k, r, piece, local.at(x), &src[..p.stmts[sk].iters.len()])?);
+            Ok(())
+        };
         for o in 0..n {
             let k = band.kind[o];
             let s = &p.stmts[k];
@@ -887,27 +938,35 @@ impl Band {
                 let piece = sare.reads[k][r]
                     .piece_into(params, it, &mut src)
                     .ok_or_else(|| Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", s.name, it)))?;
-                let origin = sare.reads[k][r].sources[piece].stmt;
                 // The band holds exactly its tiles' instances, so a source is in the band
                 // (same nest, same tile coordinates) exactly when the band's index finds it.
-                let here = origin.and_then(|sk| local.get(survey, sk, &src));
-                if here.is_none() && origin.is_some() && geo.stays[k][r][piece] {
-                    return Err(source_outside(p, origin.unwrap_or(k), &src));
+                let origin = sare.reads[k][r].sources[piece].stmt;
+                match origin.and_then(|sk| local.dense_slot(sk, &src)) {
+                    Some(x) => {
+                        prefetch(&local.slots[x]);
+                        let at = an.srcs.len();
+                        an.srcs.push(PackedSrc::pack(Src::Local(0)));
+                        let i = next % AHEAD;
+                        next += 1;
+                        if ring.len() < AHEAD {
+                            ring.push((at, k, r, piece, x));
+                        } else {
+                            settle(ring[i], &ring_src[i * stride..(i + 1) * stride], &mut an.srcs)?;
+                            ring[i] = (at, k, r, piece, x);
+                        }
+                        ring_src[i * stride..i * stride + src.len()].copy_from_slice(&src);
+                    }
+                    None => {
+                        let here = origin.and_then(|sk| local.get(survey, sk, &src));
+                        an.srcs.push(PackedSrc::pack(resolve(k, r, piece, here, &src)?));
+                    }
                 }
-                an.srcs.push(match here {
-                    Some(so) => Src::Local(so),
-                    None => match origin {
-                        Some(sk) => Src::Ddr {
-                            cell: cell_of(p, &p.stmts[sk].write, &src, params)?,
-                            producer: Some(survey.id(sk, &src).ok_or_else(|| source_outside(p, sk, &src))?),
-                        },
-                        None => Src::Ddr {
-                            cell: flatten(&p.vars[a.var].dims, &src).ok_or_else(|| Diagnostic::new(a.span, "read out of bounds"))?,
-                            producer: None,
-                        },
-                    },
-                });
             }
+        }
+        for j in 0..ring.len() {
+            // Oldest first (the order does not matter: each fills its own place).
+            let i = (next + j) % ring.len().max(1);
+            settle(ring[i], &ring_src[i * stride..(i + 1) * stride], &mut an.srcs)?;
         }
         Ok(an)
     }
@@ -976,6 +1035,33 @@ enum Src {
     Ddr { cell: usize, producer: Option<u64> },
 }
 
+/// A [`Src`] in 16 bytes rather than 32 (a big band holds tens of millions of reads, and
+/// every page of them costs a fault): `producer` is [`PackedSrc::LOCAL`] for a local source
+/// (`at` its position), [`PackedSrc::INITIAL`] for an initial value, else the producer.
+#[derive(Clone, Copy)]
+struct PackedSrc {
+    at: u64,
+    producer: u64,
+}
+
+impl PackedSrc {
+    const LOCAL: u64 = u64::MAX;
+    const INITIAL: u64 = u64::MAX - 1;
+    fn pack(s: Src) -> PackedSrc {
+        match s {
+            Src::Local(so) => PackedSrc { at: so as u64, producer: PackedSrc::LOCAL },
+            Src::Ddr { cell, producer } => PackedSrc { at: cell as u64, producer: producer.unwrap_or(PackedSrc::INITIAL) },
+        }
+    }
+    fn unpack(self) -> Src {
+        match self.producer {
+            PackedSrc::LOCAL => Src::Local(self.at as usize),
+            PackedSrc::INITIAL => Src::Ddr { cell: self.at as usize, producer: None },
+            id => Src::Ddr { cell: self.at as usize, producer: Some(id) },
+        }
+    }
+}
+
 /// A band sorted by σ with its reads resolved (see [`Band::analyse`]).
 struct Analysed {
     band: Band,
@@ -983,7 +1069,7 @@ struct Analysed {
     /// Per instance: its parallel sub-band.
     sub: Vec<usize>,
     /// Per instance, per read of a variable (scalar arguments skipped): the source.
-    srcs: Vec<Src>,
+    srcs: Vec<PackedSrc>,
     /// Where each instance of the band is (rebuilt per band, its buffers reused).
     local: LocalIndex,
     /// (nest, band number, bands in the nest), for progress.
@@ -1048,9 +1134,9 @@ impl Analysed {
                     continue;
                 }
                 let elem = p.vars[a.var].ty.c_name();
-                let src = *srcs.next().ok_or_else(|| Diagnostic::global("internal error: band analysis out of step"))?;
-                if let Some(Src::Local(so)) = ahead.next() {
-                    prefetch(&made[*so]);
+                let src = srcs.next().ok_or_else(|| Diagnostic::global("internal error: band analysis out of step"))?.unpack();
+                if let Some(Src::Local(so)) = ahead.next().map(|s| s.unpack()) {
+                    prefetch(&made[so]);
                 }
                 let (ch, vid) = match src {
                     // Produced in this band: an on-chip channel from the producer's process.
