@@ -750,6 +750,8 @@ struct Scratch {
     seen: Vec<u32>,
     /// Band-local value id → flat array cell (codegen only).
     cells: Vec<u64>,
+    /// Per process, its operations before the band.
+    op_base: Vec<usize>,
 }
 
 /// A value computed in the current band: its compute process, and one bit per channel in
@@ -1103,6 +1105,11 @@ impl Analysed {
         // Per channel, its reads and writes at times of σ (4 per instance: loads, reads,
         // writes, stores).
         let (events, read_events) = (&mut scratch.events, &mut scratch.reads);
+        // Operations of a process in this band, counted from its first (events keep 32 bits).
+        scratch.op_base.clear();
+        scratch.op_base.extend_from_slice(&b.ops);
+        let op_base = &scratch.op_base;
+        let band_op = |proc: usize, op: usize| op - op_base.get(proc).copied().unwrap_or(0);
         events.iter_mut().chain(read_events.iter_mut()).for_each(Vec::clear);
         let mut event = |ch: usize, t: u64, write: bool, vid: usize, op: usize| {
             if events.len() <= ch {
@@ -1110,7 +1117,7 @@ impl Analysed {
                 read_events.resize_with(ch + 1, Vec::new);
             }
             let list = if write { &mut events[ch] } else { &mut read_events[ch] };
-            list.push(Event { key: (t << 1 | !write as u64) as u32, op: op as u64, vid: vid as u32 });
+            list.push(Event { key: (t << 1 | !write as u64) as u32, op: op as u32, vid: vid as u32 });
         };
         let mut srcs = self.srcs.iter();
         let mut ahead = self.srcs.iter().skip(AHEAD);
@@ -1229,7 +1236,7 @@ impl Analysed {
                 if b.keep {
                     reads.push(ReadSrc::Chan { ch, vid: global_vid(vid, n, base, load_base), last: false });
                 }
-                event(ch, 4 * t + 1, false, vid, my_op);
+                event(ch, 4 * t + 1, false, vid, band_op(me, my_op));
             }
             let pi = b.ops[me];
             b.ops[me] += 1;
@@ -1263,7 +1270,7 @@ impl Analysed {
                     ops.push(StoreOp { ch, vid: base + o as u64, cell, version });
                 }
                 event(ch, 4 * t + 2, true, o, 0);
-                event(ch, 4 * t + 3, false, o, store_op);
+                event(ch, 4 * t + 3, false, o, band_op(sp, store_op));
             }
         }
         st.next_vid += n as u64;
@@ -1432,10 +1439,10 @@ fn cell_of(p: &Program, a: &dpnc_frontend::scop::Access, it: &[i64], params: &[i
 struct Event {
     /// `2t + 1` for reads, `2t` for writes (writes first at equal times).
     key: u32,
-    /// The operation's index in the consumer's trace (reads), or for loaded writes the
-    /// band-local value id (several loads can share a time: the order they were made in,
-    /// which is their trace order, decides).
-    op: u64,
+    /// The operation's index in the consumer's trace counted from the band's first
+    /// (reads), or for loaded writes the band-local value id (several loads can share a
+    /// time: the order they were made in, which is their trace order, decides).
+    op: u32,
     /// Band-local value id.
     vid: u32,
 }
@@ -1529,7 +1536,7 @@ impl Builder {
     /// and accumulates each channel's peak occupancy, traffic and order (`n_values` bounds
     /// the band-local value ids).
     fn replay(&mut self, scratch: &mut Scratch, n_values: usize) {
-        let Scratch { events, reads, merged, seen, cells, .. } = scratch;
+        let Scratch { events, reads, merged, seen, cells, op_base, .. } = scratch;
         // `seen[vid] == ch + 1` once a later read of `vid` in channel `ch` has been seen.
         seen.clear();
         seen.resize(n_values, 0);
@@ -1544,10 +1551,10 @@ impl Builder {
             // order. Both are band-local and short (times below 8 per instance, write
             // operations band-local load numbers), so they pack into one integer.
             if !writes.is_sorted_by_key(|e| (e.key, e.op)) {
-                let (key, op) = writes.iter().fold((0, 0), |(k, o), e| (k | e.key as u64, o | e.op));
+                let (key, op) = writes.iter().fold((0, 0), |(k, o), e| (k | e.key as u64, o | e.op as u64));
                 let (kb, ob) = (u64::BITS - key.leading_zeros(), u64::BITS - op.leading_zeros());
                 if kb + ob <= u64::BITS {
-                    radix_sort(writes, merged, kb + ob, |e| (e.key as u64) << ob | e.op);
+                    radix_sort(writes, merged, kb + ob, |e| (e.key as u64) << ob | e.op as u64);
                 } else {
                     writes.sort_unstable_by_key(|e| (e.key, e.op));
                 }
@@ -1597,7 +1604,7 @@ impl Builder {
                 if last[k] {
                     live -= 1;
                     if let Some(Trace::Compute { ops, .. }) = self.traces.get_mut(consumer) {
-                        for r in ops[e.op as usize].reads.iter_mut() {
+                        for r in ops[op_base.get(consumer).copied().unwrap_or(0) + e.op as usize].reads.iter_mut() {
                             if let ReadSrc::Chan { ch: c, last: l, .. } = r {
                                 if *c == ch {
                                     *l = true;
