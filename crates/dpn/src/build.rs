@@ -131,7 +131,7 @@ impl Geometry<'_> {
     /// band hyperplanes by constants, per band hyperplane the range of the reader's offset in
     /// its tile for which none of them leaves. Pass 1 then evaluates the read only near tile
     /// borders (a stencil's few rows), not at every instance.
-    fn compute_margins(&self, p: &Program, sare: &Sare, params: &[i64]) -> Vec<Vec<Option<Vec<(i64, i64)>>>> {
+    fn compute_margins(&self, p: &Program, sare: &Sare, params: &[i64]) -> Vec<Vec<Option<Margin>>> {
         (0..p.stmts.len())
             .map(|k| {
                 sare.reads[k]
@@ -185,6 +185,9 @@ impl Geometry<'_> {
         v
     }
 }
+
+/// Per band hyperplane, the offsets in a tile at which a read's source cannot leave the band.
+type Margin = Vec<(i64, i64)>;
 
 /// Pass 0: every statement's bounding box (dense instance numbers) and every nest's range
 /// of band coordinates.
@@ -251,11 +254,14 @@ impl Survey {
 /// multiple of its size even when the tiles are skewed, whereas dense instance numbers of one
 /// band can span whole planes of the domain (they follow the program's loops, not the tiles).
 /// Boxes much larger than the band (odd domains) fall back to a map over dense numbers.
+/// A statement's first slot in a [`LocalIndex`] and, per iterator, its low bound and extent.
+type StmtBox = (usize, Vec<(i64, u64)>);
+
 #[derive(Default)]
 struct LocalIndex {
     /// Per statement: (first slot, per iterator its low bound and extent); `None` when the
     /// statement has no instance in the band.
-    boxes: Vec<Option<(usize, Vec<(i64, u64)>)>>,
+    boxes: Vec<Option<StmtBox>>,
     slots: Vec<u32>,
     map: Option<HashMap<u64, u32, Fast>>,
 }
