@@ -89,7 +89,6 @@ impl Geometry<'_> {
     /// reader's band (same nest, and every band hyperplane takes the same value at source and
     /// reader, identically in the iterators), so that neither pass needs to check it.
     fn compute_stays(&self, p: &Program, sare: &Sare) -> Vec<Vec<Vec<bool>>> {
-        let np = p.params.len();
         (0..p.stmts.len())
             .map(|k| {
                 sare.reads[k]
@@ -98,22 +97,61 @@ impl Geometry<'_> {
                         flow.sources
                             .iter()
                             .map(|src| {
-                                let (Some(sk), Some(outs)) = (src.stmt, src.rel.affine_outputs()) else { return false };
-                                self.nest_of[sk] == self.nest_of[k]
-                                    && (0..self.band_dims(k)).all(|b| {
-                                        let (fs, fk) = (&self.phi[sk][b], &self.phi[k][b]);
-                                        let mut coef = vec![0i64; np + fk.coef.len()];
-                                        let mut cst = fs.cst;
-                                        for (c, (a, e)) in fs.coef.iter().zip(&outs) {
-                                            coef.iter_mut().zip(a).for_each(|(x, y)| *x += c * y);
-                                            cst += c * e;
-                                        }
-                                        coef[np..].iter().zip(&fk.coef).all(|(x, y)| x == y)
-                                            && coef[..np].iter().all(|x| *x == 0)
-                                            && cst == fk.cst
-                                    })
+                                self.band_shift(p, k, src).is_some_and(|sh| sh.iter().all(|(pc, c)| *c == 0 && pc.iter().all(|x| *x == 0)))
                             })
                             .collect()
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+    /// When a source piece is in the reader's nest and moves every band hyperplane by an
+    /// amount independent of the iterators: per band hyperplane, that amount (source minus
+    /// reader) as coefficients over the parameters and a constant.
+    fn band_shift(&self, p: &Program, k: usize, src: &dpnc_frontend::dataflow::Source) -> Option<Vec<(Vec<i64>, i64)>> {
+        let np = p.params.len();
+        let (sk, outs) = (src.stmt?, src.rel.affine_outputs()?);
+        if self.nest_of[sk] != self.nest_of[k] {
+            return None;
+        }
+        (0..self.band_dims(k))
+            .map(|b| {
+                let (fs, fk) = (&self.phi[sk][b], &self.phi[k][b]);
+                let mut coef = vec![0i64; np + fk.coef.len()];
+                let mut cst = fs.cst;
+                for (c, (a, e)) in fs.coef.iter().zip(&outs) {
+                    coef.iter_mut().zip(a).for_each(|(x, y)| *x += c * y);
+                    cst += c * e;
+                }
+                coef[np..].iter().zip(&fk.coef).all(|(x, y)| x == y).then(|| (coef[..np].to_vec(), cst - fk.cst))
+            })
+            .collect()
+    }
+    /// Per statement and read: when every source piece that may leave the band moves the
+    /// band hyperplanes by constants, per band hyperplane the range of the reader's offset in
+    /// its tile for which none of them leaves. Pass 1 then evaluates the read only near tile
+    /// borders (a stencil's few rows), not at every instance.
+    fn compute_margins(&self, p: &Program, sare: &Sare, params: &[i64]) -> Vec<Vec<Option<Margin>>> {
+        (0..p.stmts.len())
+            .map(|k| {
+                sare.reads[k]
+                    .iter()
+                    .enumerate()
+                    .map(|(r, flow)| {
+                        let mut range: Vec<(i64, i64)> = (0..self.band_dims(k)).map(|b| (0, self.sizes[b] - 1)).collect();
+                        for (i, src) in flow.sources.iter().enumerate() {
+                            if src.stmt.is_none() || self.stays[k][r][i] {
+                                continue;
+                            }
+                            for (b, (pc, c)) in self.band_shift(p, k, src)?.iter().enumerate() {
+                                let delta = pc.iter().zip(params).try_fold(*c, |a, (x, v)| a.checked_add(x.checked_mul(*v)?))?;
+                                // The source stays when offset + delta is within 0..size.
+                                let (lo, hi) = &mut range[b];
+                                *lo = (*lo).max(delta.checked_neg()?);
+                                *hi = (*hi).min((self.sizes[b] - 1).checked_sub(delta)?);
+                            }
+                        }
+                        Some(range)
                     })
                     .collect()
             })
@@ -147,6 +185,9 @@ impl Geometry<'_> {
         v
     }
 }
+
+/// Per band hyperplane, the offsets in a tile at which a read's source cannot leave the band.
+type Margin = Vec<(i64, i64)>;
 
 /// Pass 0: every statement's bounding box (dense instance numbers) and every nest's range
 /// of band coordinates.
@@ -189,7 +230,11 @@ impl Survey {
             offset[k] = volume;
             extent[k] = lo[k].iter().zip(&hi[k]).map(|(l, h)| if l <= h { (h - l + 1) as u64 } else { 0 }).collect();
             let v = extent[k].iter().try_fold(1u64, |a, e| a.checked_mul(*e)).unwrap_or(u64::MAX);
-            volume = volume.checked_add(v).ok_or_else(|| Diagnostic::global("iteration domains too large to number"))?;
+            // Dense numbers stay below `PackedSrc::INITIAL`.
+            volume = volume
+                .checked_add(v)
+                .filter(|v| *v < PackedSrc::INITIAL)
+                .ok_or_else(|| Diagnostic::global("iteration domains too large to number"))?;
         }
         Ok(Survey { lo, extent, offset, bands, instances, volume })
     }
@@ -209,11 +254,14 @@ impl Survey {
 /// multiple of its size even when the tiles are skewed, whereas dense instance numbers of one
 /// band can span whole planes of the domain (they follow the program's loops, not the tiles).
 /// Boxes much larger than the band (odd domains) fall back to a map over dense numbers.
+/// A statement's first slot in a [`LocalIndex`] and, per iterator, its low bound and extent.
+type StmtBox = (usize, Vec<(i64, u64)>);
+
 #[derive(Default)]
 struct LocalIndex {
     /// Per statement: (first slot, per iterator its low bound and extent); `None` when the
     /// statement has no instance in the band.
-    boxes: Vec<Option<(usize, Vec<(i64, u64)>)>>,
+    boxes: Vec<Option<StmtBox>>,
     slots: Vec<u32>,
     map: Option<HashMap<u64, u32, Fast>>,
 }
@@ -265,6 +313,18 @@ impl LocalIndex {
             x = x * *e as usize + d;
         }
         Some(first + x)
+    }
+    /// The dense slot of instance `it` of statement `k`, when the index is dense and its
+    /// box holds `it` (see [`LocalIndex::at`]).
+    fn dense_slot(&self, k: usize, it: &[i64]) -> Option<usize> {
+        if self.map.is_some() {
+            return None;
+        }
+        self.slot(k, it)
+    }
+    /// Position in the band of the instance at dense slot `x`, if the band holds it.
+    fn at(&self, x: usize) -> Option<usize> {
+        self.slots.get(x).filter(|o| **o != u32::MAX).map(|o| *o as usize)
     }
     /// Position in the band of instance `it` of statement `k`, if the band holds it.
     fn get(&self, survey: &Survey, k: usize, it: &[i64]) -> Option<usize> {
@@ -430,13 +490,24 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         })
         .collect();
     if may_leave.iter().flatten().any(|&m| m) {
-        // The reader's band, computed at most once per instance.
-        let mut mine = Vec::new();
+        let margins = geo.compute_margins(p, sare, &params);
+        // The reader's band and its offsets in its tiles, computed at most once per instance.
+        let (mut mine, mut offsets) = (Vec::new(), Vec::new());
         for_each_instance(p, &params, &mut |k, it| {
-            let mut known = false;
+            let (mut known, mut placed) = (false, false);
             for (r, a) in p.stmts[k].reads.iter().enumerate() {
                 if !may_leave[k][r] || p.vars[a.var].is_scalar_argument() {
                     continue;
+                }
+                if let Some(m) = &margins[k][r] {
+                    if !placed {
+                        offsets.clear();
+                        offsets.extend((0..geo.band_dims(k)).map(|b| geo.phi[k][b].eval(it).rem_euclid(geo.sizes[b])));
+                        placed = true;
+                    }
+                    if m.iter().zip(&offsets).all(|((lo, hi), x)| lo <= x && x <= hi) {
+                        continue;
+                    }
                 }
                 let i = sare.reads[k][r]
                     .piece_into(&params, it, &mut src)
@@ -685,6 +756,8 @@ struct Scratch {
     seen: Vec<u32>,
     /// Band-local value id → flat array cell (codegen only).
     cells: Vec<u64>,
+    /// Per process, its operations before the band.
+    op_base: Vec<usize>,
 }
 
 /// A value computed in the current band: its compute process, and one bit per channel in
@@ -826,6 +899,41 @@ impl Band {
         an.sub.clear();
         an.srcs.clear();
         let mut src = Vec::new();
+        // Sources found in the band's dense index are resolved AHEAD reads later, once the
+        // slot asked for has arrived: (position in `srcs`, statement, read, piece, slot),
+        // with the source's iterators `stride` each in `ring_src`.
+        let mut ring: Vec<(usize, usize, usize, usize, usize)> = Vec::with_capacity(AHEAD);
+        let mut ring_src = vec![0i64; AHEAD * self.stride];
+        let mut next = 0usize;
+        let resolve = |k: usize, r: usize, piece: usize, here: Option<usize>, src: &[i64]| -> Result<Src, Diagnostic> {
+            let origin = sare.reads[k][r].sources[piece].stmt;
+            if here.is_none() && origin.is_some() && geo.stays[k][r][piece] {
+                return Err(source_outside(p, origin.unwrap_or(k), src));
+            }
+            Ok(match here {
+                Some(so) => Src::Local(so),
+                None => match origin {
+                    Some(sk) => Src::Ddr {
+                        cell: cell_of(p, &p.stmts[sk].write, src, params)?,
+                        producer: Some(survey.id(sk, src).ok_or_else(|| source_outside(p, sk, src))?),
+                    },
+                    None => {
+                        let a = &p.stmts[k].reads[r];
+                        Src::Ddr {
+                            cell: flatten(&p.vars[a.var].dims, src).ok_or_else(|| Diagnostic::new(a.span, "read out of bounds"))?,
+                            producer: None,
+                        }
+                    }
+                },
+            })
+        };
+        let stride = self.stride;
+        let settle = |e: (usize, usize, usize, usize, usize), src: &[i64], srcs: &mut Vec<PackedSrc>| -> Result<(), Diagnostic> {
+            let (at, k, r, piece, x) = e;
+            let sk = sare.reads[k][r].sources[piece].stmt.unwrap_or(k);
+            srcs[at] = PackedSrc::pack(resolve(k, r, piece, local.at(x), &src[..p.stmts[sk].iters.len()])?);
+            Ok(())
+        };
         for o in 0..n {
             let k = band.kind[o];
             let s = &p.stmts[k];
@@ -838,27 +946,35 @@ impl Band {
                 let piece = sare.reads[k][r]
                     .piece_into(params, it, &mut src)
                     .ok_or_else(|| Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", s.name, it)))?;
-                let origin = sare.reads[k][r].sources[piece].stmt;
                 // The band holds exactly its tiles' instances, so a source is in the band
                 // (same nest, same tile coordinates) exactly when the band's index finds it.
-                let here = origin.and_then(|sk| local.get(survey, sk, &src));
-                if here.is_none() && origin.is_some() && geo.stays[k][r][piece] {
-                    return Err(source_outside(p, origin.unwrap_or(k), &src));
+                let origin = sare.reads[k][r].sources[piece].stmt;
+                match origin.and_then(|sk| local.dense_slot(sk, &src)) {
+                    Some(x) => {
+                        prefetch(&local.slots[x]);
+                        let at = an.srcs.len();
+                        an.srcs.push(PackedSrc::pack(Src::Local(0)));
+                        let i = next % AHEAD;
+                        next += 1;
+                        if ring.len() < AHEAD {
+                            ring.push((at, k, r, piece, x));
+                        } else {
+                            settle(ring[i], &ring_src[i * stride..(i + 1) * stride], &mut an.srcs)?;
+                            ring[i] = (at, k, r, piece, x);
+                        }
+                        ring_src[i * stride..i * stride + src.len()].copy_from_slice(&src);
+                    }
+                    None => {
+                        let here = origin.and_then(|sk| local.get(survey, sk, &src));
+                        an.srcs.push(PackedSrc::pack(resolve(k, r, piece, here, &src)?));
+                    }
                 }
-                an.srcs.push(match here {
-                    Some(so) => Src::Local(so),
-                    None => match origin {
-                        Some(sk) => Src::Ddr {
-                            cell: cell_of(p, &p.stmts[sk].write, &src, params)?,
-                            producer: Some(survey.id(sk, &src).ok_or_else(|| source_outside(p, sk, &src))?),
-                        },
-                        None => Src::Ddr {
-                            cell: flatten(&p.vars[a.var].dims, &src).ok_or_else(|| Diagnostic::new(a.span, "read out of bounds"))?,
-                            producer: None,
-                        },
-                    },
-                });
             }
+        }
+        for j in 0..ring.len() {
+            // Oldest first (the order does not matter: each fills its own place).
+            let i = (next + j) % ring.len().max(1);
+            settle(ring[i], &ring_src[i * stride..(i + 1) * stride], &mut an.srcs)?;
         }
         Ok(an)
     }
@@ -927,6 +1043,33 @@ enum Src {
     Ddr { cell: usize, producer: Option<u64> },
 }
 
+/// A [`Src`] in 16 bytes rather than 32 (a big band holds tens of millions of reads, and
+/// every page of them costs a fault): `producer` is [`PackedSrc::LOCAL`] for a local source
+/// (`at` its position), [`PackedSrc::INITIAL`] for an initial value, else the producer.
+#[derive(Clone, Copy)]
+struct PackedSrc {
+    at: u64,
+    producer: u64,
+}
+
+impl PackedSrc {
+    const LOCAL: u64 = u64::MAX;
+    const INITIAL: u64 = u64::MAX - 1;
+    fn pack(s: Src) -> PackedSrc {
+        match s {
+            Src::Local(so) => PackedSrc { at: so as u64, producer: PackedSrc::LOCAL },
+            Src::Ddr { cell, producer } => PackedSrc { at: cell as u64, producer: producer.unwrap_or(PackedSrc::INITIAL) },
+        }
+    }
+    fn unpack(self) -> Src {
+        match self.producer {
+            PackedSrc::LOCAL => Src::Local(self.at as usize),
+            PackedSrc::INITIAL => Src::Ddr { cell: self.at as usize, producer: None },
+            id => Src::Ddr { cell: self.at as usize, producer: Some(id) },
+        }
+    }
+}
+
 /// A band sorted by σ with its reads resolved (see [`Band::analyse`]).
 struct Analysed {
     band: Band,
@@ -934,7 +1077,7 @@ struct Analysed {
     /// Per instance: its parallel sub-band.
     sub: Vec<usize>,
     /// Per instance, per read of a variable (scalar arguments skipped): the source.
-    srcs: Vec<Src>,
+    srcs: Vec<PackedSrc>,
     /// Where each instance of the band is (rebuilt per band, its buffers reused).
     local: LocalIndex,
     /// (nest, band number, bands in the nest), for progress.
@@ -968,6 +1111,11 @@ impl Analysed {
         // Per channel, its reads and writes at times of σ (4 per instance: loads, reads,
         // writes, stores).
         let (events, read_events) = (&mut scratch.events, &mut scratch.reads);
+        // Operations of a process in this band, counted from its first (events keep 32 bits).
+        scratch.op_base.clear();
+        scratch.op_base.extend_from_slice(&b.ops);
+        let op_base = &scratch.op_base;
+        let band_op = |proc: usize, op: usize| op - op_base.get(proc).copied().unwrap_or(0);
         events.iter_mut().chain(read_events.iter_mut()).for_each(Vec::clear);
         let mut event = |ch: usize, t: u64, write: bool, vid: usize, op: usize| {
             if events.len() <= ch {
@@ -975,9 +1123,10 @@ impl Analysed {
                 read_events.resize_with(ch + 1, Vec::new);
             }
             let list = if write { &mut events[ch] } else { &mut read_events[ch] };
-            list.push(Event { key: (t << 1 | !write as u64) as u32, op: op as u64, vid: vid as u32 });
+            list.push(Event { key: (t << 1 | !write as u64) as u32, op: op as u32, vid: vid as u32 });
         };
         let mut srcs = self.srcs.iter();
+        let mut ahead = self.srcs.iter().skip(AHEAD);
         for o in 0..n {
             let t = o as u64;
             let k = band.kind[o];
@@ -998,7 +1147,10 @@ impl Analysed {
                     continue;
                 }
                 let elem = p.vars[a.var].ty.c_name();
-                let src = *srcs.next().ok_or_else(|| Diagnostic::global("internal error: band analysis out of step"))?;
+                let src = srcs.next().ok_or_else(|| Diagnostic::global("internal error: band analysis out of step"))?.unpack();
+                if let Some(Src::Local(so)) = ahead.next().map(|s| s.unpack()) {
+                    prefetch(&made[so]);
+                }
                 let (ch, vid) = match src {
                     // Produced in this band: an on-chip channel from the producer's process.
                     Src::Local(so) => {
@@ -1090,7 +1242,7 @@ impl Analysed {
                 if b.keep {
                     reads.push(ReadSrc::Chan { ch, vid: global_vid(vid, n, base, load_base), last: false });
                 }
-                event(ch, 4 * t + 1, false, vid, my_op);
+                event(ch, 4 * t + 1, false, vid, band_op(me, my_op));
             }
             let pi = b.ops[me];
             b.ops[me] += 1;
@@ -1124,7 +1276,7 @@ impl Analysed {
                     ops.push(StoreOp { ch, vid: base + o as u64, cell, version });
                 }
                 event(ch, 4 * t + 2, true, o, 0);
-                event(ch, 4 * t + 3, false, o, store_op);
+                event(ch, 4 * t + 3, false, o, band_op(sp, store_op));
             }
         }
         st.next_vid += n as u64;
@@ -1164,6 +1316,23 @@ fn live_window(evs: &[Event], last: &[bool], cells: &[u64], stats: &mut ChanStat
             }
         }
     }
+}
+
+/// How many reads ahead the assembly asks for the memory it will need: values of a large
+/// band are read in an order unrelated to where they lie, a cache miss each, and several
+/// fetches in flight at once hide most of the wait.
+const AHEAD: usize = 16;
+
+/// Hints the CPU to fetch `x`'s cache line now (nothing elsewhere).
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint: it reads nothing the program sees and never faults.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(x as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
 }
 
 /// Band-local value ids (computed values first, then loads) to the network's.
@@ -1276,10 +1445,10 @@ fn cell_of(p: &Program, a: &dpnc_frontend::scop::Access, it: &[i64], params: &[i
 struct Event {
     /// `2t + 1` for reads, `2t` for writes (writes first at equal times).
     key: u32,
-    /// The operation's index in the consumer's trace (reads), or for loaded writes the
-    /// band-local value id (several loads can share a time: the order they were made in,
-    /// which is their trace order, decides).
-    op: u64,
+    /// The operation's index in the consumer's trace counted from the band's first
+    /// (reads), or for loaded writes the band-local value id (several loads can share a
+    /// time: the order they were made in, which is their trace order, decides).
+    op: u32,
     /// Band-local value id.
     vid: u32,
 }
@@ -1373,7 +1542,7 @@ impl Builder {
     /// and accumulates each channel's peak occupancy, traffic and order (`n_values` bounds
     /// the band-local value ids).
     fn replay(&mut self, scratch: &mut Scratch, n_values: usize) {
-        let Scratch { events, reads, merged, seen, cells, .. } = scratch;
+        let Scratch { events, reads, merged, seen, cells, op_base, .. } = scratch;
         // `seen[vid] == ch + 1` once a later read of `vid` in channel `ch` has been seen.
         seen.clear();
         seen.resize(n_values, 0);
@@ -1388,10 +1557,10 @@ impl Builder {
             // order. Both are band-local and short (times below 8 per instance, write
             // operations band-local load numbers), so they pack into one integer.
             if !writes.is_sorted_by_key(|e| (e.key, e.op)) {
-                let (key, op) = writes.iter().fold((0, 0), |(k, o), e| (k | e.key as u64, o | e.op));
+                let (key, op) = writes.iter().fold((0, 0), |(k, o), e| (k | e.key as u64, o | e.op as u64));
                 let (kb, ob) = (u64::BITS - key.leading_zeros(), u64::BITS - op.leading_zeros());
                 if kb + ob <= u64::BITS {
-                    radix_sort(writes, merged, kb + ob, |e| (e.key as u64) << ob | e.op);
+                    radix_sort(writes, merged, kb + ob, |e| (e.key as u64) << ob | e.op as u64);
                 } else {
                     writes.sort_unstable_by_key(|e| (e.key, e.op));
                 }
@@ -1413,6 +1582,9 @@ impl Builder {
             last.clear();
             last.resize(evs.len(), false);
             for (k, e) in evs.iter().enumerate().rev() {
+                if let Some(a) = k.checked_sub(AHEAD) {
+                    prefetch(&seen[evs[a].vid as usize]);
+                }
                 if e.key & 1 == 1 && seen[e.vid as usize] != ch as u32 + 1 {
                     seen[e.vid as usize] = ch as u32 + 1;
                     last[k] = true;
@@ -1438,7 +1610,7 @@ impl Builder {
                 if last[k] {
                     live -= 1;
                     if let Some(Trace::Compute { ops, .. }) = self.traces.get_mut(consumer) {
-                        for r in ops[e.op as usize].reads.iter_mut() {
+                        for r in ops[op_base.get(consumer).copied().unwrap_or(0) + e.op as usize].reads.iter_mut() {
                             if let ReadSrc::Chan { ch: c, last: l, .. } = r {
                                 if *c == ch {
                                     *l = true;
