@@ -1,6 +1,6 @@
 //! runtime/dpn_math.h, compiled by gcc as C and by g++ as C++ with the backends' flags
 //! (`-O2 -ffp-contract=off`), gives the interpreter's bits (`dpnc_frontend::mathlib`) for
-//! exp, pow, expf and powf on edge values and 1,000,000 random operands per function
+//! exp, pow, expf and powf on edge values and 200,000 random operands per function
 //! (`DPNC_MATH_OPS=<n>` for another count). With `source scripts/cuda.sh`, runtime/math_cuda.cu
 //! runs the same vectors on the GPU where there is one (see `gpu_math_vectors`).
 
@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn ops() -> usize {
-    std::env::var("DPNC_MATH_OPS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000)
+    std::env::var("DPNC_MATH_OPS").ok().and_then(|v| v.parse().ok()).unwrap_or(200_000)
 }
 
 /// A random binary64 operand: raw bits, or a value in a useful range.
