@@ -537,6 +537,7 @@ struct Walk {
 
     /// A generator over the loop nest of process `pi` (statement `stmt`), keeping the
     /// instances where `cond` holds, keyed by σ then `tag`.
+    #[allow(clippy::too_many_arguments)]
     fn generator(
         &self,
         out: &mut String,

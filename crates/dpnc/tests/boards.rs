@@ -5,7 +5,8 @@ use std::process::{Command, Output};
 
 /// The catalogue, with figures written from the data sheets (not read from boards/*.toml): name,
 /// part, LUTs, DSPs, 36 Kb BRAMs, URAMs, memory summary, platform.
-const BOARDS: &[(&str, &str, u64, u64, u64, u64, &str, &str)] = &[
+type Board = (&'static str, &'static str, u64, u64, u64, u64, &'static str, &'static str);
+const BOARDS: &[Board] = &[
     ("u200", "xcu200-fsgd2104-2-e", 1_182_240, 6_840, 2_160, 960, "4 x DDR4, 76.8 GB/s", "xilinx_u200_gen3x16_xdma_2_202110_1"),
     ("u250", "xcu250-figd2104-2L-e", 1_728_000, 12_288, 2_688, 1_280, "4 x DDR4, 76.8 GB/s", "xilinx_u250_gen3x16_xdma_4_1_202210_1"),
     (

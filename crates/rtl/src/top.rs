@@ -42,7 +42,7 @@ fn header(p: &Program, dpn: &Dpn, o: &mut String) {
         let _ = writeln!(o, "// Statement {} over ({}).", s.name, s.iters.join(", "));
     }
     let _ = writeln!(o, "// Channels ({}):", dpn.channels.len());
-    let _ = writeln!(o, "//   {:<4} {:<40} {:<12} {:>7}  {:<24} {}", "#", "name", "kind", "size", "producer", "consumer");
+    let _ = writeln!(o, "//   {:<4} {:<40} {:<12} {:>7}  {:<24} consumer", "#", "name", "kind", "size", "producer");
     for (c, ch) in dpn.channels.iter().enumerate() {
         let _ = writeln!(
             o,
