@@ -17,35 +17,9 @@
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-/// SplitMix64 (the generator's only source of randomness).
-#[derive(Clone, Debug)]
-pub struct Rng(pub u64);
-
-impl Rng {
-    // A seeded generator, not an iterator: it never ends.
-    #[allow(clippy::should_implement_trait)]
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `lo..=hi`.
-    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        if hi <= lo {
-            return lo;
-        }
-        lo + (self.next() % ((hi - lo + 1) as u64)) as i64
-    }
-    /// True with probability `pct`%.
-    pub fn chance(&mut self, pct: u64) -> bool {
-        self.next() % 100 < pct
-    }
-    pub fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
-        &xs[(self.next() % xs.len() as u64) as usize]
-    }
-}
+/// The generator's only source of randomness (SplitMix64, shared with the frontend's
+/// random inputs).
+pub use dpnc_frontend::store::Rng;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ty {

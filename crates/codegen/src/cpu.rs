@@ -34,7 +34,10 @@ pub fn generate(p: &Program, dpn: &Dpn) -> Result<Vec<(String, String)>, Codegen
                     CXXFLAGS ?= -std=c++17 -O2 -ffp-contract=off -fwrapv -pthread\n\n\
                     kernel: kernel.cpp dpn_rt.hpp\n\t$(CXX) $(CXXFLAGS) -o $@ kernel.cpp\n"
         .to_string();
-    Ok(vec![("kernel.cpp".into(), out), ("dpn_rt.hpp".into(), crate::RUNTIME.into()), crate::math_file(), ("Makefile".into(), makefile)])
+    let mut files = vec![("kernel.cpp".into(), out)];
+    files.extend(crate::runtime_files());
+    files.push(("Makefile".into(), makefile));
+    Ok(files)
 }
 
 impl<'a> Gen<'a> {

@@ -27,13 +27,10 @@ pub fn generate(p: &Program, dpn: &Dpn) -> Result<Vec<(String, String)>, Codegen
          kernel: kernel.cu dpn_rt.hpp dpn_rt_cuda.cuh\n\t$(NVCC) {} -arch=$(ARCH) -I$(CUDA_HOME)/include -L$(CUDA_HOME)/lib -o $@ kernel.cu -lcudart\n",
         NVCC_FLAGS.join(" ")
     );
-    Ok(vec![
-        ("kernel.cu".into(), out),
-        ("dpn_rt.hpp".into(), crate::RUNTIME.into()),
-        ("dpn_rt_cuda.cuh".into(), RUNTIME.into()),
-        crate::math_file(),
-        ("Makefile".into(), makefile),
-    ])
+    let mut files = vec![("kernel.cu".into(), out)];
+    files.extend(crate::runtime_files());
+    files.extend([("dpn_rt_cuda.cuh".into(), RUNTIME.into()), ("Makefile".into(), makefile)]);
+    Ok(files)
 }
 
 impl Gen<'_> {

@@ -22,7 +22,7 @@ pub enum CodegenError {
 
 /// The runtime every generated program includes.
 pub const RUNTIME: &str = include_str!("../runtime/dpn_rt.hpp");
-/// dpnc's math functions, which the runtime includes: (`dpn_math.h`, its text).
-pub fn math_file() -> (String, String) {
-    ("dpn_math.h".into(), mathlib::HEADER.into())
+/// The runtime's files as (name, text): `dpn_rt.hpp` and the `dpn_math.h` it includes.
+pub fn runtime_files() -> [(String, String); 2] {
+    [("dpn_rt.hpp".into(), RUNTIME.into()), ("dpn_math.h".into(), mathlib::HEADER.into())]
 }

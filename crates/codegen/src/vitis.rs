@@ -42,8 +42,6 @@ pub fn generate(p: &Program, dpn: &Dpn, board: &Board) -> Result<Vec<(String, St
     let mut files = vec![
         ("kernel.cpp".to_string(), kernel),
         ("dpn_hls.h".into(), DPN_HLS.into()),
-        ("dpn_rt.hpp".into(), crate::RUNTIME.into()),
-        crate::math_file(),
         ("sw/hls_stream.h".into(), HLS_STREAM.into()),
         ("sw/ap_int.h".into(), AP_INT.into()),
         ("tb.cpp".into(), g.testbench()),
@@ -52,6 +50,7 @@ pub fn generate(p: &Program, dpn: &Dpn, board: &Board) -> Result<Vec<(String, St
         ("csim.tcl".into(), csim_tcl(&dpn.kernel, board)),
         ("Makefile".into(), makefile(&dpn.kernel, board)),
     ];
+    files.extend(crate::runtime_files());
     files.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(files)
 }

@@ -13,28 +13,13 @@ fn ops() -> usize {
     std::env::var("DPNC_MATH_OPS").ok().and_then(|v| v.parse().ok()).unwrap_or(200_000)
 }
 
-/// A random binary64 operand: raw bits, or a value in a useful range.
-fn operand(r: &mut Rng, k: usize) -> f64 {
-    let u = r.unit();
-    match k % 5 {
-        0 => f64::from_bits(r.next()),
-        1 => (u - 0.5) * 1500.0,
-        2 => u * 20.0,
-        3 => ((u - 0.5) * 80.0).round(),
-        _ => {
-            let edges = [0.0, -0.0, 1.0, -1.0, 0.5, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 5e-324, -2.0, 3.0, 1e308, 709.78, -745.2];
-            edges[(r.next() % edges.len() as u64) as usize]
-        }
-    }
-}
-
 /// Operand pairs (x, y) as bits; the binary32 functions take them rounded to float.
 pub fn vectors(n: usize, seed: u64) -> Vec<(u64, u64)> {
     let mut r = Rng(seed);
     (0..n)
         .map(|k| {
-            let x = operand(&mut r, k);
-            let y = operand(&mut r, k / 5 + k);
+            let x = mathlib::test_operand(&mut r, k);
+            let y = mathlib::test_operand(&mut r, k / 6 + k);
             (x.to_bits(), y.to_bits())
         })
         .collect()

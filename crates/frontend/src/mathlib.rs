@@ -153,29 +153,46 @@ pub fn apply(op: Op, v: &[u64]) -> u64 {
     }
 }
 
-/// The operands of `op`.
-pub fn operands(op: Op) -> Vec<V> {
-    match op {
-        Op::Arg(_) | Op::Const(_) => vec![],
-        Op::Not(a) | Op::Bits(a) | Op::Float(a) | Op::Shl(a, _) | Op::Shr(a, _) | Op::Bit(a, _) | Op::Widen(a) | Op::Narrow(a) => {
-            vec![a]
+impl Op {
+    /// The same operation on operands `f(a)` (constants and arguments unchanged).
+    pub fn map(self, mut f: impl FnMut(V) -> V) -> Op {
+        match self {
+            Op::Arg(_) | Op::Const(_) => self,
+            Op::Add(a, b) => Op::Add(f(a), f(b)),
+            Op::Sub(a, b) => Op::Sub(f(a), f(b)),
+            Op::Mul(a, b) => Op::Mul(f(a), f(b)),
+            Op::Div(a, b) => Op::Div(f(a), f(b)),
+            Op::Lt(a, b) => Op::Lt(f(a), f(b)),
+            Op::Eq(a, b) => Op::Eq(f(a), f(b)),
+            Op::Select(c, a, b) => Op::Select(f(c), f(a), f(b)),
+            Op::And(a, b) => Op::And(f(a), f(b)),
+            Op::Or(a, b) => Op::Or(f(a), f(b)),
+            Op::Xor(a, b) => Op::Xor(f(a), f(b)),
+            Op::Not(a) => Op::Not(f(a)),
+            Op::Bits(a) => Op::Bits(f(a)),
+            Op::Float(a) => Op::Float(f(a)),
+            Op::IAdd(a, b) => Op::IAdd(f(a), f(b)),
+            Op::ISub(a, b) => Op::ISub(f(a), f(b)),
+            Op::IAnd(a, b) => Op::IAnd(f(a), f(b)),
+            Op::IOr(a, b) => Op::IOr(f(a), f(b)),
+            Op::Shl(a, n) => Op::Shl(f(a), n),
+            Op::Shr(a, n) => Op::Shr(f(a), n),
+            Op::Bit(a, n) => Op::Bit(f(a), n),
+            Op::ILt(a, b) => Op::ILt(f(a), f(b)),
+            Op::Widen(a) => Op::Widen(f(a)),
+            Op::Narrow(a) => Op::Narrow(f(a)),
         }
-        Op::Select(c, a, b) => vec![c, a, b],
-        Op::Add(a, b)
-        | Op::Sub(a, b)
-        | Op::Mul(a, b)
-        | Op::Div(a, b)
-        | Op::Lt(a, b)
-        | Op::Eq(a, b)
-        | Op::And(a, b)
-        | Op::Or(a, b)
-        | Op::Xor(a, b)
-        | Op::IAdd(a, b)
-        | Op::ISub(a, b)
-        | Op::IAnd(a, b)
-        | Op::IOr(a, b)
-        | Op::ILt(a, b) => vec![a, b],
     }
+}
+
+/// The operands of `op`, in order.
+pub fn operands(op: Op) -> Vec<V> {
+    let mut v = Vec::new();
+    op.map(|a| {
+        v.push(a);
+        a
+    });
+    v
 }
 
 // ---------------------------------------------------------------- building programs
@@ -199,6 +216,11 @@ const SHIFTER: f64 = 6755399441055744.0;
 /// fixed-point series in the tests).
 const LN2_HI_BITS: u64 = 0x3fe6_2e42_fefa_39ef;
 const LN2_LO_BITS: u64 = 0x3c7a_bc9e_3b39_803f;
+/// ln 2 = head + tail, the head with 33 significant bits so that k·head is exact for |k| < 2^20.
+fn ln2_head_tail() -> (f64, f64) {
+    let head = f64::from_bits(LN2_HI_BITS & !((1 << 20) - 1));
+    (head, (f64::from_bits(LN2_HI_BITS) - head) + f64::from_bits(LN2_LO_BITS))
+}
 /// |argument| beyond which exp overflows or underflows whatever the rest (e^1400 ≫ max).
 const EXP_CLAMP: f64 = 1400.0;
 
@@ -248,38 +270,11 @@ impl B {
         }
         let mut index = vec![0; self.ops.len()];
         let mut ops = Vec::new();
-        let re = |a: V, index: &[usize]| V(index[a.0]);
         for (k, &(op, t)) in self.ops.iter().enumerate() {
             if !live[k] && !matches!(op, Op::Arg(_)) {
                 continue;
             }
-            let r = |a: V| re(a, &index);
-            let op = match op {
-                Op::Arg(_) | Op::Const(_) => op,
-                Op::Add(a, b) => Op::Add(r(a), r(b)),
-                Op::Sub(a, b) => Op::Sub(r(a), r(b)),
-                Op::Mul(a, b) => Op::Mul(r(a), r(b)),
-                Op::Div(a, b) => Op::Div(r(a), r(b)),
-                Op::Lt(a, b) => Op::Lt(r(a), r(b)),
-                Op::Eq(a, b) => Op::Eq(r(a), r(b)),
-                Op::Select(c, a, b) => Op::Select(r(c), r(a), r(b)),
-                Op::And(a, b) => Op::And(r(a), r(b)),
-                Op::Or(a, b) => Op::Or(r(a), r(b)),
-                Op::Xor(a, b) => Op::Xor(r(a), r(b)),
-                Op::Not(a) => Op::Not(r(a)),
-                Op::Bits(a) => Op::Bits(r(a)),
-                Op::Float(a) => Op::Float(r(a)),
-                Op::IAdd(a, b) => Op::IAdd(r(a), r(b)),
-                Op::ISub(a, b) => Op::ISub(r(a), r(b)),
-                Op::IAnd(a, b) => Op::IAnd(r(a), r(b)),
-                Op::IOr(a, b) => Op::IOr(r(a), r(b)),
-                Op::Shl(a, n) => Op::Shl(r(a), n),
-                Op::Shr(a, n) => Op::Shr(r(a), n),
-                Op::Bit(a, n) => Op::Bit(r(a), n),
-                Op::ILt(a, b) => Op::ILt(r(a), r(b)),
-                Op::Widen(a) => Op::Widen(r(a)),
-                Op::Narrow(a) => Op::Narrow(r(a)),
-            };
+            let op = op.map(|a| V(index[a.0]));
             index[k] = ops.len();
             ops.push((op, t));
         }
@@ -444,10 +439,7 @@ impl B {
     /// e^(h + l) for a double-double (h, l) with |l| ≤ ulp(h): NaN for NaN h, +inf above the
     /// range, rounded once into the subnormals or to +0 below it.
     fn exp_dd(&mut self, h: V, l: V) -> V {
-        let (ln2_hi, ln2_lo) = (f64::from_bits(LN2_HI_BITS), f64::from_bits(LN2_LO_BITS));
-        // ln 2 = HEAD + TAIL, HEAD with 33 significant bits so that k·HEAD is exact for |k| < 2^20.
-        let head = f64::from_bits(LN2_HI_BITS & !((1 << 20) - 1));
-        let tail = (ln2_hi - head) + ln2_lo;
+        let (head, tail) = ln2_head_tail();
         let (cmax, cmin) = (self.c(EXP_CLAMP), self.c(-EXP_CLAMP));
         let ah = self.fabs(h);
         let big = self.lt(cmax, ah);
@@ -458,7 +450,7 @@ impl B {
         let zero = self.c(0.0);
         let l = self.sel(big, zero, l);
         // k = round(h / ln 2), as a double and as bits (the shifter puts it in the low bits).
-        let (inv, sh) = (self.c(1.0 / ln2_hi), self.c(SHIFTER));
+        let (inv, sh) = (self.c(1.0 / f64::from_bits(LN2_HI_BITS)), self.c(SHIFTER));
         let hk = self.mul(h, inv);
         let t = self.add(hk, sh);
         let kd = self.sub(t, sh);
@@ -575,9 +567,8 @@ impl B {
         let v = self.dd_mul(s, w);
         let s2 = (self.add(s.0, s.0), self.add(s.1, s.1));
         let lnm = self.dd_add(s2, v);
-        // ln|x| = e·ln2 + ln m; e·HEAD is exact (|e| < 2^11).
-        let head = f64::from_bits(LN2_HI_BITS & !((1 << 20) - 1));
-        let tail = (f64::from_bits(LN2_HI_BITS) - head) + f64::from_bits(LN2_LO_BITS);
+        // ln|x| = e·ln2 + ln m; e·head is exact (|e| < 2^11).
+        let (head, tail) = ln2_head_tail();
         let (head, tail) = (self.c(head), self.c(tail));
         let eh = self.mul(e, head);
         let et = self.mul(e, tail);
@@ -742,6 +733,20 @@ pub const EDGE_OPERANDS: &[f64] = &[
     88.7,
     -103.9,
 ];
+
+/// The `k`-th random operand of a test of these functions: raw bits, a value across exp's
+/// range, a small one, a small integer (pow's sign rules), one near 1, or an edge operand.
+pub fn test_operand(r: &mut crate::store::Rng, k: usize) -> f64 {
+    let u = r.unit();
+    match k % 6 {
+        0 => f64::from_bits(r.next()),
+        1 => (u - 0.5) * 1500.0,
+        2 => (u - 0.5) * 20.0,
+        3 => ((u - 0.5) * 60.0).round(),
+        4 => u * 4.0,
+        _ => EDGE_OPERANDS[(r.next() % EDGE_OPERANDS.len() as u64) as usize],
+    }
+}
 
 /// Which of dpnc's math functions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -13,8 +13,9 @@ pub struct Store {
     pub data: Vec<Vec<Value>>,
 }
 
-/// SplitMix64: small, fast and identical on every platform (random inputs, and the tests'
-/// random operands).
+/// SplitMix64: small, fast and identical on every platform (random inputs, the tests' random
+/// operands and the random-kernel generator).
+#[derive(Clone, Debug)]
 pub struct Rng(pub u64);
 
 impl Rng {
@@ -30,6 +31,21 @@ impl Rng {
     /// Uniform in [0, 1), 53 random bits.
     pub fn unit(&mut self) -> f64 {
         (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    /// Uniform in `lo..=hi` (`lo` when the range is empty).
+    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        if hi <= lo {
+            return lo;
+        }
+        lo + (self.next() % ((hi - lo + 1) as u64)) as i64
+    }
+    /// True with probability `pct`%.
+    pub fn chance(&mut self, pct: u64) -> bool {
+        self.next() % 100 < pct
+    }
+    /// One of `xs`, uniformly.
+    pub fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
+        &xs[(self.next() % xs.len() as u64) as usize]
     }
 }
 

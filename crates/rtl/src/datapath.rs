@@ -48,8 +48,8 @@
 //! differs from glibc when both operands are NaNs, one is a signalling NaN, or they are +0 and -0
 //! (tests/datapath.rs leaves such vectors out). `exp`, `pow`, `expf` and `powf` are dpnc's own
 //! (`dpnc_frontend::mathlib`), expanded into the datapath as their programs of float cells and
-//! wires (see `Graph::math`); their latency is the program's critical path (about 230 cycles
-//! for `exp`, 600 for `pow`).
+//! wires (see `Graph::math`); their latency is the program's critical path (hundreds of
+//! cycles; tests/math_fns.rs prints it).
 
 use dpnc_frontend::ast::{BinOp, ScalarType, UnOp};
 use dpnc_frontend::eval::eval;
@@ -502,9 +502,9 @@ impl Graph {
         let mut ids: Vec<Id> = Vec::with_capacity(p.ops.len());
         let mut known: Vec<Option<u64>> = Vec::with_capacity(p.ops.len());
         for &(op, t) in &p.ops {
-            let ops: Vec<Id> = mathlib::operands(op).iter().map(|a| ids[a.0]).collect();
-            let vals: Vec<u64> = known.iter().map(|k| k.unwrap_or(0)).collect();
-            let all_known = !ops.is_empty() && mathlib::operands(op).iter().all(|a| known[a.0].is_some());
+            let args_of = mathlib::operands(op);
+            let ops: Vec<Id> = args_of.iter().map(|a| ids[a.0]).collect();
+            let all_known = !ops.is_empty() && args_of.iter().all(|a| known[a.0].is_some());
             let (id, k) = match op {
                 Op::Arg(a) => {
                     let k = match self.nodes[args[a]].kind {
@@ -515,6 +515,7 @@ impl Graph {
                 }
                 Op::Const(c) => (self.add(Kind::Const(c), w(t), vec![], false), Some(c)),
                 _ if all_known => {
+                    let vals: Vec<u64> = known.iter().map(|k| k.unwrap_or(0)).collect();
                     let c = mathlib::apply(op, &vals);
                     (self.add(Kind::Const(c), w(t), vec![], false), Some(c))
                 }

@@ -24,19 +24,6 @@ fn vectors() -> usize {
     std::env::var("DPNC_MATH_VECTORS").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000)
 }
 
-/// A random operand: raw bits, or a value in a range where the functions are interesting.
-fn operand(r: &mut Rng, k: usize) -> f64 {
-    let u = r.unit();
-    match k % 6 {
-        0 => f64::from_bits(r.next()),
-        1 => (u - 0.5) * 1500.0,
-        2 => (u - 0.5) * 20.0,
-        3 => ((u - 0.5) * 60.0).round(),
-        4 => u * 4.0,
-        _ => mathlib::EDGE_OPERANDS[(r.next() % mathlib::EDGE_OPERANDS.len() as u64) as usize],
-    }
-}
-
 #[test]
 fn math_functions_in_hardware_match_their_definition() {
     let mut sm = SourceMap::new();
@@ -56,7 +43,7 @@ fn math_functions_in_hardware_match_their_definition() {
         mathlib::EDGE_OPERANDS.iter().flat_map(|&x| mathlib::EDGE_OPERANDS.iter().map(move |&y| (x, y))).collect();
     let mut r = Rng(0x5eed);
     for k in 0..vectors() {
-        ops.push((operand(&mut r, k), operand(&mut r, k / 6 + k)));
+        ops.push((mathlib::test_operand(&mut r, k), mathlib::test_operand(&mut r, k / 6 + k)));
     }
     let n = ops.len();
     // tests/datapath/tb.cpp's format: n_dp, n_vec; latency and input count per datapath; per
