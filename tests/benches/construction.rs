@@ -30,6 +30,7 @@ fn report(title: &str, files: &[PathBuf], opts: &Options) {
             progress: false,
             keep_traces: false,
             codegen: false,
+            every_band: false,
         };
         match dpnc_dpn::build(&p, &sare, &cfg) {
             Ok(dpn) => {

@@ -92,6 +92,7 @@ pub fn dpn_engine(cfg: DpnCfg) -> Engine {
                         progress: false,
                         keep_traces: true,
                         codegen: false,
+                        every_band: false,
                     };
                     let dpn = dpnc_dpn::build(&c.p, &c.sare, &conf).map_err(|d| format!("build: {}", d.message))?;
                     let errs = validate::validate(&c.p, &dpn);

@@ -22,6 +22,7 @@ fn cfg(tile: &[i64], par: &[i64]) -> Config {
         progress: false,
         keep_traces: true,
         codegen: false,
+        every_band: false,
     }
 }
 

@@ -21,6 +21,8 @@ use dpnc_frontend::store::flatten;
 use dpnc_frontend::Diagnostic;
 use std::collections::HashMap;
 
+mod repeat;
+
 /// Tile sizes, parallelism and optional user hyperplanes.
 #[derive(Clone, Debug, Default)]
 pub struct Config {
@@ -40,6 +42,9 @@ pub struct Config {
     pub keep_traces: bool,
     /// Derive what code generation needs (scratchpad windows, [`crate::sync`] predicates).
     pub codegen: bool,
+    /// Assemble every band, even one that repeats an earlier band (see `build/repeat.rs`;
+    /// the result is the same, only slower: for tests that compare both ways).
+    pub every_band: bool,
 }
 
 /// Says on stderr how long each step of a long construction took (steps over a second).
@@ -568,63 +573,101 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     // One thread enumerates, sorts and resolves the bands (pure work), the other assembles
     // them into processes and channels in σ order.
     let ctx = Ctx { p, params: &params, sare, geo: &geo, survey: &survey, stored: &stored };
-    let mut bands = 0usize;
+    let (mut bands, mut repeated) = (0usize, 0usize);
     let mut scratch = Scratch::default();
     let started = std::time::Instant::now();
     let mut shown = started;
     std::thread::scope(|scope| -> Result<(), Diagnostic> {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Analysed, Diagnostic>>(2);
-        let (back_tx, back_rx) = std::sync::mpsc::channel::<Analysed>();
+        // Worker `w` enumerates and analyses the bands whose number (over all nests) is `w`
+        // modulo the workers; the assembly takes them back in that order, so it sees σ.
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, MAX_WORKERS);
+        let (mut rxs, mut backs) = (Vec::new(), Vec::new());
         let ctx = &ctx;
         let nests = &nests;
         let tile = &cfg.tile;
-        scope.spawn(move || {
-            let mut raw = Band::new(p);
-            for (ni, nest) in nests.iter().enumerate() {
-                let Some(range) = &ctx.survey.bands[ni] else { continue };
-                let scan = BandScan::new(p, ctx.params, nest, tile);
-                let total: u64 = range.iter().map(|(l, h)| (h - l + 1) as u64).product();
-                let mut tiles: Vec<i64> = range.iter().map(|r| r.0).collect();
-                for bi in 0..total {
-                    raw.clear();
-                    let found = scan
-                        .walk(&tiles, &mut |k, it| {
-                            if raw.kind.len() >= MAX_BAND {
-                                return Err(band_too_large(nest));
+        for w in 0..workers {
+            // `None`: an empty band (sent all the same, to keep the turn).
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Option<Analysed>, Diagnostic>>(1);
+            let (back_tx, back_rx) = std::sync::mpsc::channel::<Analysed>();
+            rxs.push(rx);
+            backs.push(back_tx);
+            scope.spawn(move || {
+                let mut raw = Band::new(p);
+                let mut number = 0usize;
+                for (ni, nest) in nests.iter().enumerate() {
+                    let Some(range) = &ctx.survey.bands[ni] else { continue };
+                    let scan = BandScan::new(p, ctx.params, nest, tile);
+                    let total: u64 = range.iter().map(|(l, h)| (h - l + 1) as u64).product();
+                    let mut tiles: Vec<i64> = range.iter().map(|r| r.0).collect();
+                    for bi in 0..total {
+                        if number % workers == w {
+                            raw.clear();
+                            let found = scan
+                                .walk(&tiles, &mut |k, it| {
+                                    if raw.kind.len() >= MAX_BAND {
+                                        return Err(band_too_large(nest));
+                                    }
+                                    raw.push(ctx.geo, ctx.survey, k, it)
+                                })
+                                .map(|()| !raw.kind.is_empty());
+                            let msg = match found {
+                                Ok(false) => Ok(None),
+                                Ok(true) => raw.analyse(ctx, back_rx.try_recv().ok(), (ni, bi, total)).map(Some),
+                                Err(e) => Err(e),
+                            };
+                            let stop = msg.is_err();
+                            if tx.send(msg).is_err() || stop {
+                                return;
                             }
-                            raw.push(ctx.geo, ctx.survey, k, it)
-                        })
-                        .map(|()| !raw.kind.is_empty());
-                    let msg = match found {
-                        Ok(false) => None,
-                        Ok(true) => Some(raw.analyse(ctx, back_rx.try_recv().ok(), (ni, bi, total))),
-                        Err(e) => Some(Err(e)),
-                    };
-                    if let Some(msg) = msg {
-                        let stop = msg.is_err();
-                        if tx.send(msg).is_err() || stop {
-                            return;
                         }
-                    }
-                    // Next band coordinates, last hyperplane fastest.
-                    for d in (0..tiles.len()).rev() {
-                        if tiles[d] < range[d].1 {
-                            tiles[d] += 1;
-                            break;
+                        number += 1;
+                        // Next band coordinates, last hyperplane fastest.
+                        for d in (0..tiles.len()).rev() {
+                            if tiles[d] < range[d].1 {
+                                tiles[d] += 1;
+                                break;
+                            }
+                            tiles[d] = range[d].0;
                         }
-                        tiles[d] = range[d].0;
                     }
                 }
-            }
-        });
-        for msg in rx {
-            let an = msg?;
+            });
+        }
+        // Recently assembled bands, most recent first, to recognise repeats by.
+        let mut replicas: Vec<repeat::Replica> = Vec::new();
+        let memo = !cfg.keep_traces && !cfg.every_band;
+        // Every worker sends one message per band of its turn, so the first that has
+        // nothing more marks the end.
+        for number in 0.. {
+            let back_tx = &backs[number % workers];
+            let Ok(msg) = rxs[number % workers].recv() else { break };
+            let Some(an) = msg? else { continue };
             bands += 1;
-            an.assemble(ctx, &mut scratch, &mut b, &mut st)?;
             if progress && shown.elapsed().as_secs() >= 2 {
                 shown = std::time::Instant::now();
                 let (ni, bi, total) = an.at;
                 eprintln!("dpnc:   nest {ni}: band {}/{total} ({:.0} s)", bi + 1, started.elapsed().as_secs_f64());
+            }
+            match replicas.iter().position(|r| r.matches(&an, ctx)) {
+                Some(i) => {
+                    replicas[i].repeat(&an, ctx, &mut b, &mut st)?;
+                    let r = replicas.remove(i);
+                    replicas.insert(0, r);
+                    repeated += 1;
+                }
+                None => {
+                    let before = (memo && an.band.kind.len() <= MAX_BAND / REPLICAS).then(|| repeat::Counters::of(&b, &st));
+                    an.assemble(ctx, &mut scratch, &mut b, &mut st)?;
+                    if let Some(before) = before {
+                        replicas.insert(0, repeat::Replica::new(an, before, ctx, &b, &st));
+                        if replicas.len() > REPLICAS {
+                            if let Some(r) = replicas.pop() {
+                                let _ = back_tx.send(r.an);
+                            }
+                        }
+                        continue;
+                    }
+                }
             }
             let _ = back_tx.send(an);
         }
@@ -646,7 +689,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     for (pr, n) in b.processes.iter_mut().zip(&b.ops) {
         pr.iterations = *n as u64;
     }
-    phase.done("processes and channels, band by band");
+    phase.done(&format!("processes and channels, band by band ({repeated} of {bands} bands repeat an earlier one)"));
     describe_processes(p, &params, &nests, &nest_of, cfg, &mut b.processes)?;
     loop_nests(p, &params, &nests, &nest_of, cfg, &survey, &mut b.processes)?;
     let mut dpn = Dpn {
@@ -656,6 +699,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         par: cfg.par.clone(),
         nests,
         bands,
+        repeated_bands: repeated,
         processes: b.processes,
         channels: b.channels,
         ddr_reads: st.ddr_reads,
@@ -677,6 +721,15 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     }
     Ok(dpn)
 }
+
+/// Threads that enumerate and analyse bands (beside the one that assembles them): each
+/// holds a band or two in memory.
+const MAX_WORKERS: usize = 4;
+
+/// Assembled bands kept to recognise repeats by (a nest's bands repeat a few shapes: first,
+/// interior and last along each band hyperplane); only bands up to `MAX_BAND / REPLICAS`
+/// instances are kept, so that they hold no more memory than one band may.
+const REPLICAS: usize = 4;
 
 /// Instances one band may hold: construction keeps a few bands in memory, at about 200
 /// bytes per instance.
@@ -723,6 +776,30 @@ struct Streams {
     load_slot: Vec<Vec<(u32, u32, u32)>>,
     /// Per variable, the cells whose initial value is read (the compulsory reads).
     initial: Vec<Bits>,
+}
+
+impl Streams {
+    /// The DDR version a read from `cell` of `var` needs: that of its producer's store
+    /// (`None`: the initial value, a compulsory read).
+    fn version_read(&mut self, stored: &Bits, var: usize, cell: usize, producer: Option<u64>) -> Result<u32, Diagnostic> {
+        match producer {
+            Some(id) => match self.version_of_value[stored.rank(id)] {
+                0 => Err(Diagnostic::global("internal error: a value is loaded before it is stored")),
+                v => Ok(v),
+            },
+            None => {
+                self.initial[var].set(cell as u64);
+                Ok(0)
+            }
+        }
+    }
+    /// The next version of `cell` of `var`, created by storing the value of instance `id`.
+    fn version_store(&mut self, stored: &Bits, var: usize, cell: usize, id: u64) -> u32 {
+        let v = &mut self.versions[var][cell];
+        *v += 1;
+        self.version_of_value[stored.rank(id)] = *v;
+        *v
+    }
 }
 
 /// The instances of one band, in program order (iterators and hyperplane values are
@@ -1183,16 +1260,7 @@ impl Analysed {
                     }
                     // From DDR: the cell and the version this read needs, loaded once per band.
                     Src::Ddr { cell, producer } => {
-                        let version = match producer {
-                            Some(id) => match st.version_of_value[stored.rank(id)] {
-                                0 => return Err(Diagnostic::global("internal error: a value is loaded before it is stored")),
-                                v => v,
-                            },
-                            None => {
-                                st.initial[a.var].set(cell as u64);
-                                0
-                            }
-                        };
+                        let version = st.version_read(stored, a.var, cell, producer)?;
                         let lp = *st.load_proc.entry(a.var).or_insert_with(|| b.add_process(p, ProcessKind::Load { var: a.var }));
                         let ch = b.channel(lp, me, Some(r), ChannelClass::Io, elem, &p.vars[a.var].dims);
                         let slot = &mut st.load_slot[a.var][cell];
@@ -1262,10 +1330,7 @@ impl Analysed {
                 let cell = cell_of(p, &s.write, it, params)?;
                 let sp = *st.store_proc.entry(var).or_insert_with(|| b.add_process(p, ProcessKind::Store { var }));
                 let ch = b.channel(me, sp, None, ChannelClass::Io, p.vars[var].ty.c_name(), &[]);
-                let v = &mut st.versions[var][cell];
-                *v += 1;
-                let version = *v;
-                st.version_of_value[stored.rank(band.id[o])] = version;
+                let version = st.version_store(stored, var, cell, band.id[o]);
                 st.ddr_writes[var] += 1;
                 let store_op = b.ops[sp];
                 b.ops[sp] += 1;

@@ -214,6 +214,10 @@ pub struct Dpn {
     pub par: Vec<i64>,
     pub nests: Vec<Nest>,
     pub bands: usize,
+    /// Bands that repeated an assembled one (built from it, not assembled; see
+    /// `build/repeat.rs`). Not serialised: the network is the same either way.
+    #[serde(skip)]
+    pub repeated_bands: usize,
     pub processes: Vec<Process>,
     pub channels: Vec<Channel>,
     /// Per array/scalar variable: DDR reads and writes, in values.

@@ -188,6 +188,7 @@ pub fn run(sm: &mut SourceMap, args: &ExploreArgs) -> Result<(), Failure> {
         progress: false,
         keep_traces: false,
         codegen: false,
+        every_band: false,
     };
     let finished = AtomicUsize::new(0);
     let start = Instant::now();

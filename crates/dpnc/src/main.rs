@@ -113,6 +113,7 @@ impl Shape {
             progress: true,
             keep_traces: traces,
             codegen: false,
+            every_band: false,
         }
     }
 }

@@ -1,0 +1,36 @@
+//! Bands that repeat an earlier band are not assembled (`build/repeat.rs`): the network must
+//! be exactly the one that assembling every band gives. Every kernel of the test set, at
+//! tile shapes whose interior bands repeat, with and without parallel sub-bands, with what
+//! code generation needs (scratchpad windows, synchronisation predicates).
+
+use dpnc_dpn::Config;
+use dpnc_frontend::{dataflow, Options, SourceMap};
+
+#[test]
+fn repeated_bands_give_the_network_that_assembling_them_gives() {
+    let (mut builds, mut repeated, mut failures) = (0, 0, Vec::new());
+    for f in dpnc_tests::kernels() {
+        let mut sm = SourceMap::new();
+        let p = dpnc_frontend::load(&mut sm, &f, &Options::default()).unwrap_or_else(|d| panic!("{}", d.render(&sm)));
+        let sare = dataflow::compute(&p).expect("dataflow");
+        // Code generation's extra work (windows, isl predicates) once per kernel: it is the slow part.
+        for (tile, par, codegen) in [(vec![4], vec![1], true), (vec![2], vec![1], false), (vec![4, 6], vec![2, 1], false)] {
+            let cfg = |every_band| Config { tile: tile.clone(), par: par.clone(), codegen, every_band, ..Config::default() };
+            let (Ok(all), Ok(fast)) = (dpnc_dpn::build(&p, &sare, &cfg(true)), dpnc_dpn::build(&p, &sare, &cfg(false))) else {
+                failures.push(format!("{} {tile:?}/{par:?}: one of the builds failed", f.display()));
+                continue;
+            };
+            builds += 1;
+            repeated += fast.repeated_bands;
+            assert_eq!(all.repeated_bands, 0);
+            let json = |d: &dpnc_dpn::ir::Dpn| serde_json::to_string(d).expect("json");
+            if json(&all) != json(&fast) {
+                failures.push(format!("{} {tile:?}/{par:?}: the networks differ ({} repeated bands)", f.display(), fast.repeated_bands));
+            }
+        }
+    }
+    println!("{builds} networks, {repeated} bands built as repeats");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // Not vacuous: the stencils' and matrix kernels' interior bands do repeat.
+    assert!(repeated > builds, "only {repeated} repeated bands in {builds} networks");
+}
