@@ -24,6 +24,15 @@ impl Lin {
     }
 }
 
+/// The values of `Σ coef[i]·x[i] + cst` over the box `x[i] ∈ r[i]` (interval arithmetic,
+/// saturating).
+pub fn span(coef: &[i64], cst: i64, r: &[(i64, i64)]) -> (i64, i64) {
+    coef.iter().zip(r).fold((cst, cst), |(lo, hi), (c, (a, b))| {
+        let (x, y) = (c.saturating_mul(*a), c.saturating_mul(*b));
+        (lo.saturating_add(x.min(y)), hi.saturating_add(x.max(y)))
+    })
+}
+
 /// One loop: from the largest lower bound to the smallest upper bound, by `step` (±1).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counter {
@@ -44,6 +53,20 @@ pub struct LoopNest {
 }
 
 impl LoopNest {
+    /// A box holding every value each statement iterator takes in this nest (interval
+    /// arithmetic over the counters' bounds), for hardware that needs fewer than 64 bits.
+    pub fn iter_ranges(&self) -> Vec<(i64, i64)> {
+        let span = |l: &Lin, r: &[(i64, i64)]| span(&l.coef, l.cst, r);
+        let mut r: Vec<(i64, i64)> = Vec::new();
+        for c in &self.counters {
+            // A counter runs from its largest lower bound to its smallest upper bound.
+            let lo = c.lower.iter().map(|l| span(l, &r).0).max().unwrap_or(i64::MIN);
+            let hi = c.upper.iter().map(|l| span(l, &r).1).min().unwrap_or(i64::MAX);
+            r.push((lo, hi));
+        }
+        self.iters.iter().map(|l| span(l, &r)).collect()
+    }
+
     /// The loop nest of the compute process of statement `stmt` in sub-band `subband`, or
     /// `None` when its hyperplanes are not a unimodular change of the iterators they use.
     /// `bbox`: a box holding the statement's iterators; `dirs`: each iterator's loop direction.
@@ -64,21 +87,7 @@ impl LoopNest {
         let nb = d.saturating_sub(1);
         let size = |k: usize| crate::build::size_of(tile, k, 32);
         // Range of every hyperplane over the box (interval arithmetic).
-        let range: Vec<(i64, i64)> = phi
-            .iter()
-            .map(|f| {
-                f.coef.iter().zip(bbox).fold(
-                    (f.cst, f.cst),
-                    |(lo, hi), (c, (l, h))| {
-                        if *c >= 0 {
-                            (lo + c * l, hi + c * h)
-                        } else {
-                            (lo + c * h, hi + c * l)
-                        }
-                    },
-                )
-            })
-            .collect();
+        let range: Vec<(i64, i64)> = phi.iter().map(|f| span(&f.coef, f.cst, bbox)).collect();
         // Iterators the hyperplanes use, which the non-constant hyperplanes must determine (a
         // statement shallower than its nest has constant rows).
         let used: Vec<usize> = (0..n).filter(|&j| phi.iter().any(|f| f.coef[j] != 0)).collect();

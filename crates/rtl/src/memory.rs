@@ -34,7 +34,7 @@ use crate::verilog::{aff, bits, index_bits, key, lin, lit, FUNCTIONS};
 use crate::RtlError;
 use dpnc_dpn::ir::{ChannelKind, Dpn, ProcessKind};
 use dpnc_dpn::predicate::Predicate;
-use dpnc_dpn::sync::sigma;
+use dpnc_dpn::sync::{sigma, Key};
 use dpnc_frontend::scop::{Access, Program, VarKind};
 use std::fmt::Write;
 
@@ -162,6 +162,18 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
 
     // Generators.
     let mut accs = Vec::new();
+    // σ keys are compared in as few bits as hold every generator's values (64-bit
+    // comparisons, a quadratic number of them, made Yosys run out of memory at par 16);
+    // stores go after the loads of their point: a position past every port.
+    let after_ports = gens.iter().filter(|g| g.load).map(|g| dpn.channels[g.c].port.unwrap_or(0) as i64 + 1).max().unwrap_or(0);
+    let mut key_bits = bits_for(after_ports);
+    for gen in &gens {
+        let r = crate::process::nest(&dpn.processes[gen.pi])?.iter_ranges();
+        for k in sigma(p, &dpn.nests, &dpn.tile, gen.stmt) {
+            let (lo, hi) = key_range(&k, &r);
+            key_bits = key_bits.max(bits_for(lo)).max(bits_for(hi));
+        }
+    }
     for (g, gen) in gens.iter().enumerate() {
         let pr = &dpn.processes[gen.pi];
         let l = crate::process::nest(pr)?;
@@ -198,10 +210,14 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         let _ = writeln!(o, "    wire g{g}_acc = g{g}_valid && g{g}_cond;");
         let _ = writeln!(o, "    assign g{g}_next = (g{g}_valid && !g{g}_cond) || (issue && win{g});");
         let mut keys: Vec<String> = sigma(p, &dpn.nests, &dpn.tile, gen.stmt).iter().map(|k| key(k, &names)).collect();
-        keys.push(lit(if gen.load { dpn.channels[gen.c].port.unwrap_or(0) as i64 } else { i64::MAX }));
+        keys.push(lit(if gen.load { dpn.channels[gen.c].port.unwrap_or(0) as i64 } else { after_ports }));
         if gens.len() > 1 {
             for (k, kv) in keys.iter().enumerate() {
-                let _ = writeln!(o, "    wire signed [63:0] g{g}_k{k} = {kv};");
+                let _ = writeln!(
+                    o,
+                    "    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] g{g}_k{k}_full = {kv};\n    // verilator lint_on UNUSEDSIGNAL\n    wire signed [{w}:0] g{g}_k{k} = g{g}_k{k}_full[{w}:0];",
+                    w = key_bits - 1
+                );
             }
         }
         // The array cell, and its byte address in DDR.
@@ -733,3 +749,22 @@ const READ_SIDE: &str = "    // Read side: the open burst (σ-consecutive loads 
         end
     end
 ";
+
+/// Bits of a signed number holding `x` (one more than its magnitude needs, at most 64).
+fn bits_for(x: i64) -> u32 {
+    (u64::BITS - (if x < 0 { !x } else { x } as u64).leading_zeros() + 2).min(64)
+}
+
+/// The values σ key `k` takes over a box of iterator values `r`.
+fn key_range(k: &Key, r: &[(i64, i64)]) -> (i64, i64) {
+    let span = |f: &dpnc_dpn::tiling::Affine| dpnc_dpn::loops::span(&f.coef, f.cst, r);
+    match k {
+        Key::Const(c) => (*c, *c),
+        Key::Tile(f, s) => {
+            let (lo, hi) = span(f);
+            (lo.div_euclid(*s), hi.div_euclid(*s))
+        }
+        Key::Phi(f) => span(f),
+        Key::Iter(d, dir) => dpnc_dpn::loops::span(&[*dir], 0, &r[*d..]),
+    }
+}

@@ -63,7 +63,14 @@ pub fn yosys(dir: &Path, top: &str, files: &[std::path::PathBuf]) -> Result<Reso
     if !out.status.success() {
         let log = std::fs::read_to_string(dir.join("yosys.log")).unwrap_or_default();
         let tail: Vec<&str> = log.lines().rev().take(12).collect();
-        return Err(format!("yosys fails:\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n")));
+        use std::os::unix::process::ExitStatusExt;
+        let how = match out.status.signal() {
+            // The kernel's out-of-memory killer sends SIGKILL: say so rather than leave a log tail to puzzle over.
+            Some(9) => "was killed (SIGKILL: most likely out of memory; the design is too large for this machine)".to_string(),
+            Some(sig) => format!("was killed by signal {sig}"),
+            None => "fails".to_string(),
+        };
+        return Err(format!("yosys {how}; the end of its log:\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n")));
     }
     let stat = std::fs::read_to_string(dir.join("stat.txt")).map_err(|e| format!("yosys wrote no statistics: {e}"))?;
     Ok(parse_stat(&stat))
