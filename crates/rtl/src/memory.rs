@@ -750,7 +750,8 @@ const READ_SIDE: &str = "    // Read side: the open burst (σ-consecutive loads 
     end
 ";
 
-/// Bits of a signed number holding `x` (one more than its magnitude needs, at most 64).
+/// Bits of a signed number holding `x`: its magnitude's, a sign bit and one of margin (at
+/// most 64).
 fn bits_for(x: i64) -> u32 {
     (u64::BITS - (if x < 0 { !x } else { x } as u64).leading_zeros() + 2).min(64)
 }
