@@ -53,18 +53,23 @@ pub struct LoopNest {
 }
 
 impl LoopNest {
-    /// A box holding every value each statement iterator takes in this nest (interval
-    /// arithmetic over the counters' bounds), for hardware that needs fewer than 64 bits.
-    pub fn iter_ranges(&self) -> Vec<(i64, i64)> {
-        let of = |l: &Lin, r: &[(i64, i64)]| span(&l.coef, l.cst, r);
+    /// A box holding every value each counter takes (interval arithmetic: a counter runs
+    /// from its largest lower bound to its smallest upper bound), for hardware that needs
+    /// fewer than 64 bits.
+    pub fn counter_ranges(&self) -> Vec<(i64, i64)> {
         let mut r: Vec<(i64, i64)> = Vec::new();
         for c in &self.counters {
-            // A counter runs from its largest lower bound to its smallest upper bound.
-            let lo = c.lower.iter().map(|l| of(l, &r).0).max().unwrap_or(i64::MIN);
-            let hi = c.upper.iter().map(|l| of(l, &r).1).min().unwrap_or(i64::MAX);
+            let lo = c.lower.iter().map(|l| span(&l.coef, l.cst, &r).0).max().unwrap_or(i64::MIN);
+            let hi = c.upper.iter().map(|l| span(&l.coef, l.cst, &r).1).min().unwrap_or(i64::MAX);
             r.push((lo, hi));
         }
-        self.iters.iter().map(|l| of(l, &r)).collect()
+        r
+    }
+
+    /// A box holding every value each statement iterator takes in this nest.
+    pub fn iter_ranges(&self) -> Vec<(i64, i64)> {
+        let r = self.counter_ranges();
+        self.iters.iter().map(|l| span(&l.coef, l.cst, &r)).collect()
     }
 
     /// The loop nest of the compute process of statement `stmt` in sub-band `subband`, or

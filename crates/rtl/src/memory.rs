@@ -30,7 +30,7 @@
 //! issue and written at issue, with the same queue for its fan-out.
 
 use crate::process::{cell_index, index_wire, need, port_decls, ports, pred_v};
-use crate::verilog::{aff, bits, index_bits, key, lin, lit, FUNCTIONS};
+use crate::verilog::{aff, bits, bits_for, index_bits, key, lin, lit, FUNCTIONS};
 use crate::RtlError;
 use dpnc_dpn::ir::{ChannelKind, Dpn, ProcessKind};
 use dpnc_dpn::predicate::Predicate;
@@ -187,7 +187,7 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
             dpn.channels[gen.c].name,
             pr.name,
             pr.name,
-            w = 64 * d.max(1) - 1,
+            w = crate::walk::counter_bits(l) * d.max(1) as u32 - 1,
         );
         // With several generators, each one's position counts: the point it holds or, while it
         // walks on, the last one it held (below its next access in σ, as it walks in σ order),
@@ -196,13 +196,13 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
             let _ = writeln!(
                 o,
                 "    reg g{g}_seen;\n    // verilator lint_off UNUSEDSIGNAL\n    reg [{w}:0] g{g}_last;\n    wire [{w}:0] g{g}_pos = g{g}_valid ? g{g}_cs : g{g}_last;\n    // verilator lint_on UNUSEDSIGNAL\n    wire g{g}_known = g{g}_valid || g{g}_seen;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_valid) begin\n            g{g}_seen <= 1'b1;\n            g{g}_last <= g{g}_cs;\n        end\n    end",
-                w = 64 * d.max(1) - 1
+                w = crate::walk::counter_bits(l) * d.max(1) as u32 - 1
             );
             format!("g{g}_pos")
         } else {
             format!("g{g}_cs")
         };
-        let ctr: Vec<String> = (0..d).map(|k| format!("$signed({at}[{}:{}])", 64 * k + 63, 64 * k)).collect();
+        let ctr = crate::walk::counters(&at, l);
         for (nm, li) in names.iter().zip(&l.iters) {
             let _ = writeln!(o, "    wire signed [63:0] {nm} = {};", lin(li, &ctr));
         }
@@ -749,12 +749,6 @@ const READ_SIDE: &str = "    // Read side: the open burst (σ-consecutive loads 
         end
     end
 ";
-
-/// Bits of a signed number holding `x`: its magnitude's, a sign bit and one of margin (at
-/// most 64).
-fn bits_for(x: i64) -> u32 {
-    (u64::BITS - (if x < 0 { !x } else { x } as u64).leading_zeros() + 2).min(64)
-}
 
 /// The values σ key `k` takes over a box of iterator values `r`.
 fn key_range(k: &Key, r: &[(i64, i64)]) -> (i64, i64) {

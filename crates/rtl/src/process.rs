@@ -145,13 +145,12 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
     let _ = writeln!(
         o,
         "    reg running;\n    wire fire;  // this cycle's iteration issues: every operand is there and the skid buffer has room\n    wire w_valid, w_done;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{}:0] cs;  // tile counters need not appear in the iterators\n    // verilator lint_on UNUSEDSIGNAL\n    wire guard;\n    wire w_next = w_valid && (!guard || fire);\n    w_{} walk (.clk(clk), .rst(rst), .start(start), .next(w_next), .valid(w_valid), .done(w_done), .cs(cs));",
-        64 * d.max(1) - 1,
+        crate::walk::counter_bits(l) * d.max(1) as u32 - 1,
         pr.name
     );
-    let ctr: Vec<String> = (0..d).map(|k| format!("cs[{}:{}]", 64 * k + 63, 64 * k)).collect();
-    let ctr_s: Vec<String> = ctr.iter().map(|c| format!("$signed({c})")).collect();
+    let ctr = crate::walk::counters("cs", l);
     for (n, li) in names.iter().zip(&l.iters) {
-        let _ = writeln!(o, "    wire signed [63:0] {n} = {};", lin(li, &ctr_s));
+        let _ = writeln!(o, "    wire signed [63:0] {n} = {};", lin(li, &ctr));
     }
     let _ = writeln!(o, "    assign guard = {};", pred_v(&l.guard, &names));
 

@@ -11,32 +11,57 @@ use std::fmt::Write;
 
 /// A signed 64-bit literal.
 pub fn lit(v: i64) -> String {
+    lit_w(v, 64)
+}
+
+/// A signed literal of `w` bits.
+pub fn lit_w(v: i64, w: u32) -> String {
     if v < 0 {
-        format!("-64'sd{}", v.unsigned_abs())
+        format!("-{w}'sd{}", v.unsigned_abs())
     } else {
-        format!("64'sd{v}")
+        format!("{w}'sd{v}")
     }
 }
 
 /// `Σ coef·names + cst`.
 pub fn linear(coef: &[i64], names: &[String], cst: i64) -> String {
+    linear_w(coef, names, cst, 64)
+}
+
+/// `Σ coef·names + cst` with `w`-bit literals (the names are `w` bits wide too).
+pub fn linear_w(coef: &[i64], names: &[String], cst: i64, w: u32) -> String {
     let mut s = String::new();
     for (a, n) in coef.iter().zip(names).filter(|(a, _)| **a != 0) {
         let sep = if s.is_empty() { "" } else { " + " };
         let _ = match *a {
             1 => write!(s, "{sep}{n}"),
-            _ => write!(s, "{sep}{} * {n}", lit(*a)),
+            _ => write!(s, "{sep}{} * {n}", lit_w(*a, w)),
         };
     }
     match (s.is_empty(), cst) {
-        (true, c) => lit(c),
+        (true, c) => lit_w(c, w),
         (false, 0) => format!("({s})"),
-        (false, c) => format!("({s} + {})", lit(c)),
+        (false, c) => format!("({s} + {})", lit_w(c, w)),
     }
 }
 
 pub fn lin(l: &Lin, names: &[String]) -> String {
     linear(&l.coef, names, l.cst)
+}
+
+/// Bits of a signed number holding `x`: its magnitude's, a sign bit and one of margin (at
+/// most 64).
+pub fn bits_for(x: i64) -> u32 {
+    (u64::BITS - (if x < 0 { !x } else { x } as u64).leading_zeros() + 2).min(64)
+}
+
+/// Bits `lo .. lo + w` of vector `v`, a signed number sign-extended to 64 bits.
+pub fn sext(v: &str, lo: u32, w: u32) -> String {
+    let hi = lo + w - 1;
+    match w {
+        64 => format!("$signed({v}[{hi}:{lo}])"),
+        _ => format!("$signed({{{{{}{{{v}[{hi}]}}}}, {v}[{hi}:{lo}]}})", 64 - w),
+    }
 }
 
 pub fn affine(f: &Affine, names: &[String]) -> String {

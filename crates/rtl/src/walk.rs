@@ -6,15 +6,41 @@
 //! Compute processes use it for their own iterations; memory processes run one per channel
 //! they serve (the consumer's or producer's nest) and merge them in σ order.
 
-use crate::verilog::{lin, lit, FUNCTIONS};
-use dpnc_dpn::loops::{Lin, LoopNest};
+use crate::verilog::{bits_for, linear_w, lit_w, sext};
+use dpnc_dpn::loops::{span, Lin, LoopNest};
 use std::fmt::Write;
 
+/// Bits of each of `l`'s counters in its walker, and of the walker's arithmetic: enough for
+/// every value a counter, a bound, a coefficient or a constant takes, and one step past a
+/// bound (64-bit counters made Yosys run out of memory at par 16: memory processes run one
+/// walker per generator).
+pub fn counter_bits(l: &LoopNest) -> u32 {
+    let r = l.counter_ranges();
+    let mut w = bits_for(-1);
+    for (k, c) in l.counters.iter().enumerate() {
+        w = w.max(bits_for(r[k].0)).max(bits_for(r[k].1));
+        for b in c.lower.iter().chain(&c.upper) {
+            let (lo, hi) = span(&b.coef, b.cst, &r[..k]);
+            w = b.coef.iter().fold(w.max(bits_for(lo)).max(bits_for(hi)).max(bits_for(b.cst)), |w, a| w.max(bits_for(*a)));
+        }
+    }
+    w
+}
+
+/// The counters held in `v` (a walker's `cs`, or a copy), each sign-extended to 64 bits.
+pub fn counters(v: &str, l: &LoopNest) -> Vec<String> {
+    let w = counter_bits(l);
+    (0..l.counters.len() as u32).map(|k| sext(v, w * k, w)).collect()
+}
+
 /// Module `name` walking `l`: `start` begins at the first point, `valid` says the counters
-/// (`cs`, 64 bits each, outermost in the low bits) hold a point, `next` leaves it (`valid`
-/// may stay high with the next point in the following cycle), `done` says there are no more.
+/// (`cs`, [`counter_bits`] each, signed, outermost in the low bits) hold a point, `next`
+/// leaves it (`valid` may stay high with the next point in the following cycle), `done`
+/// says there are no more.
 pub fn module(name: &str, l: &LoopNest) -> String {
     let d = l.counters.len();
+    let w = counter_bits(l);
+    let lit = |v: i64| lit_w(v, w);
     let mut o = String::new();
     let _ = writeln!(o, "// Iteration generator: {d} nested loops ({}), one point per cycle within the innermost loop.", {
         let n: Vec<&str> = l.counters.iter().map(|c| c.name.as_str()).collect();
@@ -23,28 +49,34 @@ pub fn module(name: &str, l: &LoopNest) -> String {
     let _ = writeln!(
         o,
         "module {name} (\n    input  wire clk,\n    input  wire rst,\n    input  wire start,\n    input  wire next,\n    output reg  valid,\n    output reg  done,\n    output wire [{}:0] cs\n);",
-        64 * d.max(1) - 1
+        w * d.max(1) as u32 - 1
     );
-    o.push_str(FUNCTIONS);
+    let _ = writeln!(
+        o,
+        "    function signed [{m}:0] smax(input signed [{m}:0] a, input signed [{m}:0] b);\n        smax = a > b ? a : b;\n    endfunction\n    function signed [{m}:0] smin(input signed [{m}:0] a, input signed [{m}:0] b);\n        smin = a < b ? a : b;\n    endfunction",
+        m = w - 1
+    );
     if d == 0 {
         // One point, no counters.
+        let _ = writeln!(o, "    assign cs = {w}'d0;");
         o.push_str(
-            "    assign cs = 64'd0;\n    always @(posedge clk) begin\n        if (rst) begin\n            valid <= 1'b0;\n            done <= 1'b0;\n        end else if (start) begin\n            valid <= 1'b1;\n            done <= 1'b0;\n        end else if (valid && next) begin\n            valid <= 1'b0;\n            done <= 1'b1;\n        end\n    end\nendmodule\n\n",
+            "    always @(posedge clk) begin\n        if (rst) begin\n            valid <= 1'b0;\n            done <= 1'b0;\n        end else if (start) begin\n            valid <= 1'b1;\n            done <= 1'b0;\n        end else if (valid && next) begin\n            valid <= 1'b0;\n            done <= 1'b1;\n        end\n    end\nendmodule\n\n",
         );
         return o;
     }
     let lw = crate::verilog::index_bits(d + 1);
     let names: Vec<String> = (0..d).map(|k| format!("c{k}")).collect();
     for (k, n) in names.iter().enumerate() {
-        let _ = writeln!(o, "    reg signed [63:0] {n};\n    assign cs[{}:{}] = {n};", 64 * k + 63, 64 * k);
+        let _ = writeln!(o, "    reg signed [{}:0] {n};\n    assign cs[{}:{}] = {n};", w - 1, w as usize * (k + 1) - 1, w as usize * k);
     }
     let _ = writeln!(
         o,
-        "    reg [{}:0] lvl;      // the level being settled or advanced\n    reg busy, advancing;\n    reg signed [63:0] lo, hi, at;  // bounds of level lvl (from the outer counters) and its counter",
-        lw - 1
+        "    reg [{}:0] lvl;      // the level being settled or advanced\n    reg busy, advancing;\n    reg signed [{}:0] lo, hi, at;  // bounds of level lvl (from the outer counters) and its counter",
+        lw - 1,
+        w - 1
     );
     let bound = |ls: &[Lin], f: &str, empty: i64| -> String {
-        let mut it = ls.iter().map(|x| lin(x, &names));
+        let mut it = ls.iter().map(|x| linear_w(&x.coef, &names, x.cst, w));
         match it.next() {
             None => lit(empty),
             Some(first) => it.fold(first, |acc, x| format!("{f}({acc}, {x})")),
@@ -55,9 +87,10 @@ pub fn module(name: &str, l: &LoopNest) -> String {
     let inner = &l.counters[d - 1];
     let _ = writeln!(
         o,
-        "    wire signed [63:0] inner_lo = {};\n    wire signed [63:0] inner_hi = {};",
+        "    wire signed [{m}:0] inner_lo = {};\n    wire signed [{m}:0] inner_hi = {};",
         bound(&inner.lower, "smax", 0),
-        bound(&inner.upper, "smin", -1)
+        bound(&inner.upper, "smin", -1),
+        m = w - 1
     );
     o.push_str("    always @* begin\n        case (lvl)\n");
     for (k, c) in l.counters.iter().enumerate() {
@@ -67,19 +100,21 @@ pub fn module(name: &str, l: &LoopNest) -> String {
         };
         let _ = writeln!(o, "            {lw}'d{k}: begin lo = {lo}; hi = {hi}; at = {}; end", names[k]);
     }
-    o.push_str("            default: begin lo = 64'sd0; hi = -64'sd1; at = 64'sd0; end\n        endcase\n    end\n");
+    let _ = writeln!(o, "            default: begin lo = {}; hi = {}; at = {}; end\n        endcase\n    end", lit(0), lit(-1), lit(0));
     let steps: Vec<String> = l.counters.iter().map(|c| if c.step > 0 { "1'b1".into() } else { "1'b0".into() }).collect();
     let _ = writeln!(o, "    wire up;  // this level counts up\n    assign up = {};", pick(&steps, "lvl", lw));
-    o.push_str("    wire signed [63:0] stepped = up ? at + 64'sd1 : at - 64'sd1;\n");
+    let _ = writeln!(o, "    wire signed [{}:0] stepped = up ? at + {one} : at - {one};", w - 1, one = lit(1));
     let _ = writeln!(
         o,
-        "    wire signed [63:0] inner_step = {} {} 64'sd1;\n    wire inner_fits = inner_step >= inner_lo && inner_step <= inner_hi;",
+        "    wire signed [{}:0] inner_step = {} {} {};\n    wire inner_fits = inner_step >= inner_lo && inner_step <= inner_hi;",
+        w - 1,
         names[d - 1],
-        if inner.step > 0 { "+" } else { "-" }
+        if inner.step > 0 { "+" } else { "-" },
+        lit(1)
     );
     let _ = writeln!(o, "    always @(posedge clk) begin\n        if (rst) begin\n            valid <= 1'b0;\n            done <= 1'b0;\n            busy <= 1'b0;\n            advancing <= 1'b0;\n            lvl <= {lw}'d0;");
     for n in &names {
-        let _ = writeln!(o, "            {n} <= 64'sd0;");
+        let _ = writeln!(o, "            {n} <= {};", lit(0));
     }
     let _ = writeln!(
         o,
