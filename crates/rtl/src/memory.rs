@@ -231,34 +231,7 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         }
         accs.push((keys.len(), names));
     }
-    // Lexicographic order of keys, and the winner: the smallest key, the first generator on ties.
-    let klen = accs.first().map_or(0, |a| a.0);
-    let lt = |g: usize, h: usize| -> String {
-        let mut e = "1'b0".to_string();
-        for k in (0..klen).rev() {
-            e = format!("(g{g}_k{k} < g{h}_k{k} || (g{g}_k{k} == g{h}_k{k} && {e}))");
-        }
-        e
-    };
-    // lt_g_h (g > h): generator g's key is below h's.
-    for g in 0..n {
-        for h in 0..g {
-            let _ = writeln!(o, "    wire lt_{g}_{h} = {};", lt(g, h));
-        }
-    }
-    for g in 0..n {
-        let mut t = vec![format!("g{g}_acc")];
-        for h in 0..n {
-            // h is done, or its position (its access, or a point before its next one) comes
-            // after g's access; on a tie, the first generator goes first.
-            if h < g {
-                t.push(format!("(g{h}_done || (g{h}_known && lt_{g}_{h}))"));
-            } else if h > g {
-                t.push(format!("(g{h}_done || (g{h}_known && !lt_{h}_{g}))"));
-            }
-        }
-        let _ = writeln!(o, "    wire win{g} = {};", t.join(" && "));
-    }
+    winner(&mut o, n, accs.first().map_or(0, |a| a.0), key_bits);
     let or = |v: Vec<String>, none: &str| if v.is_empty() { none.to_string() } else { v.join(" || ") };
     let and = |v: Vec<String>| if v.is_empty() { "1'b1".to_string() } else { v.join(" && ") };
     let _ = writeln!(o, "    wire all_done = {};", and((0..n).map(|g| format!("g{g}_done")).collect()));
@@ -749,6 +722,51 @@ const READ_SIDE: &str = "    // Read side: the open burst (σ-consecutive loads 
         end
     end
 ";
+
+/// `win<g>`: generator g's access is the σ-next one: the smallest key among the generators
+/// not done, the first generator on ties, once every generator's position is known. Found by
+/// a tournament, n − 1 comparisons (a matrix of all pairs made Yosys run out of memory at par
+/// 16), of each generator's `klen` keys as one unsigned number: each key's sign bit flipped
+/// (offset binary), the first key the most significant.
+fn winner(o: &mut String, n: usize, klen: usize, key_bits: u32) {
+    if n == 1 {
+        o.push_str("    wire win0 = g0_acc;\n");
+        return;
+    }
+    let (w, ib) = (key_bits - 1, index_bits(n));
+    for g in 0..n {
+        let parts: Vec<String> = (0..klen).map(|k| format!("~g{g}_k{k}[{w}], g{g}_k{k}[{}:0]", w - 1)).collect();
+        let _ = writeln!(o, "    wire [{}:0] g{g}_key = {{{}}};", klen as u32 * key_bits - 1, parts.join(", "));
+    }
+    // A generator that has not reached its first point holds every other back.
+    let held: Vec<String> = (0..n).map(|g| format!("(!g{g}_done && !g{g}_known)")).collect();
+    let _ = writeln!(o, "    wire held = {};", held.join(" || "));
+    // Node of generators lo..hi: (alive, key, index) wires named by its prefix; the left
+    // (lower) half wins ties.
+    fn node(o: &mut String, lo: usize, hi: usize, kw: u32, ib: u32) -> String {
+        if hi - lo == 1 {
+            let _ = writeln!(o, "    wire g{lo}_alive = !g{lo}_done;\n    wire [{}:0] g{lo}_idx = {ib}'d{lo};", ib - 1);
+            return format!("g{lo}");
+        }
+        let mid = (lo + hi).div_ceil(2);
+        let (a, b) = (node(o, lo, mid, kw, ib), node(o, mid, hi, kw, ib));
+        let t = format!("t{lo}_{hi}");
+        let _ = writeln!(
+            o,
+            "    wire {t}_left = {a}_alive && (!{b}_alive || {a}_key <= {b}_key);\n    wire {t}_alive = {a}_alive || {b}_alive;\n    wire [{}:0] {t}_key = {t}_left ? {a}_key : {b}_key;\n    wire [{}:0] {t}_idx = {t}_left ? {a}_idx : {b}_idx;",
+            kw - 1,
+            ib - 1
+        );
+        t
+    }
+    // The root's key and liveness go unused.
+    o.push_str("    // verilator lint_off UNUSEDSIGNAL\n");
+    let root = node(o, 0, n, klen as u32 * key_bits, ib);
+    o.push_str("    // verilator lint_on UNUSEDSIGNAL\n");
+    for g in 0..n {
+        let _ = writeln!(o, "    wire win{g} = g{g}_acc && !held && {root}_idx == {ib}'d{g};");
+    }
+}
 
 /// The values σ key `k` takes over a box of iterator values `r`.
 fn key_range(k: &Key, r: &[(i64, i64)]) -> (i64, i64) {
