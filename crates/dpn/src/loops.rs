@@ -181,6 +181,7 @@ impl LoopNest {
         for (m, &j) in free.iter().enumerate() {
             iters[j] = lin(&[(first_phi + d + m, 1)], 0);
         }
+        tighten(&mut counters, &iters, &guard);
         Some(LoopNest { counters, iters, guard })
     }
 
@@ -208,6 +209,48 @@ impl LoopNest {
             c[level] = x;
             self.walk(level + 1, c, it, f);
             x += k.step;
+        }
+    }
+}
+
+/// Bounds from the guard: every affine constraint of the domain (one in each of its
+/// disjuncts, without floor divisions), over the counters, whose innermost counter has
+/// coefficient ±1 bounds that counter by the outer ones. The walk then skips fewer points the
+/// guard rejects (a skewed Jacobi-1D tile's triangles), in the same order: the guard stays.
+fn tighten(counters: &mut [Counter], iters: &[Lin], guard: &Predicate) {
+    use crate::predicate::{Cmp, Term};
+    let Some((first, rest)) = guard.disjuncts.split_first() else { return };
+    for c in first.iter().filter(|c| rest.iter().all(|d| d.contains(c))) {
+        // Σ a·it + cst over the counters.
+        let mut l = Lin { coef: vec![0; counters.len()], cst: c.expr.cst };
+        let affine = c.expr.terms.iter().all(|(a, t)| match t {
+            Term::Var(j) => {
+                let it = &iters[*j];
+                l.coef.iter_mut().zip(&it.coef).for_each(|(x, y)| *x += a * y);
+                l.cst += a * it.cst;
+                true
+            }
+            Term::Floor(_) => false,
+        });
+        let Some(k) = l.coef.iter().rposition(|&a| a != 0) else { continue };
+        let a = l.coef[k];
+        if !affine || a.abs() != 1 {
+            continue;
+        }
+        // a·c_k + rest ≥ 0 (or = 0): c_k ≥ −rest for a = 1, c_k ≤ rest for a = −1.
+        l.coef[k] = 0;
+        let bound = Lin { coef: l.coef.iter().map(|x| -a * x).collect(), cst: -a * l.cst };
+        let counter = &mut counters[k];
+        let add = |v: &mut Vec<Lin>| {
+            if !v.contains(&bound) {
+                v.push(bound.clone());
+            }
+        };
+        if a == 1 || c.cmp == Cmp::Eq {
+            add(&mut counter.lower);
+        }
+        if a == -1 || c.cmp == Cmp::Eq {
+            add(&mut counter.upper);
         }
     }
 }
