@@ -30,7 +30,7 @@
 //! issue and written at issue, with the same queue for its fan-out.
 
 use crate::process::{cell_index, index_wire, need, port_decls, ports, pred_v};
-use crate::verilog::{aff, bits, bits_for, index_bits, key, lin, lit, FUNCTIONS};
+use crate::verilog::{aff, bits, bits_for, functions, index_bits, key, lin, lit};
 use crate::RtlError;
 use dpnc_dpn::ir::{ChannelKind, Dpn, ProcessKind};
 use dpnc_dpn::predicate::Predicate;
@@ -153,7 +153,7 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         );
     }
     let _ = writeln!(o, "module m_{} (\n    {}\n);", v.name, decl.join(",\n    "));
-    o.push_str(FUNCTIONS);
+    o.push_str(&functions());
     let _ = writeln!(
         o,
         "    localparam [1:0] IDLE = 2'd0, RUN = 2'd1{};\n    reg [1:0] state;\n    wire issue, ld_go, st_go;  // the σ-next access goes this cycle: a load, a store",
@@ -177,7 +177,7 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     for (g, gen) in gens.iter().enumerate() {
         let pr = &dpn.processes[gen.pi];
         let l = crate::process::nest(pr)?;
-        let d = l.counters.len();
+        let cw = crate::walk::cs_bits(l) - 1;
         let s = &p.stmts[gen.stmt];
         let names: Vec<String> = s.iters.iter().map(|i| format!("g{g}_{i}")).collect();
         let _ = writeln!(
@@ -187,7 +187,7 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
             dpn.channels[gen.c].name,
             pr.name,
             pr.name,
-            w = crate::walk::counter_bits(l) * d.max(1) as u32 - 1,
+            w = cw,
         );
         // With several generators, each one's position counts: the point it holds or, while it
         // walks on, the last one it held (below its next access in σ, as it walks in σ order),
@@ -196,7 +196,7 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
             let _ = writeln!(
                 o,
                 "    reg g{g}_seen;\n    // verilator lint_off UNUSEDSIGNAL\n    reg [{w}:0] g{g}_last;\n    wire [{w}:0] g{g}_pos = g{g}_valid ? g{g}_cs : g{g}_last;\n    // verilator lint_on UNUSEDSIGNAL\n    wire g{g}_known = g{g}_valid || g{g}_seen;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_valid) begin\n            g{g}_seen <= 1'b1;\n            g{g}_last <= g{g}_cs;\n        end\n    end",
-                w = crate::walk::counter_bits(l) * d.max(1) as u32 - 1
+                w = cw
             );
             format!("g{g}_pos")
         } else {

@@ -11,7 +11,7 @@
 //! from the channel whenever their cell is free, so a value never lands on a live one (the
 //! same argument as the Vitis backend's, see ARCHITECTURE.md).
 
-use crate::verilog::{aff, bits, elem_bits, index_bits, lin, trunc_mod, FUNCTIONS};
+use crate::verilog::{aff, bits, elem_bits, functions, index_bits, lin, trunc_mod};
 use crate::RtlError;
 use dpnc_dpn::ir::{ChannelKind, Dpn, Process};
 use dpnc_dpn::loops::LoopNest;
@@ -125,7 +125,6 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
     let s = &p.stmts[stmt];
     let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
     let l = nest(pr)?;
-    let d = l.counters.len();
     let names: Vec<String> = s.iters.iter().map(|i| format!("it_{i}")).collect();
     let ports = ports(dpn, &[pi]);
     let mut decl = vec!["input  wire clk".to_string(), "input  wire rst".into(), "input  wire start".into(), "output reg  done".into()];
@@ -141,11 +140,11 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
     let mut o = String::new();
     let _ = writeln!(o, "// {}: statement {} ({} iterations).", pr.name, s.name, pr.iterations);
     let _ = writeln!(o, "module p_{} (\n    {}\n);", pr.name, decl.join(",\n    "));
-    o.push_str(FUNCTIONS);
+    o.push_str(&functions());
     let _ = writeln!(
         o,
         "    reg running;\n    wire fire;  // this cycle's iteration issues: every operand is there and the skid buffer has room\n    wire w_valid, w_done;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{}:0] cs;  // tile counters need not appear in the iterators\n    // verilator lint_on UNUSEDSIGNAL\n    wire guard;\n    wire w_next = w_valid && (!guard || fire);\n    w_{} walk (.clk(clk), .rst(rst), .start(start), .next(w_next), .valid(w_valid), .done(w_done), .cs(cs));",
-        crate::walk::counter_bits(l) * d.max(1) as u32 - 1,
+        crate::walk::cs_bits(l) - 1,
         pr.name
     );
     let ctr = crate::walk::counters("cs", l);

@@ -116,18 +116,23 @@ pub fn trunc_mod(a: &str, m: i64) -> String {
     }
 }
 
-/// The functions the expressions above use, declared inside each module that needs them.
-pub const FUNCTIONS: &str = "    function signed [63:0] smax(input signed [63:0] a, input signed [63:0] b);
-        smax = a > b ? a : b;
-    endfunction
-    function signed [63:0] smin(input signed [63:0] a, input signed [63:0] b);
-        smin = a < b ? a : b;
-    endfunction
-    // floor(a / b) for b > 0 (Verilog's / truncates toward zero).
+/// `smax` and `smin` of `w`-bit signed numbers, declared inside each module that needs them.
+pub fn min_max(w: u32) -> String {
+    format!(
+        "    function signed [{m}:0] smax(input signed [{m}:0] a, input signed [{m}:0] b);\n        smax = a > b ? a : b;\n    endfunction\n    function signed [{m}:0] smin(input signed [{m}:0] a, input signed [{m}:0] b);\n        smin = a < b ? a : b;\n    endfunction\n",
+        m = w - 1
+    )
+}
+
+/// The functions the 64-bit expressions above use: [`min_max`] and `floord`.
+pub fn functions() -> String {
+    min_max(64)
+        + "    // floor(a / b) for b > 0 (Verilog's / truncates toward zero).
     function signed [63:0] floord(input signed [63:0] a, input signed [63:0] b);
         floord = (a >= 0 ? a : a - b + 64'sd1) / b;
     endfunction
-";
+"
+}
 
 /// Bits of a value of type `ty`.
 pub fn bits(ty: ScalarType) -> u32 {

@@ -6,7 +6,7 @@
 //! Compute processes use it for their own iterations; memory processes run one per channel
 //! they serve (the consumer's or producer's nest) and merge them in σ order.
 
-use crate::verilog::{bits_for, linear_w, lit_w, sext};
+use crate::verilog::{bits_for, linear_w, lit_w, min_max, sext};
 use dpnc_dpn::loops::{span, Lin, LoopNest};
 use std::fmt::Write;
 
@@ -25,6 +25,11 @@ pub fn counter_bits(l: &LoopNest) -> u32 {
         }
     }
     w
+}
+
+/// Bits of the walker's `cs` port: every counter, packed.
+pub fn cs_bits(l: &LoopNest) -> u32 {
+    counter_bits(l) * l.counters.len().max(1) as u32
 }
 
 /// The counters held in `v` (a walker's `cs`, or a copy), each sign-extended to 64 bits.
@@ -49,13 +54,9 @@ pub fn module(name: &str, l: &LoopNest) -> String {
     let _ = writeln!(
         o,
         "module {name} (\n    input  wire clk,\n    input  wire rst,\n    input  wire start,\n    input  wire next,\n    output reg  valid,\n    output reg  done,\n    output wire [{}:0] cs\n);",
-        w * d.max(1) as u32 - 1
+        cs_bits(l) - 1
     );
-    let _ = writeln!(
-        o,
-        "    function signed [{m}:0] smax(input signed [{m}:0] a, input signed [{m}:0] b);\n        smax = a > b ? a : b;\n    endfunction\n    function signed [{m}:0] smin(input signed [{m}:0] a, input signed [{m}:0] b);\n        smin = a < b ? a : b;\n    endfunction",
-        m = w - 1
-    );
+    o.push_str(&min_max(w));
     if d == 0 {
         // One point, no counters.
         let _ = writeln!(o, "    assign cs = {w}'d0;");
