@@ -22,9 +22,11 @@
 //! * **DDR order**: a load waits for the write responses (B) of the stores of earlier bands
 //!   only. A band never loads a value it produces (that one stays on chip), so a store of the
 //!   band that comes first in σ never writes a cell a later load of the band reads: that would
-//!   make the load's value come from the band. A write burst's AW waits until every load issued
-//!   before its last store has its R beat, so no store overtakes an earlier read of its cell.
-//!   Stores are posted: their B responses are only counted.
+//!   make the load's value come from the band. So loads pass the stores of their own band (a
+//!   store waiting for its value does not hold back the loads of later points), while loads
+//!   and stores each stay in σ order among themselves. A store waits while a load of its cell
+//!   is still in the issue queue, so no store overtakes an earlier read of its cell. Stores are
+//!   posted: their B responses are only counted.
 //!
 //! A temporary of the kernel (`VarKind::Local`) has no DDR: it lives in a memory here, read at
 //! issue and written at issue, with the same queue for its fan-out.
@@ -231,7 +233,9 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         }
         accs.push((keys.len(), names));
     }
-    winner(&mut o, n, accs.first().map_or(0, |a| a.0), key_bits);
+    let store_of: Vec<Option<usize>> = gens.iter().map(|gen| (!gen.load).then_some(gen.c)).collect();
+    let bk = dpnc_dpn::sync::band_key(p, &dpn.nests, &dpn.tile, 0).len();
+    winner(&mut o, &store_of, accs.first().map_or(0, |a| a.0), key_bits, bk);
     let or = |v: Vec<String>, none: &str| if v.is_empty() { none.to_string() } else { v.join(" || ") };
     let and = |v: Vec<String>| if v.is_empty() { "1'b1".to_string() } else { v.join(" && ") };
     let _ = writeln!(o, "    wire all_done = {};", and((0..n).map(|g| format!("g{g}_done")).collect()));
@@ -338,7 +342,6 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     }
     // The band of the σ-next access (nest and every tile coordinate but the last): the cell
     // table's validity, and which stores a load must wait for.
-    let bk = dpnc_dpn::sync::band_key(p, &dpn.nests, &dpn.tile, 0).len();
     let ordered = !local && has_loads && has_stores;
     if shared || ordered {
         for k in 0..bk {
@@ -449,12 +452,15 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
             let _ = writeln!(o, "    always @(posedge clk) if (fire && h_miss) cache[h_cell] <= rshift[{}:0];", ew - 1);
         }
         if ordered {
-            // R beats still to come: the loads a store issued now must not overtake.
+            let cell = |gs: Vec<usize>| gs.iter().map(|g| format!("win{g} ? g{g}_cell :")).collect::<Vec<_>>().join(" ");
             let _ = writeln!(
                 o,
-                "    reg [{qa}:0] r_out;  // loads issued whose R beat has not come\n    wire r_beat = m_rvalid && m_rready;\n    always @(posedge clk) begin\n        if (rst || start) r_out <= {w}'d0;\n        else if ({issued} && !r_beat) r_out <= r_out + {w}'d1;\n        else if (!({issued}) && r_beat) r_out <= r_out - {w}'d1;\n    end",
-                w = qa + 1,
-                issued = if shared { "ld_go && !hit" } else { "ld_go" }
+                "    // Write after read: a store waits while a load of its cell is in the queue. (Loads pass\n    // the stores of their band, so counting every earlier read would wait on later ones.)\n    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] ld_cell_full = {} 64'sd0;\n    wire signed [63:0] st_cell_full = {} 64'sd0;\n    // verilator lint_on UNUSEDSIGNAL\n    wire [{x}:0] ld_cell = ld_cell_full[{x}:0];\n    wire [{x}:0] st_cell = st_cell_full[{x}:0];\n    reg [{x}:0] q_cell [0:{}];\n    reg [{}:0] q_v;\n    always @(posedge clk) if (ld_go) q_cell[q_tail] <= ld_cell;\n    always @(posedge clk) begin\n        if (rst || start) q_v <= {QUEUE}'d0;\n        else begin\n            if (ld_go) q_v[q_tail] <= 1'b1;\n            if (fire) q_v[q_head] <= 1'b0;\n        end\n    end\n    reg war;\n    integer wi;\n    always @* begin\n        war = 1'b0;\n        for (wi = 0; wi < {QUEUE}; wi = wi + 1)\n            if (q_v[wi] && q_cell[wi] == st_cell) war = 1'b1;\n    end",
+                cell(gens.iter().enumerate().filter(|(_, gen)| gen.load).map(|(g, _)| g).collect()),
+                cell(stores.iter().map(|(g, _)| *g).collect()),
+                QUEUE - 1,
+                QUEUE - 1,
+                x = xw - 1,
             );
         }
         quiet.push(format!("q_count == {}'d0", qa + 1));
@@ -476,7 +482,6 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         }
     }
     let wc = index_bits(WBUF) + 1;
-    let rc = index_bits(QUEUE) + 1;
     let common = [
         ("$B", (bw - 1).to_string()),
         ("$H", (hw - 1).to_string()),
@@ -485,7 +490,6 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         ("$EB", eb.to_string()),
         ("$SIZE", size.to_string()),
         ("$WC", wc.to_string()),
-        ("$RC", rc.to_string()),
     ];
     if !local && has_stores {
         let same: Vec<String> = (0..bk).map(|k| format!("pick_band{k} == w_band{k}")).collect();
@@ -499,7 +503,7 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
             ("$LEN", len8("wb_beats")),
             ("$SAME", if ordered { " && same_band".into() } else { String::new() }),
             ("$LOADNEXT", if ordered { "(go && pick_load && !same_band) || ".into() } else { String::new() }),
-            ("$AWWAIT", if ordered { " && aw_wait == $RC'd0".into() } else { String::new() }),
+            ("$WAR", if ordered { " && !war".into() } else { String::new() }),
         ];
         t.extend(common.iter().cloned());
         if ordered {
@@ -508,14 +512,13 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
                 &[
                     ("$BANDS", (0..bk).map(|k| format!("w_band{k}")).collect::<Vec<_>>().join(", ")),
                     ("$SAME", and(same)),
-                    ("$RM", (rc - 1).to_string()),
                 ],
             ));
         }
         o.push_str(&fill(WRITE_SIDE, &t));
         if ordered {
             let sets: Vec<String> = (0..bk).map(|k| format!("w_band{k} <= pick_band{k};")).collect();
-            o.push_str(&fill(ORDER_UPDATE, &[("$SETS", sets.join(" ")), ("$RM", (rc - 1).to_string()), ("$RC", rc.to_string())]));
+            o.push_str(&fill(ORDER_UPDATE, &[("$SETS", sets.join(" "))]));
         }
         quiet.push(format!("!wb_v && !aw_v && wf_count == {wc}'d0 && w_out == 16'd0"));
     } else if !local {
@@ -577,12 +580,11 @@ fn fill(template: &str, subs: &[(&str, String)]) -> String {
 /// DDR order between the two sides (an array both loaded and stored).
 const ORDER: &str = "    // DDR order. A load waits for the write responses of earlier bands' stores only: a band never
     // loads what it stores itself (that value stays on chip), so its own stores cannot hold what
-    // it reads. A write burst's AW waits until every load issued before its last store has its
-    // R beat, so no store overtakes an earlier read of the same cell (σ order is dependence order).
+    // it reads. A store waits while a load of its cell is in flight (`war`), so no store
+    // overtakes an earlier read of its cell.
     reg signed [63:0] $BANDS;  // the band of the last store
     wire same_band = $SAME;
     reg [15:0] w_old;  // of the write bursts awaiting B, those of bands before w_band
-    reg [$RM:0] wb_wait, aw_wait;  // R beats the open burst, the offered AW, still wait for
 ";
 
 /// Band and wait counters of [`ORDER`], updated with the write side.
@@ -592,10 +594,7 @@ const ORDER_UPDATE: &str = "    always @(posedge clk) begin
         else if (b_beat && w_old != 16'd0) w_old <= w_old - 16'd1;
         if (st_go) begin
             $SETS
-            wb_wait <= r_out - {$RM'd0, r_beat};
-        end else if (r_beat && wb_wait != $RC'd0) wb_wait <= wb_wait - $RC'd1;
-        if (wb_ship) aw_wait <= (r_beat && wb_wait != $RC'd0) ? wb_wait - $RC'd1 : wb_wait;
-        else if (r_beat && aw_wait != $RC'd0) aw_wait <= aw_wait - $RC'd1;
+        end
     end
 ";
 
@@ -617,11 +616,11 @@ const WRITE_SIDE: &str = "    // Write side: the open burst (σ-consecutive stor
     reg [15:0] w_out;  // write bursts opened and not yet acknowledged
     reg [15:0] w_credit;  // AWs accepted whose W beats have not all gone: W never runs ahead of AW
     wire b_beat = m_bvalid && m_bready;
-    assign m_awvalid = aw_v$AWWAIT;
+    assign m_awvalid = aw_v;
     wire aw_free = !aw_v || (m_awvalid && m_awready);
     wire wf_room = wf_count != $WC'd$WBUF;
     wire aw_ext = wb_v && wb_beats != BURST && pick_addr == wb_end && pick_addr[11:0] != 12'd0$SAME;  // extends it, within 4 KiB
-    assign st_go = go && !pick_load && pop_ok && wf_room && (aw_ext || !wb_v || aw_free);
+    assign st_go = go && !pick_load && pop_ok$WAR && wf_room && (aw_ext || !wb_v || aw_free);
     wire wb_close = wb_v && !st_go && aw_free && wf_room && (wb_beats == BURST || wb_idle == HOLD || $LOADNEXTall_done);
     wire wb_ship = (st_go && !aw_ext && wb_v) || wb_close;  // the open burst goes to AW
     wire wf_push = (st_go && wb_v) || wb_close;
@@ -723,34 +722,43 @@ const READ_SIDE: &str = "    // Read side: the open burst (σ-consecutive loads 
     end
 ";
 
-/// `win<g>`: generator g's access is the σ-next one: the smallest key among the generators
-/// not done, the first generator on ties, once every generator's position is known. Found by
-/// a tournament, n − 1 comparisons (a matrix of all pairs made Yosys run out of memory at par
-/// 16), of each generator's `klen` keys as one unsigned number: each key's sign bit flipped
-/// (offset binary), the first key the most significant.
-fn winner(o: &mut String, n: usize, klen: usize, key_bits: u32) {
+/// `win<g>`: generator g's access goes next. Keys are compared by a tournament, n − 1
+/// comparisons (a matrix of all pairs made Yosys run out of memory at par 16), of each
+/// generator's `klen` keys as one unsigned number: each key's sign bit flipped (offset
+/// binary), the first key the most significant; the first generator wins ties. Nothing goes
+/// before every generator's position is known.
+///
+/// With loads and stores (`stores[g]`: the channel generator g stores from), loads and stores
+/// each keep σ order among themselves, and a load may pass the stores of its own band and of
+/// later ones: a band never loads a cell one of its stores wrote before (that value would
+/// come from the band), and the write side keeps every store behind the R beats of loads
+/// issued before it. So a store still waiting for its value no longer holds back the loads
+/// of the next points (BICG's q: the load for row i + 1 waited for row i's store). A store
+/// goes when it precedes every pending load in σ, first if its value is there.
+fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, key_bits: u32, band_keys: usize) {
+    let n = stores.len();
     if n == 1 {
         o.push_str("    wire win0 = g0_acc;\n");
         return;
     }
-    let (w, ib) = (key_bits - 1, index_bits(n));
+    let (w, ib, kw) = (key_bits - 1, index_bits(n), klen as u32 * key_bits);
     for g in 0..n {
         let parts: Vec<String> = (0..klen).map(|k| format!("~g{g}_k{k}[{w}], g{g}_k{k}[{}:0]", w - 1)).collect();
-        let _ = writeln!(o, "    wire [{}:0] g{g}_key = {{{}}};", klen as u32 * key_bits - 1, parts.join(", "));
+        let _ = writeln!(o, "    wire [{}:0] g{g}_key = {{{}}};", kw - 1, parts.join(", "));
+        let _ = writeln!(o, "    wire g{g}_alive = !g{g}_done;\n    wire [{}:0] g{g}_idx = {ib}'d{g};", ib - 1);
     }
     // A generator that has not reached its first point holds every other back.
     let held: Vec<String> = (0..n).map(|g| format!("(!g{g}_done && !g{g}_known)")).collect();
     let _ = writeln!(o, "    wire held = {};", held.join(" || "));
-    // Node of generators lo..hi: (alive, key, index) wires named by its prefix; the left
-    // (lower) half wins ties.
-    fn node(o: &mut String, lo: usize, hi: usize, kw: u32, ib: u32) -> String {
-        if hi - lo == 1 {
-            let _ = writeln!(o, "    wire g{lo}_alive = !g{lo}_done;\n    wire [{}:0] g{lo}_idx = {ib}'d{lo};", ib - 1);
-            return format!("g{lo}");
+    // Node of generators `gs`: (alive, key, index) wires named by its prefix; the left (lower)
+    // half wins ties.
+    fn node(o: &mut String, pre: &str, gs: &[usize], kw: u32, ib: u32) -> String {
+        if let [g] = gs {
+            return format!("g{g}");
         }
-        let mid = (lo + hi).div_ceil(2);
-        let (a, b) = (node(o, lo, mid, kw, ib), node(o, mid, hi, kw, ib));
-        let t = format!("t{lo}_{hi}");
+        let mid = gs.len().div_ceil(2);
+        let (a, b) = (node(o, pre, &gs[..mid], kw, ib), node(o, pre, &gs[mid..], kw, ib));
+        let t = format!("{pre}{}_{}", gs[0], gs[gs.len() - 1]);
         let _ = writeln!(
             o,
             "    wire {t}_left = {a}_alive && (!{b}_alive || {a}_key <= {b}_key);\n    wire {t}_alive = {a}_alive || {b}_alive;\n    wire [{}:0] {t}_key = {t}_left ? {a}_key : {b}_key;\n    wire [{}:0] {t}_idx = {t}_left ? {a}_idx : {b}_idx;",
@@ -759,12 +767,39 @@ fn winner(o: &mut String, n: usize, klen: usize, key_bits: u32) {
         );
         t
     }
-    // The root's key and liveness go unused.
+    let (ld, st): (Vec<usize>, Vec<usize>) = (0..n).partition(|&g| stores[g].is_none());
+    // The roots' keys and liveness may go unused.
     o.push_str("    // verilator lint_off UNUSEDSIGNAL\n");
-    let root = node(o, 0, n, klen as u32 * key_bits, ib);
+    if ld.is_empty() || st.is_empty() {
+        let root = node(o, "t", &(0..n).collect::<Vec<_>>(), kw, ib);
+        o.push_str("    // verilator lint_on UNUSEDSIGNAL\n");
+        for g in 0..n {
+            let _ = writeln!(o, "    wire win{g} = g{g}_acc && !held && {root}_idx == {ib}'d{g};");
+        }
+        return;
+    }
+    let (l, s) = (node(o, "tl", &ld, kw, ib), node(o, "ts", &st, kw, ib));
     o.push_str("    // verilator lint_on UNUSEDSIGNAL\n");
-    for g in 0..n {
-        let _ = writeln!(o, "    wire win{g} = g{g}_acc && !held && {root}_idx == {ib}'d{g};");
+    // The band is the keys' first `band_keys` (or a finer prefix for a shallower nest, which
+    // only lets fewer loads pass).
+    let top = format!("[{}:{}]", kw - 1, kw - band_keys as u32 * key_bits);
+    let acc = |gs: &[usize], root: &str| -> String {
+        let v: Vec<String> = gs.iter().map(|g| format!("({root}_idx == {ib}'d{g} && g{g}_acc)")).collect();
+        v.join(" || ")
+    };
+    let ready: Vec<String> = st.iter().map(|&g| format!("({s}_idx == {ib}'d{g} && ch{}_v)", stores[g].unwrap_or(0))).collect();
+    let _ = writeln!(
+        o,
+        "    // σ-next load and store: the store goes if it precedes every pending load (first when its value\n    // is there); the load if no pending store belongs to an earlier band.\n    wire l_can = !held && {l}_alive && ({}) && (!{s}_alive || {s}_key{top} >= {l}_key{top});\n    wire s_can = !held && {s}_alive && ({}) && (!{l}_alive || {s}_key < {l}_key);\n    wire s_ready = {};\n    wire l_pick = l_can && !(s_can && s_ready);",
+        acc(&ld, &l),
+        acc(&st, &s),
+        ready.join(" || ")
+    );
+    for g in ld {
+        let _ = writeln!(o, "    wire win{g} = l_pick && {l}_idx == {ib}'d{g};");
+    }
+    for g in st {
+        let _ = writeln!(o, "    wire win{g} = s_can && !l_pick && {s}_idx == {ib}'d{g};");
     }
 }
 
