@@ -182,35 +182,44 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         let cw = crate::walk::cs_bits(l) - 1;
         let s = &p.stmts[gen.stmt];
         let names: Vec<String> = s.iters.iter().map(|i| format!("g{g}_{i}")).collect();
+        let done = if n > 1 { "wdone" } else { "done" };
         let _ = writeln!(
             o,
-            "    // Generator {g}: {} {} ({}).\n    wire g{g}_valid, g{g}_done, g{g}_next;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{w}:0] g{g}_cs;\n    // verilator lint_on UNUSEDSIGNAL\n    w_{} walk{g} (.clk(clk), .rst(rst), .start(start), .next(g{g}_next), .valid(g{g}_valid), .done(g{g}_done), .cs(g{g}_cs));",
+            "    // Generator {g}: {} {} ({}).\n    wire g{g}_valid, g{g}_{done}, g{g}_next;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{w}:0] g{g}_cs;\n    // verilator lint_on UNUSEDSIGNAL\n    w_{} walk{g} (.clk(clk), .rst(rst), .start(start), .next(g{g}_next), .valid(g{g}_valid), .done(g{g}_{done}), .cs(g{g}_cs));",
             if gen.load { "loads for" } else { "stores from" },
             dpn.channels[gen.c].name,
             pr.name,
             pr.name,
             w = cw,
         );
-        // With several generators, each one's position counts: the point it holds or, while it
-        // walks on, the last one it held (below its next access in σ, as it walks in σ order),
-        // so that the others need not wait until it has found its next access.
-        let at = if n > 1 {
+        let cond = |names: &[String]| format!("{} && {}", pred_v(&l.guard, names), pred_v(gen.cond, names));
+        let iters = |o: &mut String, names: &[String], at: &str| {
+            let ctr = crate::walk::counters(at, l);
+            for (nm, li) in names.iter().zip(&l.iters) {
+                let _ = writeln!(o, "    wire signed [63:0] {nm} = {};", lin(li, &ctr));
+            }
+        };
+        if n > 1 {
+            // With several generators, the walker runs ahead into a queue of two accesses, so that
+            // its walk between accesses (several cycles past the end of a short inner loop) is
+            // hidden; the generator's position is its queue's head or, with the queue empty, the
+            // point the walker holds or last held (below its next access: it walks in σ order),
+            // so that the others need not wait until it has found its next access.
+            let walked: Vec<String> = s.iters.iter().map(|i| format!("g{g}_w_{i}")).collect();
+            iters(&mut o, &walked, &format!("g{g}_cs"));
             let _ = writeln!(
                 o,
-                "    reg g{g}_seen;\n    // verilator lint_off UNUSEDSIGNAL\n    reg [{w}:0] g{g}_last;\n    wire [{w}:0] g{g}_pos = g{g}_valid ? g{g}_cs : g{g}_last;\n    // verilator lint_on UNUSEDSIGNAL\n    wire g{g}_known = g{g}_valid || g{g}_seen;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_valid) begin\n            g{g}_seen <= 1'b1;\n            g{g}_last <= g{g}_cs;\n        end\n    end",
+                "    wire g{g}_wcond = {};\n    reg [{w}:0] g{g}_f0, g{g}_f1;\n    reg [1:0] g{g}_fn;\n    wire g{g}_acc = g{g}_fn != 2'd0;\n    wire g{g}_push = g{g}_valid && g{g}_wcond && g{g}_fn != 2'd2;\n    wire g{g}_pop = issue && win{g};\n    assign g{g}_next = g{g}_valid && (!g{g}_wcond || g{g}_fn != 2'd2);\n    wire g{g}_done = g{g}_wdone && !g{g}_acc;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_fn <= 2'd0;\n        else begin\n            if (g{g}_pop) g{g}_f0 <= g{g}_f1;\n            if (g{g}_push && g{g}_fn - {{1'b0, g{g}_pop}} == 2'd0) g{g}_f0 <= g{g}_cs;\n            else if (g{g}_push) g{g}_f1 <= g{g}_cs;\n            g{g}_fn <= g{g}_fn + {{1'b0, g{g}_push}} - {{1'b0, g{g}_pop}};\n        end\n    end\n    reg g{g}_seen;\n    // verilator lint_off UNUSEDSIGNAL\n    reg [{w}:0] g{g}_last;\n    wire [{w}:0] g{g}_pos = g{g}_acc ? g{g}_f0 : g{g}_valid ? g{g}_cs : g{g}_last;\n    // verilator lint_on UNUSEDSIGNAL\n    wire g{g}_known = g{g}_acc || g{g}_valid || g{g}_seen;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_valid) begin\n            g{g}_seen <= 1'b1;\n            g{g}_last <= g{g}_cs;\n        end\n    end",
+                cond(&walked),
                 w = cw
             );
-            format!("g{g}_pos")
+            iters(&mut o, &names, &format!("g{g}_pos"));
         } else {
-            format!("g{g}_cs")
-        };
-        let ctr = crate::walk::counters(&at, l);
-        for (nm, li) in names.iter().zip(&l.iters) {
-            let _ = writeln!(o, "    wire signed [63:0] {nm} = {};", lin(li, &ctr));
+            iters(&mut o, &names, &format!("g{g}_cs"));
+            let _ = writeln!(o, "    wire g{g}_cond = {};", cond(&names));
+            let _ = writeln!(o, "    wire g{g}_acc = g{g}_valid && g{g}_cond;");
+            let _ = writeln!(o, "    assign g{g}_next = (g{g}_valid && !g{g}_cond) || (issue && win{g});");
         }
-        let _ = writeln!(o, "    wire g{g}_cond = {} && {};", pred_v(&l.guard, &names), pred_v(gen.cond, &names));
-        let _ = writeln!(o, "    wire g{g}_acc = g{g}_valid && g{g}_cond;");
-        let _ = writeln!(o, "    assign g{g}_next = (g{g}_valid && !g{g}_cond) || (issue && win{g});");
         let mut keys: Vec<String> = sigma(p, &dpn.nests, &dpn.tile, gen.stmt).iter().map(|k| key(k, &names)).collect();
         keys.push(lit(if gen.load { dpn.channels[gen.c].port.unwrap_or(0) as i64 } else { after_ports }));
         if gens.len() > 1 {
@@ -509,10 +518,7 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         if ordered {
             o.push_str(&fill(
                 ORDER,
-                &[
-                    ("$BANDS", (0..bk).map(|k| format!("w_band{k}")).collect::<Vec<_>>().join(", ")),
-                    ("$SAME", and(same)),
-                ],
+                &[("$BANDS", (0..bk).map(|k| format!("w_band{k}")).collect::<Vec<_>>().join(", ")), ("$SAME", and(same))],
             ));
         }
         o.push_str(&fill(WRITE_SIDE, &t));
