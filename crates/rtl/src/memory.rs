@@ -1,13 +1,14 @@
-//! The memory process of one array: what its Load and Store processes do, merged in σ order
-//! (as in the Vitis backend), on one AXI4 master port. Each channel it serves has a generator
-//! (the consumer's or producer's walker, filtered by the channel's first-use or demux
-//! condition, keyed by σ); the smallest key goes next. A generator still walking towards its
-//! next access does not hold the others back: it walks in σ order, so the last point it held
-//! bounds its next access from below.
+//! The memory process of one array: what its Load and Store processes do, merged by σ (as in
+//! the Vitis backend), on one AXI4 master port. Each channel it serves has a generator (the
+//! consumer's or producer's walker, filtered by the channel's first-use or demux condition,
+//! keyed by σ, running ahead into a queue of two accesses); among the loads, and among the
+//! stores, the smallest key goes next (`winner` says how the two kinds interleave). A
+//! generator still walking towards its next access does not hold the others back: it walks in
+//! σ order, so the last point it held bounds its next access from below.
 //!
 //! The memory's latency (tens of cycles per request) must not be paid per access, so the
 //! process is a pipeline:
-//! * **Issue** (one σ-next access per cycle at most): a load goes into an in-order *issue
+//! * **Issue** (one access per cycle at most): a load goes into an in-order *issue
 //!   queue* ([`QUEUE`] entries) with everything its fan-out needs later (target channels,
 //!   scratchpad cells, shared-load cell, byte lane), and its element into the *open read
 //!   burst*; a store pops its value into the *open write burst*.
