@@ -738,8 +738,8 @@ const READ_SIDE: &str = "    // Read side: the open burst (σ-consecutive loads 
 /// With loads and stores (`stores[g]`: the channel generator g stores from), loads and stores
 /// each keep σ order among themselves, and a load may pass the stores of its own band and of
 /// later ones: a band never loads a cell one of its stores wrote before (that value would
-/// come from the band), and the write side keeps every store behind the R beats of loads
-/// issued before it. So a store still waiting for its value no longer holds back the loads
+/// come from the band), and a store waits while a queued load reads its cell (`war`). So a
+/// store still waiting for its value no longer holds back the loads
 /// of the next points (BICG's q: the load for row i + 1 waited for row i's store). A store
 /// goes when it precedes every pending load in σ, first if its value is there.
 fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, key_bits: u32, band_keys: usize) {
