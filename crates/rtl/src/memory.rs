@@ -131,6 +131,8 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     let n = gens.len();
     let has_loads = gens.iter().any(|g| g.load);
     let has_stores = gens.iter().any(|g| !g.load);
+    // Loads and stores of DDR: their order matters (`winner`, `war`).
+    let ordered = !local && has_loads && has_stores;
     let shared = !local && gens.iter().any(|g| g.load && dpn.channels[g.c].shared_load);
     let clears = local || shared;
     let len = v.len().max(1);
@@ -259,7 +261,7 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         let addrs: Vec<String> = (0..n).map(|g| format!("win{g} ? g{g}_addr :")).collect();
         let _ = writeln!(o, "    wire [63:0] pick_addr = {} 64'd0;", addrs.join(" "));
     }
-    if clears {
+    if clears || ordered {
         let cells: Vec<String> = (0..n).map(|g| format!("win{g} ? g{g}_cell :")).collect();
         let _ = writeln!(
             o,
@@ -314,7 +316,7 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     }
 
     // Stores: the σ-next store's value, popped when it issues.
-    let stores: Vec<(usize, usize)> = gens.iter().enumerate().filter(|(_, gen)| !gen.load).map(|(g, gen)| (g, gen.c)).collect();
+    let stores: Vec<(usize, usize)> = store_of.iter().enumerate().filter_map(|(g, c)| c.map(|c| (g, c))).collect();
     if has_stores {
         let _ = writeln!(
             o,
@@ -352,7 +354,6 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     }
     // The band of the σ-next access (nest and every tile coordinate but the last): the cell
     // table's validity, and which stores a load must wait for.
-    let ordered = !local && has_loads && has_stores;
     if shared || ordered {
         for k in 0..bk {
             let per_gen: Vec<String> = gens
@@ -462,12 +463,9 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
             let _ = writeln!(o, "    always @(posedge clk) if (fire && h_miss) cache[h_cell] <= rshift[{}:0];", ew - 1);
         }
         if ordered {
-            let cell = |gs: Vec<usize>| gs.iter().map(|g| format!("win{g} ? g{g}_cell :")).collect::<Vec<_>>().join(" ");
             let _ = writeln!(
                 o,
-                "    // Write after read: a store waits while a load of its cell is in the queue. (Loads pass\n    // the stores of their band, so counting every earlier read would wait on later ones.)\n    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] ld_cell_full = {} 64'sd0;\n    wire signed [63:0] st_cell_full = {} 64'sd0;\n    // verilator lint_on UNUSEDSIGNAL\n    wire [{x}:0] ld_cell = ld_cell_full[{x}:0];\n    wire [{x}:0] st_cell = st_cell_full[{x}:0];\n    reg [{x}:0] q_cell [0:{}];\n    reg [{}:0] q_v;\n    always @(posedge clk) if (ld_go) q_cell[q_tail] <= ld_cell;\n    always @(posedge clk) begin\n        if (rst || start) q_v <= {QUEUE}'d0;\n        else begin\n            if (ld_go) q_v[q_tail] <= 1'b1;\n            if (fire) q_v[q_head] <= 1'b0;\n        end\n    end\n    reg war;\n    integer wi;\n    always @* begin\n        war = 1'b0;\n        for (wi = 0; wi < {QUEUE}; wi = wi + 1)\n            if (q_v[wi] && q_cell[wi] == st_cell) war = 1'b1;\n    end",
-                cell(gens.iter().enumerate().filter(|(_, gen)| gen.load).map(|(g, _)| g).collect()),
-                cell(stores.iter().map(|(g, _)| *g).collect()),
+                "    // Write after read: a store waits while a load of its cell is in the queue. (Loads pass\n    // the stores of their band, so counting every earlier read would wait on later ones.)\n    reg [{x}:0] q_cell [0:{}];\n    reg [{}:0] q_v;\n    always @(posedge clk) if (ld_go) q_cell[q_tail] <= pick_cell;\n    always @(posedge clk) begin\n        if (rst || start) q_v <= {QUEUE}'d0;\n        else begin\n            if (ld_go) q_v[q_tail] <= 1'b1;\n            if (fire) q_v[q_head] <= 1'b0;\n        end\n    end\n    reg war;\n    integer wi;\n    always @* begin\n        war = 1'b0;\n        for (wi = 0; wi < {QUEUE}; wi = wi + 1)\n            if (q_v[wi] && q_cell[wi] == pick_cell) war = 1'b1;\n    end",
                 QUEUE - 1,
                 QUEUE - 1,
                 x = xw - 1,
