@@ -32,7 +32,7 @@
 //! A temporary of the kernel (`VarKind::Local`) has no DDR: it lives in a memory here, read at
 //! issue and written at issue, with the same queue for its fan-out.
 
-use crate::process::{cell_index, index_wire, need, port_decls, ports, pred_v};
+use crate::process::{cell_wire, need, port_decls, ports, pred_v};
 use crate::verilog::{aff, bits, bits_for, functions, index_bits, key, lin, lit};
 use crate::RtlError;
 use dpnc_dpn::ir::{ChannelKind, Dpn, ProcessKind};
@@ -280,7 +280,7 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
             let _ = writeln!(o, "    wire g{g}_to{k} = {};", pred_v(pred, names));
             let qch = &dpn.channels[*q];
             if qch.kind == ChannelKind::Scratchpad {
-                index_wire(&mut o, &format!("g{g}_at{k}"), &cell_index(dpn, *q, gen.access, names, &params), index_bits(qch.cells()));
+                cell_wire(&mut o, &format!("g{g}_at{k}"), p, dpn, *q, gen.access, names);
             }
             match fan.iter_mut().find(|f| f.0 == *q) {
                 Some(f) => f.1.push((g, k)),

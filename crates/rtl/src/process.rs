@@ -11,7 +11,7 @@
 //! from the channel whenever their cell is free, so a value never lands on a live one (the
 //! same argument as the Vitis backend's, see ARCHITECTURE.md).
 
-use crate::verilog::{aff, bits, elem_bits, functions, index_bits, lin, trunc_mod};
+use crate::verilog::{aff, bits, elem_bits, functions, index_bits, lin};
 use crate::RtlError;
 use dpnc_dpn::ir::{ChannelKind, Dpn, Process};
 use dpnc_dpn::loops::LoopNest;
@@ -82,15 +82,39 @@ pub(crate) fn pred_v(p: &Predicate, names: &[String]) -> String {
     p.to_verilog(&n, 64)
 }
 
-/// Cell index of access `a` in scratchpad `c` (its array cell modulo the window).
-pub(crate) fn cell_index(dpn: &Dpn, c: usize, a: &Access, names: &[String], params: &[i64]) -> String {
+/// `name`: the cell of access `a` in scratchpad `c`: per array dimension, the
+/// subscript modulo the window, row-major. A modulo by a constant that is not a power of
+/// two is a combinational divider; on the subscript's full 64 bits Yosys made each one
+/// some 15,000 LUTs (Jacobi-1D at tile 64: a dozen of them, 244,547 LUTs in all), so each
+/// is taken on the bits the array's extent needs (a subscript of an access that runs is in
+/// bounds; one that does not run may give any cell).
+pub(crate) fn cell_wire(o: &mut String, name: &str, p: &Program, dpn: &Dpn, c: usize, a: &Access, names: &[String]) {
     let ch = &dpn.channels[c];
-    let mut s = "64'sd0".to_string();
-    for (x, m) in a.index.iter().zip(&ch.window) {
-        let m = (*m).max(1);
-        s = format!("({s} * 64'sd{m} + {})", trunc_mod(&aff(x, names, params), m));
+    let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
+    let extents = &p.vars[a.var].dims;
+    let mut s = "64'd0".to_string();
+    for (d, ((x, m), e)) in a.index.iter().zip(&ch.window).zip(extents).enumerate() {
+        let (m, b) = ((*m).max(1), index_bits((*e).max(1) as usize));
+        let _ = writeln!(
+            o,
+            "    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] {name}_x{d} = {};\n    // verilator lint_on UNUSEDSIGNAL",
+            aff(x, names, &params)
+        );
+        let term = if m == 1 {
+            "64'd0".to_string()
+        } else if m & (m - 1) == 0 || m >= 1 << b {
+            // The low bits: no arithmetic (or none needed: every subscript is below m).
+            let mb = if m >= 1 << b { b } else { m.trailing_zeros() };
+            let _ = writeln!(o, "    wire [{}:0] {name}_m{d} = {name}_x{d}[{}:0];", mb - 1, mb - 1);
+            format!("{{{}'d0, {name}_m{d}}}", 64 - mb)
+        } else {
+            let _ = writeln!(o, "    wire [{}:0] {name}_n{d} = {name}_x{d}[{}:0];", b - 1, b - 1);
+            let _ = writeln!(o, "    wire [{}:0] {name}_m{d} = {name}_n{d} % {b}'d{m};", b - 1);
+            format!("{{{}'d0, {name}_m{d}}}", 64 - b)
+        };
+        s = format!("({s} * 64'd{m} + {term})");
     }
-    s
+    index_wire(o, name, &s, index_bits(ch.cells()));
 }
 
 /// The loop nest a process's walker and its memory processes' generators walk.
@@ -123,7 +147,6 @@ pub(crate) fn need<'a>(dpn: &Dpn, c: usize, p: &'a Option<Predicate>, what: &str
 pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Result<String, RtlError> {
     let pr: &Process = &dpn.processes[pi];
     let s = &p.stmts[stmt];
-    let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
     let l = nest(pr)?;
     let names: Vec<String> = s.iters.iter().map(|i| format!("it_{i}")).collect();
     let ports = ports(dpn, &[pi]);
@@ -211,7 +234,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
                 }
                 ChannelKind::Scratchpad => {
                     let last = need(dpn, c, &ch.last_read, "last-read")?;
-                    index_wire(&mut o, &format!("at_r{r}_{k}"), &cell_index(dpn, c, a, &names, &params), index_bits(ch.cells()));
+                    cell_wire(&mut o, &format!("at_r{r}_{k}"), p, dpn, c, a, &names);
                     let _ = writeln!(o, "    wire last_r{r}_{k} = {};", pred_v(last, &names));
                     releases.push((c, format!("{taken} && last_r{r}_{k}"), format!("at_r{r}_{k}")));
                 }
@@ -275,7 +298,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
         meta.push((format!("to_{k}_i"), 1, format!("to_{k}")));
         if ch.kind == ChannelKind::Scratchpad {
             let aw = index_bits(ch.cells());
-            index_wire(&mut o, &format!("wat_{k}_i"), &cell_index(dpn, c, &s.write, &names, &params), aw);
+            cell_wire(&mut o, &format!("wat_{k}_i"), p, dpn, c, &s.write, &names);
             meta.push((format!("wat_{k}_i"), aw, format!("wat_{k}")));
             if ch.producer == ch.consumer {
                 self_writes.push((c, format!("to_{k}"), format!("wat_{k}")));

@@ -106,16 +106,6 @@ pub fn floor_div(a: &str, c: i64) -> String {
     }
 }
 
-/// C's `a % m` (truncating) for a constant m > 0, by masks when m is a power of two.
-pub fn trunc_mod(a: &str, m: i64) -> String {
-    if m > 0 && m & (m - 1) == 0 {
-        let mask = lit(m - 1);
-        format!("(({a}) >= 64'sd0 ? (({a}) & {mask}) : -((-({a})) & {mask}))")
-    } else {
-        format!("(({a}) % {})", lit(m))
-    }
-}
-
 /// `smax` and `smin` of `w`-bit signed numbers, declared inside each module that needs them.
 pub fn min_max(w: u32) -> String {
     format!(
