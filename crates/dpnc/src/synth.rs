@@ -18,6 +18,11 @@ pub(crate) struct SynthArgs {
     /// Print the figures as JSON.
     #[arg(long)]
     json: bool,
+    /// Also say where the resources go: synthesise with the module hierarchy kept and print
+    /// each module's instances and their own cells (the total comes out a little above the
+    /// flattened design's: no optimisation across module boundaries).
+    #[arg(long)]
+    per_module: bool,
     /// Keep the design and Yosys's log here (default: a temporary directory, removed).
     #[arg(long, value_name = "DIR")]
     work: Option<PathBuf>,
@@ -36,11 +41,11 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SynthArgs) -> Result<(), Failure> {
     let files = design.write(&work)?;
     eprintln!("dpnc: yosys synth_xilinx on {} ({} files); large designs take minutes …", design.top, files.len());
     let t = std::time::Instant::now();
-    let r = dpnc_rtl::synth::yosys(&work, &design.top, &files);
+    let r = dpnc_rtl::synth::yosys(&work, &design.top, &files, args.per_module);
     if temporary {
         let _ = std::fs::remove_dir_all(&work);
     }
-    let r = r?;
+    let dpnc_rtl::synth::Synthesis { total: r, modules } = r?;
     eprintln!("dpnc: yosys took {:.1} s", t.elapsed().as_secs_f64());
     let rows = [
         ("LUT", r.luts as f64, board.luts as f64),
@@ -50,7 +55,7 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SynthArgs) -> Result<(), Failure> {
         ("DSP", r.dsps as f64, board.dsps as f64),
     ];
     if args.json {
-        let j = serde_json::json!({ "kernel": design.top, "board": board.name, "part": board.part, "resources": r,
+        let j = serde_json::json!({ "kernel": design.top, "board": board.name, "part": board.part, "resources": r, "modules": modules,
             "capacity": { "luts": board.luts, "ffs": board.ffs, "bram36": board.bram36, "uram": board.uram, "dsps": board.dsps } });
         println!("{}", serde_json::to_string_pretty(&j).map_err(|e| e.to_string())?);
     } else {
@@ -58,6 +63,14 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SynthArgs) -> Result<(), Failure> {
         println!("{:<8} {:>12} {:>12} {:>8}", "resource", "used", "available", "share");
         for (name, used, cap) in rows {
             println!("{name:<8} {used:>12} {cap:>12} {:>7.2}%", 100.0 * used / cap.max(1.0));
+        }
+        if !modules.is_empty() {
+            println!("\nper module (hierarchy kept; each row: all its instances' own cells, submodules not included):");
+            println!("{:<28} {:>9} {:>9} {:>8} {:>7} {:>6} {:>6}", "module", "instances", "LUT", "FF", "BRAM36", "URAM", "DSP");
+            for m in &modules {
+                let t = &m.total;
+                println!("{:<28} {:>9} {:>9} {:>8} {:>7} {:>6} {:>6}", m.module, m.instances, t.luts, t.ffs, t.bram36, t.uram, t.dsps);
+            }
         }
     }
     Ok(())

@@ -16,11 +16,98 @@ pub struct Resources {
     pub dsps: u64,
 }
 
-/// Sums the cell counts of a `stat` report (the last one: the whole flattened design).
+impl Resources {
+    fn add_times(&mut self, o: &Resources, k: u64) {
+        self.luts += k * o.luts;
+        self.ffs += k * o.ffs;
+        self.bram36 += k as f64 * o.bram36;
+        self.uram += k * o.uram;
+        self.dsps += k * o.dsps;
+    }
+}
+
+/// A module of a design synthesised with its hierarchy kept: how many instances the design
+/// holds (over every parameterisation of it) and their own cells (submodules' not included),
+/// so that the rows add up to the design.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ModuleUse {
+    pub module: String,
+    pub instances: u64,
+    pub total: Resources,
+}
+
+/// What Yosys reports: the design's figures, and per module when the hierarchy was kept.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Synthesis {
+    pub total: Resources,
+    pub modules: Vec<ModuleUse>,
+}
+
+/// Sums the cell counts of a `stat` report (the last one: the whole design).
 pub fn parse_stat(text: &str) -> Resources {
     let last = text.rfind("Number of cells").map_or(text, |i| &text[i..]);
+    cells(last)
+}
+
+/// A module's name without Yosys's parameterisation (`$paramod$<hash>\dpn_fifo`,
+/// `$paramod\dpn_axi_lite_ctrl\NUM_ARGS=…`).
+fn base_name(m: &str) -> &str {
+    match m.strip_prefix("$paramod") {
+        Some(rest) => {
+            let rest = rest.trim_start_matches('$');
+            let parts: Vec<&str> = rest.split('\\').collect();
+            // `$<hash>\name` or `\name\PARAM=…`: the name is the part without `=` after a hash.
+            parts.iter().skip(1).find(|p| !p.contains('=')).copied().unwrap_or(rest)
+        }
+        None => m,
+    }
+}
+
+/// Per module (parameterisations merged), its instances and their own cells, from a `stat`
+/// report of a hierarchical design: each `=== module ===` section, weighted by how many times
+/// the `design hierarchy` tree holds the module (counts multiply down the tree). Largest
+/// LUT users first.
+pub fn parse_modules(text: &str) -> Vec<ModuleUse> {
+    let mut own: std::collections::HashMap<&str, Resources> = Default::default();
+    let mut tree = "";
+    for sec in text.split("\n=== ").skip(1) {
+        let Some((name, body)) = sec.split_once(" ===") else { continue };
+        if name == "design hierarchy" {
+            tree = body;
+        } else {
+            own.insert(name, cells(body));
+        }
+    }
+    let mut count: std::collections::BTreeMap<&str, u64> = Default::default();
+    let mut stack: Vec<u64> = Vec::new();
+    for line in tree.lines().take_while(|l| !l.contains("Number of")) {
+        let mut it = line.split_whitespace();
+        let (Some(name), Some(n)) = (it.next(), it.next().and_then(|n| n.parse::<u64>().ok())) else { continue };
+        let depth = (line.len() - line.trim_start().len()).saturating_sub(3) / 2;
+        stack.truncate(depth);
+        let k = n * stack.last().copied().unwrap_or(1);
+        stack.push(k);
+        *count.entry(name).or_default() += k;
+    }
+    let mut rows: Vec<ModuleUse> = Vec::new();
+    for (name, k) in count {
+        let Some(r) = own.get(name) else { continue };
+        let base = base_name(name);
+        let i = rows.iter().position(|m| m.module == base).unwrap_or_else(|| {
+            rows.push(ModuleUse { module: base.to_string(), instances: 0, total: Resources::default() });
+            rows.len() - 1
+        });
+        rows[i].instances += k;
+        rows[i].total.add_times(r, k);
+    }
+    rows.sort_by(|a, b| b.total.luts.cmp(&a.total.luts).then(b.total.ffs.cmp(&a.total.ffs)).then(a.module.cmp(&b.module)));
+    rows
+}
+
+/// The resources of the cell counts in `text` (one `stat` section).
+fn cells(text: &str) -> Resources {
     let mut r = Resources::default();
-    for line in last.lines() {
+    for line in text.lines() {
         let mut it = line.split_whitespace();
         let (Some(cell), Some(n)) = (it.next(), it.next()) else { continue };
         let Ok(n) = n.parse::<u64>() else { continue };
@@ -44,12 +131,14 @@ pub fn parse_stat(text: &str) -> Resources {
     r
 }
 
-/// Runs `yosys` on `files` with top `top` (output in `dir/yosys.log`); `Err` carries the log's tail.
-pub fn yosys(dir: &Path, top: &str, files: &[std::path::PathBuf]) -> Result<Resources, String> {
+/// Runs `yosys` on `files` with top `top` (output in `dir/yosys.log`); `Err` carries the log's
+/// tail. `per_module` keeps the hierarchy (no optimisation across module boundaries, so the
+/// total comes out a little above the flattened design's) to say where the resources go.
+pub fn yosys(dir: &Path, top: &str, files: &[std::path::PathBuf], per_module: bool) -> Result<Synthesis, String> {
     let reads: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     // synth_xilinx's script with its `coarse` step spelt out minus `share`: that SAT-based
     // resource sharing ran out of 24 GB on a small GEMM design (64-bit loop arithmetic).
-    let flow = format!("synth_xilinx -flatten -family xcup -top {top}");
+    let flow = format!("synth_xilinx{} -family xcup -top {top}", if per_module { "" } else { " -flatten" });
     let script = format!(
         "read_verilog {}; {flow} -run :coarse; techmap -map +/cmp2lut.v -map +/cmp2lcu.v -D LUT_WIDTH=6; alumacc; opt; memory -nomap; opt_clean; {flow} -run map_memory:; tee -o stat.txt stat",
         reads.join(" ")
@@ -73,5 +162,79 @@ pub fn yosys(dir: &Path, top: &str, files: &[std::path::PathBuf]) -> Result<Reso
         return Err(format!("yosys {how}; the end of its log:\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n")));
     }
     let stat = std::fs::read_to_string(dir.join("stat.txt")).map_err(|e| format!("yosys wrote no statistics: {e}"))?;
-    Ok(parse_stat(&stat))
+    Ok(Synthesis { total: parse_stat(&stat), modules: if per_module { parse_modules(&stat) } else { Vec::new() } })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The shape of Yosys 0.23's `stat` on a hierarchical design, cut down by hand.
+    const STAT: &str = "
+27. Printing statistics.
+
+=== $paramod$0a6d\\dpn_fadd ===
+
+   Number of cells:                 12
+     CARRY4                          2
+     LUT3                           10
+
+=== $paramod$77aa\\dpn_fadd ===
+
+   Number of cells:                  4
+     LUT6                            4
+
+=== p_S0_0 ===
+
+   Number of cells:                 9
+     $paramod$0a6d\\dpn_fadd       2
+     FDRE                            5
+     LUT2                            2
+     RAM32M16                        1
+
+=== top ===
+
+   Number of cells:                 3
+     $paramod$77aa\\dpn_fadd       1
+     p_S0_0                          2
+     DSP48E2                         1
+
+=== design hierarchy ===
+
+   top                               1
+     $paramod$77aa\\dpn_fadd       1
+     p_S0_0                          2
+       $paramod$0a6d\\dpn_fadd     2
+
+   Number of cells:                 99
+     DSP48E2                         1
+     FDRE                           10
+     LUT2                            4
+     LUT3                           40
+     LUT6                            4
+     RAM32M16                        2
+";
+
+    #[test]
+    fn totals_come_from_the_last_section() {
+        let r = parse_stat(STAT);
+        // 4 + 40 + 4 LUTs, and a RAM32M16 is 8 LUTs.
+        assert_eq!(r, Resources { luts: 48 + 16, ffs: 10, bram36: 0.0, uram: 0, dsps: 1 });
+    }
+
+    #[test]
+    fn modules_are_weighted_by_their_instances_down_the_tree() {
+        let m = parse_modules(STAT);
+        let row = |n: &str| m.iter().find(|r| r.module == n).cloned().unwrap_or_else(|| panic!("no row {n}"));
+        // Four instances of one dpn_fadd (2 in each of 2 p_S0_0) and one of another.
+        assert_eq!(row("dpn_fadd").instances, 5);
+        assert_eq!(row("dpn_fadd").total.luts, 4 * 10 + 4);
+        assert_eq!(row("p_S0_0").instances, 2);
+        assert_eq!(row("p_S0_0").total, Resources { luts: 2 * (2 + 8), ffs: 10, bram36: 0.0, uram: 0, dsps: 0 });
+        assert_eq!(row("top").total.dsps, 1);
+        // The rows add up to the design, largest LUT users first.
+        let luts: u64 = m.iter().map(|r| r.total.luts).sum();
+        assert_eq!(luts, parse_stat(STAT).luts);
+        assert_eq!(m[0].module, "dpn_fadd");
+    }
 }
