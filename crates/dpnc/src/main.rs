@@ -103,6 +103,17 @@ pub(crate) struct Shape {
 }
 
 impl Shape {
+    /// Hardware only: a tile size that is not a power of two costs a divider wherever a tile
+    /// coordinate is taken (guards, memory processes' keys); say so before Yosys finds out.
+    pub(crate) fn note_hardware(&self) {
+        let odd: Vec<String> = self.tile.iter().filter(|&&t| t > 0 && t & (t - 1) != 0).map(|t| t.to_string()).collect();
+        if !odd.is_empty() {
+            eprintln!(
+                "dpnc: note: tile size {} is not a power of two: the Verilog design divides by it (a combinational divider at each use; power-of-two tiles take bits instead)",
+                odd.join(", ")
+            );
+        }
+    }
     /// `traces`: the network will be executed (`run --check`).
     pub(crate) fn config(&self, traces: bool) -> dpnc_dpn::Config {
         dpnc_dpn::Config {
@@ -157,7 +168,7 @@ struct CompileArgs {
     shape: Shape,
 }
 
-#[derive(Copy, Clone, Debug, ValueEnum)]
+#[derive(Copy, Clone, Debug, PartialEq, ValueEnum)]
 enum Target {
     /// Verilog: the network as an RTL kernel (Vitis shell: AXI4-Lite control, one AXI4 master
     /// per array), with the cell library it uses.
@@ -334,6 +345,9 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
     if args.target.is_some() || args.out.is_some() {
         let Some(out) = &args.out else { return Err("--target needs an output directory: -o DIR".to_string().into()) };
         let target = args.target.unwrap_or(Target::Verilog);
+        if target == Target::Verilog {
+            args.shape.note_hardware();
+        }
         // The board first: a wrong name should not wait for the network.
         let board = dpnc_boards::load(&args.board).map_err(|e| e.to_string())?;
         let cfg = dpnc_dpn::Config { codegen: true, ..args.shape.config(false) };

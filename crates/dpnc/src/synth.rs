@@ -31,6 +31,7 @@ pub(crate) struct SynthArgs {
 pub(crate) fn run(sm: &mut SourceMap, args: &SynthArgs) -> Result<(), Failure> {
     let board = dpnc_boards::load(&args.board).map_err(|e| e.to_string())?;
     let p = load(sm, &args.source)?;
+    args.shape.note_hardware();
     let cfg = dpnc_dpn::Config { codegen: true, ..args.shape.config(false) };
     let dpn = dpnc_dpn::build(&p, &dataflow::compute(&p)?, &cfg)?;
     let design = dpnc_rtl::generate(&p, &dpn).map_err(|e| format!("cannot generate Verilog: {e}"))?;
