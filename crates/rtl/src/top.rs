@@ -8,11 +8,10 @@ use crate::memory::AXI_PORTS;
 use crate::process::{is_stream, ports, stream_bits};
 use crate::verilog::bits;
 use crate::{Arg, Design, RtlError};
-use dpnc_dpn::ir::{ChannelClass, ChannelKind, Dpn, ProcessKind};
+use dpnc_dpn::ir::{Channel, ChannelClass, ChannelKind, Dpn, ProcessKind};
 use dpnc_frontend::scop::{Program, VarKind};
 use std::fmt::Write;
 
-/// The AXI4-Lite control slave's signals (prefix `s_axi_control_`): (name, output, width).
 /// Least places of a channel to or from a memory process. Sizes come from the sequential order
 /// σ, where a value is loaded at its first use; with parallel sub-bands, one memory process
 /// serves them all in σ order, and a consumer that is a few points behind the others (a
@@ -21,6 +20,31 @@ use std::fmt::Write;
 /// 32 or 40 gain nothing more) in registers.
 const IO_DEPTH: usize = 16;
 
+/// Least places of any other stream. σ runs one iteration at a time, so it sizes a FIFO read
+/// beside a scratchpad at a value or two; in hardware the scratchpad's copy of the same result
+/// arrives a few cycles after the FIFO's, and a producer held to two values ahead ran at 0.6
+/// iterations per cycle (Jacobi-1D MEDIUM tile 64: 71,104 → 46,258 cycles with eight; sixteen
+/// gain nothing more).
+const MIN_DEPTH: usize = 8;
+
+/// Most places of a scratchpad's stream. Its values wait there only for their cells, which
+/// are released in σ order, so a short stream cannot deadlock the network; one as long as
+/// the scratchpad doubled its memory in block-RAM FIFOs with three cycles of latency.
+const SCRATCHPAD_STREAM_DEPTH: usize = 8;
+
+/// Places of a channel's stream FIFO: one more than the network's size (with a registered
+/// `in_ready`, FULL_PASS 0, a FIFO passes a value every cycle only while it is not full) and at
+/// least [`MIN_DEPTH`] or [`IO_DEPTH`]. A deeper FIFO cannot deadlock a network that runs at
+/// the exact sizes.
+fn stream_depth(ch: &Channel) -> usize {
+    let natural = match ch.kind {
+        ChannelKind::Scratchpad => (ch.cells() + 1).min(SCRATCHPAD_STREAM_DEPTH),
+        _ => ch.size + 1,
+    };
+    natural.max(if ch.class == ChannelClass::Io { IO_DEPTH } else { MIN_DEPTH })
+}
+
+/// The AXI4-Lite control slave's signals (prefix `s_axi_control_`): (name, output, width).
 const CONTROL_PORTS: &[(&str, bool, u32)] = &[
     ("awvalid", false, 1),
     ("awready", true, 1),
@@ -121,11 +145,7 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
     for (k, &c) in streams.iter().enumerate() {
         let ch = &dpn.channels[c];
         let w = stream_bits(dpn, c);
-        // One place more than the network's size: with a registered `in_ready` (FULL_PASS 0)
-        // a FIFO passes a value every cycle only while it is not full, and a size-1 channel
-        // would halve its producer's rate. A deeper FIFO cannot deadlock a network that runs
-        // at the exact sizes. A channel to or from a memory process gets at least IO_DEPTH places.
-        let depth = if ch.class == ChannelClass::Io { (ch.cells() + 1).max(IO_DEPTH) } else { ch.cells() + 1 };
+        let depth = stream_depth(ch);
         let cw = crate::verilog::index_bits(depth + 1);
         let _ = writeln!(
             o,

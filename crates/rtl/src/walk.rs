@@ -1,8 +1,9 @@
 //! The iteration generator of a loop nest ([`LoopNest`]) as a module: it walks the nest's
 //! counters in order and holds each point until told to move on. Within the innermost loop it
-//! gives a new point every cycle (`next` steps the innermost counter at once); leaving or
-//! entering a loop takes one cycle per level, so a process issues one iteration per cycle but
-//! for a few cycles at the end of each innermost run.
+//! gives a new point every cycle (`next` steps the innermost counter at once), and from the
+//! last point of a row to the first of the next row of the same outer loop in the same cycle
+//! (a parallel sub-band's rows are a few points long: four cycles between rows halved BICG's
+//! rate at 16×1); leaving or entering any other loop takes one cycle per level.
 //! Compute processes use it for their own iterations; memory processes run one per channel
 //! they serve (the consumer's or producer's nest) and merge them in σ order.
 
@@ -76,13 +77,14 @@ pub fn module(name: &str, l: &LoopNest) -> String {
         lw - 1,
         w - 1
     );
-    let bound = |ls: &[Lin], f: &str, empty: i64| -> String {
-        let mut it = ls.iter().map(|x| linear_w(&x.coef, &names, x.cst, w));
+    let bound_over = |ls: &[Lin], f: &str, empty: i64, names: &[String]| -> String {
+        let mut it = ls.iter().map(|x| linear_w(&x.coef, names, x.cst, w));
         match it.next() {
             None => lit(empty),
             Some(first) => it.fold(first, |acc, x| format!("{f}({acc}, {x})")),
         }
     };
+    let bound = |ls: &[Lin], f: &str, empty: i64| bound_over(ls, f, empty, &names);
     // The innermost loop's bounds depend on the outer counters only: wires, so that the
     // counter can also step in the cycle its point is left.
     let inner = &l.counters[d - 1];
@@ -113,14 +115,43 @@ pub fn module(name: &str, l: &LoopNest) -> String {
         if inner.step > 0 { "+" } else { "-" },
         lit(1)
     );
+    // The next row: the level above the innermost steps and the innermost starts again, with
+    // its bounds from the stepped counter, when both fit.
+    let row = d >= 2;
+    if row {
+        let outer = &l.counters[d - 2];
+        let mut next_names = names.clone();
+        next_names[d - 2] = "outer_step".into();
+        let _ = writeln!(
+            o,
+            "    wire signed [{m}:0] outer_step = {} {} {one};\n    wire outer_fits = outer_step >= {} && outer_step <= {};\n    wire signed [{m}:0] row_lo = {};\n    wire signed [{m}:0] row_hi = {};\n    wire row_fits = outer_fits && row_lo <= row_hi;",
+            names[d - 2],
+            if outer.step > 0 { "+" } else { "-" },
+            bound(&outer.lower, "smax", 0),
+            bound(&outer.upper, "smin", -1),
+            bound_over(&inner.lower, "smax", 0, &next_names),
+            bound_over(&inner.upper, "smin", -1, &next_names),
+            m = w - 1,
+            one = lit(1)
+        );
+    }
     let _ = writeln!(o, "    always @(posedge clk) begin\n        if (rst) begin\n            valid <= 1'b0;\n            done <= 1'b0;\n            busy <= 1'b0;\n            advancing <= 1'b0;\n            lvl <= {lw}'d0;");
     for n in &names {
         let _ = writeln!(o, "            {n} <= {};", lit(0));
     }
     let _ = writeln!(
         o,
-        "        end else if (start) begin\n            valid <= 1'b0;\n            done <= 1'b0;\n            busy <= 1'b1;\n            advancing <= 1'b0;\n            lvl <= {lw}'d0;\n        end else if (valid && next && inner_fits) begin\n            {} <= inner_step;\n        end else if (valid && next) begin\n            valid <= 1'b0;\n            busy <= 1'b1;\n            advancing <= 1'b1;\n            lvl <= {lw}'d{};\n        end else if (busy) begin\n            if (!advancing && lvl == {lw}'d{d}) begin\n                valid <= 1'b1;\n                busy <= 1'b0;\n            end else if (!advancing) begin\n                if (lo <= hi) begin",
+        "        end else if (start) begin\n            valid <= 1'b0;\n            done <= 1'b0;\n            busy <= 1'b1;\n            advancing <= 1'b0;\n            lvl <= {lw}'d0;\n        end else if (valid && next && inner_fits) begin\n            {} <= inner_step;{}\n        end else if (valid && next) begin\n            valid <= 1'b0;\n            busy <= 1'b1;\n            advancing <= 1'b1;\n            lvl <= {lw}'d{};\n        end else if (busy) begin\n            if (!advancing && lvl == {lw}'d{d}) begin\n                valid <= 1'b1;\n                busy <= 1'b0;\n            end else if (!advancing) begin\n                if (lo <= hi) begin",
         names[d - 1],
+        match row {
+            true => format!(
+                "\n        end else if (valid && next && row_fits) begin\n            {} <= outer_step;\n            {} <= {};",
+                names[d - 2],
+                names[d - 1],
+                if inner.step > 0 { "row_lo" } else { "row_hi" }
+            ),
+            false => String::new(),
+        },
         d - 1
     );
     set_counter(&mut o, &names, lw, "up ? lo : hi", "                    ");
