@@ -2,8 +2,9 @@
 //! counters in order and holds each point until told to move on. Within the innermost loop it
 //! gives a new point every cycle (`next` steps the innermost counter at once), and from the
 //! last point of a row to the first of the next row of the same outer loop in the same cycle
-//! (a parallel sub-band's rows are a few points long: four cycles between rows halved BICG's
-//! rate at 16×1); leaving or entering any other loop takes one cycle per level.
+//! (a row change took four cycles, a fifteenth of a 64-point row of Jacobi-1D and more of a
+//! parallel sub-band's short rows); leaving or entering any other loop takes one cycle per
+//! level.
 //! Compute processes use it for their own iterations; memory processes run one per channel
 //! they serve (the consumer's or producer's nest) and merge them in σ order.
 
