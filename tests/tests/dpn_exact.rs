@@ -148,3 +148,33 @@ fn the_network_round_trips_through_json() {
     assert_eq!(back.channels.len(), dpn.channels.len());
     assert!(back.processes.iter().any(|p| p.domain.contains("floor")), "compute domains carry their sub-band condition");
 }
+
+/// BiCG's two reductions want opposite point orders (s[j] sums over i, q[i] over j): each
+/// statement keeps its own, so neither accumulates along its innermost point loop, and the
+/// tile runs them one group after the other. Each sum then goes round through a FIFO of a
+/// tile's row of partial sums instead of one value waiting on the adder; the outputs stay
+/// those of the interpreter.
+#[test]
+fn independent_reductions_keep_their_own_point_orders() {
+    let p = load(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kernels/bicg.c"), &[("N", "12"), ("M", "10")]);
+    let sare = dataflow::compute(&p).expect("dataflow");
+    let dpn = dpnc_dpn::build(&p, &sare, &cfg(&[4], &[1])).expect("builds");
+    let stmt = |name: &str| p.stmts.iter().position(|s| s.name == name).expect("statement");
+    let (s2, s3) = (stmt("S2"), stmt("S3"));
+    let nest = dpn.nests.iter().find(|n| n.stmts.contains(&s2)).expect("nest");
+    assert!(nest.stmts.contains(&s3));
+    assert_ne!(nest.group(s2), nest.group(s3), "two groups");
+    assert_ne!(nest.point(s2, 0), nest.point(s3, 0), "opposite orders");
+    for s in ["S2", "S3"] {
+        let own = format!("{s}_0_to_{s}_0_r0");
+        let ch = dpn.channels.iter().find(|c| c.name == own).unwrap_or_else(|| panic!("no channel {own}"));
+        assert_eq!(ch.size, 4, "{own}: one partial sum per point of a tile row");
+    }
+    let inputs = Store::random(&p, 3);
+    let mut want = inputs.clone();
+    interp::run(&p, &p.param_values().expect("values"), &mut want).expect("interpreter");
+    let out = exec::run(&p, &dpn, &inputs, &exec::Options { seed: 1, shrink: None }).expect("runs");
+    if let Some(m) = Store::compare(&p, &want, &out.store) {
+        panic!("{m}");
+    }
+}

@@ -908,8 +908,8 @@ impl Band {
         });
         an.at = at;
         let n = self.kind.len();
-        // σ inside the band: last tile coordinate, hyperplanes (in the nest's point order),
-        // program order. A counting
+        // σ inside the band: last tile coordinate, group, hyperplanes (in the statement's
+        // point order), program order. A counting
         // sort on the last tile coordinate, then a stable sort of each bucket by hyperplanes
         // (nearly sorted already: program order often agrees with φ). The band is then
         // rearranged in that order, so that position = rank in σ.
@@ -932,23 +932,29 @@ impl Band {
             *slot += 1;
         }
         let nest = &geo.nests[geo.nest_of[self.kind.first().copied().unwrap_or(0)]];
-        let points: Vec<usize> = (0..self.stride).map(|d| nest.point(d)).collect();
-        // Each instance's hyperplane values and program position packed into one integer
-        // (offsets from the band's minima, in as many bits as each range needs), so that the
-        // buckets sort as plain integers; odd ranges that do not fit compare field by field.
-        let mut fields: Vec<(i64, u32, u32)> = Vec::with_capacity(points.len());
+        // Per statement, the hyperplane at each depth of its point order; past the
+        // hyperplanes, its group (which orders the points before them).
+        let depth = self.stride;
+        let order: Vec<Vec<usize>> = (0..p.stmts.len()).map(|k| (0..depth).map(|d| nest.point(k, d)).collect()).collect();
+        let group: Vec<i64> = (0..p.stmts.len()).map(|k| nest.group(k) as i64).collect();
+        let val = |o: usize, m: usize| if m == depth { group[self.kind[o]] } else { self.phi(o)[order[self.kind[o]][m]] };
+        // Each instance's group, hyperplane values and program position packed into one
+        // integer (offsets from the band's minima, in as many bits as each range needs), so
+        // that the buckets sort as plain integers; odd ranges that do not fit compare field
+        // by field.
+        let mut fields: Vec<(i64, usize, u32)> = Vec::with_capacity(depth + 1);
         let o_bits = u64::BITS - (n.max(1) as u64 - 1).leading_zeros();
         let mut shift = o_bits;
-        for &d in points.iter().rev() {
-            let (l, h) = (0..n).fold((i64::MAX, i64::MIN), |(l, h), o| (l.min(self.phi(o)[d]), h.max(self.phi(o)[d])));
+        for m in (0..depth).rev().chain(std::iter::once(depth)) {
+            let (l, h) = (0..n).fold((i64::MAX, i64::MIN), |(l, h), o| (l.min(val(o, m)), h.max(val(o, m))));
             let bits = u64::BITS - h.abs_diff(l).leading_zeros();
             if bits > 0 {
-                fields.push((l, d as u32, shift));
+                fields.push((l, m, shift));
                 shift += bits;
             }
         }
         let fits = shift <= u128::BITS;
-        let key = |o: usize| fields.iter().fold(o as u128, |k, &(l, d, sh)| k | (self.phi(o)[d as usize].abs_diff(l) as u128) << sh);
+        let key = |o: usize| fields.iter().fold(o as u128, |k, &(l, m, sh)| k | (val(o, m).abs_diff(l) as u128) << sh);
         let mask = (1u128 << o_bits) - 1;
         if fits && shift <= u64::BITS {
             let mut keys = Vec::new();
@@ -964,7 +970,7 @@ impl Band {
         } else if fits {
             sort_buckets(sigma, &start, key, |k| (k & mask) as usize);
         } else {
-            let by_points = |o: usize| points.iter().map(move |&d| self.phi(o)[d]);
+            let by_points = |o: usize| std::iter::once(depth).chain(0..depth).map(move |m| val(o, m));
             for w in start.windows(2) {
                 sigma[w[0]..w[1]].sort_by(|&a, &c| by_points(a).cmp(by_points(c)).then(a.cmp(&c)));
             }
@@ -1453,7 +1459,8 @@ fn describe_processes(
                 let orig = m.schedules[*stmt].split("-> [").nth(1).and_then(|r| r.split(']').next()).unwrap_or("").to_string();
                 let terms: Vec<String> = std::iter::once(nest_of[*stmt].to_string())
                     .chain(tiles)
-                    .chain((0..phi.len()).map(|d| phi[n.point(d)].clone()))
+                    .chain(n.groups.iter().any(|&g| g > 0).then(|| n.group(*stmt).to_string()))
+                    .chain((0..phi.len()).map(|d| phi[n.point(*stmt, d)].clone()))
                     .chain(std::iter::once(orig))
                     .collect();
                 pr.schedule = format!("{}{{ {tuple} -> [{}] }}", m.params, terms.join(", "));

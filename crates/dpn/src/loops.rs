@@ -139,9 +139,9 @@ impl LoopNest {
         let first_phi = tiles.len();
         let mut pos = vec![0; d];
         for m in 0..d {
-            pos[nest.point(m)] = m;
+            pos[nest.point(stmt, m)] = m;
         }
-        for k in (0..d).map(|m| nest.point(m)) {
+        for k in (0..d).map(|m| nest.point(stmt, m)) {
             let s = size(k);
             let t = tiles.iter().position(|&x| x == k).unwrap_or(0);
             // The sub-band slice of the tile: φ mod s in [⌈ℓs/q⌉, ⌈(ℓ+1)s/q⌉ − 1].

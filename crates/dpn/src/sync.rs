@@ -46,8 +46,8 @@ impl Key {
 
 /// σ of statement `stmt`: nest, tile coordinates, hyperplanes, program order, padded so
 /// that every statement's key has the same length (bands run in lexicographic order of
-/// their tile coordinates; inside a band the last tile coordinate, then φ, then program
-/// order decide, as in [`crate::build`]).
+/// their tile coordinates; inside a band the last tile coordinate, then the statement's
+/// group, then φ in its point order, then program order decide, as in [`crate::build`]).
 pub fn sigma(p: &Program, nests: &[Nest], tile: &[i64], stmt: usize) -> Vec<Key> {
     let no = nest_of(nests, p.stmts.len());
     let depth = nests.iter().map(|n| n.dims).max().unwrap_or(0);
@@ -58,8 +58,9 @@ pub fn sigma(p: &Program, nests: &[Nest], tile: &[i64], stmt: usize) -> Vec<Key>
     for d in 0..depth {
         key.push(Key::Tile(phi.get(d).cloned().unwrap_or_else(|| zero.clone()), crate::build::size_of(tile, d, 32)));
     }
+    key.push(Key::Const(nest.group(stmt) as i64));
     for d in 0..depth {
-        key.push(Key::Phi(phi.get(nest.point(d)).cloned().unwrap_or_else(|| zero.clone())));
+        key.push(Key::Phi(phi.get(nest.point(stmt, d)).cloned().unwrap_or_else(|| zero.clone())));
     }
     let s = &p.stmts[stmt];
     for k in 0..p.schedule_len() {

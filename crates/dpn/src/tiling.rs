@@ -60,10 +60,15 @@ pub struct Nest {
     pub how: String,
     /// `true` when no legal tiling was found and the nest is one untiled band.
     pub fallback: bool,
-    /// The hyperplanes in the order the points of a tile run, outermost first (see
-    /// [`point_order`]); empty means `0..dims`.
+    /// Per statement (as `stmts`), the hyperplanes in the order its points run inside a
+    /// tile, outermost first (see [`point_order`]); empty means `0..dims`.
     #[serde(default)]
-    pub points: Vec<usize>,
+    pub points: Vec<Vec<usize>>,
+    /// Per statement (as `stmts`), its group: statements with no dependence between them
+    /// whose points run in different orders are in different groups, and σ runs a tile's
+    /// groups one after the other (see [`groups`]); empty means one group.
+    #[serde(default)]
+    pub groups: Vec<usize>,
 }
 
 impl Nest {
@@ -72,10 +77,17 @@ impl Nest {
         &self.phi[k]
     }
 
-    /// Hyperplane depth `d` of the order inside a tile, for `d` up to `depth` (deeper
+    /// Hyperplane depth `d` of `stmt`'s order inside a tile, for `d` up to `depth` (deeper
     /// entries, past the nest's own hyperplanes, are themselves).
-    pub fn point(&self, d: usize) -> usize {
-        self.points.get(d).copied().unwrap_or(d)
+    pub fn point(&self, stmt: usize, d: usize) -> usize {
+        let k = self.stmts.iter().position(|&s| s == stmt).unwrap_or(0);
+        self.points.get(k).and_then(|o| o.get(d)).copied().unwrap_or(d)
+    }
+
+    /// The group of `stmt` (its rank among the groups a tile runs in sequence).
+    pub fn group(&self, stmt: usize) -> usize {
+        let k = self.stmts.iter().position(|&s| s == stmt).unwrap_or(0);
+        self.groups.get(k).copied().unwrap_or(0)
     }
 }
 
@@ -84,20 +96,21 @@ fn deepest(p: &Program, nest: &[usize]) -> usize {
     nest.iter().copied().max_by_key(|&s| (p.stmts[s].iters.len(), std::cmp::Reverse(s))).unwrap_or(0)
 }
 
-/// The order of the hyperplanes inside a tile. The last hyperplane runs the band's tiles in
-/// sequence; when it is a reduction of the deepest statement (none of its iterators is in the
-/// written subscript: GEMM's k), it also goes outermost inside the tile, so that consecutive
-/// points update different cells and a pipelined process does not wait for its own previous
-/// result. Any order of the points is legal, since every hyperplane alone respects every
-/// dependence; the one kept out is a hyperplane that is a multiple of another (its loop is
-/// bounded by that one's counter, which must then come first).
-fn point_order(p: &Program, nest: &Nest) -> Vec<usize> {
+/// The order of the hyperplanes inside a tile for the statements `stmts` of `nest`. The
+/// last hyperplane runs the band's tiles in sequence; when it is a reduction of the deepest
+/// of `stmts` (none of its iterators is in the written subscript: GEMM's k), it also goes
+/// outermost inside the tile, so that consecutive points update different cells and a
+/// pipelined process does not wait for its own previous result. Any order of the points is
+/// legal, since every hyperplane alone respects every dependence; the one kept out is a
+/// hyperplane that is a multiple of another (its loop is bounded by that one's counter,
+/// which must then come first).
+fn point_order(p: &Program, nest: &Nest, stmts: &[usize]) -> Vec<usize> {
     let d = nest.dims;
     let identity: Vec<usize> = (0..d).collect();
     if d < 2 || nest.fallback {
         return identity;
     }
-    let deepest = deepest(p, &nest.stmts);
+    let deepest = deepest(p, stmts);
     let last = &nest.phi_of(deepest)[d - 1];
     let write = &p.stmts[deepest].write.index;
     let reduction =
@@ -107,7 +120,7 @@ fn point_order(p: &Program, nest: &Nest) -> Vec<usize> {
         let j = b.coef.iter().position(|&c| c != 0);
         a.coef.iter().any(|&c| c != 0) && j.is_some_and(|j| a.coef.iter().zip(&b.coef).all(|(x, y)| x * b.coef[j] == y * a.coef[j]))
     };
-    let tied = nest.phi.iter().any(|rows| rows[..d - 1].iter().any(|r| parallel(&rows[d - 1], r)));
+    let tied = stmts.iter().map(|&s| nest.phi_of(s)).any(|rows| rows[..d - 1].iter().any(|r| parallel(&rows[d - 1], r)));
     if !reduction || tied {
         return identity;
     }
@@ -299,19 +312,98 @@ pub fn choose(p: &Program, params: &[i64], user: Option<&str>) -> Result<Vec<Nes
                         "--hyperplanes: this tiling violates a dependence (some distance is negative along a hyperplane)",
                     ));
                 }
-                out.push(Nest { stmts: nest, dims, phi, how: "given by --hyperplanes".into(), fallback: false, points: Vec::new() });
+                out.push(Nest {
+                    stmts: nest,
+                    dims,
+                    phi,
+                    how: "given by --hyperplanes".into(),
+                    fallback: false,
+                    points: Vec::new(),
+                    groups: Vec::new(),
+                });
                 continue;
             }
         }
         out.push(search(p, &deps, nest)?);
     }
     for n in &mut out {
-        n.points = point_order(p, n);
-        if n.points.first().is_some_and(|&d| d != 0) {
+        groups(p, &deps, n)?;
+        let moved: Vec<&str> = n
+            .stmts
+            .iter()
+            .zip(&n.points)
+            .filter(|(_, o)| o.first().is_some_and(|&d| d != 0))
+            .map(|(&s, _)| p.stmts[s].name.as_str())
+            .collect();
+        if moved.len() == n.stmts.len() {
             n.how.push_str("; reduction hyperplane outermost inside the tiles");
+        } else if !moved.is_empty() {
+            n.how.push_str(&format!(
+                "; reduction hyperplane outermost inside the tiles for {} (a tile runs its statement groups one after the other)",
+                moved.join(" ")
+            ));
         }
     }
     Ok(out)
+}
+
+/// The points' order of every statement of `nest`, and its groups. Statements joined by a
+/// dependence share an order (that of their deepest), so σ keeps every dependence inside a
+/// tile; statements with none between them may differ (BiCG: s[j] += r[i]·A[i][j] wants i
+/// outermost, q[i] += A[i][j]·p[j] wants j outermost, or each waits for its own sum). Such
+/// statements then run one group after the other inside a tile: interleaving them would
+/// load A half by rows, half by columns, out of bursts.
+fn groups(p: &Program, deps: &Deps, nest: &mut Nest) -> Result<(), Diagnostic> {
+    let n = nest.stmts.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn root(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    if nest.dims >= 2 && !nest.fallback && n > 1 {
+        let rows: Vec<Affine> = nest.phi.iter().map(|r| r[0].clone()).collect();
+        for (a, b, _) in deps.min_distances(p, &nest.stmts, &rows)? {
+            let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+            parent[ra.max(rb)] = ra.min(rb);
+        }
+    }
+    let roots: Vec<usize> = (0..n).map(|k| root(&mut parent, k)).collect();
+    let order_of = |r: usize| {
+        let members: Vec<usize> = (0..n).filter(|&k| roots[k] == r).map(|k| nest.stmts[k]).collect();
+        point_order(p, nest, &members)
+    };
+    let orders: Vec<Vec<usize>> = (0..n).map(|k| order_of(roots[k])).collect();
+    // One group per distinct order. The group whose innermost point hyperplane walks the
+    // most reads along their arrays' last dimension goes first: its first uses load the
+    // shared arrays in bursts, and the later groups read them from the channels.
+    let mut distinct: Vec<&Vec<usize>> = Vec::new();
+    for o in &orders {
+        if !distinct.contains(&o) {
+            distinct.push(o);
+        }
+    }
+    let contiguous = |o: &Vec<usize>| -> usize {
+        let Some(&inner) = o.get(nest.dims.saturating_sub(1)) else { return 0 };
+        (0..n)
+            .filter(|&k| &orders[k] == o)
+            .map(|k| {
+                let (s, h) = (&p.stmts[nest.stmts[k]], &nest.phi[k][inner]);
+                s.reads
+                    .iter()
+                    .filter(|a| a.index.last().is_some_and(|x| h.coef.iter().enumerate().any(|(j, &c)| c != 0 && mentions(x, j))))
+                    .count()
+            })
+            .sum()
+    };
+    let mut ranked: Vec<usize> = (0..distinct.len()).collect();
+    ranked.sort_by_key(|&g| std::cmp::Reverse(contiguous(distinct[g])));
+    let groups = orders.iter().map(|o| ranked.iter().position(|&g| distinct[g] == o).unwrap_or(0)).collect();
+    nest.groups = groups;
+    nest.points = orders;
+    Ok(())
 }
 
 fn search(p: &Program, deps: &Deps, nest: Vec<usize>) -> Result<Nest, Diagnostic> {
@@ -346,6 +438,7 @@ fn search(p: &Program, deps: &Deps, nest: Vec<usize>) -> Result<Nest, Diagnostic
             how: "fallback: no legal tiling hyperplane (tried every loop dimension, skewed by up to 2, shifted by up to 1); the nest runs as one untiled band in its original order, all on chip".into(),
             fallback: true,
             points: Vec::new(),
+            groups: Vec::new(),
         });
     }
     let mut how =
@@ -353,7 +446,7 @@ fn search(p: &Program, deps: &Deps, nest: Vec<usize>) -> Result<Nest, Diagnostic
     if !dropped.is_empty() {
         how.push_str(&format!("; not tiled (no legal hyperplane): {}", dropped.join(", ")));
     }
-    Ok(Nest { stmts: nest, dims, phi, how, fallback: false, points: Vec::new() })
+    Ok(Nest { stmts: nest, dims, phi, how, fallback: false, points: Vec::new(), groups: Vec::new() })
 }
 
 /// Places the hyperplanes in `order`, each made legal by [`legal_variant`] or left out:
