@@ -44,7 +44,7 @@ impl Key {
     }
 }
 
-/// σ of statement `stmt`: nest, tile coordinates, hyperplanes, program order, padded so
+/// σ of statement `stmt`: nest, tile coordinates, group, hyperplanes, program order, padded so
 /// that every statement's key has the same length (bands run in lexicographic order of
 /// their tile coordinates; inside a band the last tile coordinate, then the statement's
 /// group, then φ in its point order, then program order decide, as in [`crate::build`]).
