@@ -72,22 +72,24 @@ pub struct Nest {
 }
 
 impl Nest {
+    /// The position of `stmt` in `stmts` (and in `phi`, `points`, `groups`).
+    fn slot(&self, stmt: usize) -> usize {
+        self.stmts.iter().position(|&s| s == stmt).unwrap_or(0)
+    }
+
     pub fn phi_of(&self, stmt: usize) -> &[Affine] {
-        let k = self.stmts.iter().position(|&s| s == stmt).unwrap_or(0);
-        &self.phi[k]
+        &self.phi[self.slot(stmt)]
     }
 
     /// Hyperplane depth `d` of `stmt`'s order inside a tile, for `d` up to `depth` (deeper
     /// entries, past the nest's own hyperplanes, are themselves).
     pub fn point(&self, stmt: usize, d: usize) -> usize {
-        let k = self.stmts.iter().position(|&s| s == stmt).unwrap_or(0);
-        self.points.get(k).and_then(|o| o.get(d)).copied().unwrap_or(d)
+        self.points.get(self.slot(stmt)).and_then(|o| o.get(d)).copied().unwrap_or(d)
     }
 
     /// The group of `stmt` (its rank among the groups a tile runs in sequence).
     pub fn group(&self, stmt: usize) -> usize {
-        let k = self.stmts.iter().position(|&s| s == stmt).unwrap_or(0);
-        self.groups.get(k).copied().unwrap_or(0)
+        self.groups.get(self.slot(stmt)).copied().unwrap_or(0)
     }
 }
 
@@ -371,11 +373,12 @@ fn groups(p: &Program, deps: &Deps, nest: &mut Nest) -> Result<(), Diagnostic> {
         }
     }
     let roots: Vec<usize> = (0..n).map(|k| root(&mut parent, k)).collect();
-    let order_of = |r: usize| {
-        let members: Vec<usize> = (0..n).filter(|&k| roots[k] == r).map(|k| nest.stmts[k]).collect();
-        point_order(p, nest, &members)
-    };
-    let orders: Vec<Vec<usize>> = (0..n).map(|k| order_of(roots[k])).collect();
+    // One order per joined set, from its members.
+    let mut orders: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for r in (0..n).filter(|&k| roots[k] == k) {
+        let order = point_order(p, nest, &(0..n).filter(|&k| roots[k] == r).map(|k| nest.stmts[k]).collect::<Vec<_>>());
+        (0..n).filter(|&k| roots[k] == r).for_each(|k| orders[k] = order.clone());
+    }
     // One group per distinct order. The group whose innermost point hyperplane walks the
     // most reads along their arrays' last dimension goes first: its first uses load the
     // shared arrays in bursts, and the later groups read them from the channels.
@@ -398,10 +401,8 @@ fn groups(p: &Program, deps: &Deps, nest: &mut Nest) -> Result<(), Diagnostic> {
             })
             .sum()
     };
-    let mut ranked: Vec<usize> = (0..distinct.len()).collect();
-    ranked.sort_by_key(|&g| std::cmp::Reverse(contiguous(distinct[g])));
-    let groups = orders.iter().map(|o| ranked.iter().position(|&g| distinct[g] == o).unwrap_or(0)).collect();
-    nest.groups = groups;
+    distinct.sort_by_key(|o| std::cmp::Reverse(contiguous(o)));
+    nest.groups = orders.iter().map(|o| distinct.iter().position(|d| *d == o).unwrap_or(0)).collect();
     nest.points = orders;
     Ok(())
 }
