@@ -22,6 +22,7 @@ use dpnc_frontend::Diagnostic;
 use std::collections::HashMap;
 
 mod repeat;
+mod translate;
 
 /// Tile sizes, parallelism and optional user hyperplanes.
 #[derive(Clone, Debug, Default)]
@@ -573,7 +574,9 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     // One thread enumerates, sorts and resolves the bands (pure work), the other assembles
     // them into processes and channels in σ order.
     let ctx = Ctx { p, params: &params, sare, geo: &geo, survey: &survey, stored: &stored };
-    let (mut bands, mut repeated) = (0usize, 0usize);
+    let memo = !cfg.keep_traces && !cfg.every_band;
+    let slots = translate::Slots::new(sare);
+    let (mut bands, mut repeated, mut translated) = (0usize, 0usize, 0usize);
     let mut scratch = Scratch::default();
     let started = std::time::Instant::now();
     let mut shown = started;
@@ -585,6 +588,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         let ctx = &ctx;
         let nests = &nests;
         let tile = &cfg.tile;
+        let slots = &slots;
         for w in 0..workers {
             // `None`: an empty band (sent all the same, to keep the turn).
             let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Option<Analysed>, Diagnostic>>(1);
@@ -594,6 +598,8 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
             scope.spawn(move || {
                 let mut raw = Band::new(p);
                 let mut number = 0usize;
+                let mut kits: Vec<translate::Kit> = Vec::new();
+                let mut evicted = Vec::new();
                 for (ni, nest) in nests.iter().enumerate() {
                     let Some(range) = &ctx.survey.bands[ni] else { continue };
                     let scan = BandScan::new(p, ctx.params, nest, tile);
@@ -612,7 +618,43 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                                 .map(|()| !raw.kind.is_empty());
                             let msg = match found {
                                 Ok(false) => Ok(None),
-                                Ok(true) => raw.analyse(ctx, back_rx.try_recv().ok(), (ni, bi, total)).map(Some),
+                                Ok(true) => {
+                                    let at = (ni, bi, total);
+                                    let mut an = back_rx.try_recv().ok().unwrap_or_else(|| Analysed::new(p));
+                                    let proved =
+                                        if memo { kits.iter().position(|kit| kit.translate(&raw, ni, ctx, slots, &mut an)) } else { None };
+                                    let done = match proved {
+                                        Some(i) => {
+                                            let kit = kits.remove(i);
+                                            an.at = at;
+                                            an.translate_of = Some(kit.number);
+                                            an.kit = false;
+                                            kits.insert(0, kit);
+                                            Ok(an)
+                                        }
+                                        None => raw.analyse(ctx, Some(an), at).map(|mut an| {
+                                            an.translate_of = None;
+                                            an.kit = false;
+                                            if memo && an.band.kind.len() <= translate::KIT_INSTANCES {
+                                                if let Some(kit) = translate::Kit::new(&an, number, ctx, slots) {
+                                                    kits.insert(0, kit);
+                                                    an.kit = true;
+                                                    while kits.len() > translate::KITS
+                                                        || kits.iter().map(translate::Kit::len).sum::<usize>() > translate::KIT_INSTANCES
+                                                    {
+                                                        evicted.extend(kits.pop().map(|k| k.number));
+                                                    }
+                                                }
+                                            }
+                                            an
+                                        }),
+                                    };
+                                    done.map(|mut an| {
+                                        an.evicted.clear();
+                                        an.evicted.append(&mut evicted);
+                                        Some(an)
+                                    })
+                                }
                                 Err(e) => Err(e),
                             };
                             let stop = msg.is_err();
@@ -633,9 +675,10 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                 }
             });
         }
-        // Recently assembled bands, most recent first, to recognise repeats by.
+        // Recently assembled bands, most recent first, to recognise repeats by; the effects of
+        // the bands the workers keep kits of, by band number.
         let mut replicas: Vec<repeat::Replica> = Vec::new();
-        let memo = !cfg.keep_traces && !cfg.every_band;
+        let mut effects: HashMap<usize, repeat::Effect, Fast> = HashMap::default();
         // Every worker sends one message per band of its turn, so the first that has
         // nothing more marks the end.
         for number in 0.. {
@@ -648,18 +691,41 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                 let (ni, bi, total) = an.at;
                 eprintln!("dpnc:   nest {ni}: band {}/{total} ({:.0} s)", bi + 1, started.elapsed().as_secs_f64());
             }
+            for e in &an.evicted {
+                effects.remove(e);
+            }
+            if let Some(of) = an.translate_of {
+                let e = effects.get(&of).ok_or_else(|| Diagnostic::global("internal error: a translate of a band without its effect"))?;
+                e.repeat(&an, ctx, &mut b, &mut st)?;
+                repeated += 1;
+                translated += 1;
+                let _ = back_tx.send(an);
+                continue;
+            }
             match replicas.iter().position(|r| r.matches(&an, ctx)) {
                 Some(i) => {
-                    replicas[i].repeat(&an, ctx, &mut b, &mut st)?;
+                    replicas[i].effect.repeat(&an, ctx, &mut b, &mut st)?;
+                    if an.kit {
+                        effects.insert(number, replicas[i].effect.clone());
+                    }
                     let r = replicas.remove(i);
                     replicas.insert(0, r);
                     repeated += 1;
                 }
                 None => {
-                    let before = (memo && an.band.kind.len() <= MAX_BAND / REPLICAS).then(|| repeat::Counters::of(&b, &st));
+                    let replica = memo && an.band.kind.len() <= MAX_BAND / REPLICAS;
+                    let before = (replica || an.kit).then(|| repeat::Counters::of(&b, &st));
                     an.assemble(ctx, &mut scratch, &mut b, &mut st)?;
                     if let Some(before) = before {
-                        replicas.insert(0, repeat::Replica::new(an, before, ctx, &b, &st));
+                        let effect = repeat::Effect::since(&before, &b, &st);
+                        if an.kit {
+                            effects.insert(number, effect.clone());
+                        }
+                        if !replica {
+                            let _ = back_tx.send(an);
+                            continue;
+                        }
+                        replicas.insert(0, repeat::Replica::new(an, effect, ctx));
                         if replicas.len() > REPLICAS {
                             if let Some(r) = replicas.pop() {
                                 let _ = back_tx.send(r.an);
@@ -689,7 +755,9 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     for (pr, n) in b.processes.iter_mut().zip(&b.ops) {
         pr.iterations = *n as u64;
     }
-    phase.done(&format!("processes and channels, band by band ({repeated} of {bands} bands repeat an earlier one)"));
+    phase.done(&format!(
+        "processes and channels, band by band ({repeated} of {bands} bands repeat an earlier one, {translated} of them proved before their analysis)"
+    ));
     describe_processes(p, &params, &nests, &nest_of, cfg, &mut b.processes)?;
     loop_nests(p, &params, &nests, &nest_of, cfg, &survey, &mut b.processes)?;
     let mut dpn = Dpn {
@@ -700,6 +768,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         nests,
         bands,
         repeated_bands: repeated,
+        translated_bands: translated,
         processes: b.processes,
         channels: b.channels,
         ddr_reads: st.ddr_reads,
@@ -898,14 +967,7 @@ impl Band {
     /// producer). Pure: runs beside the assembly of the previous band.
     fn analyse(&self, ctx: &Ctx, recycled: Option<Analysed>, at: (usize, u64, u64)) -> Result<Analysed, Diagnostic> {
         let Ctx { p, params, sare, geo, survey, .. } = *ctx;
-        let mut an = recycled.unwrap_or_else(|| Analysed {
-            band: Band::new(p),
-            sigma: Vec::new(),
-            sub: Vec::new(),
-            srcs: Vec::new(),
-            local: LocalIndex::default(),
-            at,
-        });
+        let mut an = recycled.unwrap_or_else(|| Analysed::new(p));
         an.at = at;
         let n = self.kind.len();
         // σ inside the band: last tile coordinate, group, hyperplanes (in the statement's
@@ -981,6 +1043,7 @@ impl Band {
         let local = &an.local;
         an.sub.clear();
         an.srcs.clear();
+        an.piece.clear();
         let mut src = Vec::new();
         // Sources found in the band's dense index are resolved AHEAD reads later, once the
         // slot asked for has arrived: (position in `srcs`, statement, read, piece, slot),
@@ -1032,6 +1095,7 @@ impl Band {
                 // The band holds exactly its tiles' instances, so a source is in the band
                 // (same nest, same tile coordinates) exactly when the band's index finds it.
                 let origin = sare.reads[k][r].sources[piece].stmt;
+                an.piece.push(u8::try_from(piece).unwrap_or(u8::MAX));
                 match origin.and_then(|sk| local.dense_slot(sk, &src)) {
                     Some(x) => {
                         prefetch(&local.slots[x]);
@@ -1159,8 +1223,17 @@ struct Analysed {
     sigma: Vec<usize>,
     /// Per instance: its parallel sub-band.
     sub: Vec<usize>,
-    /// Per instance, per read of a variable (scalar arguments skipped): the source.
+    /// Per instance, per read of a variable (scalar arguments skipped): the source, and the
+    /// source piece that gave it (`u8::MAX`: past 254).
     srcs: Vec<PackedSrc>,
+    piece: Vec<u8>,
+    /// The band number of the kit this band is a translate of (see `build/translate.rs`):
+    /// its reads were not resolved one by one, and it repeats that band.
+    translate_of: Option<usize>,
+    /// Whether the worker keeps a kit of this band (the assembly then records its effect),
+    /// and the kits it dropped since its last band (whose effects are no longer needed).
+    kit: bool,
+    evicted: Vec<usize>,
     /// Where each instance of the band is (rebuilt per band, its buffers reused).
     local: LocalIndex,
     /// (nest, band number, bands in the nest), for progress.
@@ -1168,6 +1241,21 @@ struct Analysed {
 }
 
 impl Analysed {
+    fn new(p: &Program) -> Analysed {
+        Analysed {
+            band: Band::new(p),
+            sigma: Vec::new(),
+            sub: Vec::new(),
+            srcs: Vec::new(),
+            piece: Vec::new(),
+            translate_of: None,
+            kit: false,
+            evicted: Vec::new(),
+            local: LocalIndex::default(),
+            at: (0, 0, 0),
+        }
+    }
+
     /// Assigns every read of the band to a channel (or a load), stores values that leave
     /// it, then sizes the channels by replaying the band's part of σ.
     fn assemble(&self, ctx: &Ctx, scratch: &mut Scratch, b: &mut Builder, st: &mut Streams) -> Result<(), Diagnostic> {

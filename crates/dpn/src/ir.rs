@@ -218,6 +218,10 @@ pub struct Dpn {
     /// `build/repeat.rs`). Not serialised: the network is the same either way.
     #[serde(skip)]
     pub repeated_bands: usize,
+    /// Of those, the ones proved translates of an analysed band before their own analysis
+    /// (`build/translate.rs`). Not serialised.
+    #[serde(skip)]
+    pub translated_bands: usize,
     pub processes: Vec<Process>,
     pub channels: Vec<Channel>,
     /// Per array/scalar variable: DDR reads and writes, in values.

@@ -202,6 +202,32 @@ impl Piece {
         )
     }
 
+    /// When the piece is explicit (see [`Piece::affine_outputs`]): the conditions an input
+    /// must meet, with the outputs substituted, each as coefficients over `params ++ inputs`,
+    /// a constant, and whether it is an equality (`= 0`, else `>= 0`).
+    pub fn affine_conditions(&self) -> Option<Vec<(Vec<i64>, i64, bool)>> {
+        let x = self.explicit.as_ref()?;
+        let known = self.n_param + self.n_in;
+        let compose = |r: &Sparse| -> Option<(Vec<i64>, i64)> {
+            let (mut coef, mut cst) = (vec![0i64; known], r.cst);
+            for &(c, a) in &r.terms {
+                if c < known {
+                    coef[c] = coef[c].checked_add(a)?;
+                } else {
+                    let f = &x.outs[c - known];
+                    cst = cst.checked_add(a.checked_mul(f.cst)?)?;
+                    for &(d, b) in &f.terms {
+                        coef[d] = coef[d].checked_add(a.checked_mul(b)?)?;
+                    }
+                }
+            }
+            Some((coef, cst))
+        };
+        let eqs = x.eqs.iter().map(|r| compose(r).map(|(c, k)| (c, k, true)));
+        let ineqs = x.ineqs.iter().map(|r| compose(r).map(|(c, k)| (c, k, false)));
+        eqs.chain(ineqs).collect()
+    }
+
     /// The outputs for these parameters and inputs, or `None` if the point is outside the
     /// piece.
     pub fn apply(&self, params: &[i64], input: &[i64]) -> Option<Vec<i64>> {

@@ -15,7 +15,7 @@ pub(super) struct Replica {
     pub(super) an: Analysed,
     /// Per instance: whether its value is stored.
     stored: Vec<bool>,
-    effect: Effect,
+    pub(super) effect: Effect,
 }
 
 /// Counters a band's assembly advances (the rest of its effect is idempotent: maxima of
@@ -29,7 +29,8 @@ pub(super) struct Counters {
 }
 
 /// What one band added to the [`Counters`].
-struct Effect {
+#[derive(Clone)]
+pub(super) struct Effect {
     ops: Vec<(usize, usize)>,
     /// (channel, writes, reads).
     chans: Vec<(usize, u64, u64)>,
@@ -83,10 +84,11 @@ fn coords(dims: &[i64], mut cell: u64) -> impl Iterator<Item = i64> + '_ {
     out.into_iter().take(dims.len())
 }
 
-impl Replica {
-    pub(super) fn new(an: Analysed, before: Counters, ctx: &Ctx, b: &Builder, st: &Streams) -> Replica {
+impl Effect {
+    /// What the network gained since `before`.
+    pub(super) fn since(before: &Counters, b: &Builder, st: &Streams) -> Effect {
         let since = |now: &[u64], then: &[u64]| now.iter().enumerate().map(|(i, x)| x - then.get(i).copied().unwrap_or(0)).collect();
-        let effect = Effect {
+        Effect {
             ops: b.ops.iter().enumerate().map(|(i, x)| (i, x - before.ops.get(i).copied().unwrap_or(0))).filter(|e| e.1 > 0).collect(),
             chans: b
                 .stats
@@ -101,7 +103,52 @@ impl Replica {
             ddr_reads: since(&st.ddr_reads, &before.ddr_reads),
             ddr_writes: since(&st.ddr_writes, &before.ddr_writes),
             loads: st.next_load_vid - before.loads,
-        };
+        }
+    }
+
+    /// Adds a band `an` that repeats the band of this effect to the network: that band's
+    /// counts, and the DDR versions and compulsory reads of `an`'s own cells.
+    pub(super) fn repeat(&self, an: &Analysed, ctx: &Ctx, b: &mut Builder, st: &mut Streams) -> Result<(), Diagnostic> {
+        let (p, stored): (_, &Bits) = (ctx.p, ctx.stored);
+        for &(pr, d) in &self.ops {
+            b.ops[pr] += d;
+        }
+        for &(ch, w, r) in &self.chans {
+            b.stats[ch].writes += w;
+            b.stats[ch].reads += r;
+        }
+        st.ddr_reads.iter_mut().zip(&self.ddr_reads).for_each(|(x, d)| *x += d);
+        st.ddr_writes.iter_mut().zip(&self.ddr_writes).for_each(|(x, d)| *x += d);
+        st.next_load_vid += self.loads;
+        st.next_vid += an.band.kind.len() as u64;
+        st.band_no += 1;
+        let mut srcs = an.srcs.iter();
+        for (o, &k) in an.band.kind.iter().enumerate() {
+            let s = &p.stmts[k];
+            for a in s.reads.iter().filter(|a| !p.vars[a.var].is_scalar_argument()) {
+                let src = srcs.next().ok_or_else(|| Diagnostic::global("internal error: band analysis out of step"))?;
+                match src.producer {
+                    PackedSrc::LOCAL => {}
+                    PackedSrc::INITIAL => {
+                        st.version_read(stored, a.var, src.at as usize, None)?;
+                    }
+                    id => {
+                        st.version_read(stored, a.var, src.at as usize, Some(id))?;
+                    }
+                }
+            }
+            if stored.get(an.band.id[o]) {
+                let it = &an.band.iters(o)[..s.iters.len()];
+                let cell = super::cell_of(p, &s.write, it, ctx.params)?;
+                st.version_store(stored, s.write.var, cell, an.band.id[o]);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Replica {
+    pub(super) fn new(an: Analysed, effect: Effect, ctx: &Ctx) -> Replica {
         let stored = an.band.id.iter().map(|&id| ctx.stored.get(id)).collect();
         Replica { an, stored, effect }
     }
@@ -145,46 +192,5 @@ impl Replica {
             }
         }
         true
-    }
-
-    /// Adds a repeat `an` of this band to the network: this band's counts, and the DDR
-    /// versions and compulsory reads of `an`'s own cells.
-    pub(super) fn repeat(&self, an: &Analysed, ctx: &Ctx, b: &mut Builder, st: &mut Streams) -> Result<(), Diagnostic> {
-        let (p, stored): (_, &Bits) = (ctx.p, ctx.stored);
-        let e = &self.effect;
-        for &(pr, d) in &e.ops {
-            b.ops[pr] += d;
-        }
-        for &(ch, w, r) in &e.chans {
-            b.stats[ch].writes += w;
-            b.stats[ch].reads += r;
-        }
-        st.ddr_reads.iter_mut().zip(&e.ddr_reads).for_each(|(x, d)| *x += d);
-        st.ddr_writes.iter_mut().zip(&e.ddr_writes).for_each(|(x, d)| *x += d);
-        st.next_load_vid += e.loads;
-        st.next_vid += an.band.kind.len() as u64;
-        st.band_no += 1;
-        let mut srcs = an.srcs.iter();
-        for (o, &k) in an.band.kind.iter().enumerate() {
-            let s = &p.stmts[k];
-            for a in s.reads.iter().filter(|a| !p.vars[a.var].is_scalar_argument()) {
-                let src = srcs.next().ok_or_else(|| Diagnostic::global("internal error: band analysis out of step"))?;
-                match src.producer {
-                    PackedSrc::LOCAL => {}
-                    PackedSrc::INITIAL => {
-                        st.version_read(stored, a.var, src.at as usize, None)?;
-                    }
-                    id => {
-                        st.version_read(stored, a.var, src.at as usize, Some(id))?;
-                    }
-                }
-            }
-            if self.stored[o] {
-                let it = &an.band.iters(o)[..s.iters.len()];
-                let cell = super::cell_of(p, &s.write, it, ctx.params)?;
-                st.version_store(stored, s.write.var, cell, an.band.id[o]);
-            }
-        }
-        Ok(())
     }
 }
