@@ -81,6 +81,9 @@ struct Geometry<'a> {
     band_dims: Vec<usize>,
     /// `stays[k][r][i]`: see [`Geometry::compute_stays`].
     stays: Vec<Vec<Vec<bool>>>,
+    /// `same[k][r]`: an earlier read of statement `k` with the same access (macros such as
+    /// PolyBench's `max_score` repeat their arguments), whose source read `r` shares.
+    same: Vec<Vec<Option<usize>>>,
     /// Per hyperplane depth: tile size and sub-bands (`--par`, at most the tile size).
     sizes: Vec<i64>,
     par: Vec<i64>,
@@ -461,6 +464,15 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         sizes,
         par,
         stays: Vec::new(),
+        same: p
+            .stmts
+            .iter()
+            .map(|s| {
+                (0..s.reads.len())
+                    .map(|r| (0..r).find(|&q| s.reads[q].var == s.reads[r].var && s.reads[q].index == s.reads[r].index))
+                    .collect()
+            })
+            .collect(),
     };
 
     // Pass 0: how big, and where.
@@ -499,10 +511,11 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         let margins = geo.compute_margins(p, sare, &params);
         // The reader's band and its offsets in its tiles, computed at most once per instance.
         let (mut mine, mut offsets) = (Vec::new(), Vec::new());
+        let mut hint: Vec<Vec<usize>> = p.stmts.iter().map(|s| vec![0; s.reads.len()]).collect();
         for_each_instance(p, &params, &mut |k, it| {
             let (mut known, mut placed) = (false, false);
             for (r, a) in p.stmts[k].reads.iter().enumerate() {
-                if !may_leave[k][r] || p.vars[a.var].is_scalar_argument() {
+                if !may_leave[k][r] || p.vars[a.var].is_scalar_argument() || geo.same[k][r].is_some() {
                     continue;
                 }
                 if let Some(m) = &margins[k][r] {
@@ -516,8 +529,9 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                     }
                 }
                 let i = sare.reads[k][r]
-                    .piece_into(&params, it, &mut src)
+                    .piece_near(&params, it, &mut src, hint[k][r])
                     .ok_or_else(|| Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", p.stmts[k].name, it)))?;
+                hint[k][r] = i;
                 if let Some(sk) = sare.reads[k][r].sources[i].stmt.filter(|_| !stays[k][r][i]) {
                     if !known {
                         geo.tiles_into(k, it, &mut mine);
@@ -1074,6 +1088,12 @@ impl Band {
             })
         };
         let stride = self.stride;
+        // Per read: the piece that matched last (tried first), and where this instance's
+        // reads went in `srcs`; reads that repeat an earlier one's access copy its source at
+        // the end (`copies`: to, from).
+        let mut hint: Vec<Vec<usize>> = p.stmts.iter().map(|s| vec![0; s.reads.len()]).collect();
+        let mut at_of: Vec<usize> = Vec::new();
+        let mut copies: Vec<(usize, usize)> = Vec::new();
         let settle = |e: (usize, usize, usize, usize, usize), src: &[i64], srcs: &mut Vec<PackedSrc>| -> Result<(), Diagnostic> {
             let (at, k, r, piece, x) = e;
             let sk = sare.reads[k][r].sources[piece].stmt.unwrap_or(k);
@@ -1085,13 +1105,23 @@ impl Band {
             let s = &p.stmts[k];
             let it = &band.iters(o)[..s.iters.len()];
             an.sub.push(geo.subband(k, self.phi(an.sigma[o])));
+            at_of.clear();
+            at_of.resize(s.reads.len(), 0);
             for (r, a) in s.reads.iter().enumerate() {
                 if p.vars[a.var].is_scalar_argument() {
                     continue;
                 }
+                at_of[r] = an.srcs.len();
+                if let Some(q) = geo.same[k][r] {
+                    copies.push((an.srcs.len(), at_of[q]));
+                    an.srcs.push(PackedSrc::pack(Src::Local(0)));
+                    an.piece.push(an.piece[at_of[q]]);
+                    continue;
+                }
                 let piece = sare.reads[k][r]
-                    .piece_into(params, it, &mut src)
+                    .piece_near(params, it, &mut src, hint[k][r])
                     .ok_or_else(|| Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", s.name, it)))?;
+                hint[k][r] = piece;
                 // The band holds exactly its tiles' instances, so a source is in the band
                 // (same nest, same tile coordinates) exactly when the band's index finds it.
                 let origin = sare.reads[k][r].sources[piece].stmt;
@@ -1122,6 +1152,9 @@ impl Band {
             // Oldest first (the order does not matter: each fills its own place).
             let i = (next + j) % ring.len().max(1);
             settle(ring[i], &ring_src[i * stride..(i + 1) * stride], &mut an.srcs)?;
+        }
+        for (to, from) in copies {
+            an.srcs[to] = an.srcs[from];
         }
         Ok(an)
     }

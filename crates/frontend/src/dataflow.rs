@@ -51,6 +51,15 @@ impl ReadFlow {
         self.sources.iter().position(|s| s.rel.apply_into(params, instance, out))
     }
 
+    /// [`ReadFlow::piece_into`] trying piece `hint` first (consecutive instances mostly take
+    /// the same piece; pieces are disjoint, so the order of the tries changes nothing else).
+    pub fn piece_near(&self, params: &[i64], instance: &[i64], out: &mut Vec<i64>, hint: usize) -> Option<usize> {
+        match self.sources.get(hint) {
+            Some(s) if s.rel.apply_into(params, instance, out) => Some(hint),
+            _ => self.sources.iter().enumerate().position(|(i, s)| i != hint && s.rel.apply_into(params, instance, out)),
+        }
+    }
+
     pub fn origin(&self, params: &[i64], instance: &[i64]) -> Option<Origin> {
         self.sources.iter().find_map(|s| {
             s.rel.apply(params, instance).map(|out| match s.stmt {
