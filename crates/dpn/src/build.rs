@@ -206,6 +206,10 @@ struct Survey {
     offset: Vec<u64>,
     /// Per nest, per band hyperplane: the range of tile coordinates (empty nest: `None`).
     bands: Vec<Option<Vec<(i64, i64)>>>,
+    /// Per nest, per band (in the order the workers take them): whether a later band of
+    /// the nest has as many instances, so that it may be a translate (`build/translate.rs`
+    /// keeps kits of those only).
+    twins: Vec<Vec<bool>>,
     instances: u64,
     volume: u64,
 }
@@ -217,6 +221,9 @@ impl Survey {
         let mut hi: Vec<Vec<i64>> = p.stmts.iter().map(|s| vec![i64::MIN; s.iters.len()]).collect();
         let mut bands: Vec<Option<Vec<(i64, i64)>>> = vec![None; geo.nests.len()];
         let mut instances = 0u64;
+        // Instances per band, keyed by its tile coordinates in 20 bits each (`None`: they do
+        // not fit, and every band counts as having twins).
+        let mut counts: Option<HashMap<(usize, u128), u64, Fast>> = Some(HashMap::default());
         for_each_instance(p, params, &mut |k, it| {
             instances += 1;
             for (d, x) in it.iter().enumerate() {
@@ -225,13 +232,53 @@ impl Survey {
             }
             let phi = geo.phi[k];
             let r = bands[geo.nest_of[k]].get_or_insert_with(|| vec![(i64::MAX, i64::MIN); geo.band_dims(k)]);
+            let mut key = 0u128;
             for (d, (l, h)) in r.iter_mut().enumerate() {
                 let t = phi[d].eval(it).div_euclid(geo.sizes[d]);
                 *l = (*l).min(t);
                 *h = (*h).max(t);
+                key = key << 20 | (t + (1 << 19)) as u128 & 0xfffff;
+                if d >= 6 || t.abs() >= 1 << 19 {
+                    counts = None;
+                }
+            }
+            if let Some(c) = &mut counts {
+                *c.entry((geo.nest_of[k], key)).or_default() += 1;
             }
             Ok(())
         })?;
+        let twins = bands
+            .iter()
+            .enumerate()
+            .map(|(ni, range)| {
+                let Some(range) = range else { return Vec::new() };
+                let total: usize = range.iter().map(|(l, h)| (h - l + 1) as usize).product();
+                let Some(c) = &counts else { return vec![true; total] };
+                // Band coordinates in the workers' order (last fastest), then from the end.
+                let keys: Vec<u128> = (0..total)
+                    .map(|mut bi| {
+                        let mut key = 0u128;
+                        let mut tiles = vec![0i64; range.len()];
+                        for (d, (l, h)) in range.iter().enumerate().rev() {
+                            let n = (h - l + 1) as usize;
+                            tiles[d] = l + (bi % n) as i64;
+                            bi /= n;
+                        }
+                        for t in tiles {
+                            key = key << 20 | (t + (1 << 19)) as u128 & 0xfffff;
+                        }
+                        key
+                    })
+                    .collect();
+                let mut later = std::collections::HashSet::new();
+                let mut twin = vec![false; total];
+                for (bi, key) in keys.iter().enumerate().rev() {
+                    let n = c.get(&(ni, *key)).copied().unwrap_or(0);
+                    twin[bi] = n > 0 && !later.insert(n);
+                }
+                twin
+            })
+            .collect();
         let mut offset = vec![0u64; n];
         let mut extent = vec![Vec::new(); n];
         let mut volume = 0u64;
@@ -245,7 +292,7 @@ impl Survey {
                 .filter(|v| *v < PackedSrc::INITIAL)
                 .ok_or_else(|| Diagnostic::global("iteration domains too large to number"))?;
         }
-        Ok(Survey { lo, extent, offset, bands, instances, volume })
+        Ok(Survey { lo, extent, offset, bands, twins, instances, volume })
     }
     /// Dense number of an instance (unique over all statements).
     fn id(&self, k: usize, it: &[i64]) -> Option<u64> {
@@ -649,7 +696,11 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                                         None => raw.analyse(ctx, Some(an), at).map(|mut an| {
                                             an.translate_of = None;
                                             an.kit = false;
-                                            if memo && an.band.kind.len() <= translate::KIT_INSTANCES {
+                                            // Only a band with a later one of its size may
+                                            // have translates (a triangular nest's bands all
+                                            // differ: no kits, no copies).
+                                            let twin = ctx.survey.twins[ni].get(bi as usize).copied().unwrap_or(true);
+                                            if memo && twin && an.band.kind.len() <= translate::KIT_INSTANCES {
                                                 if let Some(kit) = translate::Kit::new(&an, number, ctx, slots) {
                                                     kits.insert(0, kit);
                                                     an.kit = true;

@@ -5,7 +5,9 @@
 //! the deepest statement of the nest and try the permutations of those dimensions, reduction
 //! dimensions (absent from the written subscript) last, so that accumulations stay on chip;
 //! (2) otherwise search skews `φ_k + Σ c·φ_j` (c ≤ 2) with per-statement shifts (the
-//! Jacobi-1D solution is `(t, 2t+i)` / `(t, 2t+i+1)`; skew factors sum to at most 2); (3) otherwise fall back to one band
+//! Jacobi-1D solution is `(t, 2t+i)` / `(t, 2t+i+1)`; skew factors sum to at most 2), and
+//! the same for the dimension negated (a loop that runs downwards, as Nussinov's `i`, whose
+//! dependences all point to smaller values); (3) otherwise fall back to one band
 //! holding the whole nest in its original order (always legal, everything on chip).
 
 use dpnc_frontend::dataflow;
@@ -436,7 +438,7 @@ fn search(p: &Program, deps: &Deps, nest: Vec<usize>) -> Result<Nest, Diagnostic
             stmts: nest,
             dims: 0,
             phi,
-            how: "fallback: no legal tiling hyperplane (tried every loop dimension, skewed by up to 2, shifted by up to 1); the nest runs as one untiled band in its original order, all on chip".into(),
+            how: "fallback: no legal tiling hyperplane (tried every loop dimension, reversed or not, skewed by up to 2, shifted by up to 1); the nest runs as one untiled band in its original order, all on chip".into(),
             fallback: true,
             points: Vec::new(),
             groups: Vec::new(),
@@ -466,13 +468,19 @@ fn place(
     let (mut kept, mut dropped, mut skewed) = (Vec::new(), Vec::new(), false);
     for &d in order {
         let base: Vec<Affine> = aligned.iter().map(|rows| rows[d].clone()).collect();
-        match legal_variant(p, deps, nest, &base, &phi)? {
-            Some((rows, plain)) => {
+        // A loop that runs downwards (Nussinov's i) tiles as its negation.
+        let reversed: Vec<Affine> = base.iter().map(|a| Affine { coef: a.coef.iter().map(|c| -c).collect(), cst: -a.cst }).collect();
+        let found = match legal_variant(p, deps, nest, &base, &phi)? {
+            Some((rows, plain)) => Some((rows, plain, names[d].clone())),
+            None => legal_variant(p, deps, nest, &reversed, &phi)?.map(|(rows, plain)| (rows, plain, format!("-{}", names[d]))),
+        };
+        match found {
+            Some((rows, plain, name)) => {
                 skewed |= !plain;
                 for (k, r) in rows.into_iter().enumerate() {
                     phi[k].push(r);
                 }
-                kept.push(names[d].clone());
+                kept.push(name);
             }
             None => dropped.push(names[d].clone()),
         }
