@@ -237,7 +237,7 @@ impl Survey {
                 let t = phi[d].eval(it).div_euclid(geo.sizes[d]);
                 *l = (*l).min(t);
                 *h = (*h).max(t);
-                key = key << 20 | (t + (1 << 19)) as u128 & 0xfffff;
+                key = key << 20 | key_part(t);
                 if d >= 6 || t.abs() >= 1 << 19 {
                     counts = None;
                 }
@@ -252,26 +252,11 @@ impl Survey {
             .enumerate()
             .map(|(ni, range)| {
                 let Some(range) = range else { return Vec::new() };
-                let total: usize = range.iter().map(|(l, h)| (h - l + 1) as usize).product();
-                let Some(c) = &counts else { return vec![true; total] };
+                let Some(c) = &counts else { return vec![true; band_tiles(range).count()] };
                 // Band coordinates in the workers' order (last fastest), then from the end.
-                let keys: Vec<u128> = (0..total)
-                    .map(|mut bi| {
-                        let mut key = 0u128;
-                        let mut tiles = vec![0i64; range.len()];
-                        for (d, (l, h)) in range.iter().enumerate().rev() {
-                            let n = (h - l + 1) as usize;
-                            tiles[d] = l + (bi % n) as i64;
-                            bi /= n;
-                        }
-                        for t in tiles {
-                            key = key << 20 | (t + (1 << 19)) as u128 & 0xfffff;
-                        }
-                        key
-                    })
-                    .collect();
+                let keys: Vec<u128> = band_tiles(range).map(|tiles| tiles.iter().fold(0, |key, &t| key << 20 | key_part(t))).collect();
                 let mut later = std::collections::HashSet::new();
-                let mut twin = vec![false; total];
+                let mut twin = vec![false; keys.len()];
                 for (bi, key) in keys.iter().enumerate().rev() {
                     let n = c.get(&(ni, *key)).copied().unwrap_or(0);
                     twin[bi] = n > 0 && !later.insert(n);
@@ -556,41 +541,75 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         .collect();
     if may_leave.iter().flatten().any(|&m| m) {
         let margins = geo.compute_margins(p, sare, &params);
-        // The reader's band and its offsets in its tiles, computed at most once per instance.
-        let (mut mine, mut offsets) = (Vec::new(), Vec::new());
-        let mut hint: Vec<Vec<usize>> = p.stmts.iter().map(|s| vec![0; s.reads.len()]).collect();
-        for_each_instance(p, &params, &mut |k, it| {
-            let (mut known, mut placed) = (false, false);
-            for (r, a) in p.stmts[k].reads.iter().enumerate() {
-                if !may_leave[k][r] || p.vars[a.var].is_scalar_argument() || geo.same[k][r].is_some() {
-                    continue;
-                }
-                if let Some(m) = &margins[k][r] {
-                    if !placed {
-                        offsets.clear();
-                        offsets.extend((0..geo.band_dims(k)).map(|b| geo.phi[k][b].eval(it).rem_euclid(geo.sizes[b])));
-                        placed = true;
-                    }
-                    if m.iter().zip(&offsets).all(|((lo, hi), x)| lo <= x && x <= hi) {
-                        continue;
-                    }
-                }
-                let i = sare.reads[k][r]
-                    .piece_near(&params, it, &mut src, hint[k][r])
-                    .ok_or_else(|| Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", p.stmts[k].name, it)))?;
-                hint[k][r] = i;
-                if let Some(sk) = sare.reads[k][r].sources[i].stmt.filter(|_| !stays[k][r][i]) {
-                    if !known {
-                        geo.tiles_into(k, it, &mut mine);
-                        known = true;
-                    }
-                    if !geo.in_band(k, &mine, sk, &src) {
-                        stored.set(survey.id(sk, &src).ok_or_else(|| source_outside(p, sk, &src))?);
-                    }
-                }
+        // Bands dealt round-robin to one thread per core, each marking into its own set.
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, MAX_WORKERS);
+        let (geo, survey, params, tile) = (&geo, &survey, &params, &cfg.tile);
+        let (may_leave, margins, nests) = (&may_leave, &margins, &nests);
+        let parts: Vec<Result<Bits, Diagnostic>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|w| {
+                    scope.spawn(move || -> Result<Bits, Diagnostic> {
+                        let mut stored = Bits::new(survey.volume);
+                        // The reader's band and its offsets in its tiles, computed at most once per instance.
+                        let (mut mine, mut offsets, mut src) = (Vec::new(), Vec::new(), Vec::new());
+                        let mut hint: Vec<Vec<usize>> = p.stmts.iter().map(|s| vec![0; s.reads.len()]).collect();
+                        let mut visit = |k: usize, it: &[i64]| -> Result<(), Diagnostic> {
+                            let (mut known, mut placed) = (false, false);
+                            for (r, a) in p.stmts[k].reads.iter().enumerate() {
+                                if !may_leave[k][r] || p.vars[a.var].is_scalar_argument() || geo.same[k][r].is_some() {
+                                    continue;
+                                }
+                                if let Some(m) = &margins[k][r] {
+                                    if !placed {
+                                        offsets.clear();
+                                        offsets.extend((0..geo.band_dims(k)).map(|b| geo.phi[k][b].eval(it).rem_euclid(geo.sizes[b])));
+                                        placed = true;
+                                    }
+                                    if m.iter().zip(&offsets).all(|((lo, hi), x)| lo <= x && x <= hi) {
+                                        continue;
+                                    }
+                                }
+                                let i = sare.reads[k][r].piece_near(params, it, &mut src, hint[k][r]).ok_or_else(|| {
+                                    Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", p.stmts[k].name, it))
+                                })?;
+                                hint[k][r] = i;
+                                if let Some(sk) = sare.reads[k][r].sources[i].stmt.filter(|_| !stays[k][r][i]) {
+                                    if !known {
+                                        geo.tiles_into(k, it, &mut mine);
+                                        known = true;
+                                    }
+                                    if !geo.in_band(k, &mine, sk, &src) {
+                                        stored.set(survey.id(sk, &src).ok_or_else(|| source_outside(p, sk, &src))?);
+                                    }
+                                }
+                            }
+                            Ok(())
+                        };
+                        let mut number = 0usize;
+                        for (ni, nest) in nests.iter().enumerate() {
+                            let Some(range) = &survey.bands[ni] else { continue };
+                            let scan = BandScan::new(p, params, nest, tile);
+                            for tiles in band_tiles(range) {
+                                if number % workers == w {
+                                    scan.walk(&tiles, &mut visit)?;
+                                }
+                                number += 1;
+                            }
+                        }
+                        Ok(stored)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(Diagnostic::global("internal error: a pass-1 thread panicked"))))
+                .collect()
+        });
+        for part in parts {
+            for (w, x) in stored.words.iter_mut().zip(part?.words) {
+                *w |= x;
             }
-            Ok(())
-        })?;
+        }
     }
     let mut compulsory_writes = vec![0u64; p.vars.len()];
     for (var, v) in p.vars.iter().enumerate() {
@@ -665,8 +684,8 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                     let Some(range) = &ctx.survey.bands[ni] else { continue };
                     let scan = BandScan::new(p, ctx.params, nest, tile);
                     let total: u64 = range.iter().map(|(l, h)| (h - l + 1) as u64).product();
-                    let mut tiles: Vec<i64> = range.iter().map(|r| r.0).collect();
-                    for bi in 0..total {
+                    for (bi, tiles) in band_tiles(range).enumerate() {
+                        let bi = bi as u64;
                         if number % workers == w {
                             raw.clear();
                             let found = scan
@@ -728,14 +747,6 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                             }
                         }
                         number += 1;
-                        // Next band coordinates, last hyperplane fastest.
-                        for d in (0..tiles.len()).rev() {
-                            if tiles[d] < range[d].1 {
-                                tiles[d] += 1;
-                                break;
-                            }
-                            tiles[d] = range[d].0;
-                        }
                     }
                 }
             });
@@ -854,6 +865,25 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         return Err(Diagnostic::global(format!("internal error: the process network is invalid:\n  {}", errs.join("\n  "))));
     }
     Ok(dpn)
+}
+
+/// One tile coordinate in a band's key (20 bits; the survey checks that it fits).
+fn key_part(t: i64) -> u128 {
+    (t + (1 << 19)) as u128 & 0xfffff
+}
+
+/// The tile coordinates of a nest's bands, last hyperplane fastest (the order of σ).
+fn band_tiles(range: &[(i64, i64)]) -> impl Iterator<Item = Vec<i64>> + '_ {
+    let total: u64 = range.iter().map(|(l, h)| (h - l + 1) as u64).product();
+    (0..total).map(move |mut bi| {
+        let mut tiles = vec![0i64; range.len()];
+        for (d, (l, h)) in range.iter().enumerate().rev() {
+            let n = (h - l + 1) as u64;
+            tiles[d] = l + (bi % n) as i64;
+            bi /= n;
+        }
+        tiles
+    })
 }
 
 /// Threads that enumerate and analyse bands (beside the one that assembles them): each
