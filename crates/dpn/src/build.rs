@@ -224,6 +224,7 @@ impl Survey {
         // Instances per band, keyed by its tile coordinates in 20 bits each (`None`: they do
         // not fit, and every band counts as having twins).
         let mut counts: Option<HashMap<(usize, u128), u64, Fast>> = Some(HashMap::default());
+        let mut run = ((usize::MAX, 0u128), 0u64);
         for_each_instance(p, params, &mut |k, it| {
             instances += 1;
             for (d, x) in it.iter().enumerate() {
@@ -242,11 +243,21 @@ impl Survey {
                     counts = None;
                 }
             }
-            if let Some(c) = &mut counts {
-                *c.entry((geo.nest_of[k], key)).or_default() += 1;
+            // Consecutive instances are mostly in one band: counted together.
+            let here = (geo.nest_of[k], key);
+            if run.0 == here {
+                run.1 += 1;
+            } else {
+                if let Some(c) = &mut counts {
+                    *c.entry(run.0).or_default() += run.1;
+                }
+                run = (here, 1);
             }
             Ok(())
         })?;
+        if let Some(c) = &mut counts {
+            *c.entry(run.0).or_default() += run.1;
+        }
         let twins = bands
             .iter()
             .enumerate()
@@ -1044,6 +1055,10 @@ impl Band {
     /// values: only the analysis needs them, from the unsorted band).
     fn permute_into(&self, sigma: &[usize], out: &mut Band) {
         out.clear();
+        // Exact sizes up front: growing by doubling copies, and touches twice the pages.
+        out.kind.reserve(sigma.len());
+        out.iters.reserve(sigma.len() * self.stride);
+        out.id.reserve(sigma.len());
         for &o in sigma {
             out.kind.push(self.kind[o]);
             out.iters.extend_from_slice(self.iters(o));
@@ -1139,6 +1154,10 @@ impl Band {
         an.sub.clear();
         an.srcs.clear();
         an.piece.clear();
+        let reads: usize = band.kind.iter().map(|&k| p.stmts[k].reads.iter().filter(|a| !p.vars[a.var].is_scalar_argument()).count()).sum();
+        an.sub.reserve(n);
+        an.srcs.reserve(reads);
+        an.piece.reserve(reads);
         let mut src = Vec::new();
         // Sources found in the band's dense index are resolved AHEAD reads later, once the
         // slot asked for has arrived: (position in `srcs`, statement, read, piece, slot),

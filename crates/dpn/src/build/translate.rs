@@ -239,6 +239,7 @@ impl Kit {
         out.sub.clone_from(&self.sub);
         out.piece.clone_from(&self.piece);
         out.srcs.clear();
+        out.srcs.reserve(self.srcs.len());
         let mut j = 0;
         for &k in &self.band.kind {
             for (r, a) in p.stmts[k].reads.iter().enumerate() {
