@@ -206,10 +206,9 @@ struct Survey {
     offset: Vec<u64>,
     /// Per nest, per band hyperplane: the range of tile coordinates (empty nest: `None`).
     bands: Vec<Option<Vec<(i64, i64)>>>,
-    /// Per nest, per band (in the order the workers take them): whether a later band of
-    /// the nest has as many instances, so that it may be a translate (`build/translate.rs`
-    /// keeps kits of those only).
-    twins: Vec<Vec<bool>>,
+    /// Per nest, per band (in σ order): its instances (`None` when band coordinates do not
+    /// fit the survey's keys).
+    sizes: Option<Vec<Vec<u64>>>,
     instances: u64,
     volume: u64,
 }
@@ -222,7 +221,7 @@ impl Survey {
         let mut bands: Vec<Option<Vec<(i64, i64)>>> = vec![None; geo.nests.len()];
         let mut instances = 0u64;
         // Instances per band, keyed by its tile coordinates in 20 bits each (`None`: they do
-        // not fit, and every band counts as having twins).
+        // not fit).
         let mut counts: Option<HashMap<(usize, u128), u64, Fast>> = Some(HashMap::default());
         let mut run = ((usize::MAX, 0u128), 0u64);
         for_each_instance(p, params, &mut |k, it| {
@@ -258,23 +257,18 @@ impl Survey {
         if let Some(c) = &mut counts {
             *c.entry(run.0).or_default() += run.1;
         }
-        let twins = bands
-            .iter()
-            .enumerate()
-            .map(|(ni, range)| {
-                let Some(range) = range else { return Vec::new() };
-                let Some(c) = &counts else { return vec![true; band_tiles(range).count()] };
-                // Band coordinates in the workers' order (last fastest), then from the end.
-                let keys: Vec<u128> = band_tiles(range).map(|tiles| tiles.iter().fold(0, |key, &t| key << 20 | key_part(t))).collect();
-                let mut later = std::collections::HashSet::new();
-                let mut twin = vec![false; keys.len()];
-                for (bi, key) in keys.iter().enumerate().rev() {
-                    let n = c.get(&(ni, *key)).copied().unwrap_or(0);
-                    twin[bi] = n > 0 && !later.insert(n);
-                }
-                twin
-            })
-            .collect();
+        let sizes = counts.map(|c| {
+            bands
+                .iter()
+                .enumerate()
+                .map(|(ni, range)| {
+                    let Some(range) = range else { return Vec::new() };
+                    band_tiles(range)
+                        .map(|tiles| c.get(&(ni, tiles.iter().fold(0, |key, &t| key << 20 | key_part(t)))).copied().unwrap_or(0))
+                        .collect()
+                })
+                .collect()
+        });
         let mut offset = vec![0u64; n];
         let mut extent = vec![Vec::new(); n];
         let mut volume = 0u64;
@@ -288,7 +282,7 @@ impl Survey {
                 .filter(|v| *v < PackedSrc::INITIAL)
                 .ok_or_else(|| Diagnostic::global("iteration domains too large to number"))?;
         }
-        Ok(Survey { lo, extent, offset, bands, twins, instances, volume })
+        Ok(Survey { lo, extent, offset, bands, sizes, instances, volume })
     }
     /// Dense number of an instance (unique over all statements).
     fn id(&self, k: usize, it: &[i64]) -> Option<u64> {
@@ -671,10 +665,12 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     let mut scratch = Scratch::default();
     let started = std::time::Instant::now();
     let mut shown = started;
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, MAX_WORKERS);
+    let (owner, twin) = deal(&survey, workers);
     std::thread::scope(|scope| -> Result<(), Diagnostic> {
-        // Worker `w` enumerates and analyses the bands whose number (over all nests) is `w`
-        // modulo the workers; the assembly takes them back in that order, so it sees σ.
-        let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, MAX_WORKERS);
+        // Worker `owner[b]` enumerates and analyses band `b` (numbered over all nests); the
+        // assembly takes them back in that order, so it sees σ.
+        let (owner, twin) = (&owner, &twin);
         let (mut rxs, mut backs) = (Vec::new(), Vec::new());
         let ctx = &ctx;
         let nests = &nests;
@@ -697,7 +693,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                     let total: u64 = range.iter().map(|(l, h)| (h - l + 1) as u64).product();
                     for (bi, tiles) in band_tiles(range).enumerate() {
                         let bi = bi as u64;
-                        if number % workers == w {
+                        if owner[number] == w {
                             raw.clear();
                             let found = scan
                                 .walk(&tiles, &mut |k, it| {
@@ -729,8 +725,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                                             // Only a band with a later one of its size may
                                             // have translates (a triangular nest's bands all
                                             // differ: no kits, no copies).
-                                            let twin = ctx.survey.twins[ni].get(bi as usize).copied().unwrap_or(true);
-                                            if memo && twin && an.band.kind.len() <= translate::KIT_INSTANCES {
+                                            if memo && twin[number] && an.band.kind.len() <= translate::KIT_INSTANCES {
                                                 if let Some(kit) = translate::Kit::new(&an, number, ctx, slots) {
                                                     kits.insert(0, kit);
                                                     an.kit = true;
@@ -768,9 +763,9 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         let mut effects: HashMap<usize, repeat::Effect, Fast> = HashMap::default();
         // Every worker sends one message per band of its turn, so the first that has
         // nothing more marks the end.
-        for number in 0.. {
-            let back_tx = &backs[number % workers];
-            let Ok(msg) = rxs[number % workers].recv() else { break };
+        for (number, &w) in owner.iter().enumerate() {
+            let back_tx = &backs[w];
+            let Ok(msg) = rxs[w].recv() else { break };
             let Some(an) = msg? else { continue };
             bands += 1;
             if progress && shown.elapsed().as_secs() >= 2 {
@@ -876,6 +871,46 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         return Err(Diagnostic::global(format!("internal error: the process network is invalid:\n  {}", errs.join("\n  "))));
     }
     Ok(dpn)
+}
+
+/// Which worker takes each band (numbered over all nests, in σ order), and whether a later
+/// band of its nest has its size (it may then have translates: `build/translate.rs` keeps
+/// kits of those only). Bands of one size go to one worker, so that its kits meet their
+/// translates; a new size goes to the worker with the least work so far (a band counts its
+/// instances, a later band of a size already dealt a quarter of them: it is likely a
+/// translate, which costs its enumeration only).
+fn deal(survey: &Survey, workers: usize) -> (Vec<usize>, Vec<bool>) {
+    let Some(sizes) = &survey.sizes else {
+        let n: usize = survey.bands.iter().flatten().map(|r| band_tiles(r).count()).sum();
+        return ((0..n).map(|b| b % workers).collect(), vec![true; n]);
+    };
+    let (mut owner, mut twin) = (Vec::new(), Vec::new());
+    let mut load = vec![0u64; workers];
+    for nest in sizes {
+        let mut later = std::collections::HashSet::new();
+        let mut t = vec![false; nest.len()];
+        for (bi, &n) in nest.iter().enumerate().rev() {
+            t[bi] = n > 0 && !later.insert(n);
+        }
+        twin.extend(t);
+        let mut class: HashMap<u64, usize> = HashMap::new();
+        for &n in nest {
+            let w = match class.get(&n) {
+                Some(&w) => {
+                    load[w] += n / 4;
+                    w
+                }
+                None => {
+                    let w = (0..workers).min_by_key(|&w| load[w]).unwrap_or(0);
+                    load[w] += n;
+                    class.insert(n, w);
+                    w
+                }
+            };
+            owner.push(w);
+        }
+    }
+    (owner, twin)
 }
 
 /// One tile coordinate in a band's key (20 bits; the survey checks that it fits).
