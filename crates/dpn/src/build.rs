@@ -529,6 +529,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     }
 
     phase.done("survey of the instances");
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, MAX_WORKERS);
     // Pass 1: values that leave their band (stored). Reads whose sources always stay in
     // the band, or are initial values, are skipped here.
     geo.stays = geo.compute_stays(p, sare);
@@ -547,7 +548,6 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     if may_leave.iter().flatten().any(|&m| m) {
         let margins = geo.compute_margins(p, sare, &params);
         // Bands dealt round-robin to one thread per core, each marking into its own set.
-        let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, MAX_WORKERS);
         let (geo, survey, params, tile) = (&geo, &survey, &params, &cfg.tile);
         let (may_leave, margins, nests) = (&may_leave, &margins, &nests);
         let parts: Vec<Result<Bits, Diagnostic>> = std::thread::scope(|scope| {
@@ -665,7 +665,6 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     let mut scratch = Scratch::default();
     let started = std::time::Instant::now();
     let mut shown = started;
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, MAX_WORKERS);
     let (owner, twin) = deal(&survey, workers);
     std::thread::scope(|scope| -> Result<(), Diagnostic> {
         // Worker `owner[b]` enumerates and analyses band `b` (numbered over all nests); the
@@ -761,8 +760,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         // the bands the workers keep kits of, by band number.
         let mut replicas: Vec<repeat::Replica> = Vec::new();
         let mut effects: HashMap<usize, repeat::Effect, Fast> = HashMap::default();
-        // Every worker sends one message per band of its turn, so the first that has
-        // nothing more marks the end.
+        // A worker that fails sends its error and stops: its channel then closes.
         for (number, &w) in owner.iter().enumerate() {
             let back_tx = &backs[w];
             let Ok(msg) = rxs[w].recv() else { break };
