@@ -805,7 +805,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                             let _ = back_tx.send(an);
                             continue;
                         }
-                        replicas.insert(0, repeat::Replica::new(an, effect, ctx));
+                        replicas.insert(0, repeat::Replica::new(an, effect));
                         if replicas.len() > REPLICAS {
                             if let Some(r) = replicas.pop() {
                                 let _ = back_tx.send(r.an);

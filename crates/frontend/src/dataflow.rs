@@ -48,7 +48,7 @@ impl ReadFlow {
 
     /// Like [`ReadFlow::origin_into`], returning which source piece matched.
     pub fn piece_into(&self, params: &[i64], instance: &[i64], out: &mut Vec<i64>) -> Option<usize> {
-        self.sources.iter().position(|s| s.rel.apply_into(params, instance, out))
+        self.piece_near(params, instance, out, 0)
     }
 
     /// [`ReadFlow::piece_into`] trying piece `hint` first (consecutive instances mostly take

@@ -13,8 +13,6 @@ use dpnc_frontend::Diagnostic;
 /// A fully assembled band kept to recognise its repeats.
 pub(super) struct Replica {
     pub(super) an: Analysed,
-    /// Per instance: whether its value is stored.
-    stored: Vec<bool>,
     pub(super) effect: Effect,
 }
 
@@ -148,9 +146,8 @@ impl Effect {
 }
 
 impl Replica {
-    pub(super) fn new(an: Analysed, effect: Effect, ctx: &Ctx) -> Replica {
-        let stored = an.band.id.iter().map(|&id| ctx.stored.get(id)).collect();
-        Replica { an, stored, effect }
+    pub(super) fn new(an: Analysed, effect: Effect) -> Replica {
+        Replica { an, effect }
     }
 
     /// Whether `an` is this band translated (see the module comment). Dense instance numbers
@@ -166,7 +163,8 @@ impl Replica {
         let (mut iters, mut producers, mut cells) = (Shifts::new(p.stmts.len()), Shifts::new(p.stmts.len()), Shifts::new(p.vars.len()));
         let mut j = 0;
         for (o, &k) in x.kind.iter().enumerate() {
-            if ctx.stored.get(x.id[o]) != self.stored[o] || !iters.agree(k, x.iters(o).iter().copied(), r.iters(o).iter().copied()) {
+            if ctx.stored.get(x.id[o]) != ctx.stored.get(r.id[o]) || !iters.agree(k, x.iters(o).iter().copied(), r.iters(o).iter().copied())
+            {
                 return false;
             }
             for a in &p.stmts[k].reads {

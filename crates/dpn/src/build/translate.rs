@@ -75,15 +75,9 @@ impl Kit {
     pub(super) fn new(an: &Analysed, number: usize, ctx: &Ctx, slots: &Slots) -> Option<Kit> {
         let p = ctx.p;
         let band = &an.band;
-        let mut boxes: Vec<Option<Vec<(i64, i64)>>> = vec![None; p.stmts.len()];
-        for o in 0..band.kind.len() {
-            let k = band.kind[o];
-            let it = &band.iters(o)[..p.stmts[k].iters.len()];
-            let b = boxes[k].get_or_insert_with(|| it.iter().map(|&x| (x, x)).collect());
-            for (r, &x) in b.iter_mut().zip(it) {
-                *r = (r.0.min(x), r.1.max(x));
-            }
-        }
+        // The band's index already bounds each statement's iterators.
+        let boxes =
+            an.local.boxes.iter().map(|b| b.as_ref().map(|(_, dims)| dims.iter().map(|&(l, e)| (l, l + e as i64 - 1)).collect())).collect();
         let mut used = vec![0u8; slots.len];
         let mut j = 0;
         for &k in &band.kind {
@@ -215,9 +209,12 @@ impl Kit {
                         let index: Option<Vec<i64>> =
                             w.index.iter().map(|f| Some(f.eval(&moved_src, params).ok()? - f.eval(&zero, params).ok()?)).collect();
                         let Some(index) = index else { return false };
-                        (flat_shift(&p.vars[w.var].dims, &index), flat_shift_u(&survey.extent[sk], &moved_src))
+                        (
+                            flat_shift(p.vars[w.var].dims.iter().copied(), &index),
+                            flat_shift(survey.extent[sk].iter().map(|&e| e as i64), &moved_src),
+                        )
                     }
-                    None => (flat_shift(&p.vars[a.var].dims, &moved_src), 0),
+                    None => (flat_shift(p.vars[a.var].dims.iter().copied(), &moved_src), 0),
                 };
                 if kinds & 6 != 0 {
                     let var = src.stmt.map_or(a.var, |sk| p.stmts[sk].write.var);
@@ -260,11 +257,8 @@ impl Kit {
     }
 }
 
-/// How far a flat cell moves when its index moves by `d`, in an array of extents `dims`.
-fn flat_shift(dims: &[i64], d: &[i64]) -> i64 {
-    dims.iter().zip(d).fold(0, |acc, (e, x)| acc * e + x)
-}
-
-fn flat_shift_u(dims: &[u64], d: &[i64]) -> i64 {
-    dims.iter().zip(d).fold(0, |acc, (e, x)| acc * *e as i64 + x)
+/// How far a flat index (an array cell, or a dense instance number) moves when its
+/// coordinates move by `d`, with extents `dims` (last fastest).
+fn flat_shift(dims: impl Iterator<Item = i64>, d: &[i64]) -> i64 {
+    dims.zip(d).fold(0, |acc, (e, x)| acc * e + x)
 }
