@@ -31,6 +31,7 @@ fn report(title: &str, files: &[PathBuf], opts: &Options) {
             keep_traces: false,
             codegen: false,
             every_band: false,
+            chunk: 0,
         };
         match dpnc_dpn::build(&p, &sare, &cfg) {
             Ok(dpn) => {

@@ -93,6 +93,7 @@ pub fn dpn_engine(cfg: DpnCfg) -> Engine {
                         keep_traces: true,
                         codegen: false,
                         every_band: false,
+                        chunk: 0,
                     };
                     let dpn = dpnc_dpn::build(&c.p, &c.sare, &conf).map_err(|d| format!("build: {}", d.message))?;
                     let errs = validate::validate(&c.p, &dpn);

@@ -13,7 +13,7 @@ fn load(f: &Path, defines: &[(&str, &str)]) -> Program {
     dpnc_frontend::load(&mut sm, f, &opts).unwrap_or_else(|d| panic!("{}", d.render(&sm)))
 }
 
-fn cfg(tile: &[i64], par: &[i64]) -> Config {
+fn cfg(tile: &[i64], par: &[i64], chunk: usize) -> Config {
     Config {
         tile: tile.to_vec(),
         par: par.to_vec(),
@@ -23,6 +23,7 @@ fn cfg(tile: &[i64], par: &[i64]) -> Config {
         keep_traces: true,
         codegen: false,
         every_band: false,
+        chunk,
     }
 }
 
@@ -40,8 +41,9 @@ fn every_kernel_runs_bit_exact_through_the_network() {
             let inputs = Store::random(&p, 5);
             let mut want = inputs.clone();
             interp::run(&p, &params, &mut want).expect("interpreter");
-            for (tile, par) in [(vec![4], vec![1]), (vec![4, 6], vec![2, 3])] {
-                let dpn = match dpnc_dpn::build(&p, &sare, &cfg(&tile, &par)) {
+            // The second shape with its bands streamed in chunks of 5 instances (`Config::chunk`).
+            for (tile, par, chunk) in [(vec![4], vec![1], 0), (vec![4, 6], vec![2, 3], 5)] {
+                let dpn = match dpnc_dpn::build(&p, &sare, &cfg(&tile, &par, chunk)) {
                     Ok(d) => d,
                     Err(e) => {
                         failures.push(format!("{} {ty} {tile:?}/{par:?}: build: {}", f.display(), e.message));
@@ -78,7 +80,7 @@ fn every_kernel_runs_bit_exact_through_the_network() {
 fn a_too_small_channel_is_reported_as_a_deadlock() {
     let p = load(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kernels/gemm.c"), &[]);
     let sare = dataflow::compute(&p).expect("dataflow");
-    let dpn = dpnc_dpn::build(&p, &sare, &cfg(&[4], &[1])).expect("builds");
+    let dpn = dpnc_dpn::build(&p, &sare, &cfg(&[4], &[1], 0)).expect("builds");
     let victim = dpn.channels.iter().find(|c| c.size >= 4).expect("gemm has a channel holding a tile row");
     let inputs = Store::random(&p, 1);
     let err =
@@ -92,7 +94,7 @@ fn a_too_small_channel_is_reported_as_a_deadlock() {
 fn the_validator_catches_a_missing_write() {
     let p = load(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kernels/jacobi_1d.c"), &[]);
     let sare = dataflow::compute(&p).expect("dataflow");
-    let mut dpn = dpnc_dpn::build(&p, &sare, &cfg(&[4], &[1])).expect("builds");
+    let mut dpn = dpnc_dpn::build(&p, &sare, &cfg(&[4], &[1], 0)).expect("builds");
     assert!(validate::validate(&p, &dpn).is_empty());
     let dropped = dpn.traces.iter_mut().find_map(|t| match t {
         dpnc_dpn::ir::Trace::Compute { ops, .. } => ops.iter_mut().find(|o| !o.writes.is_empty()).map(|o| o.writes.pop()),
@@ -109,7 +111,7 @@ fn gemm_traffic_matches_the_model() {
     let f = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kernels/gemm.c");
     let p = load(&f, &[("NI", "60"), ("NJ", "70"), ("NK", "80"), ("DATA_TYPE", "float")]);
     let sare = dataflow::compute(&p).expect("dataflow");
-    let dpn = dpnc_dpn::build(&p, &sare, &cfg(&[32], &[1])).expect("builds");
+    let dpn = dpnc_dpn::build(&p, &sare, &cfg(&[32], &[1], 0)).expect("builds");
     let r = metrics::report(&p, &dpn);
     assert_eq!(r.bands, 6);
     let var = |n: &str| p.var(n).expect("declared");
@@ -130,7 +132,7 @@ fn on_chip_memory_does_not_grow_with_the_problem() {
         .map(|(i, j, k)| {
             let p = load(&f, &[("NI", i), ("NJ", j), ("NK", k)]);
             let sare = dataflow::compute(&p).expect("dataflow");
-            metrics::report(&p, &dpnc_dpn::build(&p, &sare, &cfg(&[4], &[1])).expect("builds")).onchip_words
+            metrics::report(&p, &dpnc_dpn::build(&p, &sare, &cfg(&[4], &[1], 0)).expect("builds")).onchip_words
         })
         .collect();
     assert!(words.windows(2).all(|w| w[0] == w[1]), "{words:?}");
@@ -141,7 +143,7 @@ fn on_chip_memory_does_not_grow_with_the_problem() {
 fn the_network_round_trips_through_json() {
     let p = load(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kernels/jacobi_2d.c"), &[]);
     let sare = dataflow::compute(&p).expect("dataflow");
-    let dpn = dpnc_dpn::build(&p, &sare, &cfg(&[4], &[2])).expect("builds");
+    let dpn = dpnc_dpn::build(&p, &sare, &cfg(&[4], &[2], 0)).expect("builds");
     let text = serde_json::to_string(&dpn).expect("serialises");
     let back: dpnc_dpn::Dpn = serde_json::from_str(&text).expect("parses");
     assert_eq!(serde_json::to_string(&back).expect("serialises"), text);
@@ -158,7 +160,7 @@ fn the_network_round_trips_through_json() {
 fn independent_reductions_keep_their_own_point_orders() {
     let p = load(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kernels/bicg.c"), &[("N", "12"), ("M", "10")]);
     let sare = dataflow::compute(&p).expect("dataflow");
-    let dpn = dpnc_dpn::build(&p, &sare, &cfg(&[4], &[1])).expect("builds");
+    let dpn = dpnc_dpn::build(&p, &sare, &cfg(&[4], &[1], 0)).expect("builds");
     let stmt = |name: &str| p.stmts.iter().position(|s| s.name == name).expect("statement");
     let (s2, s3) = (stmt("S2"), stmt("S3"));
     let nest = dpn.nests.iter().find(|n| n.stmts.contains(&s2)).expect("nest");

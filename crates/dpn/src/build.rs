@@ -46,7 +46,18 @@ pub struct Config {
     /// Assemble every band, even one that repeats an earlier band (see `build/repeat.rs`;
     /// the result is the same, only slower: for tests that compare both ways).
     pub every_band: bool,
+    /// Bands of more than this many instances are resolved and assembled in chunks of
+    /// this many, the worker resolving one while the assembly takes the last (0: bands
+    /// over [`STREAM_ABOVE`] in chunks of [`CHUNK`]; tests set it small).
+    pub chunk: usize,
 }
+
+/// A band this big is streamed (see [`Config::chunk`]): it is then alone on its worker, its
+/// analysis and assembly would otherwise run one after the other, and its sources alone
+/// would hold 16 bytes per read.
+pub const STREAM_ABOVE: usize = 1 << 20;
+/// Instances per chunk of a streamed band.
+pub const CHUNK: usize = 1 << 16;
 
 /// Says on stderr how long each step of a long construction took (steps over a second).
 struct Phase {
@@ -661,11 +672,12 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     let ctx = Ctx { p, params: &params, sare, geo: &geo, survey: &survey, stored: &stored };
     let memo = !cfg.keep_traces && !cfg.every_band;
     let slots = translate::Slots::new(sare);
-    let (mut bands, mut repeated, mut translated) = (0usize, 0usize, 0usize);
+    let (mut bands, mut repeated, mut translated, mut streamed) = (0usize, 0usize, 0usize, 0usize);
     let mut scratch = Scratch::default();
     let started = std::time::Instant::now();
     let mut shown = started;
     let (owner, twin) = deal(&survey, workers);
+    let (stream_above, chunk) = if cfg.chunk == 0 { (STREAM_ABOVE, CHUNK) } else { (cfg.chunk, cfg.chunk) };
     std::thread::scope(|scope| -> Result<(), Diagnostic> {
         // Worker `owner[b]` enumerates and analyses band `b` (numbered over all nests); the
         // assembly takes them back in that order, so it sees σ.
@@ -676,11 +688,11 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         let tile = &cfg.tile;
         let slots = &slots;
         for w in 0..workers {
-            // `None`: an empty band (sent all the same, to keep the turn).
-            let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Option<Analysed>, Diagnostic>>(1);
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Msg, Diagnostic>>(1);
             let (back_tx, back_rx) = std::sync::mpsc::channel::<Analysed>();
+            let (chunk_tx, chunk_rx) = std::sync::mpsc::channel::<Chunk>();
             rxs.push(rx);
-            backs.push(back_tx);
+            backs.push((back_tx, chunk_tx));
             scope.spawn(move || {
                 let mut raw = Band::new(p);
                 let mut number = 0usize;
@@ -702,8 +714,33 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                                     raw.push(ctx.geo, ctx.survey, k, it)
                                 })
                                 .map(|()| !raw.kind.is_empty());
+                            let n = raw.kind.len();
                             let msg = match found {
-                                Ok(false) => Ok(None),
+                                Ok(false) => Ok(Msg::Empty),
+                                Ok(true) if n > stream_above && !(memo && twin[number] && n <= translate::KIT_INSTANCES) => {
+                                    let mut an = raw.prepare(ctx, back_rx.try_recv().ok(), (ni, bi, total));
+                                    an.translate_of = None;
+                                    an.kit = false;
+                                    an.evicted.clear();
+                                    an.evicted.append(&mut evicted);
+                                    let an = std::sync::Arc::new(an);
+                                    if tx.send(Ok(Msg::Head(an.clone()))).is_err() {
+                                        return;
+                                    }
+                                    for start in (0..n).step_by(chunk) {
+                                        let mut c = chunk_rx.try_recv().unwrap_or_default();
+                                        c.range = start..n.min(start + chunk);
+                                        c.srcs.clear();
+                                        c.piece.clear();
+                                        let msg = an.resolve(ctx, c.range.clone(), &mut c.srcs, &mut c.piece).map(|()| Msg::Chunk(c));
+                                        let stop = msg.is_err();
+                                        if tx.send(msg).is_err() || stop {
+                                            return;
+                                        }
+                                    }
+                                    number += 1;
+                                    continue;
+                                }
                                 Ok(true) => {
                                     let at = (ni, bi, total);
                                     let mut an = back_rx.try_recv().ok().unwrap_or_else(|| Analysed::new(p));
@@ -741,7 +778,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                                     done.map(|mut an| {
                                         an.evicted.clear();
                                         an.evicted.append(&mut evicted);
-                                        Some(an)
+                                        Msg::Whole(Box::new(an))
                                     })
                                 }
                                 Err(e) => Err(e),
@@ -762,9 +799,45 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         let mut effects: HashMap<usize, repeat::Effect, Fast> = HashMap::default();
         // A worker that fails sends its error and stops: its channel then closes.
         for (number, &w) in owner.iter().enumerate() {
-            let back_tx = &backs[w];
+            let (back_tx, chunk_back) = &backs[w];
             let Ok(msg) = rxs[w].recv() else { break };
-            let Some(an) = msg? else { continue };
+            let an = match msg? {
+                Msg::Empty => continue,
+                Msg::Whole(an) => *an,
+                Msg::Head(an) => {
+                    bands += 1;
+                    streamed += 1;
+                    for e in &an.evicted {
+                        effects.remove(e);
+                    }
+                    let n = an.band.kind.len();
+                    let mut asm = Assembly::start(n, &mut scratch, &b, &mut st);
+                    let mut done = 0;
+                    while done < n {
+                        let c = match rxs[w].recv() {
+                            Ok(Ok(Msg::Chunk(c))) => c,
+                            Ok(Err(e)) => return Err(e),
+                            _ => return Err(Diagnostic::global("internal error: a streamed band ended early")),
+                        };
+                        asm.instances(&an, c.range.clone(), &c.srcs, ctx, &mut scratch, &mut b, &mut st)?;
+                        done = c.range.end;
+                        let _ = chunk_back.send(c);
+                        if progress && shown.elapsed().as_secs() >= 2 {
+                            shown = std::time::Instant::now();
+                            let (ni, bi, total) = an.at;
+                            let pc = 100 * done / n;
+                            eprintln!("dpnc:   nest {ni}: band {}/{total}, {pc}% ({:.0} s)", bi + 1, started.elapsed().as_secs_f64());
+                        }
+                    }
+                    asm.finish(&mut scratch, &mut b, &mut st);
+                    // The worker has let go of it by now (it did after its last chunk).
+                    if let Ok(an) = std::sync::Arc::try_unwrap(an) {
+                        let _ = back_tx.send(an);
+                    }
+                    continue;
+                }
+                Msg::Chunk(_) => return Err(Diagnostic::global("internal error: a chunk outside a streamed band")),
+            };
             bands += 1;
             if progress && shown.elapsed().as_secs() >= 2 {
                 shown = std::time::Instant::now();
@@ -849,6 +922,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         bands,
         repeated_bands: repeated,
         translated_bands: translated,
+        streamed_bands: streamed,
         processes: b.processes,
         channels: b.channels,
         ddr_reads: st.ddr_reads,
@@ -1109,7 +1183,25 @@ impl Band {
     /// read: produced in the band (by which instance) or from DDR (which cell, which
     /// producer). Pure: runs beside the assembly of the previous band.
     fn analyse(&self, ctx: &Ctx, recycled: Option<Analysed>, at: (usize, u64, u64)) -> Result<Analysed, Diagnostic> {
-        let Ctx { p, params, sare, geo, survey, .. } = *ctx;
+        let mut an = self.prepare(ctx, recycled, at);
+        let (mut srcs, mut piece) = (std::mem::take(&mut an.srcs), std::mem::take(&mut an.piece));
+        srcs.clear();
+        piece.clear();
+        let p = ctx.p;
+        let reads: usize =
+            an.band.kind.iter().map(|&k| p.stmts[k].reads.iter().filter(|a| !p.vars[a.var].is_scalar_argument()).count()).sum();
+        srcs.reserve(reads);
+        piece.reserve(reads);
+        an.resolve(ctx, 0..an.band.kind.len(), &mut srcs, &mut piece)?;
+        an.srcs = srcs;
+        an.piece = piece;
+        Ok(an)
+    }
+
+    /// Sorts the band by σ (into a recycled [`Analysed`] if given), indexes it and finds
+    /// each instance's parallel sub-band: all the analysis but the reads' sources.
+    fn prepare(&self, ctx: &Ctx, recycled: Option<Analysed>, at: (usize, u64, u64)) -> Analysed {
+        let Ctx { p, geo, .. } = *ctx;
         let mut an = recycled.unwrap_or_else(|| Analysed::new(p));
         an.at = at;
         let n = self.kind.len();
@@ -1181,22 +1273,26 @@ impl Band {
             }
         }
         self.permute_into(sigma, &mut an.band);
-        let band = &an.band;
-        an.local.build(p, band);
-        let local = &an.local;
+        an.local.build(p, &an.band);
         an.sub.clear();
-        an.srcs.clear();
-        an.piece.clear();
-        let reads: usize = band.kind.iter().map(|&k| p.stmts[k].reads.iter().filter(|a| !p.vars[a.var].is_scalar_argument()).count()).sum();
-        an.sub.reserve(n);
-        an.srcs.reserve(reads);
-        an.piece.reserve(reads);
+        an.sub.extend(an.sigma.iter().zip(&an.band.kind).map(|(&o, &k)| geo.subband(k, self.phi(o))));
+        an
+    }
+}
+
+impl Analysed {
+    /// Resolves every read of the band's instances `range` (positions in σ), appending
+    /// their sources to `srcs` and source pieces to `piece`: produced in the band (by which
+    /// instance) or from DDR (which cell, which producer). Pure: runs beside an assembly.
+    fn resolve(&self, ctx: &Ctx, range: std::ops::Range<usize>, srcs: &mut Vec<PackedSrc>, pieces: &mut Vec<u8>) -> Result<(), Diagnostic> {
+        let Ctx { p, params, sare, geo, survey, .. } = *ctx;
+        let (band, local) = (&self.band, &self.local);
         let mut src = Vec::new();
         // Sources found in the band's dense index are resolved AHEAD reads later, once the
         // slot asked for has arrived: (position in `srcs`, statement, read, piece, slot),
         // with the source's iterators `stride` each in `ring_src`.
         let mut ring: Vec<(usize, usize, usize, usize, usize)> = Vec::with_capacity(AHEAD);
-        let mut ring_src = vec![0i64; AHEAD * self.stride];
+        let mut ring_src = vec![0i64; AHEAD * band.stride];
         let mut next = 0usize;
         let resolve = |k: usize, r: usize, piece: usize, here: Option<usize>, src: &[i64]| -> Result<Src, Diagnostic> {
             let origin = sare.reads[k][r].sources[piece].stmt;
@@ -1220,7 +1316,7 @@ impl Band {
                 },
             })
         };
-        let stride = self.stride;
+        let stride = band.stride;
         // Per read: the piece that matched last (tried first), and where this instance's
         // reads went in `srcs`; reads that repeat an earlier one's access copy its source at
         // the end (`copies`: to, from).
@@ -1233,22 +1329,21 @@ impl Band {
             srcs[at] = PackedSrc::pack(resolve(k, r, piece, local.at(x), &src[..p.stmts[sk].iters.len()])?);
             Ok(())
         };
-        for o in 0..n {
+        for o in range {
             let k = band.kind[o];
             let s = &p.stmts[k];
             let it = &band.iters(o)[..s.iters.len()];
-            an.sub.push(geo.subband(k, self.phi(an.sigma[o])));
             at_of.clear();
             at_of.resize(s.reads.len(), 0);
             for (r, a) in s.reads.iter().enumerate() {
                 if p.vars[a.var].is_scalar_argument() {
                     continue;
                 }
-                at_of[r] = an.srcs.len();
+                at_of[r] = srcs.len();
                 if let Some(q) = geo.same[k][r] {
-                    copies.push((an.srcs.len(), at_of[q]));
-                    an.srcs.push(PackedSrc::pack(Src::Local(0)));
-                    an.piece.push(an.piece[at_of[q]]);
+                    copies.push((srcs.len(), at_of[q]));
+                    srcs.push(PackedSrc::pack(Src::Local(0)));
+                    pieces.push(pieces[at_of[q]]);
                     continue;
                 }
                 let piece = sare.reads[k][r]
@@ -1258,25 +1353,25 @@ impl Band {
                 // The band holds exactly its tiles' instances, so a source is in the band
                 // (same nest, same tile coordinates) exactly when the band's index finds it.
                 let origin = sare.reads[k][r].sources[piece].stmt;
-                an.piece.push(u8::try_from(piece).unwrap_or(u8::MAX));
+                pieces.push(u8::try_from(piece).unwrap_or(u8::MAX));
                 match origin.and_then(|sk| local.dense_slot(sk, &src)) {
                     Some(x) => {
                         prefetch(&local.slots[x]);
-                        let at = an.srcs.len();
-                        an.srcs.push(PackedSrc::pack(Src::Local(0)));
+                        let at = srcs.len();
+                        srcs.push(PackedSrc::pack(Src::Local(0)));
                         let i = next % AHEAD;
                         next += 1;
                         if ring.len() < AHEAD {
                             ring.push((at, k, r, piece, x));
                         } else {
-                            settle(ring[i], &ring_src[i * stride..(i + 1) * stride], &mut an.srcs)?;
+                            settle(ring[i], &ring_src[i * stride..(i + 1) * stride], srcs)?;
                             ring[i] = (at, k, r, piece, x);
                         }
                         ring_src[i * stride..i * stride + src.len()].copy_from_slice(&src);
                     }
                     None => {
                         let here = origin.and_then(|sk| local.get(survey, sk, &src));
-                        an.srcs.push(PackedSrc::pack(resolve(k, r, piece, here, &src)?));
+                        srcs.push(PackedSrc::pack(resolve(k, r, piece, here, &src)?));
                     }
                 }
             }
@@ -1284,12 +1379,12 @@ impl Band {
         for j in 0..ring.len() {
             // Oldest first (the order does not matter: each fills its own place).
             let i = (next + j) % ring.len().max(1);
-            settle(ring[i], &ring_src[i * stride..(i + 1) * stride], &mut an.srcs)?;
+            settle(ring[i], &ring_src[i * stride..(i + 1) * stride], srcs)?;
         }
         for (to, from) in copies {
-            an.srcs[to] = an.srcs[from];
+            srcs[to] = srcs[from];
         }
-        Ok(an)
+        Ok(())
     }
 }
 
@@ -1383,6 +1478,27 @@ impl PackedSrc {
     }
 }
 
+/// What a worker sends the assembly for each band it owns, in the band's turn.
+enum Msg {
+    /// An empty band (sent all the same, to keep the turn).
+    Empty,
+    /// A band analysed whole.
+    Whole(Box<Analysed>),
+    /// A streamed band ([`Config::chunk`]): sorted and indexed, its sources to follow in
+    /// [`Msg::Chunk`]s.
+    Head(std::sync::Arc<Analysed>),
+    Chunk(Chunk),
+}
+
+/// The sources of the reads of a streamed band's instances `range` (buffers go back to
+/// the worker for its next chunk).
+#[derive(Default)]
+struct Chunk {
+    range: std::ops::Range<usize>,
+    srcs: Vec<PackedSrc>,
+    piece: Vec<u8>,
+}
+
 /// A band sorted by σ with its reads resolved (see [`Band::analyse`]).
 struct Analysed {
     band: Band,
@@ -1425,35 +1541,81 @@ impl Analysed {
     /// Assigns every read of the band to a channel (or a load), stores values that leave
     /// it, then sizes the channels by replaying the band's part of σ.
     fn assemble(&self, ctx: &Ctx, scratch: &mut Scratch, b: &mut Builder, st: &mut Streams) -> Result<(), Diagnostic> {
-        let Ctx { p, params, geo, stored, .. } = *ctx;
-        let band = &self.band;
-        let n = band.kind.len();
-        let base = st.next_vid;
-        let load_base = st.next_load_vid;
-        // Channels each value of the band is already written to (the demux): a bit each for
-        // the band's first 64 channels (a value is often read through many ports: a
-        // stencil's nine), the others in a set.
-        let made = &mut scratch.made;
-        made.clear();
-        made.resize(n, Made::default());
-        let op_index = &mut scratch.op_index;
-        op_index.clear();
-        let mut written_more: std::collections::HashSet<(usize, usize), Fast> = Default::default();
-        st.band_no += 1;
-        let band_no = st.band_no;
-        let chan_bit = &mut scratch.chan_bit;
-        let mut next_bit = 0u32;
-        let mut loaded: Vec<Loaded> = Vec::new();
-        let mut loaded_other: HashMap<(usize, usize, u32), usize, Fast> = Default::default();
-        // Per channel, its reads and writes at times of σ (4 per instance: loads, reads,
-        // writes, stores).
-        let (events, read_events) = (&mut scratch.events, &mut scratch.reads);
+        let n = self.band.kind.len();
+        let mut asm = Assembly::start(n, scratch, b, st);
+        asm.instances(self, 0..n, &self.srcs, ctx, scratch, b, st)?;
+        asm.finish(scratch, b, st);
+        Ok(())
+    }
+}
+
+/// The assembly of one band under way: fed its instances in σ order, all at once or a
+/// chunk at a time as a worker resolves them (a band too big to hold its sources whole,
+/// see [`Config::chunk`]).
+struct Assembly {
+    n: usize,
+    base: u64,
+    load_base: u64,
+    band_no: u32,
+    /// Channels each value of the band is already written to (the demux): a bit each for
+    /// the band's first 64 channels (a value is often read through many ports: a
+    /// stencil's nine, `Made::written`), the others in this set.
+    written_more: std::collections::HashSet<(usize, usize), Fast>,
+    next_bit: u32,
+    loaded: Vec<Loaded>,
+    loaded_other: HashMap<(usize, usize, u32), usize, Fast>,
+}
+
+impl Assembly {
+    fn start(n: usize, scratch: &mut Scratch, b: &Builder, st: &mut Streams) -> Assembly {
+        scratch.made.clear();
+        scratch.made.resize(n, Made::default());
+        scratch.op_index.clear();
         // Operations of a process in this band, counted from its first (events keep 32 bits).
         scratch.op_base.clear();
         scratch.op_base.extend_from_slice(&b.ops);
+        scratch.events.iter_mut().chain(scratch.reads.iter_mut()).for_each(Vec::clear);
+        st.band_no += 1;
+        Assembly {
+            n,
+            base: st.next_vid,
+            load_base: st.next_load_vid,
+            band_no: st.band_no,
+            written_more: Default::default(),
+            next_bit: 0,
+            loaded: Vec::new(),
+            loaded_other: Default::default(),
+        }
+    }
+
+    /// Sizes the channels by replaying the band's part of σ.
+    fn finish(self, scratch: &mut Scratch, b: &mut Builder, st: &mut Streams) {
+        st.next_vid += self.n as u64;
+        b.replay(scratch, self.n + (st.next_load_vid - self.load_base) as usize);
+    }
+
+    /// The instances `range` of `an` (positions in σ, following the last ones fed), with
+    /// `srcs` the sources of their reads.
+    #[allow(clippy::too_many_arguments)]
+    fn instances(
+        &mut self,
+        an: &Analysed,
+        range: std::ops::Range<usize>,
+        srcs: &[PackedSrc],
+        ctx: &Ctx,
+        scratch: &mut Scratch,
+        b: &mut Builder,
+        st: &mut Streams,
+    ) -> Result<(), Diagnostic> {
+        let Ctx { p, params, geo, stored, .. } = *ctx;
+        let band = &an.band;
+        let Assembly { n, base, load_base, band_no, ref mut written_more, ref mut next_bit, ref mut loaded, ref mut loaded_other } = *self;
+        let (made, op_index, chan_bit) = (&mut scratch.made, &mut scratch.op_index, &mut scratch.chan_bit);
+        // Per channel, its reads and writes at times of σ (4 per instance: loads, reads,
+        // writes, stores).
+        let (events, read_events) = (&mut scratch.events, &mut scratch.reads);
         let op_base = &scratch.op_base;
         let band_op = |proc: usize, op: usize| op - op_base.get(proc).copied().unwrap_or(0);
-        events.iter_mut().chain(read_events.iter_mut()).for_each(Vec::clear);
         let mut event = |ch: usize, t: u64, write: bool, vid: usize, op: usize| {
             if events.len() <= ch {
                 events.resize_with(ch + 1, Vec::new);
@@ -1462,14 +1624,14 @@ impl Analysed {
             let list = if write { &mut events[ch] } else { &mut read_events[ch] };
             list.push(Event { key: (t << 1 | !write as u64) as u32, op: op as u32, vid: vid as u32 });
         };
-        let mut srcs = self.srcs.iter();
-        let mut ahead = self.srcs.iter().skip(AHEAD);
-        for o in 0..n {
+        let mut srcs = srcs.iter();
+        let mut ahead = srcs.clone().skip(AHEAD);
+        for o in range {
             let t = o as u64;
             let k = band.kind[o];
             let s = &p.stmts[k];
             let it = &band.iters(o)[..s.iters.len()];
-            let sub = self.sub[o];
+            let sub = an.sub[o];
             let me = *st
                 .compute_proc
                 .entry((k, sub))
@@ -1498,8 +1660,8 @@ impl Analysed {
                             chan_bit.resize(ch + 1, (0, 64));
                         }
                         if chan_bit[ch].0 != band_no {
-                            chan_bit[ch] = (band_no, next_bit);
-                            next_bit = (next_bit + 1).min(64);
+                            chan_bit[ch] = (band_no, *next_bit);
+                            *next_bit = (*next_bit + 1).min(64);
                         }
                         let new = match chan_bit[ch].1 {
                             64 => written_more.insert((so, ch)),
@@ -1604,8 +1766,6 @@ impl Analysed {
                 event(ch, 4 * t + 3, false, o, band_op(sp, store_op));
             }
         }
-        st.next_vid += n as u64;
-        b.replay(scratch, n + (st.next_load_vid - load_base) as usize);
         Ok(())
     }
 }

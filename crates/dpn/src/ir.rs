@@ -222,6 +222,9 @@ pub struct Dpn {
     /// (`build/translate.rs`). Not serialised.
     #[serde(skip)]
     pub translated_bands: usize,
+    /// Bands resolved and assembled in chunks (`Config::chunk`). Not serialised.
+    #[serde(skip)]
+    pub streamed_bands: usize,
     pub processes: Vec<Process>,
     pub channels: Vec<Channel>,
     /// Per array/scalar variable: DDR reads and writes, in values.

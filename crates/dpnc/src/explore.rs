@@ -189,6 +189,7 @@ pub fn run(sm: &mut SourceMap, args: &ExploreArgs) -> Result<(), Failure> {
         keep_traces: false,
         codegen: false,
         every_band: false,
+        chunk: 0,
     };
     let finished = AtomicUsize::new(0);
     let start = Instant::now();

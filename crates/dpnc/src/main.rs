@@ -125,6 +125,7 @@ impl Shape {
             keep_traces: traces,
             codegen: false,
             every_band: false,
+            chunk: 0,
         }
     }
 }

@@ -1,0 +1,36 @@
+//! A band too big to hold its reads' sources whole is resolved and assembled in chunks, the
+//! two overlapping (`Config::chunk`): the network must be exactly the one that the whole
+//! band gives. Every kernel of the test set, with chunks of a few instances (so that chunks
+//! end inside a statement's loops, and sources lie chunks back), with and without parallel
+//! sub-bands, with what code generation needs.
+
+use dpnc_dpn::Config;
+use dpnc_frontend::{dataflow, Options, SourceMap};
+
+#[test]
+fn streamed_bands_give_the_network_of_whole_bands() {
+    let (mut builds, mut streamed, mut failures) = (0, 0, Vec::new());
+    for f in dpnc_tests::kernels() {
+        let mut sm = SourceMap::new();
+        let p = dpnc_frontend::load(&mut sm, &f, &Options::default()).unwrap_or_else(|d| panic!("{}", d.render(&sm)));
+        let sare = dataflow::compute(&p).expect("dataflow");
+        for (tile, par, codegen, chunk) in [(vec![4], vec![1], true, 7), (vec![4, 6], vec![2, 1], false, 1), (vec![8], vec![1], false, 64)]
+        {
+            let cfg = |chunk| Config { tile: tile.clone(), par: par.clone(), codegen, chunk, ..Config::default() };
+            let (Ok(whole), Ok(chunked)) = (dpnc_dpn::build(&p, &sare, &cfg(0)), dpnc_dpn::build(&p, &sare, &cfg(chunk))) else {
+                failures.push(format!("{} {tile:?}/{par:?}: one of the builds failed", f.display()));
+                continue;
+            };
+            builds += 1;
+            streamed += chunked.streamed_bands;
+            assert_eq!(whole.streamed_bands, 0, "{}: a test kernel's band streamed by default", f.display());
+            let json = |d: &dpnc_dpn::ir::Dpn| serde_json::to_string(d).expect("json");
+            if json(&whole) != json(&chunked) {
+                failures.push(format!("{} {tile:?}/{par:?} chunks of {chunk}: the networks differ", f.display()));
+            }
+        }
+    }
+    println!("{builds} networks, {streamed} bands streamed");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(streamed > builds, "only {streamed} streamed bands in {builds} networks");
+}
