@@ -829,7 +829,9 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                             eprintln!("dpnc:   nest {ni}: band {}/{total}, {pc}% ({:.0} s)", bi + 1, started.elapsed().as_secs_f64());
                         }
                     }
-                    asm.finish(&mut scratch, &mut b, &mut st);
+                    // Its channels replay on as many threads as there are workers (for the
+                    // last of a kernel's bands, they would wait otherwise).
+                    asm.finish(&mut scratch, &mut b, &mut st, workers);
                     // The worker has let go of it by now (it did after its last chunk).
                     if let Ok(an) = std::sync::Arc::try_unwrap(an) {
                         let _ = back_tx.send(an);
@@ -1110,9 +1112,8 @@ struct Scratch {
     /// Per channel: its writes, then its reads (already in σ order, as pushed).
     events: Vec<Vec<Event>>,
     reads: Vec<Vec<Event>>,
-    /// The merged events of one channel.
-    merged: Vec<Event>,
-    seen: Vec<u32>,
+    /// Per replaying thread, its buffers.
+    replay: Vec<ReplayBufs>,
     /// Band-local value id → flat array cell (codegen only).
     cells: Vec<u64>,
     /// Per process, its operations before the band.
@@ -1544,7 +1545,7 @@ impl Analysed {
         let n = self.band.kind.len();
         let mut asm = Assembly::start(n, scratch, b, st);
         asm.instances(self, 0..n, &self.srcs, ctx, scratch, b, st)?;
-        asm.finish(scratch, b, st);
+        asm.finish(scratch, b, st, 1);
         Ok(())
     }
 }
@@ -1588,10 +1589,10 @@ impl Assembly {
         }
     }
 
-    /// Sizes the channels by replaying the band's part of σ.
-    fn finish(self, scratch: &mut Scratch, b: &mut Builder, st: &mut Streams) {
+    /// Sizes the channels by replaying the band's part of σ (on `threads` threads).
+    fn finish(self, scratch: &mut Scratch, b: &mut Builder, st: &mut Streams, threads: usize) {
         st.next_vid += self.n as u64;
-        b.replay(scratch, self.n + (st.next_load_vid - self.load_base) as usize);
+        b.replay(scratch, self.n + (st.next_load_vid - self.load_base) as usize, threads);
     }
 
     /// The instances `range` of `an` (positions in σ, following the last ones fed), with
@@ -2026,77 +2027,37 @@ impl Builder {
 
     /// Replays one band's part of σ, channel by channel: marks last reads (in the traces),
     /// and accumulates each channel's peak occupancy, traffic and order (`n_values` bounds
-    /// the band-local value ids).
-    fn replay(&mut self, scratch: &mut Scratch, n_values: usize) {
-        let Scratch { events, reads, merged, seen, cells, op_base, .. } = scratch;
-        // `seen[vid] == ch + 1` once a later read of `vid` in channel `ch` has been seen.
-        seen.clear();
-        seen.resize(n_values, 0);
-        let (mut write_seq, mut read_seq): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
-        let mut last = Vec::new();
-        for (ch, (writes, reads)) in events.iter_mut().zip(reads.iter()).enumerate() {
+    /// the band-local value ids). Channels are independent: with `threads` > 1 and no
+    /// traces to mark, they are dealt to that many threads by their number of events.
+    fn replay(&mut self, scratch: &mut Scratch, n_values: usize, threads: usize) {
+        let Scratch { events, reads, replay, cells, op_base, .. } = scratch;
+        let threads = if self.traces.is_empty() { threads.max(1) } else { 1 };
+        replay.resize_with(threads, ReplayBufs::default);
+        for r in replay.iter_mut() {
+            r.seen.clear();
+            r.seen.resize(n_values, 0);
+        }
+        let Builder { channels, stats, traces, codegen, .. } = self;
+        let cells = &cells[..];
+        let mut work: Vec<Vec<(usize, &mut Vec<Event>, &Vec<Event>, &mut ChanStats)>> = (0..threads).map(|_| Vec::new()).collect();
+        let mut load = vec![0usize; threads];
+        for (ch, ((writes, reads), stats)) in events.iter_mut().zip(reads.iter()).zip(stats.iter_mut()).enumerate() {
             if writes.is_empty() && reads.is_empty() {
                 continue;
             }
-            // Reads come in σ order; writes are pushed at their value's first read. (time,
-            // operation) is unique within a channel, so any sort and a merge give the one
-            // order. Both are band-local and short (times below 8 per instance, write
-            // operations band-local load numbers), so they pack into one integer.
-            if !writes.is_sorted_by_key(|e| (e.key, e.op)) {
-                let (key, op) = writes.iter().fold((0, 0), |(k, o), e| (k | e.key as u64, o | e.op as u64));
-                let (kb, ob) = (u64::BITS - key.leading_zeros(), u64::BITS - op.leading_zeros());
-                if kb + ob <= u64::BITS {
-                    radix_sort(writes, merged, kb + ob, |e| (e.key as u64) << ob | e.op as u64);
-                } else {
-                    writes.sort_unstable_by_key(|e| (e.key, e.op));
-                }
-            }
-            merged.clear();
-            let (mut i, mut j) = (0, 0);
-            while i < writes.len() && j < reads.len() {
-                if (writes[i].key, writes[i].op) < (reads[j].key, reads[j].op) {
-                    merged.push(writes[i]);
-                    i += 1;
-                } else {
-                    merged.push(reads[j]);
-                    j += 1;
-                }
-            }
-            merged.extend_from_slice(&writes[i..]);
-            merged.extend_from_slice(&reads[j..]);
-            let evs = &*merged;
-            last.clear();
-            last.resize(evs.len(), false);
-            for (k, e) in evs.iter().enumerate().rev() {
-                if let Some(a) = k.checked_sub(AHEAD) {
-                    prefetch(&seen[evs[a].vid as usize]);
-                }
-                if e.key & 1 == 1 && seen[e.vid as usize] != ch as u32 + 1 {
-                    seen[e.vid as usize] = ch as u32 + 1;
-                    last[k] = true;
-                }
-            }
-            let consumer = self.channels[ch].consumer;
-            let stats = &mut self.stats[ch];
-            let mut live = 0usize;
-            write_seq.clear();
-            read_seq.clear();
-            for (k, e) in evs.iter().enumerate() {
-                if e.key & 1 == 0 {
-                    live += 1;
-                    stats.size = stats.size.max(live);
-                    stats.writes += 1;
-                    write_seq.push(e.vid);
-                    continue;
-                }
-                stats.reads += 1;
-                if read_seq.last() != Some(&e.vid) {
-                    read_seq.push(e.vid);
-                }
-                if last[k] {
-                    live -= 1;
-                    if let Some(Trace::Compute { ops, .. }) = self.traces.get_mut(consumer) {
-                        for r in ops[op_base.get(consumer).copied().unwrap_or(0) + e.op as usize].reads.iter_mut() {
+            let t = (0..threads).min_by_key(|&t| load[t]).unwrap_or(0);
+            load[t] += writes.len() + reads.len();
+            work[t].push((ch, writes, reads, stats));
+        }
+        let window = |ch: usize| *codegen && channels[ch].port.is_some();
+        if threads == 1 {
+            let bufs = &mut replay[0];
+            for (ch, writes, reads, stats) in work.pop().unwrap_or_default() {
+                let consumer = channels[ch].consumer;
+                let base = op_base.get(consumer).copied().unwrap_or(0);
+                let mut last_read = |op: u32| {
+                    if let Some(Trace::Compute { ops, .. }) = traces.get_mut(consumer) {
+                        for r in ops[base + op as usize].reads.iter_mut() {
                             if let ReadSrc::Chan { ch: c, last: l, .. } = r {
                                 if *c == ch {
                                     *l = true;
@@ -2104,12 +2065,107 @@ impl Builder {
                             }
                         }
                     }
-                }
+                };
+                replay_channel(ch, writes, reads, stats, window(ch).then_some(cells), bufs, &mut last_read);
             }
-            stats.in_order &= read_seq == write_seq;
-            if self.codegen && self.channels[ch].port.is_some() {
-                live_window(evs, &last, cells, stats);
-            }
+            return;
         }
+        std::thread::scope(|scope| {
+            for (items, bufs) in work.into_iter().zip(replay.iter_mut()) {
+                let window = &window;
+                scope.spawn(move || {
+                    for (ch, writes, reads, stats) in items {
+                        replay_channel(ch, writes, reads, stats, window(ch).then_some(cells), bufs, &mut |_| {});
+                    }
+                });
+            }
+        });
+    }
+}
+
+/// Buffers of one replaying thread. `seen[vid] == ch + 1` once a later read of `vid` in
+/// channel `ch` has been seen.
+#[derive(Default)]
+struct ReplayBufs {
+    merged: Vec<Event>,
+    seen: Vec<u32>,
+    last: Vec<bool>,
+    write_seq: Vec<u32>,
+    read_seq: Vec<u32>,
+}
+
+/// One channel's events of a band, replayed (see [`Builder::replay`]): `last_read(op)` for
+/// each read that is its value's last in the channel; `cells` to widen the live window.
+fn replay_channel(
+    ch: usize,
+    writes: &mut Vec<Event>,
+    reads: &[Event],
+    stats: &mut ChanStats,
+    cells: Option<&[u64]>,
+    bufs: &mut ReplayBufs,
+    last_read: &mut dyn FnMut(u32),
+) {
+    let ReplayBufs { merged, seen, last, write_seq, read_seq } = bufs;
+    // Reads come in σ order; writes are pushed at their value's first read. (time,
+    // operation) is unique within a channel, so any sort and a merge give the one
+    // order. Both are band-local and short (times below 8 per instance, write
+    // operations band-local load numbers), so they pack into one integer.
+    if !writes.is_sorted_by_key(|e| (e.key, e.op)) {
+        let (key, op) = writes.iter().fold((0, 0), |(k, o), e| (k | e.key as u64, o | e.op as u64));
+        let (kb, ob) = (u64::BITS - key.leading_zeros(), u64::BITS - op.leading_zeros());
+        if kb + ob <= u64::BITS {
+            radix_sort(writes, merged, kb + ob, |e| (e.key as u64) << ob | e.op as u64);
+        } else {
+            writes.sort_unstable_by_key(|e| (e.key, e.op));
+        }
+    }
+    merged.clear();
+    let (mut i, mut j) = (0, 0);
+    while i < writes.len() && j < reads.len() {
+        if (writes[i].key, writes[i].op) < (reads[j].key, reads[j].op) {
+            merged.push(writes[i]);
+            i += 1;
+        } else {
+            merged.push(reads[j]);
+            j += 1;
+        }
+    }
+    merged.extend_from_slice(&writes[i..]);
+    merged.extend_from_slice(&reads[j..]);
+    let evs = &*merged;
+    last.clear();
+    last.resize(evs.len(), false);
+    for (k, e) in evs.iter().enumerate().rev() {
+        if let Some(a) = k.checked_sub(AHEAD) {
+            prefetch(&seen[evs[a].vid as usize]);
+        }
+        if e.key & 1 == 1 && seen[e.vid as usize] != ch as u32 + 1 {
+            seen[e.vid as usize] = ch as u32 + 1;
+            last[k] = true;
+        }
+    }
+    let mut live = 0usize;
+    write_seq.clear();
+    read_seq.clear();
+    for (k, e) in evs.iter().enumerate() {
+        if e.key & 1 == 0 {
+            live += 1;
+            stats.size = stats.size.max(live);
+            stats.writes += 1;
+            write_seq.push(e.vid);
+            continue;
+        }
+        stats.reads += 1;
+        if read_seq.last() != Some(&e.vid) {
+            read_seq.push(e.vid);
+        }
+        if last[k] {
+            live -= 1;
+            last_read(e.op);
+        }
+    }
+    stats.in_order &= read_seq == write_seq;
+    if let Some(cells) = cells {
+        live_window(evs, last, cells, stats);
     }
 }
