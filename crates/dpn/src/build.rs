@@ -2039,7 +2039,7 @@ impl Builder {
         }
         let Builder { channels, stats, traces, codegen, .. } = self;
         let cells = &cells[..];
-        let mut work: Vec<Vec<(usize, &mut Vec<Event>, &Vec<Event>, &mut ChanStats)>> = (0..threads).map(|_| Vec::new()).collect();
+        let mut work: Vec<Vec<ChannelEvents>> = (0..threads).map(|_| Vec::new()).collect();
         let mut load = vec![0usize; threads];
         for (ch, ((writes, reads), stats)) in events.iter_mut().zip(reads.iter()).zip(stats.iter_mut()).enumerate() {
             if writes.is_empty() && reads.is_empty() {
@@ -2082,6 +2082,9 @@ impl Builder {
         });
     }
 }
+
+/// A channel of a band to replay: its number, writes, reads and statistics.
+type ChannelEvents<'a> = (usize, &'a mut Vec<Event>, &'a Vec<Event>, &'a mut ChanStats);
 
 /// Buffers of one replaying thread. `seen[vid] == ch + 1` once a later read of `vid` in
 /// channel `ch` has been seen.
