@@ -811,7 +811,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                         effects.remove(e);
                     }
                     let n = an.band.kind.len();
-                    let mut asm = Assembly::start(n, &mut scratch, &b, &mut st);
+                    let mut asm = Assembly::start(n, p, &mut scratch, &b, &mut st);
                     let mut done = 0;
                     while done < n {
                         let c = match rxs[w].recv() {
@@ -1114,6 +1114,9 @@ struct Scratch {
     reads: Vec<Vec<Event>>,
     /// Per replaying thread, its buffers.
     replay: Vec<ReplayBufs>,
+    /// Per read of every statement (from `read_base[statement]`): the channel it last took.
+    read_base: Vec<usize>,
+    ports: Vec<Port>,
     /// Band-local value id → flat array cell (codegen only).
     cells: Vec<u64>,
     /// Per process, its operations before the band.
@@ -1126,6 +1129,18 @@ struct Scratch {
 struct Made {
     written: u64,
     proc: u32,
+}
+
+/// The channels a read last took (a channel is found by its producer, consumer and port,
+/// and a read takes the same one many times over): (producer, consumer, channel) from a
+/// compute process, (consumer, load process, channel) from DDR.
+#[derive(Clone, Copy)]
+struct Port {
+    local: (u32, u32, u32),
+    ddr: (u32, u32, u32),
+    /// The DDR value it last read: (band number, consumer, cell, producer), and its value id.
+    again: (u32, u32, u64, Option<u64>),
+    vid: u32,
 }
 
 /// A loaded value of the current band.
@@ -1183,7 +1198,7 @@ impl Band {
     /// Sorts the band by σ (into a recycled [`Analysed`] if given) and resolves every
     /// read: produced in the band (by which instance) or from DDR (which cell, which
     /// producer). Pure: runs beside the assembly of the previous band.
-    fn analyse(&self, ctx: &Ctx, recycled: Option<Analysed>, at: (usize, u64, u64)) -> Result<Analysed, Diagnostic> {
+    fn analyse(&mut self, ctx: &Ctx, recycled: Option<Analysed>, at: (usize, u64, u64)) -> Result<Analysed, Diagnostic> {
         let mut an = self.prepare(ctx, recycled, at);
         let (mut srcs, mut piece) = (std::mem::take(&mut an.srcs), std::mem::take(&mut an.piece));
         srcs.clear();
@@ -1201,7 +1216,7 @@ impl Band {
 
     /// Sorts the band by σ (into a recycled [`Analysed`] if given), indexes it and finds
     /// each instance's parallel sub-band: all the analysis but the reads' sources.
-    fn prepare(&self, ctx: &Ctx, recycled: Option<Analysed>, at: (usize, u64, u64)) -> Analysed {
+    fn prepare(&mut self, ctx: &Ctx, recycled: Option<Analysed>, at: (usize, u64, u64)) -> Analysed {
         let Ctx { p, geo, .. } = *ctx;
         let mut an = recycled.unwrap_or_else(|| Analysed::new(p));
         an.at = at;
@@ -1260,7 +1275,9 @@ impl Band {
             for w in start.windows(2) {
                 keys.clear();
                 keys.extend(sigma[w[0]..w[1]].iter().map(|&o| key(o) as u64));
-                radix_sort(&mut keys, &mut buf, shift, |k| *k);
+                if !keys.is_sorted() {
+                    radix_sort(&mut keys, &mut buf, shift, |k| *k);
+                }
                 for (s, k) in sigma[w[0]..w[1]].iter_mut().zip(&keys) {
                     *s = (*k as u128 & mask) as usize;
                 }
@@ -1273,7 +1290,15 @@ impl Band {
                 sigma[w[0]..w[1]].sort_by(|&a, &c| by_points(a).cmp(by_points(c)).then(a.cmp(&c)));
             }
         }
-        self.permute_into(sigma, &mut an.band);
+        if sigma.iter().enumerate().all(|(i, &o)| i == o) {
+            // Program order is σ (a nest tiled on its outer loops only): take the band as it is.
+            an.band.clear();
+            std::mem::swap(&mut self.kind, &mut an.band.kind);
+            std::mem::swap(&mut self.iters, &mut an.band.iters);
+            std::mem::swap(&mut self.id, &mut an.band.id);
+        } else {
+            self.permute_into(sigma, &mut an.band);
+        }
         an.local.build(p, &an.band);
         an.sub.clear();
         an.sub.extend(an.sigma.iter().zip(&an.band.kind).map(|(&o, &k)| geo.subband(k, self.phi(o))));
@@ -1543,7 +1568,7 @@ impl Analysed {
     /// it, then sizes the channels by replaying the band's part of σ.
     fn assemble(&self, ctx: &Ctx, scratch: &mut Scratch, b: &mut Builder, st: &mut Streams) -> Result<(), Diagnostic> {
         let n = self.band.kind.len();
-        let mut asm = Assembly::start(n, scratch, b, st);
+        let mut asm = Assembly::start(n, ctx.p, scratch, b, st);
         asm.instances(self, 0..n, &self.srcs, ctx, scratch, b, st)?;
         asm.finish(scratch, b, st, 1);
         Ok(())
@@ -1568,7 +1593,12 @@ struct Assembly {
 }
 
 impl Assembly {
-    fn start(n: usize, scratch: &mut Scratch, b: &Builder, st: &mut Streams) -> Assembly {
+    fn start(n: usize, p: &Program, scratch: &mut Scratch, b: &Builder, st: &mut Streams) -> Assembly {
+        if scratch.read_base.is_empty() {
+            scratch.read_base = p.stmts.iter().scan(0, |at, s| Some(std::mem::replace(at, *at + s.reads.len()))).collect();
+            let reads = p.stmts.iter().map(|s| s.reads.len()).sum();
+            scratch.ports = vec![Port { local: (u32::MAX, u32::MAX, 0), ddr: (u32::MAX, 0, 0), again: (0, 0, 0, None), vid: 0 }; reads];
+        }
         scratch.made.clear();
         scratch.made.resize(n, Made::default());
         scratch.op_index.clear();
@@ -1612,6 +1642,7 @@ impl Assembly {
         let band = &an.band;
         let Assembly { n, base, load_base, band_no, ref mut written_more, ref mut next_bit, ref mut loaded, ref mut loaded_other } = *self;
         let (made, op_index, chan_bit) = (&mut scratch.made, &mut scratch.op_index, &mut scratch.chan_bit);
+        let (read_base, ports) = (&scratch.read_base, &mut scratch.ports);
         // Per channel, its reads and writes at times of σ (4 per instance: loads, reads,
         // writes, stores).
         let (events, read_events) = (&mut scratch.events, &mut scratch.reads);
@@ -1655,8 +1686,16 @@ impl Assembly {
                     // Produced in this band: an on-chip channel from the producer's process.
                     Src::Local(so) => {
                         let pp = made[so].proc as usize;
-                        let class = if pp == me { ChannelClass::Local } else { ChannelClass::Sync };
-                        let ch = b.channel(pp, me, Some(r), class, elem, &p.vars[a.var].dims);
+                        let port = &mut ports[read_base[k] + r];
+                        let ch = match *port {
+                            Port { local: (from, to, ch), .. } if (from, to) == (pp as u32, me as u32) => ch as usize,
+                            _ => {
+                                let class = if pp == me { ChannelClass::Local } else { ChannelClass::Sync };
+                                let ch = b.channel(pp, me, Some(r), class, elem, &p.vars[a.var].dims);
+                                port.local = (pp as u32, me as u32, ch as u32);
+                                ch
+                            }
+                        };
                         if chan_bit.len() <= ch {
                             chan_bit.resize(ch + 1, (0, 64));
                         }
@@ -1682,10 +1721,24 @@ impl Assembly {
                         (ch, so)
                     }
                     // From DDR: the cell and the version this read needs, loaded once per band.
+                    // The value this read took last, again: nothing new (a scalar, or a
+                    // row read along a loop that does not move it).
+                    Src::Ddr { cell, producer } if ports[read_base[k] + r].again == (band_no, me as u32, cell as u64, producer) => {
+                        let port = &ports[read_base[k] + r];
+                        (port.ddr.2 as usize, port.vid as usize)
+                    }
                     Src::Ddr { cell, producer } => {
                         let version = st.version_read(stored, a.var, cell, producer)?;
-                        let lp = *st.load_proc.entry(a.var).or_insert_with(|| b.add_process(p, ProcessKind::Load { var: a.var }));
-                        let ch = b.channel(lp, me, Some(r), ChannelClass::Io, elem, &p.vars[a.var].dims);
+                        let port = &mut ports[read_base[k] + r];
+                        let (lp, ch) = match port.ddr {
+                            (to, lp, ch) if to == me as u32 => (lp as usize, ch as usize),
+                            _ => {
+                                let lp = *st.load_proc.entry(a.var).or_insert_with(|| b.add_process(p, ProcessKind::Load { var: a.var }));
+                                let ch = b.channel(lp, me, Some(r), ChannelClass::Io, elem, &p.vars[a.var].dims);
+                                port.ddr = (me as u32, lp as u32, ch as u32);
+                                (lp, ch)
+                            }
+                        };
                         let slot = &mut st.load_slot[a.var][cell];
                         let found = if slot.0 == st.band_no && slot.1 == version {
                             Some(slot.2 as usize)
@@ -1727,6 +1780,9 @@ impl Assembly {
                             // The load happened at the value's first use in the band (now or earlier).
                             event(ch, l.at, true, l.vid, l.vid);
                         }
+                        let port = &mut ports[read_base[k] + r];
+                        port.again = (band_no, me as u32, cell as u64, producer);
+                        port.vid = l.vid as u32;
                         (ch, l.vid)
                     }
                 };
