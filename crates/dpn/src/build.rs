@@ -541,6 +541,9 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
 
     phase.done("survey of the instances");
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, MAX_WORKERS);
+    let (stream_above, chunk) = if cfg.chunk == 0 { (STREAM_ABOVE, CHUNK) } else { (cfg.chunk, cfg.chunk) };
+    // Whether band `bi` of nest `ni` is big enough to be streamed (pass 1 then walks it in parts).
+    let big = |ni: usize, bi: usize| survey.sizes.as_ref().is_some_and(|s| s[ni][bi] > stream_above as u64);
     // Pass 1: values that leave their band (stored). Reads whose sources always stay in
     // the band, or are initial values, are skipped here.
     geo.stays = geo.compute_stays(p, sare);
@@ -601,15 +604,18 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                             }
                             Ok(())
                         };
-                        let mut number = 0usize;
+                        // A big band is walked in parts of its outer loop, dealt like bands.
+                        let mut unit = 0usize;
                         for (ni, nest) in nests.iter().enumerate() {
                             let Some(range) = &survey.bands[ni] else { continue };
                             let scan = BandScan::new(p, params, nest, tile);
-                            for tiles in band_tiles(range) {
-                                if number % workers == w {
-                                    scan.walk(&tiles, &mut visit)?;
+                            for (bi, tiles) in band_tiles(range).enumerate() {
+                                for part in parts(&scan, if big(ni, bi) { 4 * workers } else { 1 }) {
+                                    if unit % workers == w {
+                                        scan.walk_part(&tiles, part, &mut visit)?;
+                                    }
+                                    unit += 1;
                                 }
-                                number += 1;
                             }
                         }
                         Ok(stored)
@@ -677,7 +683,6 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     let started = std::time::Instant::now();
     let mut shown = started;
     let (owner, twin) = deal(&survey, workers);
-    let (stream_above, chunk) = if cfg.chunk == 0 { (STREAM_ABOVE, CHUNK) } else { (cfg.chunk, cfg.chunk) };
     std::thread::scope(|scope| -> Result<(), Diagnostic> {
         // Worker `owner[b]` enumerates and analyses band `b` (numbered over all nests); the
         // assembly takes them back in that order, so it sees σ.
@@ -988,6 +993,22 @@ fn deal(survey: &Survey, workers: usize) -> (Vec<usize>, Vec<bool>) {
 }
 
 /// One tile coordinate in a band's key (20 bits; the survey checks that it fits).
+/// `n` ranges of about equal length covering the nest's outer loop, in the order the loop
+/// runs (one `None`, the whole band, when `n` is 1 or the nest cannot be cut).
+fn parts(scan: &BandScan, n: usize) -> Vec<Option<(i64, i64)>> {
+    match scan.outer() {
+        Some((lo, hi, dir)) if n > 1 && hi - lo + 1 >= n as i64 => {
+            let len = hi - lo + 1;
+            let mut v: Vec<_> = (0..n as i64).map(|j| Some((lo + len * j / n as i64, lo + len * (j + 1) / n as i64 - 1))).collect();
+            if dir < 0 {
+                v.reverse();
+            }
+            v
+        }
+        _ => vec![None],
+    }
+}
+
 fn key_part(t: i64) -> u128 {
     (t + (1 << 19)) as u128 & 0xfffff
 }

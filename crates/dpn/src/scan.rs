@@ -82,11 +82,45 @@ impl<'a> BandScan<'a> {
     /// Calls `f(statement, iterators)` for every instance of the nest in band `tiles` (the
     /// tile coordinates of the band hyperplanes), in program order.
     pub fn walk(&self, tiles: &[i64], f: &mut Visit) -> Result<(), Diagnostic> {
-        let mut id = 0;
-        self.walk_nodes(&self.p.tree, tiles, &mut Vec::new(), &mut id, f)
+        self.walk_part(tiles, None, f)
     }
 
-    fn walk_nodes(&self, nodes: &[Node], tiles: &[i64], iters: &mut Vec<i64>, id: &mut usize, f: &mut Visit) -> Result<(), Diagnostic> {
+    /// [`BandScan::walk`], with the nest's outermost loop iterator kept within `part` (see
+    /// [`BandScan::outer`]): a big band walked a part per thread.
+    pub fn walk_part(&self, tiles: &[i64], part: Option<(i64, i64)>, f: &mut Visit) -> Result<(), Diagnostic> {
+        let mut id = 0;
+        self.walk_nodes(&self.p.tree, tiles, part, &mut Vec::new(), &mut id, f)
+    }
+
+    /// The bounds and step of the nest's outermost loop when the nest is that one loop
+    /// stepping by 1 (its band can then be walked in parts of that loop's range).
+    pub fn outer(&self) -> Option<(i64, i64, i64)> {
+        let mut id = 0;
+        for n in &self.p.tree {
+            let me = id;
+            id += self.span[me];
+            if !self.live[me] {
+                continue;
+            }
+            return match n {
+                Node::Loop { lower, upper, dir, .. } if dir.abs() == 1 => {
+                    Some((lower.eval(&[], self.params).ok()?, upper.eval(&[], self.params).ok()?, *dir))
+                }
+                _ => None,
+            };
+        }
+        None
+    }
+
+    fn walk_nodes(
+        &self,
+        nodes: &[Node],
+        tiles: &[i64],
+        part: Option<(i64, i64)>,
+        iters: &mut Vec<i64>,
+        id: &mut usize,
+        f: &mut Visit,
+    ) -> Result<(), Diagnostic> {
         let internal = |e: &str| Diagnostic::new(self.p.region, format!("internal error: {e}"));
         for n in nodes {
             let me = *id;
@@ -103,11 +137,15 @@ impl<'a> BandScan<'a> {
                         lo = lo.max(l);
                         hi = hi.min(h);
                     }
+                    if let (Some((l, h)), true) = (part, iters.is_empty()) {
+                        lo = lo.max(l);
+                        hi = hi.min(h);
+                    }
                     let mut i = if *dir > 0 { lo } else { hi };
                     while lo <= i && i <= hi {
                         iters.push(i);
                         *id = me + 1;
-                        let r = self.walk_nodes(body, tiles, iters, id, f);
+                        let r = self.walk_nodes(body, tiles, None, iters, id, f);
                         iters.pop();
                         r?;
                         i += dir;
@@ -115,10 +153,10 @@ impl<'a> BandScan<'a> {
                 }
                 Node::If(c, then, els) => {
                     if c.eval(iters, self.params).map_err(internal)? {
-                        self.walk_nodes(then, tiles, iters, id, f)?;
+                        self.walk_nodes(then, tiles, part, iters, id, f)?;
                     } else {
                         *id = self.else_at[me];
-                        self.walk_nodes(els, tiles, iters, id, f)?;
+                        self.walk_nodes(els, tiles, part, iters, id, f)?;
                     }
                 }
                 Node::Stmt(k) => {
