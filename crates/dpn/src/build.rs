@@ -52,9 +52,9 @@ pub struct Config {
     pub chunk: usize,
 }
 
-/// A band this big is streamed (see [`Config::chunk`]): it is then alone on its worker, its
-/// analysis and assembly would otherwise run one after the other, and its sources alone
-/// would hold 16 bytes per read.
+/// A band this big is streamed (see [`Config::chunk`]): its analysis and assembly overlap
+/// instead of running one after the other, and its reads' sources (16 bytes each) are
+/// never held whole.
 pub const STREAM_ABOVE: usize = 1 << 20;
 /// Instances per chunk of a streamed band.
 pub const CHUNK: usize = 1 << 16;
@@ -992,7 +992,6 @@ fn deal(survey: &Survey, workers: usize) -> (Vec<usize>, Vec<bool>) {
     (owner, twin)
 }
 
-/// One tile coordinate in a band's key (20 bits; the survey checks that it fits).
 /// `n` ranges of about equal length covering the nest's outer loop, in the order the loop
 /// runs (one `None`, the whole band, when `n` is 1 or the nest cannot be cut).
 fn parts(scan: &BandScan, n: usize) -> Vec<Option<(i64, i64)>> {
@@ -1009,6 +1008,7 @@ fn parts(scan: &BandScan, n: usize) -> Vec<Option<(i64, i64)>> {
     }
 }
 
+/// One tile coordinate in a band's key (20 bits; the survey checks that it fits).
 fn key_part(t: i64) -> u128 {
     (t + (1 << 19)) as u128 & 0xfffff
 }
@@ -1741,13 +1741,13 @@ impl Assembly {
                         }
                         (ch, so)
                     }
-                    // From DDR: the cell and the version this read needs, loaded once per band.
-                    // The value this read took last, again: nothing new (a scalar, or a
-                    // row read along a loop that does not move it).
+                    // From DDR, the value this read took last, again: nothing new (a scalar, or
+                    // a row read along a loop that does not move it).
                     Src::Ddr { cell, producer } if ports[read_base[k] + r].again == (band_no, me as u32, cell as u64, producer) => {
                         let port = &ports[read_base[k] + r];
                         (port.ddr.2 as usize, port.vid as usize)
                     }
+                    // From DDR: the cell and the version this read needs, loaded once per band.
                     Src::Ddr { cell, producer } => {
                         let version = st.version_read(stored, a.var, cell, producer)?;
                         let port = &mut ports[read_base[k] + r];
