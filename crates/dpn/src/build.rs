@@ -1133,6 +1133,8 @@ struct Scratch {
     /// Per channel: its writes, then its reads (already in σ order, as pushed).
     events: Vec<Vec<Event>>,
     reads: Vec<Vec<Event>>,
+    /// Per channel: its reads folded into the read after them (same value, back to back).
+    again: Vec<u64>,
     /// Per replaying thread, its buffers.
     replay: Vec<ReplayBufs>,
     /// Per read of every statement (from `read_base[statement]`): the channel it last took.
@@ -1666,16 +1668,30 @@ impl Assembly {
         let (read_base, ports) = (&scratch.read_base, &mut scratch.ports);
         // Per channel, its reads and writes at times of σ (4 per instance: loads, reads,
         // writes, stores).
-        let (events, read_events) = (&mut scratch.events, &mut scratch.reads);
+        let (events, read_events, again) = (&mut scratch.events, &mut scratch.reads, &mut scratch.again);
         let op_base = &scratch.op_base;
         let band_op = |proc: usize, op: usize| op - op_base.get(proc).copied().unwrap_or(0);
         let mut event = |ch: usize, t: u64, write: bool, vid: usize, op: usize| {
             if events.len() <= ch {
                 events.resize_with(ch + 1, Vec::new);
                 read_events.resize_with(ch + 1, Vec::new);
+                again.resize(ch + 1, 0);
             }
-            let list = if write { &mut events[ch] } else { &mut read_events[ch] };
-            list.push(Event { key: (t << 1 | !write as u64) as u32, op: op as u32, vid: vid as u32 });
+            let e = Event { key: (t << 1 | !write as u64) as u32, op: op as u32, vid: vid as u32 };
+            if write {
+                events[ch].push(e);
+                return;
+            }
+            match read_events[ch].last_mut() {
+                // The value of the channel's last read, again (a scalar, a row along a loop
+                // that does not move it): the replay needs only the latest of such reads
+                // (a value's last read ends its life; the others change no count but reads).
+                Some(last) if last.vid == e.vid => {
+                    *last = e;
+                    again[ch] += 1;
+                }
+                _ => read_events[ch].push(e),
+            }
         };
         let mut srcs = srcs.iter();
         let mut ahead = srcs.clone().skip(AHEAD);
@@ -2107,7 +2123,7 @@ impl Builder {
     /// the band-local value ids). Channels are independent: with `threads` > 1 and no
     /// traces to mark, they are dealt to that many threads by their number of events.
     fn replay(&mut self, scratch: &mut Scratch, n_values: usize, threads: usize) {
-        let Scratch { events, reads, replay, cells, op_base, .. } = scratch;
+        let Scratch { events, reads, again, replay, cells, op_base, .. } = scratch;
         let threads = if self.traces.is_empty() { threads.max(1) } else { 1 };
         replay.resize_with(threads, ReplayBufs::default);
         for r in replay.iter_mut() {
@@ -2115,6 +2131,9 @@ impl Builder {
             r.seen.resize(n_values, 0);
         }
         let Builder { channels, stats, traces, codegen, .. } = self;
+        for (s, n) in stats.iter_mut().zip(again.iter_mut()) {
+            s.reads += std::mem::take(n);
+        }
         let cells = &cells[..];
         let mut work: Vec<Vec<ChannelEvents>> = (0..threads).map(|_| Vec::new()).collect();
         let mut load = vec![0usize; threads];
