@@ -679,7 +679,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     let memo = !cfg.keep_traces && !cfg.every_band;
     let slots = translate::Slots::new(sare);
     let (mut bands, mut repeated, mut translated, mut streamed) = (0usize, 0usize, 0usize, 0usize);
-    let mut scratch = Scratch::default();
+    let mut scratch = Scratch::new(p);
     let started = std::time::Instant::now();
     let mut shown = started;
     let (owner, twin) = deal(&survey, workers);
@@ -720,12 +720,13 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                                 })
                                 .map(|()| !raw.kind.is_empty());
                             let n = raw.kind.len();
+                            // Only a band with a later one of its size may have translates (a
+                            // triangular nest's bands all differ: no kits, no copies).
+                            let may_kit = memo && twin[number] && n <= translate::KIT_INSTANCES;
                             let msg = match found {
                                 Ok(false) => Ok(Msg::Empty),
-                                Ok(true) if n > stream_above && !(memo && twin[number] && n <= translate::KIT_INSTANCES) => {
+                                Ok(true) if n > stream_above && !may_kit => {
                                     let mut an = raw.prepare(ctx, back_rx.try_recv().ok(), (ni, bi, total));
-                                    an.translate_of = None;
-                                    an.kit = false;
                                     an.evicted.clear();
                                     an.evicted.append(&mut evicted);
                                     let an = std::sync::Arc::new(an);
@@ -761,12 +762,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                                             Ok(an)
                                         }
                                         None => raw.analyse(ctx, Some(an), at).map(|mut an| {
-                                            an.translate_of = None;
-                                            an.kit = false;
-                                            // Only a band with a later one of its size may
-                                            // have translates (a triangular nest's bands all
-                                            // differ: no kits, no copies).
-                                            if memo && twin[number] && an.band.kind.len() <= translate::KIT_INSTANCES {
+                                            if may_kit {
                                                 if let Some(kit) = translate::Kit::new(&an, number, ctx, slots) {
                                                     kits.insert(0, kit);
                                                     an.kit = true;
@@ -806,17 +802,28 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         for (number, &w) in owner.iter().enumerate() {
             let (back_tx, chunk_back) = &backs[w];
             let Ok(msg) = rxs[w].recv() else { break };
-            let an = match msg? {
+            let msg = msg?;
+            let head: &Analysed = match &msg {
                 Msg::Empty => continue,
+                Msg::Whole(an) => an,
+                Msg::Head(an) => an,
+                Msg::Chunk(_) => return Err(Diagnostic::global("internal error: a chunk outside a streamed band")),
+            };
+            bands += 1;
+            if progress && shown.elapsed().as_secs() >= 2 {
+                shown = std::time::Instant::now();
+                let (ni, bi, total) = head.at;
+                eprintln!("dpnc:   nest {ni}: band {}/{total} ({:.0} s)", bi + 1, started.elapsed().as_secs_f64());
+            }
+            for e in &head.evicted {
+                effects.remove(e);
+            }
+            let an = match msg {
                 Msg::Whole(an) => *an,
                 Msg::Head(an) => {
-                    bands += 1;
                     streamed += 1;
-                    for e in &an.evicted {
-                        effects.remove(e);
-                    }
                     let n = an.band.kind.len();
-                    let mut asm = Assembly::start(n, p, &mut scratch, &b, &mut st);
+                    let mut asm = Assembly::start(n, &mut scratch, &b, &mut st);
                     let mut done = 0;
                     while done < n {
                         let c = match rxs[w].recv() {
@@ -843,17 +850,9 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                     }
                     continue;
                 }
-                Msg::Chunk(_) => return Err(Diagnostic::global("internal error: a chunk outside a streamed band")),
+                // Both left above.
+                Msg::Empty | Msg::Chunk(_) => continue,
             };
-            bands += 1;
-            if progress && shown.elapsed().as_secs() >= 2 {
-                shown = std::time::Instant::now();
-                let (ni, bi, total) = an.at;
-                eprintln!("dpnc:   nest {ni}: band {}/{total} ({:.0} s)", bi + 1, started.elapsed().as_secs_f64());
-            }
-            for e in &an.evicted {
-                effects.remove(e);
-            }
             if let Some(of) = an.translate_of {
                 let e = effects.get(&of).ok_or_else(|| Diagnostic::global("internal error: a translate of a band without its effect"))?;
                 e.repeat(&an, ctx, &mut b, &mut st)?;
@@ -1146,6 +1145,17 @@ struct Scratch {
     op_base: Vec<usize>,
 }
 
+impl Scratch {
+    fn new(p: &Program) -> Scratch {
+        let reads = p.stmts.iter().map(|s| s.reads.len()).sum();
+        Scratch {
+            read_base: p.stmts.iter().scan(0, |at, s| Some(std::mem::replace(at, *at + s.reads.len()))).collect(),
+            ports: vec![Port { local: (u32::MAX, u32::MAX, 0), ddr: (u32::MAX, 0, 0), again: (0, 0, 0, None), vid: 0 }; reads],
+            ..Scratch::default()
+        }
+    }
+}
+
 /// A value computed in the current band: its compute process, and one bit per channel in
 /// the band's first 64 (see `Scratch::chan_bit`) that it is already written to.
 #[derive(Clone, Copy, Default)]
@@ -1243,6 +1253,8 @@ impl Band {
         let Ctx { p, geo, .. } = *ctx;
         let mut an = recycled.unwrap_or_else(|| Analysed::new(p));
         an.at = at;
+        an.translate_of = None;
+        an.kit = false;
         let n = self.kind.len();
         // σ inside the band: last tile coordinate, group, hyperplanes (in the statement's
         // point order), program order. A counting
@@ -1591,7 +1603,7 @@ impl Analysed {
     /// it, then sizes the channels by replaying the band's part of σ.
     fn assemble(&self, ctx: &Ctx, scratch: &mut Scratch, b: &mut Builder, st: &mut Streams) -> Result<(), Diagnostic> {
         let n = self.band.kind.len();
-        let mut asm = Assembly::start(n, ctx.p, scratch, b, st);
+        let mut asm = Assembly::start(n, scratch, b, st);
         asm.instances(self, 0..n, &self.srcs, ctx, scratch, b, st)?;
         asm.finish(scratch, b, st, 1);
         Ok(())
@@ -1616,12 +1628,7 @@ struct Assembly {
 }
 
 impl Assembly {
-    fn start(n: usize, p: &Program, scratch: &mut Scratch, b: &Builder, st: &mut Streams) -> Assembly {
-        if scratch.read_base.is_empty() {
-            scratch.read_base = p.stmts.iter().scan(0, |at, s| Some(std::mem::replace(at, *at + s.reads.len()))).collect();
-            let reads = p.stmts.iter().map(|s| s.reads.len()).sum();
-            scratch.ports = vec![Port { local: (u32::MAX, u32::MAX, 0), ddr: (u32::MAX, 0, 0), again: (0, 0, 0, None), vid: 0 }; reads];
-        }
+    fn start(n: usize, scratch: &mut Scratch, b: &Builder, st: &mut Streams) -> Assembly {
         scratch.made.clear();
         scratch.made.resize(n, Made::default());
         scratch.op_index.clear();
