@@ -362,6 +362,32 @@ impl LocalIndex {
             }
         }
     }
+    /// Starts an index of a band of `n` instances of `nest` to be filled as they come
+    /// ([`LocalIndex::put`]), over the statements' whole boxes from the survey; `false` when
+    /// those are too sparse for a dense index.
+    fn start(&mut self, survey: &Survey, nest: &Nest, n: usize) -> bool {
+        self.boxes.clear();
+        self.boxes.resize(survey.lo.len(), None);
+        let mut total = 0u64;
+        for &k in &nest.stmts {
+            let size = survey.extent[k].iter().try_fold(1u64, |a, e| a.checked_mul(*e)).unwrap_or(u64::MAX);
+            self.boxes[k] = Some((total as usize, survey.lo[k].iter().copied().zip(survey.extent[k].iter().copied()).collect()));
+            total = total.saturating_add(size);
+        }
+        if total > 16 * n as u64 + 1024 {
+            return false;
+        }
+        self.map = None;
+        self.slots.clear();
+        self.slots.resize(total as usize, u32::MAX);
+        true
+    }
+    /// Instance `it` of statement `k` is at position `o` (an index begun by [`LocalIndex::start`]).
+    fn put(&mut self, k: usize, it: &[i64], o: usize) -> Option<()> {
+        let x = self.slot(k, it)?;
+        *self.slots.get_mut(x)? = o as u32;
+        Some(())
+    }
     fn slot(&self, k: usize, it: &[i64]) -> Option<usize> {
         let (first, dims) = self.boxes.get(k)?.as_ref()?;
         let mut x = 0usize;
@@ -683,23 +709,26 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     let started = std::time::Instant::now();
     let mut shown = started;
     let (owner, twin) = deal(&survey, workers);
+    let ordered: Vec<bool> = nests.iter().map(|n| program_ordered(p, n)).collect();
     std::thread::scope(|scope| -> Result<(), Diagnostic> {
         // Worker `owner[b]` enumerates and analyses band `b` (numbered over all nests); the
         // assembly takes them back in that order, so it sees σ.
         let (owner, twin) = (&owner, &twin);
+        let ordered = &ordered;
         let (mut rxs, mut backs) = (Vec::new(), Vec::new());
         let ctx = &ctx;
         let nests = &nests;
         let tile = &cfg.tile;
         let slots = &slots;
         for w in 0..workers {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Msg, Diagnostic>>(1);
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Msg, Diagnostic>>(QUEUE);
             let (back_tx, back_rx) = std::sync::mpsc::channel::<Analysed>();
             let (chunk_tx, chunk_rx) = std::sync::mpsc::channel::<Chunk>();
             rxs.push(rx);
             backs.push((back_tx, chunk_tx));
             scope.spawn(move || {
                 let mut raw = Band::new(p);
+                let mut index = LocalIndex::default();
                 let mut number = 0usize;
                 let mut kits: Vec<translate::Kit> = Vec::new();
                 let mut evicted = Vec::new();
@@ -710,6 +739,21 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                     for (bi, tiles) in band_tiles(range).enumerate() {
                         let bi = bi as u64;
                         if owner[number] == w {
+                            // A big band in program order streams as it is enumerated.
+                            let size = ctx.survey.sizes.as_ref().map_or(0, |s| s[ni][bi as usize] as usize);
+                            if size > stream_above
+                                && size <= MAX_BAND
+                                && ordered[ni]
+                                && !(memo && twin[number] && size <= translate::KIT_INSTANCES)
+                                && index.start(ctx.survey, nest, size)
+                            {
+                                let at = (ni, bi, total);
+                                if !pipe(ctx, &scan, &tiles, &mut index, at, size, chunk, std::mem::take(&mut evicted), &tx, &chunk_rx) {
+                                    return;
+                                }
+                                number += 1;
+                                continue;
+                            }
                             raw.clear();
                             let found = scan
                                 .walk(&tiles, &mut |k, it| {
@@ -803,26 +847,35 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
             let (back_tx, chunk_back) = &backs[w];
             let Ok(msg) = rxs[w].recv() else { break };
             let msg = msg?;
-            let head: &Analysed = match &msg {
+            let (at, evicted) = match &msg {
                 Msg::Empty => continue,
-                Msg::Whole(an) => an,
-                Msg::Head(an) => an,
+                Msg::Whole(an) => (an.at, &an.evicted),
+                Msg::Head(an) => (an.at, &an.evicted),
+                Msg::Piped { at, evicted, .. } => (*at, evicted),
                 Msg::Chunk(_) => return Err(Diagnostic::global("internal error: a chunk outside a streamed band")),
             };
             bands += 1;
             if progress && shown.elapsed().as_secs() >= 2 {
                 shown = std::time::Instant::now();
-                let (ni, bi, total) = head.at;
+                let (ni, bi, total) = at;
                 eprintln!("dpnc:   nest {ni}: band {}/{total} ({:.0} s)", bi + 1, started.elapsed().as_secs_f64());
             }
-            for e in &head.evicted {
+            for e in evicted {
                 effects.remove(e);
             }
             let an = match msg {
                 Msg::Whole(an) => *an,
-                Msg::Head(an) => {
+                Msg::Head(_) | Msg::Piped { .. } => {
                     streamed += 1;
-                    let n = an.band.kind.len();
+                    // The band arrives whole in its head, or a chunk at a time with its sources.
+                    let (head, n) = match msg {
+                        Msg::Head(an) => {
+                            let n = an.band.kind.len();
+                            (Some(an), n)
+                        }
+                        Msg::Piped { n, .. } => (None, n),
+                        _ => return Err(Diagnostic::global("internal error: a band neither whole nor streamed")),
+                    };
                     let mut asm = Assembly::start(n, &mut scratch, &b, &mut st);
                     let mut done = 0;
                     while done < n {
@@ -831,12 +884,19 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                             Ok(Err(e)) => return Err(e),
                             _ => return Err(Diagnostic::global("internal error: a streamed band ended early")),
                         };
-                        asm.instances(&an, c.range.clone(), &c.srcs, ctx, &mut scratch, &mut b, &mut st)?;
+                        let part = match &head {
+                            Some(an) => Part { base: 0, band: &an.band, sub: &an.sub },
+                            None => Part { base: c.range.start, band: &c.band, sub: &c.sub },
+                        };
+                        if c.range.start != done || c.range.end > n || part.band.kind.len() < c.range.end - part.base {
+                            return Err(Diagnostic::global("internal error: a streamed band out of step"));
+                        }
+                        asm.instances(part, c.range.clone(), &c.srcs, ctx, &mut scratch, &mut b, &mut st)?;
                         done = c.range.end;
                         let _ = chunk_back.send(c);
                         if progress && shown.elapsed().as_secs() >= 2 {
                             shown = std::time::Instant::now();
-                            let (ni, bi, total) = an.at;
+                            let (ni, bi, total) = at;
                             let pc = 100 * done / n;
                             eprintln!("dpnc:   nest {ni}: band {}/{total}, {pc}% ({:.0} s)", bi + 1, started.elapsed().as_secs_f64());
                         }
@@ -845,7 +905,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                     // last of a kernel's bands, they would wait otherwise).
                     asm.finish(&mut scratch, &mut b, &mut st, workers);
                     // The worker has let go of it by now (it did after its last chunk).
-                    if let Ok(an) = std::sync::Arc::try_unwrap(an) {
+                    if let Some(Ok(an)) = head.map(std::sync::Arc::try_unwrap) {
                         let _ = back_tx.send(an);
                     }
                     continue;
@@ -951,6 +1011,109 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     Ok(dpn)
 }
 
+/// Whether σ orders a nest's one band as the program does, so that it can be assembled
+/// as it is enumerated: one group of statements, and no hyperplane or only the outer loop
+/// itself (`±i + c`, in the loop's direction, with one `c` for all statements).
+fn program_ordered(p: &Program, nest: &Nest) -> bool {
+    use dpnc_frontend::scop::SchedTerm;
+    let Some(&first) = nest.stmts.first() else { return false };
+    let outer = |k: usize| {
+        let s = &p.stmts[k];
+        match (s.schedule.first(), s.schedule.get(1), nest.phi_of(k).first()) {
+            (Some(&top), Some(&SchedTerm::Iter(0, dir)), Some(f))
+                if f.coef.first() == Some(&dir) && f.coef[1..].iter().all(|c| *c == 0) =>
+            {
+                Some((top, dir, f.cst))
+            }
+            _ => None,
+        }
+    };
+    let one_group = nest.stmts.iter().all(|&k| nest.group(k) == nest.group(first));
+    one_group
+        && match nest.dims {
+            0 => true,
+            1 => outer(first).is_some() && nest.stmts.iter().all(|&k| outer(k) == outer(first)),
+            _ => false,
+        }
+}
+
+/// Enumerates a band of `n` instances in program order (σ, see [`program_ordered`]) and
+/// sends it to the assembly `chunk` instances at a time with their reads' sources,
+/// indexing it as it goes (`index`, begun): the band is never held whole, and its assembly
+/// starts with its first chunk. `false` when the worker is to stop (an error was sent, or
+/// the assembly is gone).
+#[allow(clippy::too_many_arguments)]
+fn pipe(
+    ctx: &Ctx,
+    scan: &BandScan,
+    tiles: &[i64],
+    index: &mut LocalIndex,
+    at: (usize, u64, u64),
+    n: usize,
+    chunk: usize,
+    evicted: Vec<usize>,
+    tx: &std::sync::mpsc::SyncSender<Result<Msg, Diagnostic>>,
+    back: &std::sync::mpsc::Receiver<Chunk>,
+) -> bool {
+    if tx.send(Ok(Msg::Piped { at, n, evicted })).is_err() {
+        return false;
+    }
+    let stride = Band::new(ctx.p).stride;
+    let fresh = || {
+        let mut c = back.try_recv().unwrap_or_default();
+        c.band.stride = stride;
+        c.band.clear();
+        c.sub.clear();
+        c.srcs.clear();
+        c.piece.clear();
+        c
+    };
+    // Resolves the instances of `c`, the last of the `end` so far, and sends them; `false`
+    // when the assembly is gone.
+    let send = |index: &LocalIndex, mut c: Chunk, end: usize| -> Result<bool, Diagnostic> {
+        let len = c.band.kind.len();
+        c.range = end - len..end;
+        c.sub.extend((0..len).map(|o| ctx.geo.subband(c.band.kind[o], c.band.phi(o))));
+        let part = Part { base: c.range.start, band: &c.band, sub: &c.sub };
+        let (mut srcs, mut piece) = (std::mem::take(&mut c.srcs), std::mem::take(&mut c.piece));
+        resolve(ctx, part, index, c.range.clone(), &mut srcs, &mut piece)?;
+        (c.srcs, c.piece) = (srcs, piece);
+        Ok(tx.send(Ok(Msg::Chunk(c))).is_ok())
+    };
+    let mut c = fresh();
+    let (mut count, mut gone) = (0usize, false);
+    let walked = scan.walk(tiles, &mut |k, it| {
+        if count >= n {
+            return Err(Diagnostic::global("internal error: a band larger than its survey"));
+        }
+        index.put(k, it, count).ok_or_else(|| Diagnostic::global("internal error: instance outside its bounding box"))?;
+        c.band.push(ctx.geo, ctx.survey, k, it)?;
+        count += 1;
+        if c.band.kind.len() == chunk && !send(index, std::mem::replace(&mut c, fresh()), count)? {
+            gone = true;
+            return Err(Diagnostic::global("the assembly stopped"));
+        }
+        Ok(())
+    });
+    let done = walked.and_then(|()| {
+        if !c.band.kind.is_empty() && !send(index, c, count)? {
+            gone = true;
+        } else if count != n {
+            return Err(Diagnostic::global("internal error: a band smaller than its survey"));
+        }
+        Ok(())
+    });
+    match done {
+        Ok(()) => !gone,
+        Err(e) => {
+            if !gone {
+                let _ = tx.send(Err(e));
+            }
+            false
+        }
+    }
+}
+
 /// Which worker takes each band (numbered over all nests, in σ order), and whether a later
 /// band of its nest has its size (it may then have translates: `build/translate.rs` keeps
 /// kits of those only). Bands of one size go to one worker, so that its kits meet their
@@ -1030,6 +1193,11 @@ fn band_tiles(range: &[(i64, i64)]) -> impl Iterator<Item = Vec<i64>> + '_ {
 /// holds a band or two in memory.
 const MAX_WORKERS: usize = 4;
 
+/// Messages a worker may send ahead of the assembly. A nest's big bands alternate with
+/// runs of small ones and repeats, which the workers get through while the assembly is on
+/// a big band (with one message ahead they would wait for it instead).
+const QUEUE: usize = 16;
+
 /// Assembled bands kept to recognise repeats by (a nest's bands repeat a few shapes: first,
 /// interior and last along each band hyperplane); only bands up to `MAX_BAND / REPLICAS`
 /// instances are kept, so that they hold no more memory than one band may.
@@ -1108,6 +1276,7 @@ impl Streams {
 
 /// The instances of one band, in program order (iterators and hyperplane values are
 /// stored flat, `stride` per instance).
+#[derive(Default)]
 struct Band {
     stride: usize,
     kind: Vec<usize>,
@@ -1346,8 +1515,32 @@ impl Analysed {
     /// their sources to `srcs` and source pieces to `piece`: produced in the band (by which
     /// instance) or from DDR (which cell, which producer). Pure: runs beside an assembly.
     fn resolve(&self, ctx: &Ctx, range: std::ops::Range<usize>, srcs: &mut Vec<PackedSrc>, pieces: &mut Vec<u8>) -> Result<(), Diagnostic> {
+        resolve(ctx, Part { base: 0, band: &self.band, sub: &self.sub }, &self.local, range, srcs, pieces)
+    }
+}
+
+/// Instances of a band from position `base` in σ on: a whole band, or one streamed chunk.
+#[derive(Clone, Copy)]
+struct Part<'a> {
+    base: usize,
+    band: &'a Band,
+    /// Per instance, its parallel sub-band.
+    sub: &'a [usize],
+}
+
+/// [`Analysed::resolve`] for the instances `range` of `part`, whose band `local` indexes
+/// (at least up to `range`: a source comes before its reader in σ).
+fn resolve(
+    ctx: &Ctx,
+    part: Part,
+    local: &LocalIndex,
+    range: std::ops::Range<usize>,
+    srcs: &mut Vec<PackedSrc>,
+    pieces: &mut Vec<u8>,
+) -> Result<(), Diagnostic> {
+    {
         let Ctx { p, params, sare, geo, survey, .. } = *ctx;
-        let (band, local) = (&self.band, &self.local);
+        let band = part.band;
         let mut src = Vec::new();
         // Sources found in the band's dense index are resolved AHEAD reads later, once the
         // slot asked for has arrived: (position in `srcs`, statement, read, piece, slot),
@@ -1390,7 +1583,7 @@ impl Analysed {
             srcs[at] = PackedSrc::pack(resolve(k, r, piece, local.at(x), &src[..p.stmts[sk].iters.len()])?);
             Ok(())
         };
-        for o in range {
+        for o in range.start - part.base..range.end - part.base {
             let k = band.kind[o];
             let s = &p.stmts[k];
             let it = &band.iters(o)[..s.iters.len()];
@@ -1548,6 +1741,13 @@ enum Msg {
     /// A streamed band ([`Config::chunk`]): sorted and indexed, its sources to follow in
     /// [`Msg::Chunk`]s.
     Head(std::sync::Arc<Analysed>),
+    /// A streamed band whose instances come in its [`Msg::Chunk`]s too, as they are
+    /// enumerated (see [`program_ordered`]): `n` of them.
+    Piped {
+        at: (usize, u64, u64),
+        n: usize,
+        evicted: Vec<usize>,
+    },
     Chunk(Chunk),
 }
 
@@ -1558,6 +1758,9 @@ struct Chunk {
     range: std::ops::Range<usize>,
     srcs: Vec<PackedSrc>,
     piece: Vec<u8>,
+    /// The instances themselves and their sub-bands (only after [`Msg::Piped`]).
+    band: Band,
+    sub: Vec<usize>,
 }
 
 /// A band sorted by σ with its reads resolved (see [`Band::analyse`]).
@@ -1604,7 +1807,7 @@ impl Analysed {
     fn assemble(&self, ctx: &Ctx, scratch: &mut Scratch, b: &mut Builder, st: &mut Streams) -> Result<(), Diagnostic> {
         let n = self.band.kind.len();
         let mut asm = Assembly::start(n, scratch, b, st);
-        asm.instances(self, 0..n, &self.srcs, ctx, scratch, b, st)?;
+        asm.instances(Part { base: 0, band: &self.band, sub: &self.sub }, 0..n, &self.srcs, ctx, scratch, b, st)?;
         asm.finish(scratch, b, st, 1);
         Ok(())
     }
@@ -1660,7 +1863,7 @@ impl Assembly {
     #[allow(clippy::too_many_arguments)]
     fn instances(
         &mut self,
-        an: &Analysed,
+        part: Part,
         range: std::ops::Range<usize>,
         srcs: &[PackedSrc],
         ctx: &Ctx,
@@ -1669,7 +1872,7 @@ impl Assembly {
         st: &mut Streams,
     ) -> Result<(), Diagnostic> {
         let Ctx { p, params, geo, stored, .. } = *ctx;
-        let band = &an.band;
+        let band = part.band;
         let Assembly { n, base, load_base, band_no, ref mut written_more, ref mut next_bit, ref mut loaded, ref mut loaded_other } = *self;
         let (made, op_index, chan_bit) = (&mut scratch.made, &mut scratch.op_index, &mut scratch.chan_bit);
         let (read_base, ports) = (&scratch.read_base, &mut scratch.ports);
@@ -1704,10 +1907,11 @@ impl Assembly {
         let mut ahead = srcs.clone().skip(AHEAD);
         for o in range {
             let t = o as u64;
-            let k = band.kind[o];
+            let x = o - part.base;
+            let k = band.kind[x];
             let s = &p.stmts[k];
-            let it = &band.iters(o)[..s.iters.len()];
-            let sub = an.sub[o];
+            let it = &band.iters(x)[..s.iters.len()];
+            let sub = part.sub[x];
             let me = *st
                 .compute_proc
                 .entry((k, sub))
@@ -1848,12 +2052,12 @@ impl Assembly {
                 scratch.cells.resize(scratch.cells.len().max(n), 0);
                 scratch.cells[o] = cell_of(p, &s.write, it, params)? as u64;
             }
-            if stored.get(band.id[o]) {
+            if stored.get(band.id[x]) {
                 let var = s.write.var;
                 let cell = cell_of(p, &s.write, it, params)?;
                 let sp = *st.store_proc.entry(var).or_insert_with(|| b.add_process(p, ProcessKind::Store { var }));
                 let ch = b.channel(me, sp, None, ChannelClass::Io, p.vars[var].ty.c_name(), &[]);
-                let version = st.version_store(stored, var, cell, band.id[o]);
+                let version = st.version_store(stored, var, cell, band.id[x]);
                 st.ddr_writes[var] += 1;
                 let store_op = b.ops[sp];
                 b.ops[sp] += 1;
