@@ -20,6 +20,7 @@ use dpnc_frontend::scop::{Program, VarKind};
 use dpnc_frontend::store::flatten;
 use dpnc_frontend::Diagnostic;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 mod repeat;
 mod translate;
@@ -319,7 +320,9 @@ struct LocalIndex {
     /// Per statement: (first slot, per iterator its low bound and extent); `None` when the
     /// statement has no instance in the band.
     boxes: Vec<Option<StmtBox>>,
-    slots: Vec<u32>,
+    /// Atomic: a streamed band's index is filled as it is enumerated while chunks before are
+    /// being resolved ([`pipe`]).
+    slots: Vec<AtomicU32>,
     map: Option<HashMap<u64, u32, Fast>>,
 }
 
@@ -354,11 +357,11 @@ impl LocalIndex {
         }
         self.map = None;
         self.slots.clear();
-        self.slots.resize(total as usize, u32::MAX);
+        self.slots.resize_with(total as usize, || AtomicU32::new(u32::MAX));
         for o in 0..n {
             let k = band.kind[o];
             if let Some(x) = self.slot(k, &band.iters(o)[..p.stmts[k].iters.len()]) {
-                self.slots[x] = o as u32;
+                *self.slots[x].get_mut() = o as u32;
             }
         }
     }
@@ -379,13 +382,12 @@ impl LocalIndex {
         }
         self.map = None;
         self.slots.clear();
-        self.slots.resize(total as usize, u32::MAX);
+        self.slots.resize_with(total as usize, || AtomicU32::new(u32::MAX));
         true
     }
     /// Instance `it` of statement `k` is at position `o` (an index begun by [`LocalIndex::start`]).
-    fn put(&mut self, k: usize, it: &[i64], o: usize) -> Option<()> {
-        let x = self.slot(k, it)?;
-        *self.slots.get_mut(x)? = o as u32;
+    fn put(&self, k: usize, it: &[i64], o: usize) -> Option<()> {
+        self.slots.get(self.slot(k, it)?)?.store(o as u32, Relaxed);
         Some(())
     }
     fn slot(&self, k: usize, it: &[i64]) -> Option<usize> {
@@ -407,13 +409,13 @@ impl LocalIndex {
     }
     /// Position in the band of the instance at dense slot `x`, if the band holds it.
     fn at(&self, x: usize) -> Option<usize> {
-        self.slots.get(x).filter(|o| **o != u32::MAX).map(|o| *o as usize)
+        self.slots.get(x).map(|o| o.load(Relaxed)).filter(|o| *o != u32::MAX).map(|o| o as usize)
     }
     /// Position in the band of instance `it` of statement `k`, if the band holds it.
     fn get(&self, survey: &Survey, k: usize, it: &[i64]) -> Option<usize> {
         let o = match &self.map {
             Some(m) => *m.get(&survey.id(k, it)?)?,
-            None => *self.slots.get(self.slot(k, it)?)?,
+            None => self.slots.get(self.slot(k, it)?)?.load(Relaxed),
         };
         (o != u32::MAX).then_some(o as usize)
     }
@@ -748,7 +750,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                                 && index.start(ctx.survey, nest, size)
                             {
                                 let at = (ni, bi, total);
-                                if !pipe(ctx, &scan, &tiles, &mut index, at, size, chunk, std::mem::take(&mut evicted), &tx, &chunk_rx) {
+                                if !pipe(ctx, &scan, &tiles, &index, at, size, chunk, std::mem::take(&mut evicted), &tx, &chunk_rx) {
                                     return;
                                 }
                                 number += 1;
@@ -868,18 +870,23 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                 Msg::Head(_) | Msg::Piped { .. } => {
                     streamed += 1;
                     // The band arrives whole in its head, or a chunk at a time with its sources.
-                    let (head, n) = match msg {
+                    let (head, n, odd) = match msg {
                         Msg::Head(an) => {
                             let n = an.band.kind.len();
-                            (Some(an), n)
+                            (Some(an), n, None)
                         }
-                        Msg::Piped { n, .. } => (None, n),
+                        Msg::Piped { n, odd, .. } => (None, n, Some(odd)),
                         _ => return Err(Diagnostic::global("internal error: a band neither whole nor streamed")),
                     };
                     let mut asm = Assembly::start(n, &mut scratch, &b, &mut st);
-                    let mut done = 0;
+                    let (mut done, mut j) = (0, 0);
                     while done < n {
-                        let c = match rxs[w].recv() {
+                        let rx = match &odd {
+                            Some(odd) if j % 2 == 1 => odd,
+                            _ => &rxs[w],
+                        };
+                        j += 1;
+                        let c = match rx.recv() {
                             Ok(Ok(Msg::Chunk(c))) => c,
                             Ok(Err(e)) => return Err(e),
                             _ => return Err(Diagnostic::global("internal error: a streamed band ended early")),
@@ -1047,7 +1054,7 @@ fn pipe(
     ctx: &Ctx,
     scan: &BandScan,
     tiles: &[i64],
-    index: &mut LocalIndex,
+    index: &LocalIndex,
     at: (usize, u64, u64),
     n: usize,
     chunk: usize,
@@ -1055,7 +1062,8 @@ fn pipe(
     tx: &std::sync::mpsc::SyncSender<Result<Msg, Diagnostic>>,
     back: &std::sync::mpsc::Receiver<Chunk>,
 ) -> bool {
-    if tx.send(Ok(Msg::Piped { at, n, evicted })).is_err() {
+    let (odd_tx, odd) = std::sync::mpsc::sync_channel(QUEUE);
+    if tx.send(Ok(Msg::Piped { at, n, evicted, odd })).is_err() {
         return false;
     }
     let stride = Band::new(ctx.p).stride;
@@ -1068,50 +1076,81 @@ fn pipe(
         c.piece.clear();
         c
     };
-    // Resolves the instances of `c`, the last of the `end` so far, and sends them; `false`
-    // when the assembly is gone.
-    let send = |index: &LocalIndex, mut c: Chunk, end: usize| -> Result<bool, Diagnostic> {
+    // Resolves the instances of `c` and sends them on `to`; `false` when the assembly is gone.
+    let send = |mut c: Chunk, to: &std::sync::mpsc::SyncSender<Result<Msg, Diagnostic>>| -> Result<bool, Diagnostic> {
         let len = c.band.kind.len();
-        c.range = end - len..end;
         c.sub.extend((0..len).map(|o| ctx.geo.subband(c.band.kind[o], c.band.phi(o))));
         let part = Part { base: c.range.start, band: &c.band, sub: &c.sub };
         let (mut srcs, mut piece) = (std::mem::take(&mut c.srcs), std::mem::take(&mut c.piece));
         resolve(ctx, part, index, c.range.clone(), &mut srcs, &mut piece)?;
         (c.srcs, c.piece) = (srcs, piece);
-        Ok(tx.send(Ok(Msg::Chunk(c))).is_ok())
+        Ok(to.send(Ok(Msg::Chunk(c))).is_ok())
     };
-    let mut c = fresh();
-    let (mut count, mut gone) = (0usize, false);
-    let walked = scan.walk(tiles, &mut |k, it| {
-        if count >= n {
-            return Err(Diagnostic::global("internal error: a band larger than its survey"));
-        }
-        index.put(k, it, count).ok_or_else(|| Diagnostic::global("internal error: instance outside its bounding box"))?;
-        c.band.push(ctx.geo, ctx.survey, k, it)?;
-        count += 1;
-        if c.band.kind.len() == chunk && !send(index, std::mem::replace(&mut c, fresh()), count)? {
-            gone = true;
-            return Err(Diagnostic::global("the assembly stopped"));
-        }
-        Ok(())
-    });
-    let done = walked.and_then(|()| {
-        if !c.band.kind.is_empty() && !send(index, c, count)? {
-            gone = true;
-        } else if count != n {
-            return Err(Diagnostic::global("internal error: a band smaller than its survey"));
-        }
-        Ok(())
-    });
-    match done {
-        Ok(()) => !gone,
-        Err(e) => {
-            if !gone {
-                let _ = tx.send(Err(e));
+    std::thread::scope(|scope| {
+        // Odd chunks go to a second thread: resolution is most of the work, and the index it
+        // reads is complete up to the chunk (a source comes before its reader in σ).
+        let (job_tx, jobs) = std::sync::mpsc::sync_channel::<Chunk>(2);
+        let send = &send;
+        let odd_err = odd_tx.clone();
+        scope.spawn(move || {
+            for c in jobs {
+                match send(c, &odd_tx) {
+                    Ok(true) => {}
+                    Ok(false) => return,
+                    Err(e) => {
+                        let _ = odd_tx.send(Err(e));
+                        return;
+                    }
+                }
             }
-            false
+        });
+        let mut c = fresh();
+        let (mut count, mut sent, mut gone) = (0usize, 0usize, false);
+        let mut dispatch = |mut c: Chunk, count: usize| -> Result<(), Diagnostic> {
+            c.range = count - c.band.kind.len()..count;
+            let ok = if sent % 2 == 0 { send(c, tx)? } else { job_tx.send(c).is_ok() };
+            sent += 1;
+            if ok {
+                Ok(())
+            } else {
+                gone = true;
+                Err(Diagnostic::global("the assembly stopped"))
+            }
+        };
+        let walked = scan.walk(tiles, &mut |k, it| {
+            if count >= n {
+                return Err(Diagnostic::global("internal error: a band larger than its survey"));
+            }
+            index.put(k, it, count).ok_or_else(|| Diagnostic::global("internal error: instance outside its bounding box"))?;
+            c.band.push(ctx.geo, ctx.survey, k, it)?;
+            count += 1;
+            if c.band.kind.len() == chunk {
+                dispatch(std::mem::replace(&mut c, fresh()), count)?;
+            }
+            Ok(())
+        });
+        let done = walked.and_then(|()| {
+            if !c.band.kind.is_empty() {
+                dispatch(c, count)?;
+            }
+            if count != n {
+                return Err(Diagnostic::global("internal error: a band smaller than its survey"));
+            }
+            Ok(())
+        });
+        match done {
+            Ok(()) => true,
+            Err(e) => {
+                // Where the assembly looks for the next chunk.
+                if !gone && sent % 2 == 0 {
+                    let _ = tx.send(Err(e));
+                } else if !gone {
+                    let _ = odd_err.send(Err(e));
+                }
+                false
+            }
         }
-    }
+    })
 }
 
 /// Which worker takes each band (numbered over all nests, in σ order), and whether a later
@@ -1742,11 +1781,13 @@ enum Msg {
     /// [`Msg::Chunk`]s.
     Head(std::sync::Arc<Analysed>),
     /// A streamed band whose instances come in its [`Msg::Chunk`]s too, as they are
-    /// enumerated (see [`program_ordered`]): `n` of them.
+    /// enumerated (see [`program_ordered`]): `n` of them; its odd chunks from `odd` (a
+    /// second thread resolves them).
     Piped {
         at: (usize, u64, u64),
         n: usize,
         evicted: Vec<usize>,
+        odd: std::sync::mpsc::Receiver<Result<Msg, Diagnostic>>,
     },
     Chunk(Chunk),
 }
