@@ -589,6 +589,29 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         .collect();
     if may_leave.iter().flatten().any(|&m| m) {
         let margins = geo.compute_margins(p, sare, &params);
+        // Reads whose every source is one instance of another nest (a scalar computed
+        // before the nest) store that instance when it is read at all: once each is marked,
+        // the read needs no more looking at. Per read, the mask of its pieces done (initial
+        // values from the start), or `None` for the other reads.
+        let once: Vec<Vec<Option<u64>>> = (0..p.stmts.len())
+            .map(|k| {
+                sare.reads[k]
+                    .iter()
+                    .map(|f| {
+                        let fixed = |s: &dpnc_frontend::dataflow::Source| {
+                            s.stmt.is_none()
+                                || s.stmt.is_some_and(|sk| geo.nest_of[sk] != geo.nest_of[k])
+                                    && s.rel
+                                        .affine_outputs()
+                                        .is_some_and(|outs| outs.iter().all(|(c, _)| c[params.len()..].iter().all(|x| *x == 0)))
+                        };
+                        (f.sources.len() <= 64 && f.sources.iter().all(fixed))
+                            .then(|| f.sources.iter().enumerate().filter(|(_, s)| s.stmt.is_none()).fold(0u64, |m, (i, _)| m | 1 << i))
+                    })
+                    .collect()
+            })
+            .collect();
+        let once = &once;
         // Bands dealt round-robin to one thread per core, each marking into its own set.
         let (geo, survey, params, tile) = (&geo, &survey, &params, &cfg.tile);
         let (may_leave, margins, nests) = (&may_leave, &margins, &nests);
@@ -600,10 +623,14 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                         // The reader's band and its offsets in its tiles, computed at most once per instance.
                         let (mut mine, mut offsets, mut src) = (Vec::new(), Vec::new(), Vec::new());
                         let mut hint: Vec<Vec<usize>> = p.stmts.iter().map(|s| vec![0; s.reads.len()]).collect();
+                        let mut done = once.clone();
                         let mut visit = |k: usize, it: &[i64]| -> Result<(), Diagnostic> {
                             let (mut known, mut placed) = (false, false);
                             for (r, a) in p.stmts[k].reads.iter().enumerate() {
                                 if !may_leave[k][r] || p.vars[a.var].is_scalar_argument() || geo.same[k][r].is_some() {
+                                    continue;
+                                }
+                                if done[k][r].is_some_and(|m| m == u64::MAX >> (64 - sare.reads[k][r].sources.len()).min(63)) {
                                     continue;
                                 }
                                 if let Some(m) = &margins[k][r] {
@@ -620,6 +647,9 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                                     Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", p.stmts[k].name, it))
                                 })?;
                                 hint[k][r] = i;
+                                if let Some(m) = &mut done[k][r] {
+                                    *m |= 1 << i;
+                                }
                                 if let Some(sk) = sare.reads[k][r].sources[i].stmt.filter(|_| !stays[k][r][i]) {
                                     if !known {
                                         geo.tiles_into(k, it, &mut mine);
