@@ -102,118 +102,50 @@ fn set_text(u: UnionSet) -> Result<String, Diagnostic> {
     Ok(u.to_str().map_err(isl_err)?.to_string())
 }
 
-/// Fills `Channel::relation`, `Process::mux` and `Process::demux`.
+/// What [`derive`] finds for one channel: its relation, and the clauses of its consumer's
+/// mux (when the consumer is a compute process) and of its producer's demux (when the
+/// producer is one).
+struct Found {
+    relation: String,
+    mux: Option<MuxClause>,
+    demux: Option<MuxClause>,
+}
+
+/// Fills `Channel::relation`, `Process::mux` and `Process::demux`. Channels are
+/// independent: they are dealt to one thread per core (up to 4), each with its own isl
+/// context.
 pub fn derive(p: &Program, sare: &Sare, dpn: &mut Dpn) -> Result<(), Diagnostic> {
-    let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
-    let model = Model::new(p);
-    let fixed = model.fixed_context(p, &params);
-    let nest_of = crate::tiling::nest_of(&dpn.nests, p.stmts.len());
-    let cx = Ctx { p, sare, nests: dpn.nests.clone(), nest_of, tile: dpn.tile.clone(), model, fixed, isl: Context::alloc() };
-    let _ = isl_rs::Options::set_on_error(&cx.isl, 1);
-    let domain = |pi: usize| -> Result<UnionSet, Diagnostic> { cx.uset(&dpn.processes[pi].domain) };
-    let stmt_of = |pi: usize| dpn.processes[pi].stmt();
-    let mut relations = Vec::with_capacity(dpn.channels.len());
-    for ch in &dpn.channels {
-        let rel = match (stmt_of(ch.producer), stmt_of(ch.consumer), ch.port) {
-            // On chip: consumer instance -> producer instance, same band.
-            (Some(pr), Some(c), Some(r)) => cx
-                .pieces(c, r, Some(pr))?
-                .intersect(cx.same_band(c, pr)?)
-                .and_then(|u| {
-                    u.intersect_domain(domain(ch.consumer).map_err(|_| isl_rs::LibISLError::new(isl_rs::Error::Invalid, "domain"))?)
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4).min(dpn.channels.len().max(1));
+    let dpn_ref = &*dpn;
+    let parts: Vec<Result<Vec<Found>, Diagnostic>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || {
+                    let cx = Ctx::new(p, sare, dpn_ref);
+                    (t..dpn_ref.channels.len()).step_by(threads).map(|c| channel(&cx, dpn_ref, c)).collect()
                 })
-                .and_then(|u| {
-                    u.intersect_range(domain(ch.producer).map_err(|_| isl_rs::LibISLError::new(isl_rs::Error::Invalid, "domain"))?)
-                })
-                .map_err(isl_err)?,
-            // Loaded: consumer instance -> array cell, for sources outside the band.
-            (None, Some(c), Some(r)) => {
-                let mut to_load = cx.pieces(c, r, None)?.domain().map_err(isl_err)?;
-                for pr in 0..p.stmts.len() {
-                    let cross = cx.pieces(c, r, Some(pr))?.subtract(cx.same_band(c, pr)?).and_then(|u| u.domain()).map_err(isl_err)?;
-                    to_load = to_load.union(cross).map_err(isl_err)?;
-                }
-                let access = cx.umap(&cx.model.reads[c][r])?;
-                access
-                    .intersect_domain(to_load)
-                    .and_then(|u| {
-                        u.intersect_domain(domain(ch.consumer).map_err(|_| isl_rs::LibISLError::new(isl_rs::Error::Invalid, "domain"))?)
-                    })
-                    .map_err(isl_err)?
-            }
-            // Stored: producer instance -> array cell, for values leaving the band or final.
-            (Some(pr), None, None) => {
-                let mut stored = cx.uset("{ }")?;
-                for (c, s) in p.stmts.iter().enumerate() {
-                    for r in 0..s.reads.len() {
-                        let cross = cx.pieces(c, r, Some(pr))?.subtract(cx.same_band(c, pr)?).and_then(|u| u.range()).map_err(isl_err)?;
-                        stored = stored.union(cross).map_err(isl_err)?;
-                    }
-                }
-                for (v, flow) in sare.finals.iter().enumerate() {
-                    if p.vars[v].kind != dpnc_frontend::scop::VarKind::Argument {
-                        continue;
-                    }
-                    for src in flow.iter().flat_map(|f| &f.sources).filter(|s| s.stmt == Some(pr)) {
-                        let fin =
-                            cx.umap(&src.exact).and_then(|u| u.intersect_params(cx.params()?).and_then(|u| u.range()).map_err(isl_err))?;
-                        stored = stored.union(fin).map_err(isl_err)?;
-                    }
-                }
-                let write = cx.umap(&cx.model.writes[pr])?;
-                write
-                    .intersect_domain(stored)
-                    .and_then(|u| {
-                        u.intersect_domain(domain(ch.producer).map_err(|_| isl_rs::LibISLError::new(isl_rs::Error::Invalid, "domain"))?)
-                    })
-                    .map_err(isl_err)?
-            }
-            _ => return Err(Diagnostic::global(format!("internal error: channel {} has an unexpected shape", ch.name))),
-        };
-        relations.push(rel);
-    }
-    // Counts must match the traces: one relation pair per read.
-    for (ch, rel) in dpn.channels.iter().zip(&relations) {
-        if ch.reads > 200_000 {
-            continue;
-        }
-        // isl's point counting can fail internally on sets with many floors (skewed tiles);
-        // the count is a cross-check, so such a channel is simply not counted.
-        let Ok(pairs) =
-            rel.copy().and_then(|u| u.wrap()).and_then(Set::from_union_set).and_then(|s| s.count_val()).and_then(|v| v.get_num_si())
-        else {
-            continue;
-        };
-        let expected = if stmt_of(ch.consumer).is_some() { ch.reads } else { ch.writes };
-        if pairs as u64 != expected {
-            return Err(Diagnostic::global(format!(
-                "internal error: channel {} carries {expected} values but its relation has {pairs} pairs",
-                ch.name
-            )));
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(Diagnostic::global("internal error: a relation thread panicked"))))
+            .collect()
+    });
+    let mut found: Vec<Option<Found>> = (0..dpn.channels.len()).map(|_| None).collect();
+    for (t, part) in parts.into_iter().enumerate() {
+        for (j, f) in part?.into_iter().enumerate() {
+            found[t + j * threads] = Some(f);
         }
     }
     let mut mux: Vec<Vec<Vec<MuxClause>>> = dpn.processes.iter().map(|_| Vec::new()).collect();
     let mut demux: Vec<Vec<MuxClause>> = dpn.processes.iter().map(|_| Vec::new()).collect();
-    let mut texts = Vec::with_capacity(relations.len());
-    for (c, (ch, rel)) in dpn.channels.iter().zip(relations).enumerate() {
-        let consumer_side = stmt_of(ch.consumer).is_some();
-        let (when_read, when_written) = if consumer_side {
-            let range = if stmt_of(ch.producer).is_some() {
-                rel.copy().and_then(|u| u.range()).map_err(isl_err)?
-            } else {
-                rel.copy().and_then(|u| u.domain()).map_err(isl_err)?
-            };
-            (Some(rel.copy().and_then(|u| u.domain()).map_err(isl_err)?), range)
-        } else {
-            (None, rel.copy().and_then(|u| u.domain()).map_err(isl_err)?)
-        };
-        if let (Some(w), Some(r)) = (when_read, ch.port) {
+    for (ch, f) in dpn.channels.iter_mut().zip(found) {
+        let f = f.ok_or_else(|| Diagnostic::global("internal error: a channel without its relation"))?;
+        if let (Some(clause), Some(r)) = (f.mux, ch.port) {
             let m = &mut mux[ch.consumer];
             if m.len() <= r {
                 m.resize(r + 1, Vec::new());
             }
-            let when = set_text(w)?;
-            let clause = MuxClause { channel: c, pred: predicate(&when, &dpn.processes[ch.consumer].domain, &dpn.params), when };
             // Loads take priority (paper §5).
             if ch.class == ChannelClass::Io {
                 m[r].insert(0, clause);
@@ -221,22 +153,129 @@ pub fn derive(p: &Program, sare: &Sare, dpn: &mut Dpn) -> Result<(), Diagnostic>
                 m[r].push(clause);
             }
         }
-        if stmt_of(ch.producer).is_some() {
-            let when = set_text(when_written)?;
-            demux[ch.producer].push(MuxClause {
-                channel: c,
-                pred: predicate(&when, &dpn.processes[ch.producer].domain, &dpn.params),
-                when,
-            });
+        if let Some(clause) = f.demux {
+            demux[ch.producer].push(clause);
         }
-        texts.push(text(rel)?);
-    }
-    for (ch, t) in dpn.channels.iter_mut().zip(texts) {
-        ch.relation = t;
+        ch.relation = f.relation;
     }
     for (pr, (m, d)) in dpn.processes.iter_mut().zip(mux.into_iter().zip(demux)) {
         pr.mux = m;
         pr.demux = d;
     }
     Ok(())
+}
+
+impl<'a> Ctx<'a> {
+    fn new(p: &'a Program, sare: &'a Sare, dpn: &Dpn) -> Ctx<'a> {
+        let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
+        let model = Model::new(p);
+        let fixed = model.fixed_context(p, &params);
+        let nest_of = crate::tiling::nest_of(&dpn.nests, p.stmts.len());
+        let cx = Ctx { p, sare, nests: dpn.nests.clone(), nest_of, tile: dpn.tile.clone(), model, fixed, isl: Context::alloc() };
+        let _ = isl_rs::Options::set_on_error(&cx.isl, 1);
+        cx
+    }
+}
+
+/// Channel `c`'s relation, checked against its traffic, and its mux and demux clauses.
+fn channel(cx: &Ctx, dpn: &Dpn, c: usize) -> Result<Found, Diagnostic> {
+    let p = cx.p;
+    let sare = cx.sare;
+    let ch = &dpn.channels[c];
+    let domain = |pi: usize| -> Result<UnionSet, Diagnostic> { cx.uset(&dpn.processes[pi].domain) };
+    let stmt_of = |pi: usize| dpn.processes[pi].stmt();
+    let rel = match (stmt_of(ch.producer), stmt_of(ch.consumer), ch.port) {
+        // On chip: consumer instance -> producer instance, same band.
+        (Some(pr), Some(c), Some(r)) => cx
+            .pieces(c, r, Some(pr))?
+            .intersect(cx.same_band(c, pr)?)
+            .and_then(|u| u.intersect_domain(domain(ch.consumer).map_err(|_| isl_rs::LibISLError::new(isl_rs::Error::Invalid, "domain"))?))
+            .and_then(|u| u.intersect_range(domain(ch.producer).map_err(|_| isl_rs::LibISLError::new(isl_rs::Error::Invalid, "domain"))?))
+            .map_err(isl_err)?,
+        // Loaded: consumer instance -> array cell, for sources outside the band.
+        (None, Some(c), Some(r)) => {
+            let mut to_load = cx.pieces(c, r, None)?.domain().map_err(isl_err)?;
+            for pr in 0..p.stmts.len() {
+                let cross = cx.pieces(c, r, Some(pr))?.subtract(cx.same_band(c, pr)?).and_then(|u| u.domain()).map_err(isl_err)?;
+                to_load = to_load.union(cross).map_err(isl_err)?;
+            }
+            let access = cx.umap(&cx.model.reads[c][r])?;
+            access
+                .intersect_domain(to_load)
+                .and_then(|u| {
+                    u.intersect_domain(domain(ch.consumer).map_err(|_| isl_rs::LibISLError::new(isl_rs::Error::Invalid, "domain"))?)
+                })
+                .map_err(isl_err)?
+        }
+        // Stored: producer instance -> array cell, for values leaving the band or final.
+        (Some(pr), None, None) => {
+            let mut stored = cx.uset("{ }")?;
+            for (c, s) in p.stmts.iter().enumerate() {
+                for r in 0..s.reads.len() {
+                    let cross = cx.pieces(c, r, Some(pr))?.subtract(cx.same_band(c, pr)?).and_then(|u| u.range()).map_err(isl_err)?;
+                    stored = stored.union(cross).map_err(isl_err)?;
+                }
+            }
+            for (v, flow) in sare.finals.iter().enumerate() {
+                if p.vars[v].kind != dpnc_frontend::scop::VarKind::Argument {
+                    continue;
+                }
+                for src in flow.iter().flat_map(|f| &f.sources).filter(|s| s.stmt == Some(pr)) {
+                    let fin =
+                        cx.umap(&src.exact).and_then(|u| u.intersect_params(cx.params()?).and_then(|u| u.range()).map_err(isl_err))?;
+                    stored = stored.union(fin).map_err(isl_err)?;
+                }
+            }
+            let write = cx.umap(&cx.model.writes[pr])?;
+            write
+                .intersect_domain(stored)
+                .and_then(|u| {
+                    u.intersect_domain(domain(ch.producer).map_err(|_| isl_rs::LibISLError::new(isl_rs::Error::Invalid, "domain"))?)
+                })
+                .map_err(isl_err)?
+        }
+        _ => return Err(Diagnostic::global(format!("internal error: channel {} has an unexpected shape", ch.name))),
+    };
+    // Counts must match the traces: one relation pair per read. isl's point counting can
+    // fail internally on sets with many floors (skewed tiles); the count is a cross-check,
+    // so such a channel is simply not counted.
+    if ch.reads <= 200_000 {
+        if let Ok(pairs) =
+            rel.copy().and_then(|u| u.wrap()).and_then(Set::from_union_set).and_then(|s| s.count_val()).and_then(|v| v.get_num_si())
+        {
+            let expected = if stmt_of(ch.consumer).is_some() { ch.reads } else { ch.writes };
+            if pairs as u64 != expected {
+                return Err(Diagnostic::global(format!(
+                    "internal error: channel {} carries {expected} values but its relation has {pairs} pairs",
+                    ch.name
+                )));
+            }
+        }
+    }
+    let consumer_side = stmt_of(ch.consumer).is_some();
+    let (when_read, when_written) = if consumer_side {
+        let range = if stmt_of(ch.producer).is_some() {
+            rel.copy().and_then(|u| u.range()).map_err(isl_err)?
+        } else {
+            rel.copy().and_then(|u| u.domain()).map_err(isl_err)?
+        };
+        (Some(rel.copy().and_then(|u| u.domain()).map_err(isl_err)?), range)
+    } else {
+        (None, rel.copy().and_then(|u| u.domain()).map_err(isl_err)?)
+    };
+    let mux = match (when_read, ch.port) {
+        (Some(w), Some(_)) => {
+            let when = set_text(w)?;
+            Some(MuxClause { channel: c, pred: predicate(&when, &dpn.processes[ch.consumer].domain, &dpn.params), when })
+        }
+        _ => None,
+    };
+    let demux = match stmt_of(ch.producer) {
+        Some(_) => {
+            let when = set_text(when_written)?;
+            Some(MuxClause { channel: c, pred: predicate(&when, &dpn.processes[ch.producer].domain, &dpn.params), when })
+        }
+        None => None,
+    };
+    Ok(Found { relation: text(rel)?, mux, demux })
 }
