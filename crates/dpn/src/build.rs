@@ -20,7 +20,7 @@ use dpnc_frontend::scop::{Program, VarKind};
 use dpnc_frontend::store::flatten;
 use dpnc_frontend::Diagnostic;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::*};
 
 mod repeat;
 mod translate;
@@ -96,6 +96,9 @@ struct Geometry<'a> {
     /// `same[k][r]`: an earlier read of statement `k` with the same access (macros such as
     /// PolyBench's `max_score` repeat their arguments), whose source read `r` shares.
     same: Vec<Vec<Option<usize>>>,
+    /// `deps[k][r]`: the iterators of `k` that read `r`'s source pieces depend on (outputs
+    /// or conditions); `None` when a piece is not affine.
+    deps: Vec<Vec<Option<Vec<usize>>>>,
     /// Per hyperplane depth: tile size and sub-bands (`--par`, at most the tile size).
     sizes: Vec<i64>,
     par: Vec<i64>,
@@ -540,6 +543,28 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         sizes,
         par,
         stays: Vec::new(),
+        deps: sare
+            .reads
+            .iter()
+            .map(|flows| {
+                flows
+                    .iter()
+                    .map(|f| {
+                        let mut on = Vec::new();
+                        for s in &f.sources {
+                            let (outs, conds) = (s.rel.affine_outputs()?, s.rel.affine_conditions()?);
+                            let rows = outs.iter().map(|(c, _)| c).chain(conds.iter().map(|(c, _, _)| c));
+                            for c in rows {
+                                on.extend(c.iter().skip(params.len()).enumerate().filter(|(_, x)| **x != 0).map(|(d, _)| d));
+                            }
+                        }
+                        on.sort_unstable();
+                        on.dedup();
+                        Some(on)
+                    })
+                    .collect()
+            })
+            .collect(),
         same: p
             .stmts
             .iter()
@@ -589,29 +614,27 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         .collect();
     if may_leave.iter().flatten().any(|&m| m) {
         let margins = geo.compute_margins(p, sare, &params);
-        // Reads whose every source is one instance of another nest (a scalar computed
-        // before the nest) store that instance when it is read at all: once each is marked,
-        // the read needs no more looking at. Per read, the mask of its pieces done (initial
-        // values from the start), or `None` for the other reads.
-        let once: Vec<Vec<Option<u64>>> = (0..p.stmts.len())
+        // The iterators that decide what a read does here: those its source depends on,
+        // and those that place its reader in a band and a tile. An instance equal to the
+        // previous one of its statement on them has nothing new to mark (a scalar, a row
+        // element along a loop that does not move it). `None`: every iterator.
+        let decides: Vec<Vec<Option<Vec<usize>>>> = (0..p.stmts.len())
             .map(|k| {
-                sare.reads[k]
+                let placed =
+                    (0..geo.band_dims(k)).flat_map(|b| geo.phi[k][b].coef.iter().enumerate().filter(|(_, c)| **c != 0).map(|(d, _)| d));
+                let placed: Vec<usize> = placed.collect();
+                geo.deps[k]
                     .iter()
-                    .map(|f| {
-                        let fixed = |s: &dpnc_frontend::dataflow::Source| {
-                            s.stmt.is_none()
-                                || s.stmt.is_some_and(|sk| geo.nest_of[sk] != geo.nest_of[k])
-                                    && s.rel
-                                        .affine_outputs()
-                                        .is_some_and(|outs| outs.iter().all(|(c, _)| c[params.len()..].iter().all(|x| *x == 0)))
-                        };
-                        (f.sources.len() <= 64 && f.sources.iter().all(fixed))
-                            .then(|| f.sources.iter().enumerate().filter(|(_, s)| s.stmt.is_none()).fold(0u64, |m, (i, _)| m | 1 << i))
+                    .map(|deps| {
+                        let mut on: Vec<usize> = deps.as_ref()?.iter().chain(&placed).copied().collect();
+                        on.sort_unstable();
+                        on.dedup();
+                        Some(on)
                     })
                     .collect()
             })
             .collect();
-        let once = &once;
+        let decides = &decides;
         // Bands dealt round-robin to one thread per core, each marking into its own set.
         let (geo, survey, params, tile) = (&geo, &survey, &params, &cfg.tile);
         let (may_leave, margins, nests) = (&may_leave, &margins, &nests);
@@ -623,15 +646,19 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                         // The reader's band and its offsets in its tiles, computed at most once per instance.
                         let (mut mine, mut offsets, mut src) = (Vec::new(), Vec::new(), Vec::new());
                         let mut hint: Vec<Vec<usize>> = p.stmts.iter().map(|s| vec![0; s.reads.len()]).collect();
-                        let mut done = once.clone();
+                        // Per statement, its previous instance here.
+                        let mut prev: Vec<Option<Vec<i64>>> = vec![None; p.stmts.len()];
                         let mut visit = |k: usize, it: &[i64]| -> Result<(), Diagnostic> {
                             let (mut known, mut placed) = (false, false);
+                            let before = prev[k].as_deref();
                             for (r, a) in p.stmts[k].reads.iter().enumerate() {
                                 if !may_leave[k][r] || p.vars[a.var].is_scalar_argument() || geo.same[k][r].is_some() {
                                     continue;
                                 }
-                                if done[k][r].is_some_and(|m| m == u64::MAX >> (64 - sare.reads[k][r].sources.len()).min(63)) {
-                                    continue;
+                                if let (Some(before), Some(on)) = (before, &decides[k][r]) {
+                                    if on.iter().all(|&d| before[d] == it[d]) {
+                                        continue;
+                                    }
                                 }
                                 if let Some(m) = &margins[k][r] {
                                     if !placed {
@@ -647,9 +674,6 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                                     Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", p.stmts[k].name, it))
                                 })?;
                                 hint[k][r] = i;
-                                if let Some(m) = &mut done[k][r] {
-                                    *m |= 1 << i;
-                                }
                                 if let Some(sk) = sare.reads[k][r].sources[i].stmt.filter(|_| !stays[k][r][i]) {
                                     if !known {
                                         geo.tiles_into(k, it, &mut mine);
@@ -660,6 +684,9 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                                     }
                                 }
                             }
+                            let slot = prev[k].get_or_insert_with(Vec::new);
+                            slot.clear();
+                            slot.extend_from_slice(it);
                             Ok(())
                         };
                         // A big band is walked in parts of its outer loop, dealt like bands.
@@ -742,23 +769,24 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     let mut shown = started;
     let (owner, twin) = deal(&survey, workers);
     let ordered: Vec<bool> = nests.iter().map(|n| program_ordered(p, n)).collect();
+    let queued: Vec<AtomicUsize> = (0..workers).map(|_| AtomicUsize::new(0)).collect();
     std::thread::scope(|scope| -> Result<(), Diagnostic> {
         // Worker `owner[b]` enumerates and analyses band `b` (numbered over all nests); the
         // assembly takes them back in that order, so it sees σ.
         let (owner, twin) = (&owner, &twin);
-        let ordered = &ordered;
-        let (mut rxs, mut backs) = (Vec::new(), Vec::new());
+        let (ordered, queued) = (&ordered, &queued);
+        let (mut rxs, mut backs, mut threads) = (Vec::new(), Vec::new(), Vec::new());
         let ctx = &ctx;
         let nests = &nests;
         let tile = &cfg.tile;
         let slots = &slots;
-        for w in 0..workers {
+        for (w, queued) in queued.iter().enumerate() {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Msg, Diagnostic>>(QUEUE);
             let (back_tx, back_rx) = std::sync::mpsc::channel::<Analysed>();
             let (chunk_tx, chunk_rx) = std::sync::mpsc::channel::<Chunk>();
             rxs.push(rx);
             backs.push((back_tx, chunk_tx));
-            scope.spawn(move || {
+            let worker = scope.spawn(move || {
                 let mut raw = Band::new(p);
                 let mut index = LocalIndex::default();
                 let mut number = 0usize;
@@ -771,6 +799,9 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                     for (bi, tiles) in band_tiles(range).enumerate() {
                         let bi = bi as u64;
                         if owner[number] == w {
+                            while queued.load(Acquire) >= AHEAD_INSTANCES {
+                                std::thread::park();
+                            }
                             // A big band in program order streams as it is enumerated.
                             let size = ctx.survey.sizes.as_ref().map_or(0, |s| s[ni][bi as usize] as usize);
                             if size > stream_above
@@ -806,6 +837,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                                     an.evicted.clear();
                                     an.evicted.append(&mut evicted);
                                     let an = std::sync::Arc::new(an);
+                                    queued.fetch_add(n, Release);
                                     if tx.send(Ok(Msg::Head(an.clone()))).is_err() {
                                         return;
                                     }
@@ -861,6 +893,9 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                                 Err(e) => Err(e),
                             };
                             let stop = msg.is_err();
+                            if let Ok(Msg::Whole(an)) = &msg {
+                                queued.fetch_add(an.band.kind.len(), Release);
+                            }
                             if tx.send(msg).is_err() || stop {
                                 return;
                             }
@@ -869,6 +904,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                     }
                 }
             });
+            threads.push(worker.thread().clone());
         }
         // Recently assembled bands, most recent first, to recognise repeats by; the effects of
         // the bands the workers keep kits of, by band number.
@@ -879,6 +915,15 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
             let (back_tx, chunk_back) = &backs[w];
             let Ok(msg) = rxs[w].recv() else { break };
             let msg = msg?;
+            let taken = match &msg {
+                Msg::Whole(an) => an.band.kind.len(),
+                Msg::Head(an) => an.band.kind.len(),
+                _ => 0,
+            };
+            if taken > 0 {
+                queued[w].fetch_sub(taken, AcqRel);
+                threads[w].unpark();
+            }
             let (at, evicted) = match &msg {
                 Msg::Empty => continue,
                 Msg::Whole(an) => (an.at, &an.evicted),
@@ -1267,6 +1312,10 @@ const MAX_WORKERS: usize = 4;
 /// a big band (with one message ahead they would wait for it instead).
 const QUEUE: usize = 16;
 
+/// Instances of the bands a worker has sent that the assembly has not taken yet, past
+/// which it waits before its next band (memory: a few big bands, not [`QUEUE`]).
+const AHEAD_INSTANCES: usize = 1 << 22;
+
 /// Assembled bands kept to recognise repeats by (a nest's bands repeat a few shapes: first,
 /// interior and last along each band hyperplane); only bands up to `MAX_BAND / REPLICAS`
 /// instances are kept, so that they hold no more memory than one band may.
@@ -1644,6 +1693,10 @@ fn resolve(
         // reads went in `srcs`; reads that repeat an earlier one's access copy its source at
         // the end (`copies`: to, from).
         let mut hint: Vec<Vec<usize>> = p.stmts.iter().map(|s| vec![0; s.reads.len()]).collect();
+        // Per read: where in `srcs` it was last resolved and at which instance; an instance
+        // equal to that one on the iterators its source depends on has the same source (a
+        // scalar, a row element along a loop that does not move it), copied at the end.
+        let mut last: Vec<Vec<Option<(usize, usize)>>> = p.stmts.iter().map(|s| vec![None; s.reads.len()]).collect();
         let mut at_of: Vec<usize> = Vec::new();
         let mut copies: Vec<(usize, usize)> = Vec::new();
         let settle = |e: (usize, usize, usize, usize, usize), src: &[i64], srcs: &mut Vec<PackedSrc>| -> Result<(), Diagnostic> {
@@ -1663,12 +1716,17 @@ fn resolve(
                     continue;
                 }
                 at_of[r] = srcs.len();
-                if let Some(q) = geo.same[k][r] {
-                    copies.push((srcs.len(), at_of[q]));
+                let again = match (last[k][r], &geo.deps[k][r]) {
+                    (Some((at, o)), Some(deps)) if deps.iter().all(|&d| band.iters(o)[d] == it[d]) => Some(at),
+                    _ => None,
+                };
+                if let Some(from) = geo.same[k][r].map(|q| at_of[q]).or(again) {
+                    copies.push((srcs.len(), from));
                     srcs.push(PackedSrc::pack(Src::Local(0)));
-                    pieces.push(pieces[at_of[q]]);
+                    pieces.push(pieces[from]);
                     continue;
                 }
+                last[k][r] = Some((srcs.len(), o));
                 let piece = sare.reads[k][r]
                     .piece_near(params, it, &mut src, hint[k][r])
                     .ok_or_else(|| Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", s.name, it)))?;
