@@ -97,7 +97,7 @@ struct Geometry<'a> {
     /// PolyBench's `max_score` repeat their arguments), whose source read `r` shares.
     same: Vec<Vec<Option<usize>>>,
     /// `deps[k][r]`: the iterators of `k` that read `r`'s source pieces depend on (outputs
-    /// or conditions); `None` when a piece is not affine.
+    /// or conditions); `None` when that is all of them, or a piece is not affine.
     deps: Vec<Vec<Option<Vec<usize>>>>,
     /// Per hyperplane depth: tile size and sub-bands (`--par`, at most the tile size).
     sizes: Vec<i64>,
@@ -546,7 +546,8 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         deps: sare
             .reads
             .iter()
-            .map(|flows| {
+            .zip(&p.stmts)
+            .map(|(flows, st)| {
                 flows
                     .iter()
                     .map(|f| {
@@ -560,7 +561,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                         }
                         on.sort_unstable();
                         on.dedup();
-                        Some(on)
+                        (on.len() < st.iters.len()).then_some(on)
                     })
                     .collect()
             })
@@ -629,7 +630,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                         let mut on: Vec<usize> = deps.as_ref()?.iter().chain(&placed).copied().collect();
                         on.sort_unstable();
                         on.dedup();
-                        Some(on)
+                        (on.len() < p.stmts[k].iters.len()).then_some(on)
                     })
                     .collect()
             })
@@ -684,9 +685,11 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                                     }
                                 }
                             }
-                            let slot = prev[k].get_or_insert_with(Vec::new);
-                            slot.clear();
-                            slot.extend_from_slice(it);
+                            if decides[k].iter().any(Option::is_some) {
+                                let slot = prev[k].get_or_insert_with(Vec::new);
+                                slot.clear();
+                                slot.extend_from_slice(it);
+                            }
                             Ok(())
                         };
                         // A big band is walked in parts of its outer loop, dealt like bands.
