@@ -1317,7 +1317,7 @@ const QUEUE: usize = 16;
 
 /// Instances of the bands a worker has sent that the assembly has not taken yet, past
 /// which it waits before its next band (memory: a few big bands, not [`QUEUE`]).
-const AHEAD_INSTANCES: usize = 1 << 22;
+const AHEAD_INSTANCES: usize = 1 << 21;
 
 /// Assembled bands kept to recognise repeats by (a nest's bands repeat a few shapes: first,
 /// interior and last along each band hyperplane); only bands up to `MAX_BAND / REPLICAS`
