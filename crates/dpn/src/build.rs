@@ -79,6 +79,14 @@ impl Phase {
     }
 }
 
+/// The iterators `on` (with repeats, any order) of a statement with `n`, sorted; `None`
+/// when they are all of them (see `Geometry::deps`).
+fn some_of(mut on: Vec<usize>, n: usize) -> Option<Vec<usize>> {
+    on.sort_unstable();
+    on.dedup();
+    (on.len() < n).then_some(on)
+}
+
 /// Entry `d` of a `--tile`/`--par` list (the last one repeats; `default` when empty).
 pub(crate) fn size_of(cfg: &[i64], d: usize, default: i64) -> i64 {
     cfg.get(d).or(cfg.last()).copied().unwrap_or(default)
@@ -559,9 +567,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                                 on.extend(c.iter().skip(params.len()).enumerate().filter(|(_, x)| **x != 0).map(|(d, _)| d));
                             }
                         }
-                        on.sort_unstable();
-                        on.dedup();
-                        (on.len() < st.iters.len()).then_some(on)
+                        some_of(on, st.iters.len())
                     })
                     .collect()
             })
@@ -626,12 +632,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                 let placed: Vec<usize> = placed.collect();
                 geo.deps[k]
                     .iter()
-                    .map(|deps| {
-                        let mut on: Vec<usize> = deps.as_ref()?.iter().chain(&placed).copied().collect();
-                        on.sort_unstable();
-                        on.dedup();
-                        (on.len() < p.stmts[k].iters.len()).then_some(on)
-                    })
+                    .map(|deps| some_of(deps.as_ref()?.iter().chain(&placed).copied().collect(), p.stmts[k].iters.len()))
                     .collect()
             })
             .collect();
@@ -805,12 +806,15 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                             while queued.load(Acquire) >= AHEAD_INSTANCES {
                                 std::thread::park();
                             }
+                            // Only a band with a later one of its size may have translates (a
+                            // triangular nest's bands all differ: no kits, no copies).
+                            let may_kit = |n: usize| memo && twin[number] && n <= translate::KIT_INSTANCES;
                             // A big band in program order streams as it is enumerated.
                             let size = ctx.survey.sizes.as_ref().map_or(0, |s| s[ni][bi as usize] as usize);
                             if size > stream_above
                                 && size <= MAX_BAND
                                 && ordered[ni]
-                                && !(memo && twin[number] && size <= translate::KIT_INSTANCES)
+                                && !may_kit(size)
                                 && index.start(ctx.survey, nest, size)
                             {
                                 let at = (ni, bi, total);
@@ -830,9 +834,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                                 })
                                 .map(|()| !raw.kind.is_empty());
                             let n = raw.kind.len();
-                            // Only a band with a later one of its size may have translates (a
-                            // triangular nest's bands all differ: no kits, no copies).
-                            let may_kit = memo && twin[number] && n <= translate::KIT_INSTANCES;
+                            let may_kit = may_kit(n);
                             let msg = match found {
                                 Ok(false) => Ok(Msg::Empty),
                                 Ok(true) if n > stream_above && !may_kit => {
@@ -918,22 +920,18 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
             let (back_tx, chunk_back) = &backs[w];
             let Ok(msg) = rxs[w].recv() else { break };
             let msg = msg?;
-            let taken = match &msg {
-                Msg::Whole(an) => an.band.kind.len(),
-                Msg::Head(an) => an.band.kind.len(),
-                _ => 0,
+            // Where the band is, the kits its worker dropped, and its instances sent ahead.
+            let (at, evicted, taken) = match &msg {
+                Msg::Empty => continue,
+                Msg::Whole(an) => (an.at, &an.evicted, an.band.kind.len()),
+                Msg::Head(an) => (an.at, &an.evicted, an.band.kind.len()),
+                Msg::Piped { at, evicted, .. } => (*at, evicted, 0),
+                Msg::Chunk(_) => return Err(Diagnostic::global("internal error: a chunk outside a streamed band")),
             };
             if taken > 0 {
                 queued[w].fetch_sub(taken, AcqRel);
                 threads[w].unpark();
             }
-            let (at, evicted) = match &msg {
-                Msg::Empty => continue,
-                Msg::Whole(an) => (an.at, &an.evicted),
-                Msg::Head(an) => (an.at, &an.evicted),
-                Msg::Piped { at, evicted, .. } => (*at, evicted),
-                Msg::Chunk(_) => return Err(Diagnostic::global("internal error: a chunk outside a streamed band")),
-            };
             bands += 1;
             if progress && shown.elapsed().as_secs() >= 2 {
                 shown = std::time::Instant::now();
@@ -970,7 +968,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                             _ => return Err(Diagnostic::global("internal error: a streamed band ended early")),
                         };
                         let part = match &head {
-                            Some(an) => Part { base: 0, band: &an.band, sub: &an.sub },
+                            Some(an) => an.part(),
                             None => Part { base: c.range.start, band: &c.band, sub: &c.sub },
                         };
                         if c.range.start != done || c.range.end > n || part.band.kind.len() < c.range.end - part.base {
@@ -1636,7 +1634,11 @@ impl Analysed {
     /// their sources to `srcs` and source pieces to `piece`: produced in the band (by which
     /// instance) or from DDR (which cell, which producer). Pure: runs beside an assembly.
     fn resolve(&self, ctx: &Ctx, range: std::ops::Range<usize>, srcs: &mut Vec<PackedSrc>, pieces: &mut Vec<u8>) -> Result<(), Diagnostic> {
-        resolve(ctx, Part { base: 0, band: &self.band, sub: &self.sub }, &self.local, range, srcs, pieces)
+        resolve(ctx, self.part(), &self.local, range, srcs, pieces)
+    }
+    /// The whole band as a [`Part`].
+    fn part(&self) -> Part<'_> {
+        Part { base: 0, band: &self.band, sub: &self.sub }
     }
 }
 
@@ -1659,117 +1661,115 @@ fn resolve(
     srcs: &mut Vec<PackedSrc>,
     pieces: &mut Vec<u8>,
 ) -> Result<(), Diagnostic> {
-    {
-        let Ctx { p, params, sare, geo, survey, .. } = *ctx;
-        let band = part.band;
-        let mut src = Vec::new();
-        // Sources found in the band's dense index are resolved AHEAD reads later, once the
-        // slot asked for has arrived: (position in `srcs`, statement, read, piece, slot),
-        // with the source's iterators `stride` each in `ring_src`.
-        let mut ring: Vec<(usize, usize, usize, usize, usize)> = Vec::with_capacity(AHEAD);
-        let mut ring_src = vec![0i64; AHEAD * band.stride];
-        let mut next = 0usize;
-        let resolve = |k: usize, r: usize, piece: usize, here: Option<usize>, src: &[i64]| -> Result<Src, Diagnostic> {
-            let origin = sare.reads[k][r].sources[piece].stmt;
-            if here.is_none() && origin.is_some() && geo.stays[k][r][piece] {
-                return Err(source_outside(p, origin.unwrap_or(k), src));
-            }
-            Ok(match here {
-                Some(so) => Src::Local(so),
-                None => match origin {
-                    Some(sk) => Src::Ddr {
-                        cell: cell_of(p, &p.stmts[sk].write, src, params)?,
-                        producer: Some(survey.id(sk, src).ok_or_else(|| source_outside(p, sk, src))?),
-                    },
-                    None => {
-                        let a = &p.stmts[k].reads[r];
-                        Src::Ddr {
-                            cell: flatten(&p.vars[a.var].dims, src).ok_or_else(|| Diagnostic::new(a.span, "read out of bounds"))?,
-                            producer: None,
-                        }
-                    }
+    let Ctx { p, params, sare, geo, survey, .. } = *ctx;
+    let band = part.band;
+    let mut src = Vec::new();
+    // Sources found in the band's dense index are resolved AHEAD reads later, once the
+    // slot asked for has arrived: (position in `srcs`, statement, read, piece, slot),
+    // with the source's iterators `stride` each in `ring_src`.
+    let mut ring: Vec<(usize, usize, usize, usize, usize)> = Vec::with_capacity(AHEAD);
+    let mut ring_src = vec![0i64; AHEAD * band.stride];
+    let mut next = 0usize;
+    let resolve = |k: usize, r: usize, piece: usize, here: Option<usize>, src: &[i64]| -> Result<Src, Diagnostic> {
+        let origin = sare.reads[k][r].sources[piece].stmt;
+        if here.is_none() && origin.is_some() && geo.stays[k][r][piece] {
+            return Err(source_outside(p, origin.unwrap_or(k), src));
+        }
+        Ok(match here {
+            Some(so) => Src::Local(so),
+            None => match origin {
+                Some(sk) => Src::Ddr {
+                    cell: cell_of(p, &p.stmts[sk].write, src, params)?,
+                    producer: Some(survey.id(sk, src).ok_or_else(|| source_outside(p, sk, src))?),
                 },
-            })
-        };
-        let stride = band.stride;
-        // Per read: the piece that matched last (tried first), and where this instance's
-        // reads went in `srcs`; reads that repeat an earlier one's access copy its source at
-        // the end (`copies`: to, from).
-        let mut hint: Vec<Vec<usize>> = p.stmts.iter().map(|s| vec![0; s.reads.len()]).collect();
-        // Per read: where in `srcs` it was last resolved and at which instance; an instance
-        // equal to that one on the iterators its source depends on has the same source (a
-        // scalar, a row element along a loop that does not move it), copied at the end.
-        let mut last: Vec<Vec<Option<(usize, usize)>>> = p.stmts.iter().map(|s| vec![None; s.reads.len()]).collect();
-        let mut at_of: Vec<usize> = Vec::new();
-        let mut copies: Vec<(usize, usize)> = Vec::new();
-        let settle = |e: (usize, usize, usize, usize, usize), src: &[i64], srcs: &mut Vec<PackedSrc>| -> Result<(), Diagnostic> {
-            let (at, k, r, piece, x) = e;
-            let sk = sare.reads[k][r].sources[piece].stmt.unwrap_or(k);
-            srcs[at] = PackedSrc::pack(resolve(k, r, piece, local.at(x), &src[..p.stmts[sk].iters.len()])?);
-            Ok(())
-        };
-        for o in range.start - part.base..range.end - part.base {
-            let k = band.kind[o];
-            let s = &p.stmts[k];
-            let it = &band.iters(o)[..s.iters.len()];
-            at_of.clear();
-            at_of.resize(s.reads.len(), 0);
-            for (r, a) in s.reads.iter().enumerate() {
-                if p.vars[a.var].is_scalar_argument() {
-                    continue;
+                None => {
+                    let a = &p.stmts[k].reads[r];
+                    Src::Ddr {
+                        cell: flatten(&p.vars[a.var].dims, src).ok_or_else(|| Diagnostic::new(a.span, "read out of bounds"))?,
+                        producer: None,
+                    }
                 }
-                at_of[r] = srcs.len();
-                let again = match (last[k][r], &geo.deps[k][r]) {
-                    (Some((at, o)), Some(deps)) if deps.iter().all(|&d| band.iters(o)[d] == it[d]) => Some(at),
-                    _ => None,
-                };
-                if let Some(from) = geo.same[k][r].map(|q| at_of[q]).or(again) {
-                    copies.push((srcs.len(), from));
+            },
+        })
+    };
+    let stride = band.stride;
+    // Per read: the piece that matched last (tried first), and where this instance's
+    // reads went in `srcs`; reads that repeat an earlier one's access copy its source at
+    // the end (`copies`: to, from).
+    let mut hint: Vec<Vec<usize>> = p.stmts.iter().map(|s| vec![0; s.reads.len()]).collect();
+    // Per read: where in `srcs` it was last resolved and at which instance; an instance
+    // equal to that one on the iterators its source depends on has the same source (a
+    // scalar, a row element along a loop that does not move it), copied at the end.
+    let mut last: Vec<Vec<Option<(usize, usize)>>> = p.stmts.iter().map(|s| vec![None; s.reads.len()]).collect();
+    let mut at_of: Vec<usize> = Vec::new();
+    let mut copies: Vec<(usize, usize)> = Vec::new();
+    let settle = |e: (usize, usize, usize, usize, usize), src: &[i64], srcs: &mut Vec<PackedSrc>| -> Result<(), Diagnostic> {
+        let (at, k, r, piece, x) = e;
+        let sk = sare.reads[k][r].sources[piece].stmt.unwrap_or(k);
+        srcs[at] = PackedSrc::pack(resolve(k, r, piece, local.at(x), &src[..p.stmts[sk].iters.len()])?);
+        Ok(())
+    };
+    for o in range.start - part.base..range.end - part.base {
+        let k = band.kind[o];
+        let s = &p.stmts[k];
+        let it = &band.iters(o)[..s.iters.len()];
+        at_of.clear();
+        at_of.resize(s.reads.len(), 0);
+        for (r, a) in s.reads.iter().enumerate() {
+            if p.vars[a.var].is_scalar_argument() {
+                continue;
+            }
+            at_of[r] = srcs.len();
+            let again = match (last[k][r], &geo.deps[k][r]) {
+                (Some((at, o)), Some(deps)) if deps.iter().all(|&d| band.iters(o)[d] == it[d]) => Some(at),
+                _ => None,
+            };
+            if let Some(from) = geo.same[k][r].map(|q| at_of[q]).or(again) {
+                copies.push((srcs.len(), from));
+                srcs.push(PackedSrc::pack(Src::Local(0)));
+                pieces.push(pieces[from]);
+                continue;
+            }
+            last[k][r] = Some((srcs.len(), o));
+            let piece = sare.reads[k][r]
+                .piece_near(params, it, &mut src, hint[k][r])
+                .ok_or_else(|| Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", s.name, it)))?;
+            hint[k][r] = piece;
+            // The band holds exactly its tiles' instances, so a source is in the band
+            // (same nest, same tile coordinates) exactly when the band's index finds it.
+            let origin = sare.reads[k][r].sources[piece].stmt;
+            pieces.push(u8::try_from(piece).unwrap_or(u8::MAX));
+            match origin.and_then(|sk| local.dense_slot(sk, &src)) {
+                Some(x) => {
+                    prefetch(&local.slots[x]);
+                    let at = srcs.len();
                     srcs.push(PackedSrc::pack(Src::Local(0)));
-                    pieces.push(pieces[from]);
-                    continue;
+                    let i = next % AHEAD;
+                    next += 1;
+                    if ring.len() < AHEAD {
+                        ring.push((at, k, r, piece, x));
+                    } else {
+                        settle(ring[i], &ring_src[i * stride..(i + 1) * stride], srcs)?;
+                        ring[i] = (at, k, r, piece, x);
+                    }
+                    ring_src[i * stride..i * stride + src.len()].copy_from_slice(&src);
                 }
-                last[k][r] = Some((srcs.len(), o));
-                let piece = sare.reads[k][r]
-                    .piece_near(params, it, &mut src, hint[k][r])
-                    .ok_or_else(|| Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", s.name, it)))?;
-                hint[k][r] = piece;
-                // The band holds exactly its tiles' instances, so a source is in the band
-                // (same nest, same tile coordinates) exactly when the band's index finds it.
-                let origin = sare.reads[k][r].sources[piece].stmt;
-                pieces.push(u8::try_from(piece).unwrap_or(u8::MAX));
-                match origin.and_then(|sk| local.dense_slot(sk, &src)) {
-                    Some(x) => {
-                        prefetch(&local.slots[x]);
-                        let at = srcs.len();
-                        srcs.push(PackedSrc::pack(Src::Local(0)));
-                        let i = next % AHEAD;
-                        next += 1;
-                        if ring.len() < AHEAD {
-                            ring.push((at, k, r, piece, x));
-                        } else {
-                            settle(ring[i], &ring_src[i * stride..(i + 1) * stride], srcs)?;
-                            ring[i] = (at, k, r, piece, x);
-                        }
-                        ring_src[i * stride..i * stride + src.len()].copy_from_slice(&src);
-                    }
-                    None => {
-                        let here = origin.and_then(|sk| local.get(survey, sk, &src));
-                        srcs.push(PackedSrc::pack(resolve(k, r, piece, here, &src)?));
-                    }
+                None => {
+                    let here = origin.and_then(|sk| local.get(survey, sk, &src));
+                    srcs.push(PackedSrc::pack(resolve(k, r, piece, here, &src)?));
                 }
             }
         }
-        for j in 0..ring.len() {
-            // Oldest first (the order does not matter: each fills its own place).
-            let i = (next + j) % ring.len().max(1);
-            settle(ring[i], &ring_src[i * stride..(i + 1) * stride], srcs)?;
-        }
-        for (to, from) in copies {
-            srcs[to] = srcs[from];
-        }
-        Ok(())
     }
+    for j in 0..ring.len() {
+        // Oldest first (the order does not matter: each fills its own place).
+        let i = (next + j) % ring.len().max(1);
+        settle(ring[i], &ring_src[i * stride..(i + 1) * stride], srcs)?;
+    }
+    for (to, from) in copies {
+        srcs[to] = srcs[from];
+    }
+    Ok(())
 }
 
 /// Sorts `v` by `key`, whose values are unique and below `2^bits`, least significant byte
@@ -1939,7 +1939,7 @@ impl Analysed {
     fn assemble(&self, ctx: &Ctx, scratch: &mut Scratch, b: &mut Builder, st: &mut Streams) -> Result<(), Diagnostic> {
         let n = self.band.kind.len();
         let mut asm = Assembly::start(n, scratch, b, st);
-        asm.instances(Part { base: 0, band: &self.band, sub: &self.sub }, 0..n, &self.srcs, ctx, scratch, b, st)?;
+        asm.instances(self.part(), 0..n, &self.srcs, ctx, scratch, b, st)?;
         asm.finish(scratch, b, st, 1);
         Ok(())
     }
