@@ -65,3 +65,47 @@ fn a_wrong_source_is_detected() {
         Ok(got) => assert!(Store::compare(&p, &mem, &got).is_some(), "a missing source went unnoticed"),
     }
 }
+
+/// `for_each_run` (what counting and construction's survey use) covers exactly the
+/// instances `for_each_instance` visits, each statement's in program order: on the test set,
+/// the bug reproducers and random kernels (guards, loops running down, empty loops).
+#[test]
+fn runs_are_the_instances() {
+    let mut files = dpnc_tests::kernels();
+    files.extend(dpnc_tests::c_files(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("regress")));
+    let dir = std::env::temp_dir().join(format!("dpnc-runs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for seed in 0..200u64 {
+        let f = dir.join(format!("gen{seed}.c"));
+        std::fs::write(&f, dpnc_tests::gen::Kernel::generate(seed).render()).expect("write");
+        files.push(f);
+    }
+    let mut checked = 0;
+    for f in &files {
+        let mut sm = SourceMap::new();
+        let Ok(p) = dpnc_frontend::load(&mut sm, f, &Options::default()) else { continue };
+        let params = p.param_values().expect("parameters have values");
+        let mut want: Vec<Vec<Vec<i64>>> = vec![Vec::new(); p.stmts.len()];
+        interp::for_each_instance(&p, &params, &mut |k, it| {
+            want[k].push(it.to_vec());
+            Ok(())
+        })
+        .expect("instances");
+        let mut got: Vec<Vec<Vec<i64>>> = vec![Vec::new(); p.stmts.len()];
+        interp::for_each_run(&p, &params, &mut |k, it, len, step| {
+            let mut x = it.to_vec();
+            for _ in 0..len {
+                got[k].push(x.clone());
+                if let Some(l) = x.last_mut() {
+                    *l += step;
+                }
+            }
+            Ok(())
+        })
+        .expect("runs");
+        assert_eq!(got, want, "{}", f.display());
+        checked += 1;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(checked > 200, "only {checked} kernels loaded");
+}

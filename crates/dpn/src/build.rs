@@ -15,13 +15,15 @@ use crate::ir::*;
 use crate::scan::BandScan;
 use crate::tiling::{self, Nest};
 use dpnc_frontend::dataflow::Sare;
-use dpnc_frontend::interp::{for_each_instance, index_of, out_of_bounds};
+use dpnc_frontend::interp::{for_each_run, index_of, out_of_bounds};
 use dpnc_frontend::scop::{Program, VarKind};
 use dpnc_frontend::store::flatten;
 use dpnc_frontend::Diagnostic;
+use line::{Line, Linear};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::*};
 
+mod line;
 mod repeat;
 mod translate;
 
@@ -107,6 +109,9 @@ struct Geometry<'a> {
     /// `deps[k][r]`: the iterators of `k` that read `r`'s source pieces depend on (outputs
     /// or conditions); `None` when that is all of them, or a piece is not affine.
     deps: Vec<Vec<Option<Vec<usize>>>>,
+    /// `linear[k][r][i]`: source piece `i` of read `r` as affine functions of the reader,
+    /// for following it along lines of instances (`build/line.rs`).
+    linear: Vec<Vec<Vec<Option<Linear>>>>,
     /// Per hyperplane depth: tile size and sub-bands (`--par`, at most the tile size).
     sizes: Vec<i64>,
     par: Vec<i64>,
@@ -247,33 +252,57 @@ impl Survey {
         // not fit).
         let mut counts: Option<HashMap<(usize, u128), u64, Fast>> = Some(HashMap::default());
         let mut run = ((usize::MAX, 0u128), 0u64);
-        for_each_instance(p, params, &mut |k, it| {
-            instances += 1;
+        let mut at = Vec::new();
+        // A run of `len` instances along the last iterator, split where it crosses a tile
+        // boundary of a band hyperplane (each piece lies in one band).
+        for_each_run(p, params, &mut |k, it, len, step| {
+            instances += len;
+            let last = it.len().wrapping_sub(1);
             for (d, x) in it.iter().enumerate() {
-                lo[k][d] = lo[k][d].min(*x);
-                hi[k][d] = hi[k][d].max(*x);
+                let end = if d == last { x + (len as i64 - 1) * step } else { *x };
+                lo[k][d] = lo[k][d].min(*x).min(end);
+                hi[k][d] = hi[k][d].max(*x).max(end);
             }
             let phi = geo.phi[k];
             let r = bands[geo.nest_of[k]].get_or_insert_with(|| vec![(i64::MAX, i64::MIN); geo.band_dims(k)]);
-            let mut key = 0u128;
-            for (d, (l, h)) in r.iter_mut().enumerate() {
-                let t = phi[d].eval(it).div_euclid(geo.sizes[d]);
-                *l = (*l).min(t);
-                *h = (*h).max(t);
-                key = key << 20 | key_part(t);
-                if d >= 6 || t.abs() >= 1 << 19 {
-                    counts = None;
+            at.clear();
+            at.extend_from_slice(it);
+            let mut done = 0u64;
+            while done < len {
+                let mut key = 0u128;
+                let mut piece = len - done;
+                for (d, (l, h)) in r.iter_mut().enumerate() {
+                    let (f, s) = (phi[d].eval(&at), geo.sizes[d]);
+                    let t = f.div_euclid(s);
+                    *l = (*l).min(t);
+                    *h = (*h).max(t);
+                    key = key << 20 | key_part(t);
+                    if d >= 6 || t.abs() >= 1 << 19 {
+                        counts = None;
+                    }
+                    // Instances left in this tile along the run: φ moves by `g` per step.
+                    let g = it.last().map_or(0, |_| phi[d].coef.get(last).copied().unwrap_or(0) * step);
+                    let left = match g.signum() {
+                        1 => ((t + 1) * s - f + g - 1) / g,
+                        -1 => (f - t * s) / -g + 1,
+                        _ => i64::MAX,
+                    };
+                    piece = piece.min(left as u64);
                 }
-            }
-            // Consecutive instances are mostly in one band: counted together.
-            let here = (geo.nest_of[k], key);
-            if run.0 == here {
-                run.1 += 1;
-            } else {
-                if let Some(c) = &mut counts {
-                    *c.entry(run.0).or_default() += run.1;
+                // Consecutive pieces are mostly in one band: counted together.
+                let here = (geo.nest_of[k], key);
+                if run.0 == here {
+                    run.1 += piece;
+                } else {
+                    if let Some(c) = &mut counts {
+                        *c.entry(run.0).or_default() += run.1;
+                    }
+                    run = (here, piece);
                 }
-                run = (here, 1);
+                done += piece;
+                if let Some(x) = at.last_mut() {
+                    *x += piece as i64 * step;
+                }
             }
             Ok(())
         })?;
@@ -572,6 +601,11 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                     .collect()
             })
             .collect(),
+        linear: sare
+            .reads
+            .iter()
+            .map(|flows| flows.iter().map(|f| f.sources.iter().map(|s| Linear::of(&s.rel, &params)).collect()).collect())
+            .collect(),
         same: p
             .stmts
             .iter()
@@ -648,6 +682,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                         // The reader's band and its offsets in its tiles, computed at most once per instance.
                         let (mut mine, mut offsets, mut src) = (Vec::new(), Vec::new(), Vec::new());
                         let mut hint: Vec<Vec<usize>> = p.stmts.iter().map(|s| vec![0; s.reads.len()]).collect();
+                        let mut lines: Vec<Vec<Line>> = p.stmts.iter().map(|s| vec![Line::default(); s.reads.len()]).collect();
                         // Per statement, its previous instance here.
                         let mut prev: Vec<Option<Vec<i64>>> = vec![None; p.stmts.len()];
                         let mut visit = |k: usize, it: &[i64]| -> Result<(), Diagnostic> {
@@ -672,10 +707,18 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                                         continue;
                                     }
                                 }
-                                let i = sare.reads[k][r].piece_near(params, it, &mut src, hint[k][r]).ok_or_else(|| {
-                                    Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", p.stmts[k].name, it))
-                                })?;
-                                hint[k][r] = i;
+                                let line = &mut lines[k][r];
+                                let i = match line.step(it, &mut src) {
+                                    Some(i) => i,
+                                    None => {
+                                        let i = sare.reads[k][r].piece_near(params, it, &mut src, hint[k][r]).ok_or_else(|| {
+                                            Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", p.stmts[k].name, it))
+                                        })?;
+                                        hint[k][r] = i;
+                                        line.start(geo.linear[k][r][i].as_ref(), it, i, &src);
+                                        i
+                                    }
+                                };
                                 if let Some(sk) = sare.reads[k][r].sources[i].stmt.filter(|_| !stays[k][r][i]) {
                                     if !known {
                                         geo.tiles_into(k, it, &mut mine);
@@ -1697,6 +1740,7 @@ fn resolve(
     // reads went in `srcs`; reads that repeat an earlier one's access copy its source at
     // the end (`copies`: to, from).
     let mut hint: Vec<Vec<usize>> = p.stmts.iter().map(|s| vec![0; s.reads.len()]).collect();
+    let mut lines: Vec<Vec<Line>> = p.stmts.iter().map(|s| vec![Line::default(); s.reads.len()]).collect();
     // Per read: where in `srcs` it was last resolved and at which instance; an instance
     // equal to that one on the iterators its source depends on has the same source (a
     // scalar, a row element along a loop that does not move it), copied at the end.
@@ -1731,10 +1775,18 @@ fn resolve(
                 continue;
             }
             last[k][r] = Some((srcs.len(), o));
-            let piece = sare.reads[k][r]
-                .piece_near(params, it, &mut src, hint[k][r])
-                .ok_or_else(|| Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", s.name, it)))?;
-            hint[k][r] = piece;
+            let line = &mut lines[k][r];
+            let piece = match line.step(it, &mut src) {
+                Some(piece) => piece,
+                None => {
+                    let piece = sare.reads[k][r]
+                        .piece_near(params, it, &mut src, hint[k][r])
+                        .ok_or_else(|| Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", s.name, it)))?;
+                    hint[k][r] = piece;
+                    line.start(geo.linear[k][r][piece].as_ref(), it, piece, &src);
+                    piece
+                }
+            };
             // The band holds exactly its tiles' instances, so a source is in the band
             // (same nest, same tile coordinates) exactly when the band's index finds it.
             let origin = sare.reads[k][r].sources[piece].stmt;

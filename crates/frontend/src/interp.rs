@@ -64,32 +64,53 @@ pub fn run(p: &Program, params: &[i64], mem: &mut Store) -> Result<Stats, Diagno
 /// How many instances each statement has.
 pub fn instance_counts(p: &Program, params: &[i64]) -> Result<Vec<u64>, Diagnostic> {
     let mut counts = vec![0u64; p.stmts.len()];
-    for_each_instance(p, params, &mut |k, _| {
-        counts[k] += 1;
+    for_each_run(p, params, &mut |k, _, n, _| {
+        counts[k] += n;
         Ok(())
     })?;
     Ok(counts)
 }
 
-/// A visitor of statement instances: `(statement, iterators)`.
-pub type Visit<'a> = dyn FnMut(usize, &[i64]) -> Result<(), Diagnostic> + 'a;
+/// A visitor of runs of statement instances: `(statement, iterators of the first, length,
+/// step)`; the run's instances follow along the last iterator by `step`.
+pub type VisitRun<'a> = dyn FnMut(usize, &[i64], u64, i64) -> Result<(), Diagnostic> + 'a;
 
-/// Calls `f(statement, iterators)` for every statement instance, in program order.
-pub fn for_each_instance(p: &Program, params: &[i64], f: &mut Visit) -> Result<(), Diagnostic> {
-    walk(p, &p.tree, params, &mut Vec::new(), f)
+/// Calls `f` once per run of every statement instance: an innermost loop (a loop whose
+/// body is statements only) gives one run per statement, any other instance a run of one.
+/// Counting and bounding need no more, and a PolyBench kernel's instances then cost a few
+/// operations per inner loop, not per instance. Runs come in program order of their first
+/// instance, except that each statement of an innermost loop comes whole in turn.
+pub fn for_each_run(p: &Program, params: &[i64], f: &mut VisitRun) -> Result<(), Diagnostic> {
+    walk(p, &p.tree, params, true, &mut Vec::new(), f)
 }
 
-fn walk(p: &Program, nodes: &[Node], params: &[i64], iters: &mut Vec<i64>, f: &mut Visit) -> Result<(), Diagnostic> {
+/// The walk of [`for_each_run`], or with `runs` off of [`for_each_instance`] (runs of one).
+fn walk(p: &Program, nodes: &[Node], params: &[i64], runs: bool, iters: &mut Vec<i64>, f: &mut VisitRun) -> Result<(), Diagnostic> {
     let internal = |e: &str| Diagnostic::new(p.region, format!("internal error: {e}"));
     for n in nodes {
         match n {
             Node::Loop { lower, upper, dir, body, .. } => {
                 let lo = lower.eval(iters, params).map_err(internal)?;
                 let hi = upper.eval(iters, params).map_err(internal)?;
-                let mut i = if *dir > 0 { lo } else { hi };
+                let first = if *dir > 0 { lo } else { hi };
+                if runs && body.iter().all(|b| matches!(b, Node::Stmt(_))) {
+                    if lo > hi {
+                        continue;
+                    }
+                    let len = hi.abs_diff(lo) / dir.unsigned_abs() + 1;
+                    iters.push(first);
+                    for b in body {
+                        if let Node::Stmt(k) = b {
+                            f(*k, iters, len, *dir)?;
+                        }
+                    }
+                    iters.pop();
+                    continue;
+                }
+                let mut i = first;
                 while lo <= i && i <= hi {
                     iters.push(i);
-                    let r = walk(p, body, params, iters, f);
+                    let r = walk(p, body, params, runs, iters, f);
                     iters.pop();
                     r?;
                     i += dir;
@@ -97,10 +118,18 @@ fn walk(p: &Program, nodes: &[Node], params: &[i64], iters: &mut Vec<i64>, f: &m
             }
             Node::If(c, then, els) => {
                 let taken = if c.eval(iters, params).map_err(internal)? { then } else { els };
-                walk(p, taken, params, iters, f)?;
+                walk(p, taken, params, runs, iters, f)?;
             }
-            Node::Stmt(k) => f(*k, iters)?,
+            Node::Stmt(k) => f(*k, iters, 1, 1)?,
         }
     }
     Ok(())
+}
+
+/// A visitor of statement instances: `(statement, iterators)`.
+pub type Visit<'a> = dyn FnMut(usize, &[i64]) -> Result<(), Diagnostic> + 'a;
+
+/// Calls `f(statement, iterators)` for every statement instance, in program order.
+pub fn for_each_instance(p: &Program, params: &[i64], f: &mut Visit) -> Result<(), Diagnostic> {
+    walk(p, &p.tree, params, false, &mut Vec::new(), &mut |k, it, _, _| f(k, it))
 }
