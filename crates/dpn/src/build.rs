@@ -737,14 +737,16 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                             Ok(())
                         };
                         // A big band is walked in parts of its outer loop, dealt like bands.
-                        let mut unit = 0usize;
+                        let (mut unit, mut run) = (0usize, Vec::new());
                         for (ni, nest) in nests.iter().enumerate() {
                             let Some(range) = &survey.bands[ni] else { continue };
                             let scan = BandScan::new(p, params, nest, tile);
                             for (bi, tiles) in band_tiles(range).enumerate() {
                                 for part in parts(&scan, if big(ni, bi) { 4 * workers } else { 1 }) {
                                     if unit % workers == w {
-                                        scan.walk_part(&tiles, part, &mut visit)?;
+                                        scan.walk_part(&tiles, part, &mut |k, it, len, step| {
+                                            each(it, len, step, &mut run, |x| visit(k, x))
+                                        })?;
                                     }
                                     unit += 1;
                                 }
@@ -869,11 +871,11 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                             }
                             raw.clear();
                             let found = scan
-                                .walk(&tiles, &mut |k, it| {
-                                    if raw.kind.len() >= MAX_BAND {
+                                .walk(&tiles, &mut |k, it, len, step| {
+                                    if raw.kind.len() + len as usize > MAX_BAND {
                                         return Err(band_too_large(nest));
                                     }
-                                    raw.push(ctx.geo, ctx.survey, k, it)
+                                    raw.push_run(ctx.geo, ctx.survey, k, it, len, step)
                                 })
                                 .map(|()| !raw.kind.is_empty());
                             let n = raw.kind.len();
@@ -1168,6 +1170,25 @@ fn program_ordered(p: &Program, nest: &Nest) -> bool {
 /// indexing it as it goes (`index`, begun): the band is never held whole, and its assembly
 /// starts with its first chunk. `false` when the worker is to stop (an error was sent, or
 /// the assembly is gone).
+/// `f` at each instance of a run (`BandScan::walk`), in order, with `buf` for the iterators.
+fn each(
+    it: &[i64],
+    len: u64,
+    step: i64,
+    buf: &mut Vec<i64>,
+    mut f: impl FnMut(&[i64]) -> Result<(), Diagnostic>,
+) -> Result<(), Diagnostic> {
+    buf.clear();
+    buf.extend_from_slice(it);
+    for _ in 0..len {
+        f(buf)?;
+        if let Some(x) = buf.last_mut() {
+            *x += step;
+        }
+    }
+    Ok(())
+}
+
 #[allow(clippy::too_many_arguments)]
 fn pipe(
     ctx: &Ctx,
@@ -1236,17 +1257,20 @@ fn pipe(
                 Err(Diagnostic::global("the assembly stopped"))
             }
         };
-        let walked = scan.walk(tiles, &mut |k, it| {
-            if count >= n {
-                return Err(Diagnostic::global("internal error: a band larger than its survey"));
-            }
-            index.put(k, it, count).ok_or_else(|| Diagnostic::global("internal error: instance outside its bounding box"))?;
-            c.band.push(ctx.geo, ctx.survey, k, it)?;
-            count += 1;
-            if c.band.kind.len() == chunk {
-                dispatch(std::mem::replace(&mut c, fresh()), count)?;
-            }
-            Ok(())
+        let mut run = Vec::new();
+        let walked = scan.walk(tiles, &mut |k, it, len, step| {
+            each(it, len, step, &mut run, |it| {
+                if count >= n {
+                    return Err(Diagnostic::global("internal error: a band larger than its survey"));
+                }
+                index.put(k, it, count).ok_or_else(|| Diagnostic::global("internal error: instance outside its bounding box"))?;
+                c.band.push(ctx.geo, ctx.survey, k, it)?;
+                count += 1;
+                if c.band.kind.len() == chunk {
+                    dispatch(std::mem::replace(&mut c, fresh()), count)?;
+                }
+                Ok(())
+            })
         });
         let done = walked.and_then(|()| {
             if !c.band.kind.is_empty() {
@@ -1529,6 +1553,33 @@ impl Band {
         self.phi.resize(self.kind.len() * self.stride, i64::MIN);
         self.last.push(phi.len().checked_sub(1).map_or(0, |d| phi[d].eval(it).div_euclid(geo.sizes[d])));
         self.id.push(survey.id(k, it).ok_or_else(|| Diagnostic::global("internal error: instance outside its bounding box"))?);
+        Ok(())
+    }
+    /// [`Band::push`] of a run of `len` instances from `it` along its last iterator: the
+    /// hyperplanes and dense numbers move by a constant per step.
+    fn push_run(&mut self, geo: &Geometry, survey: &Survey, k: usize, it: &[i64], len: u64, step: i64) -> Result<(), Diagnostic> {
+        let Some(d) = it.len().checked_sub(1).filter(|_| len > 1) else { return self.push(geo, survey, k, it) };
+        let outside = || Diagnostic::global("internal error: instance outside its bounding box");
+        let mut end = it.to_vec();
+        end[d] += (len as i64 - 1) * step;
+        survey.id(k, &end).ok_or_else(outside)?;
+        let id = survey.id(k, it).ok_or_else(outside)?;
+        let phi = geo.phi[k];
+        let (f0, g): (Vec<i64>, Vec<i64>) = phi.iter().map(|f| (f.eval(it), f.coef.get(d).copied().unwrap_or(0) * step)).unzip();
+        let n = len as usize;
+        self.kind.extend(std::iter::repeat_n(k, n));
+        self.iters.reserve(n * self.stride);
+        self.phi.reserve(n * self.stride);
+        for j in 0..len as i64 {
+            let at = self.iters.len();
+            self.iters.extend_from_slice(it);
+            self.iters[at + d] += j * step;
+            self.iters.resize(at + self.stride, 0);
+            self.phi.extend(f0.iter().zip(&g).map(|(f, g)| f + g * j));
+            self.phi.resize(at + self.stride, i64::MIN);
+            self.last.push(phi.len().checked_sub(1).map_or(0, |b| (f0[b] + g[b] * j).div_euclid(geo.sizes[b])));
+            self.id.push(id.wrapping_add_signed(j * step));
+        }
         Ok(())
     }
     fn clear(&mut self) {
@@ -2582,10 +2633,44 @@ type ChannelEvents<'a> = (usize, &'a mut Vec<Event>, &'a Vec<Event>, &'a mut Cha
 #[derive(Default)]
 struct ReplayBufs {
     merged: Vec<Event>,
+    /// One bit per value of the band (see [`sort_local_writes`]).
+    bits: Vec<u64>,
     seen: Vec<u32>,
     last: Vec<bool>,
     write_seq: Vec<u32>,
     read_seq: Vec<u32>,
+}
+
+/// Sorts the writes of a channel from the band's own compute processes by a bitmap over
+/// their values (a write of value `v` happens at time `4v + 2`, each value once), when
+/// they are all such writes and dense enough: the writes of a channel read out of
+/// production order (a transposed access) are millions in a big band, and radix passes
+/// over them cost more. `false` (untouched) otherwise.
+fn sort_local_writes(writes: &mut [Event], bits: &mut Vec<u64>) -> bool {
+    let local = |e: &Event| e.op == 0 && e.key as u64 == 8 * e.vid as u64 + 4;
+    let (lo, hi) = writes.iter().fold((u32::MAX, 0), |(l, h), e| (l.min(e.vid), h.max(e.vid)));
+    let span = (hi - lo) as usize + 1;
+    if writes.is_empty() || span > 64 * writes.len() || !writes.iter().all(local) {
+        return false;
+    }
+    bits.clear();
+    bits.resize(span.div_ceil(64), 0);
+    for e in writes.iter() {
+        let x = (e.vid - lo) as usize;
+        bits[x / 64] |= 1 << (x % 64);
+    }
+    let mut out = writes.iter_mut();
+    for (w, &word) in bits.iter().enumerate() {
+        let mut word = word;
+        while word != 0 {
+            let vid = lo + (w * 64) as u32 + word.trailing_zeros();
+            word &= word - 1;
+            if let Some(e) = out.next() {
+                *e = Event { key: 8 * vid + 4, op: 0, vid };
+            }
+        }
+    }
+    true
 }
 
 /// One channel's events of a band, replayed (see [`Builder::replay`]): `last_read(op)` for
@@ -2599,12 +2684,12 @@ fn replay_channel(
     bufs: &mut ReplayBufs,
     last_read: &mut dyn FnMut(u32),
 ) {
-    let ReplayBufs { merged, seen, last, write_seq, read_seq } = bufs;
+    let ReplayBufs { merged, bits, seen, last, write_seq, read_seq } = bufs;
     // Reads come in σ order; writes are pushed at their value's first read. (time,
     // operation) is unique within a channel, so any sort and a merge give the one
     // order. Both are band-local and short (times below 8 per instance, write
     // operations band-local load numbers), so they pack into one integer.
-    if !writes.is_sorted_by_key(|e| (e.key, e.op)) {
+    if !writes.is_sorted_by_key(|e| (e.key, e.op)) && !sort_local_writes(writes, bits) {
         let (key, op) = writes.iter().fold((0, 0), |(k, o), e| (k | e.key as u64, o | e.op as u64));
         let (kb, ob) = (u64::BITS - key.leading_zeros(), u64::BITS - op.leading_zeros());
         if kb + ob <= u64::BITS {
@@ -2628,8 +2713,11 @@ fn replay_channel(
     merged.extend_from_slice(&reads[j..]);
     let evs = &*merged;
     last.clear();
-    last.resize(evs.len(), false);
-    for (k, e) in evs.iter().enumerate().rev() {
+    // Every value written is read: as many reads as writes means each read is its value's
+    // only one, and last.
+    let once = reads.len() == writes.len();
+    last.extend(evs.iter().map(|e| once && e.key & 1 == 1));
+    for (k, e) in evs.iter().enumerate().rev().filter(|_| !once) {
         if let Some(a) = k.checked_sub(AHEAD) {
             prefetch(&seen[evs[a].vid as usize]);
         }

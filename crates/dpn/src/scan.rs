@@ -5,10 +5,11 @@
 //! The program's loops are walked as the interpreter walks them; a loop at depth `d` is
 //! additionally clipped by every band constraint `lo ≤ φ_b(it) ≤ hi` whose innermost
 //! iterator is `it_d` (for the hull over the statements below the loop). Instances are then
-//! checked exactly, so clipping only needs to be sound, not tight.
+//! checked exactly, so clipping only needs to be sound, not tight (a run, an innermost loop
+//! of one statement, is checked at both ends: its band constraints are affine along it).
 
 use crate::tiling::{Affine, Nest};
-use dpnc_frontend::interp::Visit;
+use dpnc_frontend::interp::VisitRun;
 use dpnc_frontend::scop::{Node, Program};
 use dpnc_frontend::Diagnostic;
 
@@ -79,15 +80,17 @@ impl<'a> BandScan<'a> {
         below
     }
 
-    /// Calls `f(statement, iterators)` for every instance of the nest in band `tiles` (the
-    /// tile coordinates of the band hyperplanes), in program order.
-    pub fn walk(&self, tiles: &[i64], f: &mut Visit) -> Result<(), Diagnostic> {
+    /// Calls `f(statement, iterators, length, step)` for every run of instances of the nest
+    /// in band `tiles` (the tile coordinates of the band hyperplanes), in program order: an
+    /// innermost loop whose body is one statement gives one run of it (see
+    /// [`dpnc_frontend::interp::for_each_run`]), any other instance a run of one.
+    pub fn walk(&self, tiles: &[i64], f: &mut VisitRun) -> Result<(), Diagnostic> {
         self.walk_part(tiles, None, f)
     }
 
     /// [`BandScan::walk`], with the nest's outermost loop iterator kept within `part` (see
     /// [`BandScan::outer`]): a big band walked a part per thread.
-    pub fn walk_part(&self, tiles: &[i64], part: Option<(i64, i64)>, f: &mut Visit) -> Result<(), Diagnostic> {
+    pub fn walk_part(&self, tiles: &[i64], part: Option<(i64, i64)>, f: &mut VisitRun) -> Result<(), Diagnostic> {
         let mut id = 0;
         self.walk_nodes(&self.p.tree, tiles, part, &mut Vec::new(), &mut id, f)
     }
@@ -119,7 +122,7 @@ impl<'a> BandScan<'a> {
         part: Option<(i64, i64)>,
         iters: &mut Vec<i64>,
         id: &mut usize,
-        f: &mut Visit,
+        f: &mut VisitRun,
     ) -> Result<(), Diagnostic> {
         let internal = |e: &str| Diagnostic::new(self.p.region, format!("internal error: {e}"));
         for n in nodes {
@@ -142,6 +145,25 @@ impl<'a> BandScan<'a> {
                         hi = hi.min(h);
                     }
                     let mut i = if *dir > 0 { lo } else { hi };
+                    if let ([Node::Stmt(k)], true) = (&body[..], lo <= hi) {
+                        // One statement: its band constraints are affine in the loop's
+                        // iterator, so with both ends of the (clipped) range in the band,
+                        // all of it is. Otherwise (a clip that is not tight) point by point.
+                        let mut at = |x: i64| {
+                            iters.push(x);
+                            let yes = self.in_band(*k, tiles, iters);
+                            iters.pop();
+                            yes
+                        };
+                        if at(lo) && at(hi) {
+                            iters.push(i);
+                            let r = f(*k, iters, (hi - lo) as u64 + 1, *dir);
+                            iters.pop();
+                            r?;
+                            *id = me + self.span[me];
+                            continue;
+                        }
+                    }
                     while lo <= i && i <= hi {
                         iters.push(i);
                         *id = me + 1;
@@ -161,7 +183,7 @@ impl<'a> BandScan<'a> {
                 }
                 Node::Stmt(k) => {
                     if self.in_band(*k, tiles, iters) {
-                        f(*k, iters)?;
+                        f(*k, iters, 1, 1)?;
                     }
                 }
             }
