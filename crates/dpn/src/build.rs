@@ -681,7 +681,6 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                         let mut stored = Bits::new(survey.volume);
                         // The reader's band and its offsets in its tiles, computed at most once per instance.
                         let (mut mine, mut offsets, mut src) = (Vec::new(), Vec::new(), Vec::new());
-                        let mut hint: Vec<Vec<usize>> = p.stmts.iter().map(|s| vec![0; s.reads.len()]).collect();
                         let mut lines: Vec<Vec<Line>> = p.stmts.iter().map(|s| vec![Line::default(); s.reads.len()]).collect();
                         // Per statement, its previous instance here.
                         let mut prev: Vec<Option<Vec<i64>>> = vec![None; p.stmts.len()];
@@ -707,18 +706,10 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                                         continue;
                                     }
                                 }
-                                let line = &mut lines[k][r];
-                                let i = match line.step(it, &mut src) {
-                                    Some(i) => i,
-                                    None => {
-                                        let i = sare.reads[k][r].piece_near(params, it, &mut src, hint[k][r]).ok_or_else(|| {
-                                            Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", p.stmts[k].name, it))
-                                        })?;
-                                        hint[k][r] = i;
-                                        line.start(geo.linear[k][r][i].as_ref(), it, i, &src);
-                                        i
-                                    }
-                                };
+                                let i =
+                                    lines[k][r].source(&sare.reads[k][r], &geo.linear[k][r], params, it, &mut src).ok_or_else(|| {
+                                        Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", p.stmts[k].name, it))
+                                    })?;
                                 if let Some(sk) = sare.reads[k][r].sources[i].stmt.filter(|_| !stays[k][r][i]) {
                                     if !known {
                                         geo.tiles_into(k, it, &mut mine);
@@ -1165,11 +1156,6 @@ fn program_ordered(p: &Program, nest: &Nest) -> bool {
         }
 }
 
-/// Enumerates a band of `n` instances in program order (σ, see [`program_ordered`]) and
-/// sends it to the assembly `chunk` instances at a time with their reads' sources,
-/// indexing it as it goes (`index`, begun): the band is never held whole, and its assembly
-/// starts with its first chunk. `false` when the worker is to stop (an error was sent, or
-/// the assembly is gone).
 /// `f` at each instance of a run (`BandScan::walk`), in order, with `buf` for the iterators.
 fn each(
     it: &[i64],
@@ -1189,6 +1175,11 @@ fn each(
     Ok(())
 }
 
+/// Enumerates a band of `n` instances in program order (σ, see [`program_ordered`]) and
+/// sends it to the assembly `chunk` instances at a time with their reads' sources,
+/// indexing it as it goes (`index`, begun): the band is never held whole, and its assembly
+/// starts with its first chunk. `false` when the worker is to stop (an error was sent, or
+/// the assembly is gone).
 #[allow(clippy::too_many_arguments)]
 fn pipe(
     ctx: &Ctx,
@@ -1787,10 +1778,9 @@ fn resolve(
         })
     };
     let stride = band.stride;
-    // Per read: the piece that matched last (tried first), and where this instance's
-    // reads went in `srcs`; reads that repeat an earlier one's access copy its source at
+    // Per read: its line (the piece that matched last, tried first), and where this
+    // instance's reads went in `srcs`; reads that repeat an earlier one's access copy its source at
     // the end (`copies`: to, from).
-    let mut hint: Vec<Vec<usize>> = p.stmts.iter().map(|s| vec![0; s.reads.len()]).collect();
     let mut lines: Vec<Vec<Line>> = p.stmts.iter().map(|s| vec![Line::default(); s.reads.len()]).collect();
     // Per read: where in `srcs` it was last resolved and at which instance; an instance
     // equal to that one on the iterators its source depends on has the same source (a
@@ -1826,18 +1816,9 @@ fn resolve(
                 continue;
             }
             last[k][r] = Some((srcs.len(), o));
-            let line = &mut lines[k][r];
-            let piece = match line.step(it, &mut src) {
-                Some(piece) => piece,
-                None => {
-                    let piece = sare.reads[k][r]
-                        .piece_near(params, it, &mut src, hint[k][r])
-                        .ok_or_else(|| Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", s.name, it)))?;
-                    hint[k][r] = piece;
-                    line.start(geo.linear[k][r][piece].as_ref(), it, piece, &src);
-                    piece
-                }
-            };
+            let piece = lines[k][r]
+                .source(&sare.reads[k][r], &geo.linear[k][r], params, it, &mut src)
+                .ok_or_else(|| Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", s.name, it)))?;
             // The band holds exactly its tiles' instances, so a source is in the band
             // (same nest, same tile coordinates) exactly when the band's index finds it.
             let origin = sare.reads[k][r].sources[piece].stmt;

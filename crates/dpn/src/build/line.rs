@@ -4,6 +4,7 @@
 //! turns, its outputs moving by a constant vector per step. Resolving a read there is an
 //! addition instead of a piece evaluation; the answer is the same, as pieces are disjoint.
 
+use dpnc_frontend::dataflow::ReadFlow;
 use dpnc_frontend::qrel::Piece;
 
 /// An explicit source piece with the parameters folded in: its outputs and conditions as
@@ -32,8 +33,8 @@ fn dot(a: &[i64], x: &[i64]) -> Option<i64> {
     a.iter().zip(x).try_fold(0i64, |s, (a, x)| s.checked_add(a.checked_mul(*x)?))
 }
 
-/// One read's line: the last instance resolved, the step from the one before, how many
-/// more such steps its piece surely applies for, and its source there.
+/// One read's line: the last instance resolved and its piece, the step from the one
+/// before, how many more such steps the piece surely applies for, and its source there.
 #[derive(Clone, Default)]
 pub(super) struct Line {
     prev: Vec<i64>,
@@ -45,10 +46,28 @@ pub(super) struct Line {
 }
 
 impl Line {
-    /// The read's source piece at `it` (its source into `src`) when `it` is one more step
-    /// along the line; `None` otherwise (resolve it, then [`Line::start`]).
+    /// The source piece of the read `flow` at `it`, its source into `src`: one more step
+    /// along the line, or else evaluated (the line's piece tried first: consecutive
+    /// instances mostly take the same) and a new line started. `linear`: the flow's pieces'
+    /// linear forms. `None`: no piece applies.
+    pub(super) fn source(
+        &mut self,
+        flow: &ReadFlow,
+        linear: &[Option<Linear>],
+        params: &[i64],
+        it: &[i64],
+        src: &mut Vec<i64>,
+    ) -> Option<usize> {
+        if let Some(piece) = self.step(it, src) {
+            return Some(piece);
+        }
+        let piece = flow.piece_near(params, it, src, self.piece)?;
+        self.start(linear[piece].as_ref(), it, piece, src);
+        Some(piece)
+    }
+
     #[inline]
-    pub(super) fn step(&mut self, it: &[i64], src: &mut Vec<i64>) -> Option<usize> {
+    fn step(&mut self, it: &[i64], src: &mut Vec<i64>) -> Option<usize> {
         if self.left == 0 || self.prev.len() != it.len() || it.iter().zip(&self.prev).zip(&self.delta).any(|((x, p), d)| x - p != *d) {
             return None;
         }
@@ -68,14 +87,14 @@ impl Line {
     /// The read at `it` was resolved to piece `piece` and source `src`: the line through the
     /// previous instance and this one, as far as the piece (when `lin` has its linear form)
     /// surely applies.
-    pub(super) fn start(&mut self, lin: Option<&Linear>, it: &[i64], piece: usize, src: &[i64]) {
+    fn start(&mut self, lin: Option<&Linear>, it: &[i64], piece: usize, src: &[i64]) {
         self.left = 0;
+        self.piece = piece;
         if let (Some(lin), true) = (lin, self.prev.len() == it.len()) {
             self.delta.clear();
             self.delta.extend(it.iter().zip(&self.prev).map(|(x, p)| x - p));
             if let Some(left) = self.reach(lin, it) {
                 self.left = left;
-                self.piece = piece;
                 self.src.clear();
                 self.src.extend_from_slice(src);
             }
