@@ -282,12 +282,14 @@ impl Survey {
                     }
                     // Instances left in this tile along the run: φ moves by `g` per step.
                     let g = it.last().map_or(0, |_| phi[d].coef.get(last).copied().unwrap_or(0) * step);
+                    // In i128: a tile as wide as `i64::MAX` is legal.
+                    let (f, s, g, t) = (f as i128, s as i128, g as i128, t as i128);
                     let left = match g.signum() {
                         1 => ((t + 1) * s - f + g - 1) / g,
                         -1 => (f - t * s) / -g + 1,
-                        _ => i64::MAX,
+                        _ => i128::MAX,
                     };
-                    piece = piece.min(left as u64);
+                    piece = piece.min(left.min(u64::MAX as i128) as u64);
                 }
                 // Consecutive pieces are mostly in one band: counted together.
                 let here = (geo.nest_of[k], key);
