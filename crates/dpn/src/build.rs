@@ -14,6 +14,7 @@
 use crate::ir::*;
 use crate::scan::BandScan;
 use crate::tiling::{self, Nest};
+use cell::CellMap;
 use dpnc_frontend::dataflow::Sare;
 use dpnc_frontend::interp::{for_each_run, index_of, out_of_bounds};
 use dpnc_frontend::scop::{Program, VarKind};
@@ -23,7 +24,9 @@ use line::{Line, Linear};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::*};
 
+mod cell;
 mod line;
+mod mark;
 mod repeat;
 mod translate;
 
@@ -112,6 +115,8 @@ struct Geometry<'a> {
     /// `linear[k][r][i]`: source piece `i` of read `r` as affine functions of the reader,
     /// for following it along lines of instances (`build/line.rs`).
     linear: Vec<Vec<Vec<Option<Linear>>>>,
+    /// Per statement: the cell its write goes to, as an affine map when it is one.
+    writes: Vec<Option<CellMap>>,
     /// Per hyperplane depth: tile size and sub-bands (`--par`, at most the tile size).
     sizes: Vec<i64>,
     par: Vec<i64>,
@@ -195,6 +200,14 @@ impl Geometry<'_> {
             .collect()
     }
     /// The tile coordinates of instance `it` of statement `k` (its band), into `out`.
+    /// The cell instance `it` of statement `k` writes.
+    fn write_cell(&self, p: &Program, params: &[i64], k: usize, it: &[i64]) -> Result<usize, Diagnostic> {
+        match self.writes[k].as_ref().and_then(|c| c.cell(it)) {
+            Some(cell) => Ok(cell),
+            // Not affine, or out of bounds (then the slow path says where).
+            None => cell_of(p, &p.stmts[k].write, it, params),
+        }
+    }
     fn tiles_into(&self, k: usize, it: &[i64], out: &mut Vec<i64>) {
         out.clear();
         out.extend((0..self.band_dims(k)).map(|d| self.phi[k][d].eval(it).div_euclid(self.sizes[d])));
@@ -608,6 +621,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
             .iter()
             .map(|flows| flows.iter().map(|f| f.sources.iter().map(|s| Linear::of(&s.rel, &params)).collect()).collect())
             .collect(),
+        writes: p.stmts.iter().map(|s| CellMap::of(p, &s.write, s.iters.len(), &params)).collect(),
         same: p
             .stmts
             .iter()
@@ -672,7 +686,21 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                     .collect()
             })
             .collect();
-        let decides = &decides;
+        // Statements whose marking is the same along a run (no read looked at here depends
+        // on the last iterator, nor does the band of the reader): only a run's first
+        // instance is visited (adi's nest, one band whose reads stay in it but scalars).
+        let per_run: Vec<bool> = (0..p.stmts.len())
+            .map(|k| {
+                let last = p.stmts[k].iters.len().wrapping_sub(1);
+                p.stmts[k].reads.iter().enumerate().all(|(r, a)| {
+                    !may_leave[k][r]
+                        || p.vars[a.var].is_scalar_argument()
+                        || geo.same[k][r].is_some()
+                        || decides[k][r].as_ref().is_some_and(|on| !on.contains(&last))
+                })
+            })
+            .collect();
+        let (decides, per_run) = (&decides, &per_run);
         // Bands dealt round-robin to one thread per core, each marking into its own set.
         let (geo, survey, params, tile) = (&geo, &survey, &params, &cfg.tile);
         let (may_leave, margins, nests) = (&may_leave, &margins, &nests);
@@ -686,7 +714,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                         let mut lines: Vec<Vec<Line>> = p.stmts.iter().map(|s| vec![Line::default(); s.reads.len()]).collect();
                         // Per statement, its previous instance here.
                         let mut prev: Vec<Option<Vec<i64>>> = vec![None; p.stmts.len()];
-                        let mut visit = |k: usize, it: &[i64]| -> Result<(), Diagnostic> {
+                        let mut visit = |k: usize, it: &[i64], stored: &mut Bits| -> Result<(), Diagnostic> {
                             let (mut known, mut placed) = (false, false);
                             let before = prev[k].as_deref();
                             for (r, a) in p.stmts[k].reads.iter().enumerate() {
@@ -729,6 +757,8 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                             }
                             Ok(())
                         };
+                        let marking = mark::Marking { p, params, sare, geo, survey };
+                        let (mut band, mut bufs) = (Vec::new(), mark::RunBufs::default());
                         // A big band is walked in parts of its outer loop, dealt like bands.
                         let (mut unit, mut run) = (0usize, Vec::new());
                         for (ni, nest) in nests.iter().enumerate() {
@@ -738,7 +768,23 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                                 for part in parts(&scan, if big(ni, bi) { 4 * workers } else { 1 }) {
                                     if unit % workers == w {
                                         scan.walk_part(&tiles, part, &mut |k, it, len, step| {
-                                            each(it, len, step, &mut run, |x| visit(k, x))
+                                            if per_run[k] {
+                                                return visit(k, it, &mut stored);
+                                            }
+                                            if len < LONG_RUN {
+                                                return each(it, len, step, &mut run, |x| visit(k, x, &mut stored));
+                                            }
+                                            // A long run: each read marked along it (`build/mark.rs`).
+                                            geo.tiles_into(k, it, &mut band);
+                                            let last = it.len() - 1;
+                                            for (r, a) in p.stmts[k].reads.iter().enumerate() {
+                                                if !may_leave[k][r] || p.vars[a.var].is_scalar_argument() || geo.same[k][r].is_some() {
+                                                    continue;
+                                                }
+                                                let n = if decides[k][r].as_ref().is_some_and(|on| !on.contains(&last)) { 1 } else { len };
+                                                marking.run(k, r, it, n, step, &band, &mut stored, &mut bufs)?;
+                                            }
+                                            Ok(())
                                         })?;
                                     }
                                     unit += 1;
@@ -1367,6 +1413,9 @@ fn band_tiles(range: &[(i64, i64)]) -> impl Iterator<Item = Vec<i64>> + '_ {
 /// Threads that enumerate and analyse bands (beside the one that assembles them): each
 /// holds a band or two in memory.
 const MAX_WORKERS: usize = 4;
+/// Runs at least this long are marked in pass 1 along their lines (`build/mark.rs`); single
+/// instances go point by point, where consecutive ones share work.
+const LONG_RUN: u64 = 2;
 
 /// Messages a worker may send ahead of the assembly. A nest's big bands alternate with
 /// runs of small ones and repeats, which the workers get through while the assembly is on
@@ -1766,7 +1815,7 @@ fn resolve(
             Some(so) => Src::Local(so),
             None => match origin {
                 Some(sk) => Src::Ddr {
-                    cell: cell_of(p, &p.stmts[sk].write, src, params)?,
+                    cell: geo.write_cell(p, params, sk, src)?,
                     producer: Some(survey.id(sk, src).ok_or_else(|| source_outside(p, sk, src))?),
                 },
                 None => {
@@ -2268,11 +2317,11 @@ impl Assembly {
             }
             if b.codegen {
                 scratch.cells.resize(scratch.cells.len().max(n), 0);
-                scratch.cells[o] = cell_of(p, &s.write, it, params)? as u64;
+                scratch.cells[o] = geo.write_cell(p, params, k, it)? as u64;
             }
             if stored.get(band.id[x]) {
                 let var = s.write.var;
-                let cell = cell_of(p, &s.write, it, params)?;
+                let cell = geo.write_cell(p, params, k, it)?;
                 let sp = *st.store_proc.entry(var).or_insert_with(|| b.add_process(p, ProcessKind::Store { var }));
                 let ch = b.channel(me, sp, None, ChannelClass::Io, p.vars[var].ty.c_name(), &[]);
                 let version = st.version_store(stored, var, cell, band.id[x]);

@@ -212,11 +212,17 @@ impl Deps {
     /// without isl for every candidate shift.
     fn min_distances(&self, p: &Program, nest: &[usize], rows: &[Affine]) -> Result<Vec<(usize, usize, i64)>, Diagnostic> {
         let prefix = self.fixed.split('{').next().unwrap_or("");
-        let phi = |k: usize| -> Result<Map, Diagnostic> {
-            let s = nest[k];
-            let iters: Vec<String> = p.stmts[s].iters.iter().map(|i| isl_name(i)).collect();
-            let t = format!("{prefix}{{ {}[{}] -> [{}] }}", p.stmts[s].name, iters.join(", "), rows[k].isl(&iters));
-            Map::read_from_str(&self.ctx, &t).map_err(isl_err)
+        // Each statement's hyperplane as an isl map, parsed once (a nest has many more
+        // dependence maps than statements).
+        let mut phis: Vec<Option<Map>> = (0..nest.len()).map(|_| None).collect();
+        let mut phi = |k: usize| -> Result<Map, Diagnostic> {
+            if phis[k].is_none() {
+                let s = nest[k];
+                let iters: Vec<String> = p.stmts[s].iters.iter().map(|i| isl_name(i)).collect();
+                let t = format!("{prefix}{{ {}[{}] -> [{}] }}", p.stmts[s].name, iters.join(", "), rows[k].isl(&iters));
+                phis[k] = Some(Map::read_from_str(&self.ctx, &t).map_err(isl_err)?);
+            }
+            phis[k].as_ref().ok_or_else(|| Diagnostic::global("internal error: no hyperplane map"))?.copy().map_err(isl_err)
         };
         let position = |name: &str| nest.iter().position(|&s| p.stmts[s].name == name);
         let list = self.nest_deps(p, nest)?.get_map_list().map_err(isl_err)?;

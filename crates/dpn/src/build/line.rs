@@ -27,6 +27,31 @@ impl Linear {
         let conds = piece.affine_conditions()?.iter().map(|(c, k, eq)| fold(c, *k).map(|(c, k)| (c, k, *eq))).collect::<Option<_>>()?;
         Some(Linear { outs, conds })
     }
+
+    /// Steps along `delta` past `it` for which every condition still holds (they hold at
+    /// `it`), and the outputs' change per step into `slope`; `None` on overflow or a
+    /// standing start.
+    pub(super) fn reach(&self, it: &[i64], delta: &[i64], slope: &mut Vec<i64>) -> Option<u64> {
+        if delta.iter().all(|d| *d == 0) {
+            return None;
+        }
+        let mut left = u64::MAX;
+        for (c, k, eq) in &self.conds {
+            let g = dot(c, delta)?;
+            if *eq && g != 0 {
+                return None;
+            }
+            if g < 0 {
+                let v = dot(c, it)?.checked_add(*k)?;
+                left = left.min(u64::try_from(v / -g).ok()?);
+            }
+        }
+        slope.clear();
+        for (c, _) in &self.outs {
+            slope.push(dot(c, delta)?);
+        }
+        Some(left)
+    }
 }
 
 fn dot(a: &[i64], x: &[i64]) -> Option<i64> {
@@ -93,7 +118,7 @@ impl Line {
         if let (Some(lin), true) = (lin, self.prev.len() == it.len()) {
             self.delta.clear();
             self.delta.extend(it.iter().zip(&self.prev).map(|(x, p)| x - p));
-            if let Some(left) = self.reach(lin, it) {
+            if let Some(left) = lin.reach(it, &self.delta, &mut self.slope) {
                 self.left = left;
                 self.src.clear();
                 self.src.extend_from_slice(src);
@@ -101,29 +126,5 @@ impl Line {
         }
         self.prev.clear();
         self.prev.extend_from_slice(it);
-    }
-
-    /// Steps along `delta` past `it` for which every condition of `lin` still holds (they
-    /// hold at `it`), setting `slope`; `None` on overflow or a standing start.
-    fn reach(&mut self, lin: &Linear, it: &[i64]) -> Option<u64> {
-        if self.delta.iter().all(|d| *d == 0) {
-            return None;
-        }
-        let mut left = u64::MAX;
-        for (c, k, eq) in &lin.conds {
-            let g = dot(c, &self.delta)?;
-            if *eq && g != 0 {
-                return None;
-            }
-            if g < 0 {
-                let v = dot(c, it)?.checked_add(*k)?;
-                left = left.min(u64::try_from(v / -g).ok()?);
-            }
-        }
-        self.slope.clear();
-        for (c, _) in &lin.outs {
-            self.slope.push(dot(c, &self.delta)?);
-        }
-        Some(left)
     }
 }

@@ -137,7 +137,7 @@ impl Effect {
             }
             if stored.get(an.band.id[o]) {
                 let it = &an.band.iters(o)[..s.iters.len()];
-                let cell = super::cell_of(p, &s.write, it, ctx.params)?;
+                let cell = ctx.geo.write_cell(p, ctx.params, k, it)?;
                 st.version_store(stored, s.write.var, cell, an.band.id[o]);
             }
         }
