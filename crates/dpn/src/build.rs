@@ -1575,6 +1575,8 @@ struct Port {
 
 /// A loaded value of the current band.
 struct Loaded {
+    /// The stored value loaded (`None`: the initial value).
+    producer: Option<u64>,
     op: usize,
     vid: usize,
     at: u64,
@@ -2243,7 +2245,13 @@ impl Assembly {
                     }
                     // From DDR: the cell and the version this read needs, loaded once per band.
                     Src::Ddr { cell, producer } => {
-                        let version = st.version_read(stored, a.var, cell, producer)?;
+                        // The cell was loaded in this band already, from the same producer:
+                        // the same version, without looking it up.
+                        let slot = st.load_slot[a.var][cell];
+                        let version = match loaded.get(slot.2 as usize) {
+                            Some(l) if slot.0 == st.band_no && l.producer == producer => slot.1,
+                            _ => st.version_read(stored, a.var, cell, producer)?,
+                        };
                         let port = &mut ports[read_base[k] + r];
                         let (lp, ch) = match port.ddr {
                             (to, lp, ch) if to == me as u32 => (lp as usize, ch as usize),
@@ -2271,7 +2279,7 @@ impl Assembly {
                                 } else {
                                     *slot = (st.band_no, version, li as u32);
                                 }
-                                loaded.push(Loaded { op: b.ops[lp], vid: n + li, at: 4 * t, outs: Vec::new() });
+                                loaded.push(Loaded { producer, op: b.ops[lp], vid: n + li, at: 4 * t, outs: Vec::new() });
                                 if b.codegen {
                                     scratch.cells.resize(n + li + 1, 0);
                                     scratch.cells[n + li] = cell as u64;
