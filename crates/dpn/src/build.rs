@@ -250,6 +250,8 @@ struct Survey {
     /// Per nest, per band (in σ order): its instances (`None` when band coordinates do not
     /// fit the survey's keys).
     sizes: Option<Vec<Vec<u64>>>,
+    /// Per statement, its first instance in program order.
+    first: Vec<Option<Vec<i64>>>,
     instances: u64,
     volume: u64,
 }
@@ -268,8 +270,10 @@ impl Survey {
         let mut at = Vec::new();
         // A run of `len` instances along the last iterator, split where it crosses a tile
         // boundary of a band hyperplane (each piece lies in one band).
+        let mut first: Vec<Option<Vec<i64>>> = vec![None; n];
         for_each_run(p, params, &mut |k, it, len, step| {
             instances += len;
+            first[k].get_or_insert_with(|| it.to_vec());
             let last = it.len().wrapping_sub(1);
             for (d, x) in it.iter().enumerate() {
                 let end = if d == last { x + (len as i64 - 1) * step } else { *x };
@@ -349,7 +353,7 @@ impl Survey {
                 .filter(|v| *v < PackedSrc::INITIAL)
                 .ok_or_else(|| Diagnostic::global("iteration domains too large to number"))?;
         }
-        Ok(Survey { lo, extent, offset, bands, sizes, instances, volume })
+        Ok(Survey { lo, extent, offset, bands, sizes, first, instances, volume })
     }
     /// Dense number of an instance (unique over all statements).
     fn id(&self, k: usize, it: &[i64]) -> Option<u64> {
@@ -700,7 +704,21 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                 })
             })
             .collect();
-        let (decides, per_run) = (&decides, &per_run);
+        // Statements of a nest of one band whose marking depends on no iterator (adi's,
+        // whose reads stay in their band but for scalars): their first instance is
+        // enough, and a nest of only such statements is not walked.
+        let once: Vec<bool> = (0..p.stmts.len())
+            .map(|k| {
+                geo.band_dims(k) == 0
+                    && p.stmts[k].reads.iter().enumerate().all(|(r, a)| {
+                        !may_leave[k][r]
+                            || p.vars[a.var].is_scalar_argument()
+                            || geo.same[k][r].is_some()
+                            || decides[k][r].as_ref().is_some_and(Vec::is_empty)
+                    })
+            })
+            .collect();
+        let (decides, per_run, once) = (&decides, &per_run, &once);
         // Bands dealt round-robin to one thread per core, each marking into its own set.
         let (geo, survey, params, tile) = (&geo, &survey, &params, &cfg.tile);
         let (may_leave, margins, nests) = (&may_leave, &margins, &nests);
@@ -763,6 +781,16 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                         let (mut unit, mut run) = (0usize, Vec::new());
                         for (ni, nest) in nests.iter().enumerate() {
                             let Some(range) = &survey.bands[ni] else { continue };
+                            if nest.stmts.iter().all(|&k| once[k]) {
+                                if ni % workers == w {
+                                    for &k in &nest.stmts {
+                                        if let Some(it) = &survey.first[k] {
+                                            visit(k, it, &mut stored)?;
+                                        }
+                                    }
+                                }
+                                continue;
+                            }
                             let scan = BandScan::new(p, params, nest, tile);
                             for (bi, tiles) in band_tiles(range).enumerate() {
                                 for part in parts(&scan, if big(ni, bi) { 4 * workers } else { 1 }) {
