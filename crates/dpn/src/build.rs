@@ -1127,7 +1127,9 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                     repeated += 1;
                 }
                 None => {
-                    let replica = memo && an.band.kind.len() <= MAX_BAND / REPLICAS;
+                    // Only a later band of its size can repeat it (a triangular nest's
+                    // bands all differ: none kept).
+                    let replica = memo && twin[number] && an.band.kind.len() <= MAX_BAND / REPLICAS;
                     let before = (replica || an.kit).then(|| repeat::Counters::of(&b, &st));
                     an.assemble(ctx, &mut scratch, &mut b, &mut st)?;
                     if let Some(before) = before {
