@@ -2702,13 +2702,13 @@ type ChannelEvents<'a> = (usize, &'a mut Vec<Event>, &'a Vec<Event>, &'a mut Cha
 /// channel `ch` has been seen.
 #[derive(Default)]
 struct ReplayBufs {
+    /// Scratch for sorting writes, and the events merged when live windows are tracked.
     merged: Vec<Event>,
     /// One bit per value of the band (see [`sort_local_writes`]).
     bits: Vec<u64>,
     seen: Vec<u32>,
+    /// Per read of the channel: its value's last there.
     last: Vec<bool>,
-    write_seq: Vec<u32>,
-    read_seq: Vec<u32>,
 }
 
 /// Sorts the writes of a channel from the band's own compute processes by a bitmap over
@@ -2754,7 +2754,7 @@ fn replay_channel(
     bufs: &mut ReplayBufs,
     last_read: &mut dyn FnMut(u32),
 ) {
-    let ReplayBufs { merged, bits, seen, last, write_seq, read_seq } = bufs;
+    let ReplayBufs { merged, bits, seen, last } = bufs;
     // Reads come in σ order; writes are pushed at their value's first read. (time,
     // operation) is unique within a channel, so any sort and a merge give the one
     // order. Both are band-local and short (times below 8 per instance, write
@@ -2768,56 +2768,60 @@ fn replay_channel(
             writes.sort_unstable_by_key(|e| (e.key, e.op));
         }
     }
-    merged.clear();
-    let (mut i, mut j) = (0, 0);
-    while i < writes.len() && j < reads.len() {
-        if (writes[i].key, writes[i].op) < (reads[j].key, reads[j].op) {
-            merged.push(writes[i]);
-            i += 1;
-        } else {
-            merged.push(reads[j]);
-            j += 1;
-        }
-    }
-    merged.extend_from_slice(&writes[i..]);
-    merged.extend_from_slice(&reads[j..]);
-    let evs = &*merged;
+    // Each read's value's last read in the channel? Every value written is read: as many
+    // reads as writes means each read is its value's only one, and last.
     last.clear();
-    // Every value written is read: as many reads as writes means each read is its value's
-    // only one, and last.
     let once = reads.len() == writes.len();
-    last.extend(evs.iter().map(|e| once && e.key & 1 == 1));
-    for (k, e) in evs.iter().enumerate().rev().filter(|_| !once) {
+    last.resize(reads.len(), once);
+    for (k, e) in reads.iter().enumerate().rev().filter(|_| !once) {
         if let Some(a) = k.checked_sub(AHEAD) {
-            prefetch(&seen[evs[a].vid as usize]);
+            prefetch(&seen[reads[a].vid as usize]);
         }
-        if e.key & 1 == 1 && seen[e.vid as usize] != ch as u32 + 1 {
+        if seen[e.vid as usize] != ch as u32 + 1 {
             seen[e.vid as usize] = ch as u32 + 1;
             last[k] = true;
         }
     }
-    let mut live = 0usize;
-    write_seq.clear();
-    read_seq.clear();
-    for (k, e) in evs.iter().enumerate() {
-        if e.key & 1 == 0 {
+    // The two merged in σ order, without a copy: occupancy, and whether values are read in
+    // the order they were written (each new value read is the next one written).
+    let (mut i, mut j, mut live, mut next) = (0, 0, 0usize, 0usize);
+    let mut in_order = true;
+    while i < writes.len() || j < reads.len() {
+        if j == reads.len() || (i < writes.len() && (writes[i].key, writes[i].op) < (reads[j].key, reads[j].op)) {
             live += 1;
             stats.size = stats.size.max(live);
             stats.writes += 1;
-            write_seq.push(e.vid);
+            i += 1;
             continue;
         }
+        let e = &reads[j];
         stats.reads += 1;
-        if read_seq.last() != Some(&e.vid) {
-            read_seq.push(e.vid);
+        if j == 0 || reads[j - 1].vid != e.vid {
+            in_order &= writes.get(next).is_some_and(|w| w.vid == e.vid);
+            next += 1;
         }
-        if last[k] {
+        if last[j] {
             live -= 1;
             last_read(e.op);
         }
+        j += 1;
     }
-    stats.in_order &= read_seq == write_seq;
+    stats.in_order &= in_order && next == writes.len();
     if let Some(cells) = cells {
-        live_window(evs, last, cells, stats);
+        merged.clear();
+        let (mut i, mut j) = (0, 0);
+        let mut flags = Vec::with_capacity(writes.len() + reads.len());
+        while i < writes.len() || j < reads.len() {
+            if j == reads.len() || (i < writes.len() && (writes[i].key, writes[i].op) < (reads[j].key, reads[j].op)) {
+                merged.push(writes[i]);
+                flags.push(false);
+                i += 1;
+            } else {
+                merged.push(reads[j]);
+                flags.push(last[j]);
+                j += 1;
+            }
+        }
+        live_window(merged, &flags, cells, stats);
     }
 }
