@@ -199,7 +199,6 @@ impl Geometry<'_> {
             })
             .collect()
     }
-    /// The tile coordinates of instance `it` of statement `k` (its band), into `out`.
     /// The cell instance `it` of statement `k` writes.
     fn write_cell(&self, p: &Program, params: &[i64], k: usize, it: &[i64]) -> Result<usize, Diagnostic> {
         match self.writes[k].as_ref().and_then(|c| c.cell(it)) {
@@ -208,6 +207,7 @@ impl Geometry<'_> {
             None => cell_of(p, &p.stmts[k].write, it, params),
         }
     }
+    /// The tile coordinates of instance `it` of statement `k` (its band), into `out`.
     fn tiles_into(&self, k: usize, it: &[i64], out: &mut Vec<i64>) {
         out.clear();
         out.extend((0..self.band_dims(k)).map(|d| self.phi[k][d].eval(it).div_euclid(self.sizes[d])));
@@ -690,18 +690,23 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                     .collect()
             })
             .collect();
-        // Statements whose marking is the same along a run (no read looked at here depends
-        // on the last iterator, nor does the band of the reader): only a run's first
-        // instance is visited (adi's nest, one band whose reads stay in it but scalars).
+        // The reads looked at here: those whose source may leave the band, but scalar
+        // arguments and repeats of an earlier read's access.
+        let looked: Vec<Vec<bool>> = (0..p.stmts.len())
+            .map(|k| {
+                let s = &p.stmts[k];
+                (0..s.reads.len())
+                    .map(|r| may_leave[k][r] && !p.vars[s.reads[r].var].is_scalar_argument() && geo.same[k][r].is_none())
+                    .collect()
+            })
+            .collect();
+        // Statements whose marking is the same along a run (no read looked at depends on the
+        // last iterator, nor does the band of the reader): only a run's first instance is
+        // visited.
         let per_run: Vec<bool> = (0..p.stmts.len())
             .map(|k| {
                 let last = p.stmts[k].iters.len().wrapping_sub(1);
-                p.stmts[k].reads.iter().enumerate().all(|(r, a)| {
-                    !may_leave[k][r]
-                        || p.vars[a.var].is_scalar_argument()
-                        || geo.same[k][r].is_some()
-                        || decides[k][r].as_ref().is_some_and(|on| !on.contains(&last))
-                })
+                (0..looked[k].len()).all(|r| !looked[k][r] || decides[k][r].as_ref().is_some_and(|on| !on.contains(&last)))
             })
             .collect();
         // Statements of a nest of one band whose marking depends on no iterator (adi's,
@@ -709,19 +714,13 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         // enough, and a nest of only such statements is not walked.
         let once: Vec<bool> = (0..p.stmts.len())
             .map(|k| {
-                geo.band_dims(k) == 0
-                    && p.stmts[k].reads.iter().enumerate().all(|(r, a)| {
-                        !may_leave[k][r]
-                            || p.vars[a.var].is_scalar_argument()
-                            || geo.same[k][r].is_some()
-                            || decides[k][r].as_ref().is_some_and(Vec::is_empty)
-                    })
+                geo.band_dims(k) == 0 && (0..looked[k].len()).all(|r| !looked[k][r] || decides[k][r].as_ref().is_some_and(Vec::is_empty))
             })
             .collect();
-        let (decides, per_run, once) = (&decides, &per_run, &once);
+        let (decides, looked, per_run, once) = (&decides, &looked, &per_run, &once);
         // Bands dealt round-robin to one thread per core, each marking into its own set.
         let (geo, survey, params, tile) = (&geo, &survey, &params, &cfg.tile);
-        let (may_leave, margins, nests) = (&may_leave, &margins, &nests);
+        let (margins, nests) = (&margins, &nests);
         let parts: Vec<Result<Bits, Diagnostic>> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..workers)
                 .map(|w| {
@@ -736,7 +735,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                             let (mut known, mut placed) = (false, false);
                             let before = prev[k].as_deref();
                             for (r, a) in p.stmts[k].reads.iter().enumerate() {
-                                if !may_leave[k][r] || p.vars[a.var].is_scalar_argument() || geo.same[k][r].is_some() {
+                                if !looked[k][r] {
                                     continue;
                                 }
                                 if let (Some(before), Some(on)) = (before, &decides[k][r]) {
@@ -804,11 +803,8 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                                             }
                                             // A long run: each read marked along it (`build/mark.rs`).
                                             geo.tiles_into(k, it, &mut band);
-                                            let last = it.len() - 1;
-                                            for (r, a) in p.stmts[k].reads.iter().enumerate() {
-                                                if !may_leave[k][r] || p.vars[a.var].is_scalar_argument() || geo.same[k][r].is_some() {
-                                                    continue;
-                                                }
+                                            let last = it.len().wrapping_sub(1);
+                                            for r in (0..looked[k].len()).filter(|&r| looked[k][r]) {
                                                 let n = if decides[k][r].as_ref().is_some_and(|on| !on.contains(&last)) { 1 } else { len };
                                                 marking.run(k, r, it, n, step, &band, &mut stored, &mut bufs)?;
                                             }
