@@ -207,11 +207,6 @@ impl Geometry<'_> {
             None => cell_of(p, &p.stmts[k].write, it, params),
         }
     }
-    /// The tile coordinates of instance `it` of statement `k` (its band), into `out`.
-    fn tiles_into(&self, k: usize, it: &[i64], out: &mut Vec<i64>) {
-        out.clear();
-        out.extend((0..self.band_dims(k)).map(|d| self.phi[k][d].eval(it).div_euclid(self.sizes[d])));
-    }
     /// Whether instance `it2` of `k2` lies in the band `tiles1` of a statement `k1`.
     fn in_band(&self, k1: usize, tiles1: &[i64], k2: usize, it2: &[i64]) -> bool {
         self.nest_of[k1] == self.nest_of[k2]
@@ -354,6 +349,17 @@ impl Survey {
                 .ok_or_else(|| Diagnostic::global("iteration domains too large to number"))?;
         }
         Ok(Survey { lo, extent, offset, bands, sizes, first, instances, volume })
+    }
+    /// How the dense number of an instance of `k` changes when its iterators move by
+    /// `delta` (within the statement's box, where dense numbers are affine).
+    fn id_slope(&self, k: usize, delta: &[i64]) -> i128 {
+        let mut stride = 1i128;
+        let mut by = 0i128;
+        for (d, e) in self.extent[k].iter().enumerate().rev() {
+            by += delta[d] as i128 * stride;
+            stride *= *e as i128;
+        }
+        by
     }
     /// Dense number of an instance (unique over all statements).
     fn id(&self, k: usize, it: &[i64]) -> Option<u64> {
@@ -726,13 +732,14 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                 .map(|w| {
                     scope.spawn(move || -> Result<Bits, Diagnostic> {
                         let mut stored = Bits::new(survey.volume);
-                        // The reader's band and its offsets in its tiles, computed at most once per instance.
-                        let (mut mine, mut offsets, mut src) = (Vec::new(), Vec::new(), Vec::new());
+                        // The reader's offsets in its tiles, computed at most once per instance.
+                        let (mut offsets, mut src) = (Vec::new(), Vec::new());
                         let mut lines: Vec<Vec<Line>> = p.stmts.iter().map(|s| vec![Line::default(); s.reads.len()]).collect();
                         // Per statement, its previous instance here.
                         let mut prev: Vec<Option<Vec<i64>>> = vec![None; p.stmts.len()];
-                        let mut visit = |k: usize, it: &[i64], stored: &mut Bits| -> Result<(), Diagnostic> {
-                            let (mut known, mut placed) = (false, false);
+                        // Instance `it` of `k`, in band `mine` (the walk's tile coordinates).
+                        let mut visit = |k: usize, it: &[i64], mine: &[i64], stored: &mut Bits| -> Result<(), Diagnostic> {
+                            let mut placed = false;
                             let before = prev[k].as_deref();
                             for (r, a) in p.stmts[k].reads.iter().enumerate() {
                                 if !looked[k][r] {
@@ -758,11 +765,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                                         Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", p.stmts[k].name, it))
                                     })?;
                                 if let Some(sk) = sare.reads[k][r].sources[i].stmt.filter(|_| !stays[k][r][i]) {
-                                    if !known {
-                                        geo.tiles_into(k, it, &mut mine);
-                                        known = true;
-                                    }
-                                    if !geo.in_band(k, &mine, sk, &src) {
+                                    if !geo.in_band(k, mine, sk, &src) {
                                         stored.set(survey.id(sk, &src).ok_or_else(|| source_outside(p, sk, &src))?);
                                     }
                                 }
@@ -775,7 +778,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                             Ok(())
                         };
                         let marking = mark::Marking { p, params, sare, geo, survey };
-                        let (mut band, mut bufs) = (Vec::new(), mark::RunBufs::default());
+                        let mut bufs = mark::RunBufs::default();
                         // A big band is walked in parts of its outer loop, dealt like bands.
                         let (mut unit, mut run) = (0usize, Vec::new());
                         for (ni, nest) in nests.iter().enumerate() {
@@ -784,7 +787,8 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                                 if ni % workers == w {
                                     for &k in &nest.stmts {
                                         if let Some(it) = &survey.first[k] {
-                                            visit(k, it, &mut stored)?;
+                                            // One band, no band hyperplanes.
+                                            visit(k, it, &[], &mut stored)?;
                                         }
                                     }
                                 }
@@ -796,17 +800,16 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                                     if unit % workers == w {
                                         scan.walk_part(&tiles, part, &mut |k, it, len, step| {
                                             if per_run[k] {
-                                                return visit(k, it, &mut stored);
+                                                return visit(k, it, &tiles, &mut stored);
                                             }
                                             if len < LONG_RUN {
-                                                return each(it, len, step, &mut run, |x| visit(k, x, &mut stored));
+                                                return each(it, len, step, &mut run, |x| visit(k, x, &tiles, &mut stored));
                                             }
                                             // A long run: each read marked along it (`build/mark.rs`).
-                                            geo.tiles_into(k, it, &mut band);
                                             let last = it.len().wrapping_sub(1);
                                             for r in (0..looked[k].len()).filter(|&r| looked[k][r]) {
                                                 let n = if decides[k][r].as_ref().is_some_and(|on| !on.contains(&last)) { 1 } else { len };
-                                                marking.run(k, r, it, n, step, &band, &mut stored, &mut bufs)?;
+                                                marking.run(k, r, it, n, step, &tiles, &mut stored, &mut bufs)?;
                                             }
                                             Ok(())
                                         })?;

@@ -214,16 +214,16 @@ impl Deps {
         let prefix = self.fixed.split('{').next().unwrap_or("");
         // Each statement's hyperplane as an isl map, parsed once (a nest has many more
         // dependence maps than statements).
-        let mut phis: Vec<Option<Map>> = (0..nest.len()).map(|_| None).collect();
-        let mut phi = |k: usize| -> Result<Map, Diagnostic> {
-            if phis[k].is_none() {
-                let s = nest[k];
+        let phis: Vec<Map> = nest
+            .iter()
+            .zip(rows)
+            .map(|(&s, row)| {
                 let iters: Vec<String> = p.stmts[s].iters.iter().map(|i| isl_name(i)).collect();
-                let t = format!("{prefix}{{ {}[{}] -> [{}] }}", p.stmts[s].name, iters.join(", "), rows[k].isl(&iters));
-                phis[k] = Some(Map::read_from_str(&self.ctx, &t).map_err(isl_err)?);
-            }
-            phis[k].as_ref().ok_or_else(|| Diagnostic::global("internal error: no hyperplane map"))?.copy().map_err(isl_err)
-        };
+                let t = format!("{prefix}{{ {}[{}] -> [{}] }}", p.stmts[s].name, iters.join(", "), row.isl(&iters));
+                Map::read_from_str(&self.ctx, &t).map_err(isl_err)
+            })
+            .collect::<Result<_, _>>()?;
+        let phi = |k: usize| phis[k].copy().map_err(isl_err);
         let position = |name: &str| nest.iter().position(|&s| p.stmts[s].name == name);
         let list = self.nest_deps(p, nest)?.get_map_list().map_err(isl_err)?;
         let mut out = Vec::new();

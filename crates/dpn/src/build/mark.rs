@@ -130,13 +130,7 @@ impl Marking<'_> {
         // affine in the iterators there.
         let by = if u1 > u0 {
             id_at(u1, b)?;
-            let mut stride = 1i128;
-            let mut by = 0i128;
-            for (d, e) in survey.extent[sk].iter().enumerate().rev() {
-                by += b.slope[d] as i128 * stride;
-                stride *= *e as i128;
-            }
-            by
+            survey.id_slope(sk, &b.slope)
         } else {
             0
         };
