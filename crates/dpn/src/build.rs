@@ -20,11 +20,13 @@ use dpnc_frontend::interp::{for_each_run, index_of, out_of_bounds};
 use dpnc_frontend::scop::{Program, VarKind};
 use dpnc_frontend::store::flatten;
 use dpnc_frontend::Diagnostic;
+use events::{Event, Events};
 use line::{Line, Linear};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::*};
 
 mod cell;
+mod events;
 mod line;
 mod mark;
 mod repeat;
@@ -1556,8 +1558,8 @@ struct Scratch {
     /// Per channel: (band number, its bit in `written` in that band, 64 if none).
     chan_bit: Vec<(u32, u32)>,
     /// Per channel: its writes, then its reads (already in σ order, as pushed).
-    events: Vec<Vec<Event>>,
-    reads: Vec<Vec<Event>>,
+    events: Vec<Events>,
+    reads: Vec<Events>,
     /// Per channel: its reads folded into the read after them (same value, back to back).
     again: Vec<u64>,
     /// Per replaying thread, its buffers.
@@ -2136,7 +2138,7 @@ impl Assembly {
         // Operations of a process in this band, counted from its first (events keep 32 bits).
         scratch.op_base.clear();
         scratch.op_base.extend_from_slice(&b.ops);
-        scratch.events.iter_mut().chain(scratch.reads.iter_mut()).for_each(Vec::clear);
+        scratch.events.iter_mut().chain(scratch.reads.iter_mut()).for_each(Events::clear);
         st.band_no += 1;
         Assembly {
             n,
@@ -2181,8 +2183,8 @@ impl Assembly {
         let band_op = |proc: usize, op: usize| op - op_base.get(proc).copied().unwrap_or(0);
         let mut event = |ch: usize, t: u64, write: bool, vid: usize, op: usize| {
             if events.len() <= ch {
-                events.resize_with(ch + 1, Vec::new);
-                read_events.resize_with(ch + 1, Vec::new);
+                events.resize_with(ch + 1, Events::default);
+                read_events.resize_with(ch + 1, Events::default);
                 again.resize(ch + 1, 0);
             }
             let e = Event { key: (t << 1 | !write as u64) as u32, op: op as u32, vid: vid as u32 };
@@ -2190,12 +2192,12 @@ impl Assembly {
                 events[ch].push(e);
                 return;
             }
-            match read_events[ch].last_mut() {
+            match read_events[ch].last() {
                 // The value of the channel's last read, again (a scalar, a row along a loop
                 // that does not move it): the replay needs only the latest of such reads
                 // (a value's last read ends its life; the others change no count but reads).
                 Some(last) if last.vid == e.vid => {
-                    *last = e;
+                    read_events[ch].replace_last(e);
                     again[ch] += 1;
                 }
                 _ => read_events[ch].push(e),
@@ -2535,19 +2537,6 @@ fn cell_of(p: &Program, a: &dpnc_frontend::scop::Access, it: &[i64], params: &[i
     off.ok_or_else(|| Diagnostic::new(a.span, out_of_bounds(p, a, &idx)))
 }
 
-/// A write into or a read from one channel at time `t` of σ.
-#[derive(Clone, Copy, Default)]
-struct Event {
-    /// `2t + 1` for reads, `2t` for writes (writes first at equal times).
-    key: u32,
-    /// The operation's index in the consumer's trace counted from the band's first
-    /// (reads), or for loaded writes the band-local value id (several loads can share a
-    /// time: the order they were made in, which is their trace order, decides).
-    op: u32,
-    /// Band-local value id.
-    vid: u32,
-}
-
 struct Builder {
     processes: Vec<Process>,
     /// Per process, what it does (only when `keep`).
@@ -2652,7 +2641,7 @@ impl Builder {
         let cells = &cells[..];
         let mut work: Vec<Vec<ChannelEvents>> = (0..threads).map(|_| Vec::new()).collect();
         let mut load = vec![0usize; threads];
-        for (ch, ((writes, reads), stats)) in events.iter_mut().zip(reads.iter()).zip(stats.iter_mut()).enumerate() {
+        for (ch, ((writes, reads), stats)) in events.iter().zip(reads.iter()).zip(stats.iter_mut()).enumerate() {
             if writes.is_empty() && reads.is_empty() {
                 continue;
             }
@@ -2695,12 +2684,15 @@ impl Builder {
 }
 
 /// A channel of a band to replay: its number, writes, reads and statistics.
-type ChannelEvents<'a> = (usize, &'a mut Vec<Event>, &'a Vec<Event>, &'a mut ChanStats);
+type ChannelEvents<'a> = (usize, &'a Events, &'a Events, &'a mut ChanStats);
 
 /// Buffers of one replaying thread. `seen[vid] == ch + 1` once a later read of `vid` in
 /// channel `ch` has been seen.
 #[derive(Default)]
 struct ReplayBufs {
+    /// The channel's writes and reads, expanded from their runs.
+    writes: Vec<Event>,
+    reads: Vec<Event>,
     /// Scratch for sorting writes, and the events merged when live windows are tracked.
     merged: Vec<Event>,
     /// One bit per value of the band (see [`sort_local_writes`]).
@@ -2746,14 +2738,19 @@ fn sort_local_writes(writes: &mut [Event], bits: &mut Vec<u64>) -> bool {
 /// each read that is its value's last in the channel; `cells` to widen the live window.
 fn replay_channel(
     ch: usize,
-    writes: &mut Vec<Event>,
-    reads: &[Event],
+    writes: &Events,
+    reads: &Events,
     stats: &mut ChanStats,
     cells: Option<&[u64]>,
     bufs: &mut ReplayBufs,
     last_read: &mut dyn FnMut(u32),
 ) {
-    let ReplayBufs { merged, bits, seen, last } = bufs;
+    let ReplayBufs { writes: w, reads: r, merged, bits, seen, last } = bufs;
+    w.clear();
+    writes.expand_into(w);
+    r.clear();
+    reads.expand_into(r);
+    let (writes, reads) = (w, &r[..]);
     // Reads come in σ order; writes are pushed at their value's first read. (time,
     // operation) is unique within a channel, so any sort and a merge give the one
     // order. Both are band-local and short (times below 8 per instance, write

@@ -1,0 +1,145 @@
+//! A channel's events in one band, kept as arithmetic runs. Along a loop, the reads of one
+//! port come at evenly spaced times, of evenly spaced values, by evenly spaced operations;
+//! so do the writes they cause. A big band holds a hundred million events: stored one by
+//! one they cost gigabytes, and a page fault per 4 KiB touched, where their runs take a
+//! few megabytes. The replay expands one channel at a time (see `replay_channel`).
+
+/// One read or write of a channel, at a time of σ.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+pub(super) struct Event {
+    /// `2t + 1` for reads, `2t` for writes (writes first at equal times).
+    pub key: u32,
+    /// The operation's index in the consumer's trace counted from the band's first
+    /// (reads), or for loaded writes the band-local value id (several loads can share a
+    /// time: the order they were made in, which is their trace order, decides).
+    pub op: u32,
+    /// Band-local value id.
+    pub vid: u32,
+}
+
+impl Event {
+    fn step(self, d: Event, j: u32) -> Event {
+        Event {
+            key: self.key.wrapping_add(d.key.wrapping_mul(j)),
+            op: self.op.wrapping_add(d.op.wrapping_mul(j)),
+            vid: self.vid.wrapping_add(d.vid.wrapping_mul(j)),
+        }
+    }
+    fn minus(self, o: Event) -> Event {
+        Event { key: self.key.wrapping_sub(o.key), op: self.op.wrapping_sub(o.op), vid: self.vid.wrapping_sub(o.vid) }
+    }
+}
+
+/// `len` events from `first`, each `step` (wrapping) past the one before.
+#[derive(Clone, Copy)]
+struct Run {
+    first: Event,
+    step: Event,
+    len: u32,
+}
+
+impl Run {
+    fn at(&self, j: u32) -> Event {
+        self.first.step(self.step, j)
+    }
+}
+
+/// Events in the order pushed, as runs: a push that continues the last run lengthens it.
+#[derive(Default)]
+pub(super) struct Events {
+    runs: Vec<Run>,
+    len: usize,
+}
+
+impl Events {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    pub fn clear(&mut self) {
+        self.runs.clear();
+        self.len = 0;
+    }
+    pub fn push(&mut self, e: Event) {
+        self.len += 1;
+        if let Some(r) = self.runs.last_mut() {
+            // A run of one takes any second event: its step is then fixed.
+            if r.len == 1 {
+                r.step = e.minus(r.first);
+                r.len = 2;
+                return;
+            }
+            if r.len < u32::MAX && r.at(r.len) == e {
+                r.len += 1;
+                return;
+            }
+        }
+        self.runs.push(Run { first: e, step: Event::default(), len: 1 });
+    }
+    pub fn last(&self) -> Option<Event> {
+        self.runs.last().map(|r| r.at(r.len - 1))
+    }
+    /// Replaces the last event by `e`.
+    pub fn replace_last(&mut self, e: Event) {
+        if let Some(r) = self.runs.last_mut() {
+            self.len -= 1;
+            r.len -= 1;
+            if r.len == 0 {
+                self.runs.pop();
+            }
+        }
+        self.push(e);
+    }
+    /// The events, in the order pushed, appended to `out`.
+    pub fn expand_into(&self, out: &mut Vec<Event>) {
+        out.reserve(self.len);
+        for r in &self.runs {
+            out.extend((0..r.len).map(|j| r.at(j)));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pushes and last-replacements give back exactly the sequence a plain vector would
+    /// hold, whatever mix of runs and breaks (and wrapping steps) the events make.
+    #[test]
+    fn runs_expand_to_what_was_pushed() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        for _ in 0..200 {
+            let (mut ev, mut plain) = (Events::default(), Vec::new());
+            let mut e = Event { key: rnd(1000) as u32, op: rnd(10) as u32, vid: rnd(1 << 32) as u32 };
+            let mut d = Event { key: 2, op: 1, vid: u32::MAX };
+            for _ in 0..rnd(300) {
+                match rnd(10) {
+                    0 => d = Event { key: rnd(9) as u32, op: rnd(3) as u32, vid: rnd(1 << 32) as u32 },
+                    1 if !plain.is_empty() => {
+                        let last = plain.len() - 1;
+                        plain[last] = e;
+                        ev.replace_last(e);
+                    }
+                    _ => {
+                        plain.push(e);
+                        ev.push(e);
+                    }
+                }
+                assert_eq!(ev.last(), plain.last().copied());
+                e = e.step(d, 1);
+            }
+            let mut out = Vec::new();
+            ev.expand_into(&mut out);
+            assert_eq!(out, plain);
+            assert_eq!(ev.len(), plain.len());
+        }
+    }
+}
