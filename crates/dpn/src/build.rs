@@ -24,6 +24,7 @@ use events::{Event, Events};
 use line::{Line, Linear};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::*};
+use std::sync::Arc;
 
 mod cell;
 mod events;
@@ -899,7 +900,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         let slots = &slots;
         for (w, queued) in queued.iter().enumerate() {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Msg, Diagnostic>>(QUEUE);
-            let (back_tx, back_rx) = std::sync::mpsc::channel::<Analysed>();
+            let (back_tx, back_rx) = std::sync::mpsc::channel::<Arc<Analysed>>();
             let (chunk_tx, chunk_rx) = std::sync::mpsc::channel::<Chunk>();
             rxs.push(rx);
             backs.push((back_tx, chunk_tx));
@@ -909,6 +910,12 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                 let mut number = 0usize;
                 let mut kits: Vec<translate::Kit> = Vec::new();
                 let mut evicted = Vec::new();
+                // Analysed bands back from the assembly (or from dropped kits), to reuse their
+                // buffers: one a kit still holds is not reused until the kit is dropped.
+                let mut spare: Vec<Analysed> = Vec::new();
+                let recycled = |spare: &mut Vec<Analysed>| {
+                    spare.pop().or_else(|| std::iter::from_fn(|| back_rx.try_recv().ok()).find_map(|an| Arc::try_unwrap(an).ok()))
+                };
                 for (ni, nest) in nests.iter().enumerate() {
                     let Some(range) = &ctx.survey.bands[ni] else { continue };
                     let scan = BandScan::new(p, ctx.params, nest, tile);
@@ -951,10 +958,10 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                             let msg = match found {
                                 Ok(false) => Ok(Msg::Empty),
                                 Ok(true) if n > stream_above && !may_kit => {
-                                    let mut an = raw.prepare(ctx, back_rx.try_recv().ok(), (ni, bi, total));
+                                    let mut an = raw.prepare(ctx, recycled(&mut spare), (ni, bi, total));
                                     an.evicted.clear();
                                     an.evicted.append(&mut evicted);
-                                    let an = std::sync::Arc::new(an);
+                                    let an = Arc::new(an);
                                     queued.fetch_add(n, Release);
                                     if tx.send(Ok(Msg::Head(an.clone()))).is_err() {
                                         return;
@@ -975,7 +982,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                                 }
                                 Ok(true) => {
                                     let at = (ni, bi, total);
-                                    let mut an = back_rx.try_recv().ok().unwrap_or_else(|| Analysed::new(p));
+                                    let mut an = recycled(&mut spare).unwrap_or_else(|| Analysed::new(p));
                                     let proved =
                                         if memo { kits.iter().position(|kit| kit.translate(&raw, ni, ctx, slots, &mut an)) } else { None };
                                     let done = match proved {
@@ -985,27 +992,33 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                                             an.translate_of = Some(kit.number);
                                             an.kit = false;
                                             kits.insert(0, kit);
-                                            Ok(an)
+                                            Ok((an, None))
                                         }
                                         None => raw.analyse(ctx, Some(an), at).map(|mut an| {
-                                            if may_kit {
-                                                if let Some(kit) = translate::Kit::new(&an, number, ctx, slots) {
-                                                    kits.insert(0, kit);
-                                                    an.kit = true;
-                                                    while kits.len() > translate::KITS
-                                                        || kits.iter().map(translate::Kit::len).sum::<usize>() > translate::KIT_INSTANCES
-                                                    {
-                                                        evicted.extend(kits.pop().map(|k| k.number));
-                                                    }
-                                                }
-                                            }
-                                            an
+                                            let used = if may_kit { translate::Kit::used(&an, ctx, slots) } else { None };
+                                            an.kit = used.is_some();
+                                            (an, used)
                                         }),
                                     };
-                                    done.map(|mut an| {
+                                    done.map(|(mut an, used)| {
+                                        // Room for the new kit, the oldest dropped first.
+                                        while used.is_some()
+                                            && !kits.is_empty()
+                                            && (kits.len() >= translate::KITS
+                                                || kits.iter().map(translate::Kit::len).sum::<usize>() + n > translate::KIT_INSTANCES)
+                                        {
+                                            if let Some(kit) = kits.pop() {
+                                                evicted.push(kit.number);
+                                                spare.extend(kit.release());
+                                            }
+                                        }
                                         an.evicted.clear();
                                         an.evicted.append(&mut evicted);
-                                        Msg::Whole(Box::new(an))
+                                        let an = Arc::new(an);
+                                        if let Some(used) = used {
+                                            kits.insert(0, translate::Kit::new(an.clone(), number, used));
+                                        }
+                                        Msg::Whole(an)
                                     })
                                 }
                                 Err(e) => Err(e),
@@ -1055,7 +1068,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                 effects.remove(e);
             }
             let an = match msg {
-                Msg::Whole(an) => *an,
+                Msg::Whole(an) => an,
                 Msg::Head(_) | Msg::Piped { .. } => {
                     streamed += 1;
                     // The band arrives whole in its head, or a chunk at a time with its sources.
@@ -1100,8 +1113,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                     // Its channels replay on as many threads as there are workers (for the
                     // last of a kernel's bands, they would wait otherwise).
                     asm.finish(&mut scratch, &mut b, &mut st, workers);
-                    // The worker has let go of it by now (it did after its last chunk).
-                    if let Some(Ok(an)) = head.map(std::sync::Arc::try_unwrap) {
+                    if let Some(an) = head {
                         let _ = back_tx.send(an);
                     }
                     continue;
@@ -2035,10 +2047,10 @@ enum Msg {
     /// An empty band (sent all the same, to keep the turn).
     Empty,
     /// A band analysed whole.
-    Whole(Box<Analysed>),
+    Whole(Arc<Analysed>),
     /// A streamed band ([`Config::chunk`]): sorted and indexed, its sources to follow in
     /// [`Msg::Chunk`]s.
-    Head(std::sync::Arc<Analysed>),
+    Head(Arc<Analysed>),
     /// A streamed band whose instances come in its [`Msg::Chunk`]s too, as they are
     /// enumerated (see [`program_ordered`]): `n` of them; its odd chunks from `odd` (a
     /// second thread resolves them).

@@ -12,7 +12,7 @@ use dpnc_frontend::Diagnostic;
 
 /// A fully assembled band kept to recognise its repeats.
 pub(super) struct Replica {
-    pub(super) an: Analysed,
+    pub(super) an: std::sync::Arc<Analysed>,
     pub(super) effect: Effect,
 }
 
@@ -146,7 +146,7 @@ impl Effect {
 }
 
 impl Replica {
-    pub(super) fn new(an: Analysed, effect: Effect) -> Replica {
+    pub(super) fn new(an: std::sync::Arc<Analysed>, effect: Effect) -> Replica {
         Replica { an, effect }
     }
 

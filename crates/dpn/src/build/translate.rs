@@ -20,17 +20,14 @@
 
 use super::{Analysed, Band, Ctx, PackedSrc};
 use std::collections::HashMap;
+use std::sync::Arc;
 
-/// An analysed band kept to prove later bands translates of it.
+/// An analysed band kept to prove later bands translates of it (shared with the assembly,
+/// not copied: a kit is as big as its band).
 pub(super) struct Kit {
     /// The band's number (over all nests), to find its effect on the network by.
     pub(super) number: usize,
-    nest: usize,
-    band: Band,
-    sigma: Vec<usize>,
-    sub: Vec<usize>,
-    srcs: Vec<PackedSrc>,
-    piece: Vec<u8>,
+    an: Arc<Analysed>,
     /// Per statement: its iterators' bounds over the band (`None`: not in the band).
     boxes: Vec<Option<Vec<(i64, i64)>>>,
     /// Per (statement, read, piece) triple (at [`Slots`]), the kinds of source the band's reads
@@ -71,16 +68,14 @@ pub(super) const KITS: usize = 16;
 pub(super) const KIT_INSTANCES: usize = 4_000_000;
 
 impl Kit {
-    /// A kit of `an`, or `None` when it cannot serve (a piece index past `u8`).
-    pub(super) fn new(an: &Analysed, number: usize, ctx: &Ctx, slots: &Slots) -> Option<Kit> {
+    /// Which kinds of source each (statement, read, piece) triple gave `an`'s reads (see
+    /// [`Kit::used`]'s field), or `None` when a kit of it cannot serve (a piece index past
+    /// `u8`).
+    pub(super) fn used(an: &Analysed, ctx: &Ctx, slots: &Slots) -> Option<Vec<u8>> {
         let p = ctx.p;
-        let band = &an.band;
-        // The band's index already bounds each statement's iterators.
-        let boxes =
-            an.local.boxes.iter().map(|b| b.as_ref().map(|(_, dims)| dims.iter().map(|&(l, e)| (l, l + e as i64 - 1)).collect())).collect();
         let mut used = vec![0u8; slots.len];
         let mut j = 0;
-        for &k in &band.kind {
+        for &k in &an.band.kind {
             for (r, a) in p.stmts[k].reads.iter().enumerate() {
                 if p.vars[a.var].is_scalar_argument() {
                     continue;
@@ -98,30 +93,24 @@ impl Kit {
                 used[slots.base[k][r] + i as usize] |= bit;
             }
         }
-        let copy = Band {
-            stride: band.stride,
-            kind: band.kind.clone(),
-            iters: band.iters.clone(),
-            phi: Vec::new(),
-            last: Vec::new(),
-            id: band.id.clone(),
-        };
-        let nest = an.at.0;
-        Some(Kit {
-            number,
-            nest,
-            band: copy,
-            sigma: an.sigma.clone(),
-            sub: an.sub.clone(),
-            srcs: an.srcs.clone(),
-            piece: an.piece.clone(),
-            boxes,
-            used,
-        })
+        Some(used)
+    }
+
+    /// A kit of band `number`, analysed as `an`, its sources of the kinds `used`.
+    pub(super) fn new(an: Arc<Analysed>, number: usize, used: Vec<u8>) -> Kit {
+        // The band's index already bounds each statement's iterators.
+        let boxes =
+            an.local.boxes.iter().map(|b| b.as_ref().map(|(_, dims)| dims.iter().map(|&(l, e)| (l, l + e as i64 - 1)).collect())).collect();
+        Kit { number, an, boxes, used }
+    }
+
+    /// The analysed band back, once neither the assembly nor a replica holds it any more.
+    pub(super) fn release(self) -> Option<Analysed> {
+        Arc::try_unwrap(self.an).ok()
     }
 
     pub(super) fn len(&self) -> usize {
-        self.band.kind.len()
+        self.an.band.kind.len()
     }
 
     /// `raw` (a band as enumerated, in program order) analysed, into `out`, when it is a
@@ -129,19 +118,20 @@ impl Kit {
     /// otherwise.
     pub(super) fn translate(&self, raw: &Band, nest: usize, ctx: &Ctx, slots: &Slots, out: &mut Analysed) -> bool {
         let Ctx { p, params, sare, geo, survey, stored } = *ctx;
+        let kit = &*self.an;
         let n = self.len();
-        if nest != self.nest || raw.kind.len() != n {
+        if nest != kit.at.0 || raw.kind.len() != n {
             return false;
         }
         // The instances: the kit's, each statement's shifted by one vector.
         let mut delta: Vec<Option<Vec<i64>>> = vec![None; p.stmts.len()];
-        for (o, &q) in self.sigma.iter().enumerate() {
-            let k = self.band.kind[o];
-            if raw.kind[q] != k || stored.get(raw.id[q]) != stored.get(self.band.id[o]) {
+        for (o, &q) in kit.sigma.iter().enumerate() {
+            let k = kit.band.kind[o];
+            if raw.kind[q] != k || stored.get(raw.id[q]) != stored.get(kit.band.id[o]) {
                 return false;
             }
             let d = p.stmts[k].iters.len();
-            let (now, then) = (&raw.iters(q)[..d], &self.band.iters(o)[..d]);
+            let (now, then) = (&raw.iters(q)[..d], &kit.band.iters(o)[..d]);
             match &delta[k] {
                 Some(s) => {
                     if !now.iter().zip(then).zip(s).all(|((a, b), s)| a - b == *s) {
@@ -231,20 +221,20 @@ impl Kit {
             }
         }
         // The band in σ order, its reads resolved as the kit's, shifted.
-        raw.permute_into(&self.sigma, &mut out.band);
-        out.sigma.clone_from(&self.sigma);
-        out.sub.clone_from(&self.sub);
-        out.piece.clone_from(&self.piece);
+        raw.permute_into(&kit.sigma, &mut out.band);
+        out.sigma.clone_from(&kit.sigma);
+        out.sub.clone_from(&kit.sub);
+        out.piece.clone_from(&kit.piece);
         out.srcs.clear();
-        out.srcs.reserve(self.srcs.len());
+        out.srcs.reserve(kit.srcs.len());
         let mut j = 0;
-        for &k in &self.band.kind {
+        for &k in &kit.band.kind {
             for (r, a) in p.stmts[k].reads.iter().enumerate() {
                 if p.vars[a.var].is_scalar_argument() {
                     continue;
                 }
-                let s = self.srcs[j];
-                let (cell, producer) = shift[slots.base[k][r] + self.piece[j] as usize];
+                let s = kit.srcs[j];
+                let (cell, producer) = shift[slots.base[k][r] + kit.piece[j] as usize];
                 j += 1;
                 out.srcs.push(match s.producer {
                     PackedSrc::LOCAL => s,
