@@ -31,6 +31,7 @@ mod events;
 mod line;
 mod mark;
 mod repeat;
+mod replay;
 mod translate;
 
 /// Tile sizes, parallelism and optional user hyperplanes.
@@ -1040,6 +1041,8 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         // Recently assembled bands, most recent first, to recognise repeats by; the effects of
         // the bands the workers keep kits of, by band number.
         let mut replicas: Vec<repeat::Replica> = Vec::new();
+        // The last band's replay, if still under way.
+        let mut pending = None;
         let mut effects: HashMap<usize, repeat::Effect, Fast> = HashMap::default();
         // A worker that fails sends its error and stops: its channel then closes.
         for (number, &w) in owner.iter().enumerate() {
@@ -1110,9 +1113,10 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                             eprintln!("dpnc:   nest {ni}: band {}/{total}, {pc}% ({:.0} s)", bi + 1, started.elapsed().as_secs_f64());
                         }
                     }
-                    // Its channels replay on as many threads as there are workers (for the
-                    // last of a kernel's bands, they would wait otherwise).
-                    asm.finish(&mut scratch, &mut b, &mut st, workers);
+                    // Its channels replay here on as many threads as there are workers (for
+                    // the last of a kernel's bands, they would wait otherwise).
+                    let values = asm.finish(&mut st);
+                    replay_band(scope, &mut pending, &mut scratch, &mut b, values, workers)?;
                     if let Some(an) = head {
                         let _ = back_tx.send(an);
                     }
@@ -1144,7 +1148,8 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                     // bands all differ: none kept).
                     let replica = memo && twin[number] && an.band.kind.len() <= MAX_BAND / REPLICAS;
                     let before = (replica || an.kit).then(|| repeat::Counters::of(&b, &st));
-                    an.assemble(ctx, &mut scratch, &mut b, &mut st)?;
+                    let values = an.assemble(ctx, &mut scratch, &mut b, &mut st)?;
+                    replay_band(scope, &mut pending, &mut scratch, &mut b, values, 1)?;
                     if let Some(before) = before {
                         let effect = repeat::Effect::since(&before, &b, &st);
                         if an.kit {
@@ -1166,7 +1171,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
             }
             let _ = back_tx.send(an);
         }
-        Ok(())
+        join_replay(&mut pending, &mut scratch, &mut b)
     })?;
 
     for (c, s) in b.channels.iter_mut().zip(&b.stats) {
@@ -1219,6 +1224,40 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         return Err(Diagnostic::global(format!("internal error: the process network is invalid:\n  {}", errs.join("\n  "))));
     }
     Ok(dpn)
+}
+
+/// Replays a band's channels (see `build/replay.rs`): on a thread of its own beside the
+/// next band's assembly, or here with traces to mark or on `threads` > 1 (a streamed band,
+/// whose replay the workers would wait for). One band replays at a time.
+fn replay_band<'s>(
+    scope: &'s std::thread::Scope<'s, '_>,
+    pending: &mut Option<std::thread::ScopedJoinHandle<'s, replay::Job>>,
+    scratch: &mut Scratch,
+    b: &mut Builder,
+    values: usize,
+    threads: usize,
+) -> Result<(), Diagnostic> {
+    join_replay(pending, scratch, b)?;
+    if b.keep || threads > 1 {
+        b.replay(scratch, values, threads);
+    } else {
+        let job = b.replay_job(scratch, values);
+        *pending = Some(scope.spawn(move || job.run()));
+    }
+    Ok(())
+}
+
+/// Waits for the band replaying on its own thread, if any, and adds its figures.
+fn join_replay(
+    pending: &mut Option<std::thread::ScopedJoinHandle<'_, replay::Job>>,
+    scratch: &mut Scratch,
+    b: &mut Builder,
+) -> Result<(), Diagnostic> {
+    if let Some(h) = pending.take() {
+        let job = h.join().map_err(|_| Diagnostic::global("internal error: a replay thread panicked"))?;
+        b.merge(job, scratch);
+    }
+    Ok(())
 }
 
 /// Whether σ orders a nest's one band as the program does, so that it can be assembled
@@ -1574,8 +1613,9 @@ struct Scratch {
     reads: Vec<Events>,
     /// Per channel: its reads folded into the read after them (same value, back to back).
     again: Vec<u64>,
-    /// Per replaying thread, its buffers.
-    replay: Vec<ReplayBufs>,
+    /// Per replaying thread here, its buffers; a replayed job's buffers for the next band.
+    replay: Vec<replay::ReplayBufs>,
+    spare: Option<replay::Spare>,
     /// Per read of every statement (from `read_base[statement]`): the channel it last took.
     read_base: Vec<usize>,
     ports: Vec<Port>,
@@ -2114,14 +2154,13 @@ impl Analysed {
         }
     }
 
-    /// Assigns every read of the band to a channel (or a load), stores values that leave
-    /// it, then sizes the channels by replaying the band's part of σ.
-    fn assemble(&self, ctx: &Ctx, scratch: &mut Scratch, b: &mut Builder, st: &mut Streams) -> Result<(), Diagnostic> {
+    /// Assigns every read of the band to a channel (or a load) and stores values that
+    /// leave it; its number of values (see [`Assembly::finish`]).
+    fn assemble(&self, ctx: &Ctx, scratch: &mut Scratch, b: &mut Builder, st: &mut Streams) -> Result<usize, Diagnostic> {
         let n = self.band.kind.len();
         let mut asm = Assembly::start(n, scratch, b, st);
         asm.instances(self.part(), 0..n, &self.srcs, ctx, scratch, b, st)?;
-        asm.finish(scratch, b, st, 1);
-        Ok(())
+        Ok(asm.finish(st))
     }
 }
 
@@ -2164,10 +2203,11 @@ impl Assembly {
         }
     }
 
-    /// Sizes the channels by replaying the band's part of σ (on `threads` threads).
-    fn finish(self, scratch: &mut Scratch, b: &mut Builder, st: &mut Streams, threads: usize) {
+    /// Ends the band: its number of values, computed and loaded (which bounds the
+    /// band-local value ids its replay sees).
+    fn finish(self, st: &mut Streams) -> usize {
         st.next_vid += self.n as u64;
-        b.replay(scratch, self.n + (st.next_load_vid - self.load_base) as usize, threads);
+        self.n + (st.next_load_vid - self.load_base) as usize
     }
 
     /// The instances `range` of `an` (positions in σ, following the last ones fed), with
@@ -2197,7 +2237,7 @@ impl Assembly {
             if events.len() <= ch {
                 events.resize_with(ch + 1, Events::default);
                 read_events.resize_with(ch + 1, Events::default);
-                again.resize(ch + 1, 0);
+                again.resize(again.len().max(ch + 1), 0);
             }
             let e = Event { key: (t << 1 | !write as u64) as u32, op: op as u32, vid: vid as u32 };
             if write {
@@ -2390,39 +2430,6 @@ impl Assembly {
             }
         }
         Ok(())
-    }
-}
-
-/// Widens `stats.window` to the span, per array dimension, of the cells live at once in
-/// one band's events of a channel (a value is live from its write to its last read).
-fn live_window(evs: &[Event], last: &[bool], cells: &[u64], stats: &mut ChanStats) {
-    use std::collections::BTreeMap;
-    let ext = &stats.extents;
-    let coord = |cell: u64, d: usize| -> i64 {
-        let stride: i64 = ext[d + 1..].iter().product();
-        (cell as i64 / stride).rem_euclid(ext[d])
-    };
-    let mut live: Vec<BTreeMap<i64, u32>> = vec![BTreeMap::new(); ext.len()];
-    for (k, e) in evs.iter().enumerate() {
-        let cell = cells.get(e.vid as usize).copied().unwrap_or(0);
-        if e.key & 1 == 0 {
-            for (d, m) in live.iter_mut().enumerate() {
-                *m.entry(coord(cell, d)).or_default() += 1;
-                if let (Some((lo, _)), Some((hi, _))) = (m.first_key_value(), m.last_key_value()) {
-                    stats.window[d] = stats.window[d].max(hi - lo + 1);
-                }
-            }
-        } else if last[k] {
-            for (d, m) in live.iter_mut().enumerate() {
-                let x = coord(cell, d);
-                if let Some(c) = m.get_mut(&x) {
-                    *c -= 1;
-                    if *c == 0 {
-                        m.remove(&x);
-                    }
-                }
-            }
-        }
     }
 }
 
@@ -2632,204 +2639,5 @@ impl Builder {
         }
         self.inputs[consumer].push((producer, port, self.channels.len() - 1));
         self.channels.len() - 1
-    }
-
-    /// Replays one band's part of σ, channel by channel: marks last reads (in the traces),
-    /// and accumulates each channel's peak occupancy, traffic and order (`n_values` bounds
-    /// the band-local value ids). Channels are independent: with `threads` > 1 and no
-    /// traces to mark, they are dealt to that many threads by their number of events.
-    fn replay(&mut self, scratch: &mut Scratch, n_values: usize, threads: usize) {
-        let Scratch { events, reads, again, replay, cells, op_base, .. } = scratch;
-        let threads = if self.traces.is_empty() { threads.max(1) } else { 1 };
-        replay.resize_with(threads, ReplayBufs::default);
-        for r in replay.iter_mut() {
-            r.seen.clear();
-            r.seen.resize(n_values, 0);
-        }
-        let Builder { channels, stats, traces, codegen, .. } = self;
-        for (s, n) in stats.iter_mut().zip(again.iter_mut()) {
-            s.reads += std::mem::take(n);
-        }
-        let cells = &cells[..];
-        let mut work: Vec<Vec<ChannelEvents>> = (0..threads).map(|_| Vec::new()).collect();
-        let mut load = vec![0usize; threads];
-        for (ch, ((writes, reads), stats)) in events.iter().zip(reads.iter()).zip(stats.iter_mut()).enumerate() {
-            if writes.is_empty() && reads.is_empty() {
-                continue;
-            }
-            let t = (0..threads).min_by_key(|&t| load[t]).unwrap_or(0);
-            load[t] += writes.len() + reads.len();
-            work[t].push((ch, writes, reads, stats));
-        }
-        let window = |ch: usize| *codegen && channels[ch].port.is_some();
-        if threads == 1 {
-            let bufs = &mut replay[0];
-            for (ch, writes, reads, stats) in work.pop().unwrap_or_default() {
-                let consumer = channels[ch].consumer;
-                let base = op_base.get(consumer).copied().unwrap_or(0);
-                let mut last_read = |op: u32| {
-                    if let Some(Trace::Compute { ops, .. }) = traces.get_mut(consumer) {
-                        for r in ops[base + op as usize].reads.iter_mut() {
-                            if let ReadSrc::Chan { ch: c, last: l, .. } = r {
-                                if *c == ch {
-                                    *l = true;
-                                }
-                            }
-                        }
-                    }
-                };
-                replay_channel(ch, writes, reads, stats, window(ch).then_some(cells), bufs, &mut last_read);
-            }
-            return;
-        }
-        std::thread::scope(|scope| {
-            for (items, bufs) in work.into_iter().zip(replay.iter_mut()) {
-                let window = &window;
-                scope.spawn(move || {
-                    for (ch, writes, reads, stats) in items {
-                        replay_channel(ch, writes, reads, stats, window(ch).then_some(cells), bufs, &mut |_| {});
-                    }
-                });
-            }
-        });
-    }
-}
-
-/// A channel of a band to replay: its number, writes, reads and statistics.
-type ChannelEvents<'a> = (usize, &'a Events, &'a Events, &'a mut ChanStats);
-
-/// Buffers of one replaying thread. `seen[vid] == ch + 1` once a later read of `vid` in
-/// channel `ch` has been seen.
-#[derive(Default)]
-struct ReplayBufs {
-    /// The channel's writes and reads, expanded from their runs.
-    writes: Vec<Event>,
-    reads: Vec<Event>,
-    /// Scratch for sorting writes, and the events merged when live windows are tracked.
-    merged: Vec<Event>,
-    /// One bit per value of the band (see [`sort_local_writes`]).
-    bits: Vec<u64>,
-    seen: Vec<u32>,
-    /// Per read of the channel: its value's last there.
-    last: Vec<bool>,
-}
-
-/// Sorts the writes of a channel from the band's own compute processes by a bitmap over
-/// their values (a write of value `v` happens at time `4v + 2`, each value once), when
-/// they are all such writes and dense enough: the writes of a channel read out of
-/// production order (a transposed access) are millions in a big band, and radix passes
-/// over them cost more. `false` (untouched) otherwise.
-fn sort_local_writes(writes: &mut [Event], bits: &mut Vec<u64>) -> bool {
-    let local = |e: &Event| e.op == 0 && e.key as u64 == 8 * e.vid as u64 + 4;
-    let (lo, hi) = writes.iter().fold((u32::MAX, 0), |(l, h), e| (l.min(e.vid), h.max(e.vid)));
-    let span = (hi - lo) as usize + 1;
-    if writes.is_empty() || span > 64 * writes.len() || !writes.iter().all(local) {
-        return false;
-    }
-    bits.clear();
-    bits.resize(span.div_ceil(64), 0);
-    for e in writes.iter() {
-        let x = (e.vid - lo) as usize;
-        bits[x / 64] |= 1 << (x % 64);
-    }
-    let mut out = writes.iter_mut();
-    for (w, &word) in bits.iter().enumerate() {
-        let mut word = word;
-        while word != 0 {
-            let vid = lo + (w * 64) as u32 + word.trailing_zeros();
-            word &= word - 1;
-            if let Some(e) = out.next() {
-                *e = Event { key: 8 * vid + 4, op: 0, vid };
-            }
-        }
-    }
-    true
-}
-
-/// One channel's events of a band, replayed (see [`Builder::replay`]): `last_read(op)` for
-/// each read that is its value's last in the channel; `cells` to widen the live window.
-fn replay_channel(
-    ch: usize,
-    writes: &Events,
-    reads: &Events,
-    stats: &mut ChanStats,
-    cells: Option<&[u64]>,
-    bufs: &mut ReplayBufs,
-    last_read: &mut dyn FnMut(u32),
-) {
-    let ReplayBufs { writes: w, reads: r, merged, bits, seen, last } = bufs;
-    w.clear();
-    writes.expand_into(w);
-    r.clear();
-    reads.expand_into(r);
-    let (writes, reads) = (w, &r[..]);
-    // Reads come in σ order; writes are pushed at their value's first read. (time,
-    // operation) is unique within a channel, so any sort and a merge give the one
-    // order. Both are band-local and short (times below 8 per instance, write
-    // operations band-local load numbers), so they pack into one integer.
-    if !writes.is_sorted_by_key(|e| (e.key, e.op)) && !sort_local_writes(writes, bits) {
-        let (key, op) = writes.iter().fold((0, 0), |(k, o), e| (k | e.key as u64, o | e.op as u64));
-        let (kb, ob) = (u64::BITS - key.leading_zeros(), u64::BITS - op.leading_zeros());
-        if kb + ob <= u64::BITS {
-            radix_sort(writes, merged, kb + ob, |e| (e.key as u64) << ob | e.op as u64);
-        } else {
-            writes.sort_unstable_by_key(|e| (e.key, e.op));
-        }
-    }
-    // Each read's value's last read in the channel? Every value written is read: as many
-    // reads as writes means each read is its value's only one, and last.
-    last.clear();
-    let once = reads.len() == writes.len();
-    last.resize(reads.len(), once);
-    for (k, e) in reads.iter().enumerate().rev().filter(|_| !once) {
-        if let Some(a) = k.checked_sub(AHEAD) {
-            prefetch(&seen[reads[a].vid as usize]);
-        }
-        if seen[e.vid as usize] != ch as u32 + 1 {
-            seen[e.vid as usize] = ch as u32 + 1;
-            last[k] = true;
-        }
-    }
-    // The two merged in σ order, without a copy: occupancy, and whether values are read in
-    // the order they were written (each new value read is the next one written).
-    let (mut i, mut j, mut live, mut next) = (0, 0, 0usize, 0usize);
-    let mut in_order = true;
-    while i < writes.len() || j < reads.len() {
-        if j == reads.len() || (i < writes.len() && (writes[i].key, writes[i].op) < (reads[j].key, reads[j].op)) {
-            live += 1;
-            stats.size = stats.size.max(live);
-            stats.writes += 1;
-            i += 1;
-            continue;
-        }
-        let e = &reads[j];
-        stats.reads += 1;
-        if j == 0 || reads[j - 1].vid != e.vid {
-            in_order &= writes.get(next).is_some_and(|w| w.vid == e.vid);
-            next += 1;
-        }
-        if last[j] {
-            live -= 1;
-            last_read(e.op);
-        }
-        j += 1;
-    }
-    stats.in_order &= in_order && next == writes.len();
-    if let Some(cells) = cells {
-        merged.clear();
-        let (mut i, mut j) = (0, 0);
-        let mut flags = Vec::with_capacity(writes.len() + reads.len());
-        while i < writes.len() || j < reads.len() {
-            if j == reads.len() || (i < writes.len() && (writes[i].key, writes[i].op) < (reads[j].key, reads[j].op)) {
-                merged.push(writes[i]);
-                flags.push(false);
-                i += 1;
-            } else {
-                merged.push(reads[j]);
-                flags.push(last[j]);
-                j += 1;
-            }
-        }
-        live_window(merged, &flags, cells, stats);
     }
 }
