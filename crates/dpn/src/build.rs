@@ -2257,6 +2257,9 @@ impl Assembly {
         };
         let mut srcs = srcs.iter();
         let mut ahead = srcs.clone().skip(AHEAD);
+        // The compute process of the last instance, by statement and sub-band (runs of
+        // instances share it).
+        let mut last_proc = None;
         for o in range {
             let t = o as u64;
             let x = o - part.base;
@@ -2264,10 +2267,17 @@ impl Assembly {
             let s = &p.stmts[k];
             let it = &band.iters(x)[..s.iters.len()];
             let sub = part.sub[x];
-            let me = *st
-                .compute_proc
-                .entry((k, sub))
-                .or_insert_with(|| b.add_process(p, ProcessKind::Compute { stmt: k, subband: geo.subband_coords(k, sub) }));
+            let me = match last_proc {
+                Some((key, me)) if key == (k, sub) => me,
+                _ => {
+                    let me = *st
+                        .compute_proc
+                        .entry((k, sub))
+                        .or_insert_with(|| b.add_process(p, ProcessKind::Compute { stmt: k, subband: geo.subband_coords(k, sub) }));
+                    last_proc = Some(((k, sub), me));
+                    me
+                }
+            };
             let my_op = b.ops[me];
             let mut reads = Vec::with_capacity(if b.keep { s.reads.len() } else { 0 });
             for (r, a) in s.reads.iter().enumerate() {
