@@ -217,6 +217,11 @@ impl Geometry<'_> {
             && tiles1.iter().enumerate().all(|(d, t)| self.phi[k2][d].eval(it2).div_euclid(self.sizes[d]) == *t)
     }
     /// The parallel sub-band of an instance with hyperplane values `phi`, as one index.
+    /// Whether every instance is in sub-band 0 (no `--par`): bands then keep no sub-band
+    /// per instance.
+    fn one_subband(&self) -> bool {
+        self.par.iter().all(|&q| q == 1)
+    }
     fn subband(&self, k: usize, phi: &[i64]) -> usize {
         (0..self.band_dims(k))
             .fold(0, |acc, d| acc * self.par[d] as usize + (phi[d].rem_euclid(self.sizes[d]) * self.par[d] / self.sizes[d]) as usize)
@@ -1340,7 +1345,9 @@ fn pipe(
     // Resolves the instances of `c` and sends them on `to`; `false` when the assembly is gone.
     let send = |mut c: Chunk, to: &std::sync::mpsc::SyncSender<Result<Msg, Diagnostic>>| -> Result<bool, Diagnostic> {
         let len = c.band.kind.len();
-        c.sub.extend((0..len).map(|o| ctx.geo.subband(c.band.kind[o], c.band.phi(o))));
+        if !ctx.geo.one_subband() {
+            c.sub.extend((0..len).map(|o| ctx.geo.subband(c.band.kind[o], c.band.phi(o))));
+        }
         let part = Part { base: c.range.start, band: &c.band, sub: &c.sub };
         let (mut srcs, mut piece) = (std::mem::take(&mut c.srcs), std::mem::take(&mut c.piece));
         resolve(ctx, part, index, c.range.clone(), &mut srcs, &mut piece)?;
@@ -1845,7 +1852,9 @@ impl Band {
         }
         an.local.build(p, &an.band);
         an.sub.clear();
-        an.sub.extend(an.sigma.iter().zip(&an.band.kind).map(|(&o, &k)| geo.subband(k, self.phi(o))));
+        if !geo.one_subband() {
+            an.sub.extend(an.sigma.iter().zip(&an.band.kind).map(|(&o, &k)| geo.subband(k, self.phi(o))));
+        }
         an
     }
 }
@@ -1868,7 +1877,8 @@ impl Analysed {
 struct Part<'a> {
     base: usize,
     band: &'a Band,
-    /// Per instance, its parallel sub-band.
+    /// Per instance, its parallel sub-band (empty: all in sub-band 0, see
+    /// [`Geometry::one_subband`]).
     sub: &'a [usize],
 }
 
@@ -2119,7 +2129,7 @@ struct Chunk {
 struct Analysed {
     band: Band,
     sigma: Vec<usize>,
-    /// Per instance: its parallel sub-band.
+    /// Per instance: its parallel sub-band (none without `--par`: see [`Part::sub`]).
     sub: Vec<usize>,
     /// Per instance, per read of a variable (scalar arguments skipped): the source, and the
     /// source piece that gave it (`u8::MAX`: past 254).
@@ -2266,7 +2276,7 @@ impl Assembly {
             let k = band.kind[x];
             let s = &p.stmts[k];
             let it = &band.iters(x)[..s.iters.len()];
-            let sub = part.sub[x];
+            let sub = part.sub.get(x).copied().unwrap_or(0);
             let me = match last_proc {
                 Some((key, me)) if key == (k, sub) => me,
                 _ => {
