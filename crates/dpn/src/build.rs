@@ -216,12 +216,12 @@ impl Geometry<'_> {
         self.nest_of[k1] == self.nest_of[k2]
             && tiles1.iter().enumerate().all(|(d, t)| self.phi[k2][d].eval(it2).div_euclid(self.sizes[d]) == *t)
     }
-    /// The parallel sub-band of an instance with hyperplane values `phi`, as one index.
     /// Whether every instance is in sub-band 0 (no `--par`): bands then keep no sub-band
     /// per instance.
     fn one_subband(&self) -> bool {
         self.par.iter().all(|&q| q == 1)
     }
+    /// The parallel sub-band of an instance with hyperplane values `phi`, as one index.
     fn subband(&self, k: usize, phi: &[i64]) -> usize {
         (0..self.band_dims(k))
             .fold(0, |acc, d| acc * self.par[d] as usize + (phi[d].rem_euclid(self.sizes[d]) * self.par[d] / self.sizes[d]) as usize)

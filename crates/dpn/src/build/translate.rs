@@ -68,8 +68,8 @@ pub(super) const KITS: usize = 16;
 pub(super) const KIT_INSTANCES: usize = 4_000_000;
 
 impl Kit {
-    /// Which kinds of source each (statement, read, piece) triple gave `an`'s reads (see
-    /// [`Kit::used`]'s field), or `None` when a kit of it cannot serve (a piece index past
+    /// Which kinds of source each (statement, read, piece) triple gave `an`'s reads (bits
+    /// as in a kit's `used`), or `None` when a kit of it cannot serve (a piece index past
     /// `u8`).
     pub(super) fn used(an: &Analysed, ctx: &Ctx, slots: &Slots) -> Option<Vec<u8>> {
         let p = ctx.p;
