@@ -10,10 +10,8 @@ use crate::ir::{ReadSrc, Trace};
 
 /// One band's channel events, taken from the assembly to replay elsewhere.
 pub(super) struct Job {
-    events: Vec<Events>,
-    reads: Vec<Events>,
-    cells: Vec<u64>,
-    bufs: ReplayBufs,
+    /// The band's events and cells, and the buffers to replay them with.
+    taken: Spare,
     n_values: usize,
     /// Per channel with events: its number, whether its live window is tracked, and its
     /// figures in this band alone.
@@ -31,9 +29,8 @@ pub(super) struct Spare {
 
 impl Job {
     pub(super) fn run(mut self) -> Job {
-        let Job { events, reads, cells, bufs, n_values, chans } = &mut self;
-        bufs.seen.clear();
-        bufs.seen.resize(*n_values, 0);
+        let Job { taken: Spare { events, reads, cells, bufs }, n_values, chans } = &mut self;
+        bufs.start(*n_values);
         for (ch, window, stats) in chans.iter_mut() {
             replay_channel(*ch, &events[*ch], &reads[*ch], stats, window.then_some(&cells[..]), bufs, &mut |_| {});
         }
@@ -61,18 +58,17 @@ impl Builder {
             .map(|(ch, _)| {
                 let extents = self.stats[ch].extents.clone();
                 let stats = ChanStats { in_order: true, window: vec![0; extents.len()], extents, ..ChanStats::default() };
-                (ch, self.codegen && self.channels[ch].port.is_some(), stats)
+                (ch, self.tracks_window(ch), stats)
             })
             .collect();
         let spare = scratch.spare.take().unwrap_or_default();
-        Job {
+        let taken = Spare {
             events: std::mem::replace(&mut scratch.events, spare.events),
             reads: std::mem::replace(&mut scratch.reads, spare.reads),
             cells: std::mem::replace(&mut scratch.cells, spare.cells),
             bufs: spare.bufs,
-            n_values,
-            chans,
-        }
+        };
+        Job { taken, n_values, chans }
     }
 
     /// A replayed job's figures added to its channels' (maxima and order: bands merge in
@@ -84,7 +80,13 @@ impl Builder {
             t.in_order &= s.in_order;
             t.window.iter_mut().zip(&s.window).for_each(|(a, b)| *a = (*a).max(*b));
         }
-        scratch.spare = Some(Spare { events: job.events, reads: job.reads, cells: job.cells, bufs: job.bufs });
+        scratch.spare = Some(job.taken);
+    }
+
+    /// Whether channel `ch`'s live window is tracked (for scratchpad allocation: codegen
+    /// only, and only channels into a read port).
+    fn tracks_window(&self, ch: usize) -> bool {
+        self.codegen && self.channels[ch].port.is_some()
     }
 
     /// Replays one band's part of σ here, channel by channel: marks last reads (in the
@@ -97,10 +99,10 @@ impl Builder {
         let threads = if self.traces.is_empty() { threads.max(1) } else { 1 };
         replay.resize_with(threads, ReplayBufs::default);
         for r in replay.iter_mut() {
-            r.seen.clear();
-            r.seen.resize(n_values, 0);
+            r.start(n_values);
         }
-        let Builder { channels, stats, traces, codegen, .. } = self;
+        let window: Vec<bool> = (0..events.len()).map(|ch| self.tracks_window(ch)).collect();
+        let Builder { channels, stats, traces, .. } = self;
         let cells = &cells[..];
         let mut work: Vec<Vec<ChannelEvents>> = (0..threads).map(|_| Vec::new()).collect();
         let mut load = vec![0usize; threads];
@@ -112,7 +114,6 @@ impl Builder {
             load[t] += writes.len() + reads.len();
             work[t].push((ch, writes, reads, stats));
         }
-        let window = |ch: usize| *codegen && channels[ch].port.is_some();
         if threads == 1 {
             let bufs = &mut replay[0];
             for (ch, writes, reads, stats) in work.pop().unwrap_or_default() {
@@ -129,7 +130,7 @@ impl Builder {
                         }
                     }
                 };
-                replay_channel(ch, writes, reads, stats, window(ch).then_some(cells), bufs, &mut last_read);
+                replay_channel(ch, writes, reads, stats, window[ch].then_some(cells), bufs, &mut last_read);
             }
             return;
         }
@@ -138,7 +139,7 @@ impl Builder {
                 let window = &window;
                 scope.spawn(move || {
                     for (ch, writes, reads, stats) in items {
-                        replay_channel(ch, writes, reads, stats, window(ch).then_some(cells), bufs, &mut |_| {});
+                        replay_channel(ch, writes, reads, stats, window[ch].then_some(cells), bufs, &mut |_| {});
                     }
                 });
             }
@@ -163,6 +164,14 @@ pub(super) struct ReplayBufs {
     seen: Vec<u32>,
     /// Per read of the channel: its value's last there.
     last: Vec<bool>,
+}
+
+impl ReplayBufs {
+    /// Ready for a band of `n_values` values (no value seen yet).
+    fn start(&mut self, n_values: usize) {
+        self.seen.clear();
+        self.seen.resize(n_values, 0);
+    }
 }
 
 /// Sorts the writes of a channel from the band's own compute processes by a bitmap over
