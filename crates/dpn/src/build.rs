@@ -938,7 +938,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                             // A big band in program order streams as it is enumerated.
                             let size = ctx.survey.sizes.as_ref().map_or(0, |s| s[ni][bi as usize] as usize);
                             if size > stream_above
-                                && size <= MAX_BAND
+                                && size <= MAX_PIPED
                                 && ordered[ni]
                                 && !may_kit(size)
                                 && index.start(ctx.survey, nest, size)
@@ -954,7 +954,8 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                             let found = scan
                                 .walk(&tiles, &mut |k, it, len, step| {
                                     if raw.kind.len() + len as usize > MAX_BAND {
-                                        return Err(band_too_large(nest));
+                                        let limit = if ordered[ni] && size > MAX_PIPED { MAX_PIPED } else { MAX_BAND };
+                                        return Err(band_too_large(nest, limit));
                                     }
                                     raw.push_run(ctx.geo, ctx.survey, k, it, len, step)
                                 })
@@ -1524,17 +1525,23 @@ const REPLICAS: usize = 4;
 /// bytes per instance.
 const MAX_BAND: usize = 40_000_000;
 
-// Times of σ inside a band (4 per instance, doubled for the read bit) fit an event's `u32`.
-const _: () = assert!(8 * MAX_BAND as u64 + 8 <= u32::MAX as u64);
+/// Instances a piped band may hold (see [`pipe`]): it is never held whole, only its
+/// index and per instance its process and demux bits (some 20 bytes), with its channels'
+/// events as runs. Floyd-Warshall's one band at PolyBench's MEDIUM size holds 125 million.
+const MAX_PIPED: usize = 200_000_000;
 
-fn band_too_large(nest: &Nest) -> Diagnostic {
-    let why = match nest.dims {
-        0 => "the nest has no legal tiling hyperplane, so it is one band",
-        1 => "the nest has a single tiling hyperplane, so it is one band",
-        _ => "the tiles are too large",
+// Times of σ inside a band (4 per instance, doubled for the read bit) fit an event's `u32`.
+const _: () = assert!(8 * MAX_PIPED as u64 + 8 <= u32::MAX as u64 && MAX_BAND <= MAX_PIPED);
+
+/// Refuses a band over `limit` instances.
+fn band_too_large(nest: &Nest, limit: usize) -> Diagnostic {
+    let (why, help) = match nest.dims {
+        0 => ("the nest has no legal tiling hyperplane, so it is one band", "use smaller sizes"),
+        1 => ("the nest has a single tiling hyperplane, so it is one band whatever the tile size", "use smaller sizes"),
+        _ => ("the tiles are too large", "use smaller sizes or tiles"),
     };
     Diagnostic::global(format!(
-        "a band of nest {} holds more than {MAX_BAND} statement instances ({why}): too large to build; use smaller sizes or tiles",
+        "a band of nest {} holds more than {limit} statement instances ({why}): too large to build; {help}",
         nest.stmts.iter().map(|s| format!("S{s}")).collect::<Vec<_>>().join(" ")
     ))
 }

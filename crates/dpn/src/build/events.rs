@@ -95,8 +95,48 @@ impl Events {
     /// The events, in the order pushed, appended to `out`.
     pub fn expand_into(&self, out: &mut Vec<Event>) {
         out.reserve(self.len);
-        for r in &self.runs {
-            out.extend((0..r.len).map(|j| r.at(j)));
+        out.extend(self.iter());
+    }
+    /// The events in the order pushed, computed from their runs as they are asked for.
+    pub fn iter(&self) -> Iter<'_> {
+        Iter { runs: &self.runs, lo: 0, hi: self.runs.last().map_or(0, |r| r.len) }
+    }
+}
+
+/// The events of [`Events::iter`] not yet taken from either end: the first run's from
+/// `lo`, the last run's below `hi` (both of the one run when one is left).
+#[derive(Clone)]
+pub(super) struct Iter<'a> {
+    runs: &'a [Run],
+    lo: u32,
+    hi: u32,
+}
+
+impl Iterator for Iter<'_> {
+    type Item = Event;
+    fn next(&mut self) -> Option<Event> {
+        loop {
+            let (r, rest) = self.runs.split_first()?;
+            let end = if rest.is_empty() { self.hi } else { r.len };
+            if self.lo < end {
+                self.lo += 1;
+                return Some(r.at(self.lo - 1));
+            }
+            (self.runs, self.lo) = (rest, 0);
+        }
+    }
+}
+
+impl DoubleEndedIterator for Iter<'_> {
+    fn next_back(&mut self) -> Option<Event> {
+        loop {
+            let (r, rest) = self.runs.split_last()?;
+            let start = if rest.is_empty() { self.lo } else { 0 };
+            if self.hi > start {
+                self.hi -= 1;
+                return Some(r.at(self.hi));
+            }
+            (self.runs, self.hi) = (rest, rest.last().map_or(0, |r| r.len));
         }
     }
 }
@@ -139,6 +179,16 @@ mod tests {
             let mut out = Vec::new();
             ev.expand_into(&mut out);
             assert_eq!(out, plain);
+            assert!(ev.iter().rev().eq(plain.iter().rev().copied()));
+            // Taken from both ends at once, the two meet without losing or repeating one.
+            let (mut both, mut front, mut back) = (ev.iter(), Vec::new(), Vec::new());
+            loop {
+                let (end, taken) = if rnd(2) == 0 { (&mut front, both.next()) } else { (&mut back, both.next_back()) };
+                let Some(e) = taken else { break };
+                end.push(e);
+            }
+            front.extend(back.iter().rev());
+            assert_eq!(front, plain);
             assert_eq!(ev.len(), plain.len());
         }
     }

@@ -154,16 +154,15 @@ type ChannelEvents<'a> = (usize, &'a Events, &'a Events, &'a mut ChanStats);
 /// channel `ch` has been seen.
 #[derive(Default)]
 pub(super) struct ReplayBufs {
-    /// The channel's writes and reads, expanded from their runs.
+    /// The channel's writes, expanded from their runs when they must be sorted.
     writes: Vec<Event>,
-    reads: Vec<Event>,
     /// Scratch for sorting writes, and the events merged when live windows are tracked.
     merged: Vec<Event>,
     /// One bit per value of the band (see [`sort_local_writes`]).
     bits: Vec<u64>,
     seen: Vec<u32>,
-    /// Per read of the channel: its value's last there.
-    last: Vec<bool>,
+    /// A bit per read of the channel: its value's last there.
+    last: Vec<u64>,
 }
 
 impl ReplayBufs {
@@ -208,6 +207,10 @@ fn sort_local_writes(writes: &mut [Event], bits: &mut Vec<u64>) -> bool {
 
 /// One channel's events of a band, replayed (see [`Builder::replay`]): `last_read(op)` for
 /// each read that is its value's last in the channel; `cells` to widen the live window.
+/// Reads come in σ order and are taken from their runs as they are needed; so are writes
+/// when they are in order too (a channel read in production order), else they are
+/// expanded and sorted. A big band's channel holds a hundred million events: expanded,
+/// each costs its bytes and a share of a page fault.
 fn replay_channel(
     ch: usize,
     writes: &Events,
@@ -217,76 +220,102 @@ fn replay_channel(
     bufs: &mut ReplayBufs,
     last_read: &mut dyn FnMut(u32),
 ) {
-    let ReplayBufs { writes: w, reads: r, merged, bits, seen, last } = bufs;
+    // Writes are pushed at their value's first read. (time, operation) is unique within a
+    // channel, so any sort and a merge give the one order. Both are band-local and short
+    // (times below 8 per instance, write operations band-local load numbers), so they pack
+    // into one integer.
+    if writes.iter().is_sorted_by_key(|e| (e.key, e.op)) {
+        return replay_sorted(ch, writes.iter(), writes.len(), reads, stats, cells, bufs, last_read);
+    }
+    let mut w = std::mem::take(&mut bufs.writes);
     w.clear();
-    writes.expand_into(w);
-    r.clear();
-    reads.expand_into(r);
-    let (writes, reads) = (w, &r[..]);
-    // Reads come in σ order; writes are pushed at their value's first read. (time,
-    // operation) is unique within a channel, so any sort and a merge give the one
-    // order. Both are band-local and short (times below 8 per instance, write
-    // operations band-local load numbers), so they pack into one integer.
-    if !writes.is_sorted_by_key(|e| (e.key, e.op)) && !sort_local_writes(writes, bits) {
-        let (key, op) = writes.iter().fold((0, 0), |(k, o), e| (k | e.key as u64, o | e.op as u64));
+    writes.expand_into(&mut w);
+    if !sort_local_writes(&mut w, &mut bufs.bits) {
+        let (key, op) = w.iter().fold((0, 0), |(k, o), e| (k | e.key as u64, o | e.op as u64));
         let (kb, ob) = (u64::BITS - key.leading_zeros(), u64::BITS - op.leading_zeros());
         if kb + ob <= u64::BITS {
-            radix_sort(writes, merged, kb + ob, |e| (e.key as u64) << ob | e.op as u64);
+            radix_sort(&mut w, &mut bufs.merged, kb + ob, |e| (e.key as u64) << ob | e.op as u64);
         } else {
-            writes.sort_unstable_by_key(|e| (e.key, e.op));
+            w.sort_unstable_by_key(|e| (e.key, e.op));
         }
     }
-    // Each read's value's last read in the channel? Every value written is read: as many
-    // reads as writes means each read is its value's only one, and last.
+    replay_sorted(ch, w.iter().copied(), w.len(), reads, stats, cells, bufs, last_read);
+    bufs.writes = w;
+}
+
+/// [`replay_channel`] once the writes come in (time, operation) order.
+#[allow(clippy::too_many_arguments)]
+fn replay_sorted(
+    ch: usize,
+    writes: impl Iterator<Item = Event> + Clone,
+    n_writes: usize,
+    reads: &Events,
+    stats: &mut ChanStats,
+    cells: Option<&[u64]>,
+    bufs: &mut ReplayBufs,
+    last_read: &mut dyn FnMut(u32),
+) {
+    let ReplayBufs { merged, seen, last, .. } = bufs;
+    // Each read's value's last read in the channel (a bit per read)? Every value written
+    // is read: as many reads as writes means each read is its value's only one, and last.
+    let n = reads.len();
+    let once = n == n_writes;
     last.clear();
-    let once = reads.len() == writes.len();
-    last.resize(reads.len(), once);
-    for (k, e) in reads.iter().enumerate().rev().filter(|_| !once) {
-        if let Some(a) = k.checked_sub(AHEAD) {
-            prefetch(&seen[reads[a].vid as usize]);
-        }
-        if seen[e.vid as usize] != ch as u32 + 1 {
-            seen[e.vid as usize] = ch as u32 + 1;
-            last[k] = true;
+    last.resize(n.div_ceil(64), if once { !0 } else { 0 });
+    if !once {
+        let mut ahead = reads.iter().rev().skip(AHEAD);
+        for (k, e) in (0..n).rev().zip(reads.iter().rev()) {
+            if let Some(a) = ahead.next() {
+                prefetch(&seen[a.vid as usize]);
+            }
+            if seen[e.vid as usize] != ch as u32 + 1 {
+                seen[e.vid as usize] = ch as u32 + 1;
+                last[k / 64] |= 1 << (k % 64);
+            }
         }
     }
-    // The two merged in σ order, without a copy: occupancy, and whether values are read in
-    // the order they were written (each new value read is the next one written).
-    let (mut i, mut j, mut live, mut next) = (0, 0, 0usize, 0usize);
+    let is_last = |k: usize| last[k / 64] >> (k % 64) & 1 == 1;
+    // The two merged in σ order: occupancy, and whether values are read in the order they
+    // were written (each new value read is the next one written).
+    let before = |w: &Event, r: &Event| (w.key, w.op) < (r.key, r.op);
+    let (mut pending, mut order) = (writes.clone().peekable(), writes.clone());
+    let (mut live, mut next, mut prev) = (0usize, 0usize, None);
     let mut in_order = true;
-    while i < writes.len() || j < reads.len() {
-        if j == reads.len() || (i < writes.len() && (writes[i].key, writes[i].op) < (reads[j].key, reads[j].op)) {
+    for (k, e) in reads.iter().enumerate() {
+        while pending.next_if(|w| before(w, &e)).is_some() {
             live += 1;
             stats.size = stats.size.max(live);
-            i += 1;
-            continue;
         }
-        let e = &reads[j];
-        if j == 0 || reads[j - 1].vid != e.vid {
-            in_order &= writes.get(next).is_some_and(|w| w.vid == e.vid);
+        if prev != Some(e.vid) {
+            in_order &= order.next().is_some_and(|w| w.vid == e.vid);
             next += 1;
         }
-        if last[j] {
+        prev = Some(e.vid);
+        if is_last(k) {
             live -= 1;
             last_read(e.op);
         }
-        j += 1;
     }
-    stats.in_order &= in_order && next == writes.len();
+    for _ in pending {
+        live += 1;
+        stats.size = stats.size.max(live);
+    }
+    stats.in_order &= in_order && next == n_writes;
     if let Some(cells) = cells {
         merged.clear();
-        let (mut i, mut j) = (0, 0);
-        let mut flags = Vec::with_capacity(writes.len() + reads.len());
-        while i < writes.len() || j < reads.len() {
-            if j == reads.len() || (i < writes.len() && (writes[i].key, writes[i].op) < (reads[j].key, reads[j].op)) {
-                merged.push(writes[i]);
+        let mut flags = Vec::with_capacity(n_writes + n);
+        let mut pending = writes.peekable();
+        for (k, e) in reads.iter().enumerate() {
+            while let Some(w) = pending.next_if(|w| before(w, &e)) {
+                merged.push(w);
                 flags.push(false);
-                i += 1;
-            } else {
-                merged.push(reads[j]);
-                flags.push(last[j]);
-                j += 1;
             }
+            merged.push(e);
+            flags.push(is_last(k));
+        }
+        for w in pending {
+            merged.push(w);
+            flags.push(false);
         }
         live_window(merged, &flags, cells, stats);
     }
