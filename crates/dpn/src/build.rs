@@ -1968,10 +1968,19 @@ fn resolve(
                 pieces.push(pieces[from]);
                 continue;
             }
-            last[k][r] = Some((srcs.len(), o));
-            let piece = lines[k][r]
+            let line = &mut lines[k][r];
+            let piece = line
                 .source(&sare.reads[k][r], &geo.linear[k][r], params, it, &mut src)
                 .ok_or_else(|| Diagnostic::new(a.span, format!("internal error: no source for {}{:?}", s.name, it)))?;
+            // One step on along a line that does not move the source (Floyd-Warshall's
+            // `path[i][k]` along `j`): the resolution the line started from, copied.
+            if let (true, Some((from, _))) = (line.stood(), last[k][r]) {
+                copies.push((srcs.len(), from));
+                srcs.push(PackedSrc::pack(Src::Local(0)));
+                pieces.push(pieces[from]);
+                continue;
+            }
+            last[k][r] = Some((srcs.len(), o));
             // The band holds exactly its tiles' instances, so a source is in the band
             // (same nest, same tile coordinates) exactly when the band's index finds it.
             let origin = sare.reads[k][r].sources[piece].stmt;

@@ -68,6 +68,10 @@ pub(super) struct Line {
     piece: usize,
     src: Vec<i64>,
     slope: Vec<i64>,
+    /// The slope is zero: along the line the source stays where it is.
+    flat: bool,
+    /// The last [`Line::source`] was a step along a flat line: the same source as before.
+    stood: bool,
 }
 
 impl Line {
@@ -84,11 +88,19 @@ impl Line {
         src: &mut Vec<i64>,
     ) -> Option<usize> {
         if let Some(piece) = self.step(it, src) {
+            self.stood = self.flat;
             return Some(piece);
         }
+        self.stood = false;
         let piece = flow.piece_near(params, it, src, self.piece)?;
         self.start(linear[piece].as_ref(), it, piece, src);
         Some(piece)
+    }
+
+    /// Whether the last [`Line::source`] found the source the one before found (its
+    /// resolution can be copied).
+    pub(super) fn stood(&self) -> bool {
+        self.stood
     }
 
     #[inline]
@@ -122,6 +134,7 @@ impl Line {
                 self.left = left;
                 self.src.clear();
                 self.src.extend_from_slice(src);
+                self.flat = self.slope.iter().all(|g| *g == 0);
             }
         }
         self.prev.clear();

@@ -221,9 +221,7 @@ fn replay_channel(
     last_read: &mut dyn FnMut(u32),
 ) {
     // Writes are pushed at their value's first read. (time, operation) is unique within a
-    // channel, so any sort and a merge give the one order. Both are band-local and short
-    // (times below 8 per instance, write operations band-local load numbers), so they pack
-    // into one integer.
+    // channel, so any sort and a merge give the one order.
     if writes.iter().is_sorted_by_key(|e| (e.key, e.op)) {
         return replay_sorted(ch, writes.iter(), writes.len(), reads, stats, cells, bufs, last_read);
     }
@@ -231,6 +229,8 @@ fn replay_channel(
     w.clear();
     writes.expand_into(&mut w);
     if !sort_local_writes(&mut w, &mut bufs.bits) {
+        // Both are band-local and short (times below 8 per instance, write operations
+        // band-local load numbers), so they pack into one integer.
         let (key, op) = w.iter().fold((0, 0), |(k, o), e| (k | e.key as u64, o | e.op as u64));
         let (kb, ob) = (u64::BITS - key.leading_zeros(), u64::BITS - op.leading_zeros());
         if kb + ob <= u64::BITS {
