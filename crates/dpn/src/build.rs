@@ -1962,10 +1962,14 @@ fn resolve(
                 (Some((at, o)), Some(deps)) if deps.iter().all(|&d| band.iters(o)[d] == it[d]) => Some(at),
                 _ => None,
             };
-            if let Some(from) = geo.same[k][r].map(|q| at_of[q]).or(again) {
+            // A place for the source of the read at `from`, filled at the end.
+            let copy = |from: usize, srcs: &mut Vec<PackedSrc>, pieces: &mut Vec<u8>, copies: &mut Vec<(usize, usize)>| {
                 copies.push((srcs.len(), from));
                 srcs.push(PackedSrc::pack(Src::Local(0)));
                 pieces.push(pieces[from]);
+            };
+            if let Some(from) = geo.same[k][r].map(|q| at_of[q]).or(again) {
+                copy(from, srcs, pieces, &mut copies);
                 continue;
             }
             let line = &mut lines[k][r];
@@ -1975,9 +1979,7 @@ fn resolve(
             // One step on along a line that does not move the source (Floyd-Warshall's
             // `path[i][k]` along `j`): the resolution the line started from, copied.
             if let (true, Some((from, _))) = (line.stood(), last[k][r]) {
-                copies.push((srcs.len(), from));
-                srcs.push(PackedSrc::pack(Src::Local(0)));
-                pieces.push(pieces[from]);
+                copy(from, srcs, pieces, &mut copies);
                 continue;
             }
             last[k][r] = Some((srcs.len(), o));

@@ -275,16 +275,31 @@ fn replay_sorted(
         }
     }
     let is_last = |k: usize| last[k / 64] >> (k % 64) & 1 == 1;
-    // The two merged in σ order: occupancy, and whether values are read in the order they
-    // were written (each new value read is the next one written).
-    let before = |w: &Event, r: &Event| (w.key, w.op) < (r.key, r.op);
-    let (mut pending, mut order) = (writes.clone().peekable(), writes.clone());
+    // The two merged in σ order: occupancy, whether values are read in the order they
+    // were written (each new value read is the next one written), and with live windows
+    // tracked, the merged events with their last-read flags.
+    let track = cells.is_some();
+    merged.clear();
+    let mut flags = Vec::with_capacity(if track { n_writes + n } else { 0 });
+    let (mut pending, mut order) = (writes.clone().peekable(), writes);
     let (mut live, mut next, mut prev) = (0usize, 0usize, None);
     let mut in_order = true;
-    for (k, e) in reads.iter().enumerate() {
-        while pending.next_if(|w| before(w, &e)).is_some() {
+    let mut keep = |e: Event, last: bool| {
+        if track {
+            merged.push(e);
+            flags.push(last);
+        }
+    };
+    // Reads, then a sentinel past every write for the writes after the last read.
+    let end = Event { key: u32::MAX, op: u32::MAX, vid: 0 };
+    for (k, e) in reads.iter().chain([end]).enumerate() {
+        while let Some(w) = pending.next_if(|w| (w.key, w.op) < (e.key, e.op)) {
             live += 1;
             stats.size = stats.size.max(live);
+            keep(w, false);
+        }
+        if k == n {
+            break;
         }
         if prev != Some(e.vid) {
             in_order &= order.next().is_some_and(|w| w.vid == e.vid);
@@ -295,28 +310,10 @@ fn replay_sorted(
             live -= 1;
             last_read(e.op);
         }
-    }
-    for _ in pending {
-        live += 1;
-        stats.size = stats.size.max(live);
+        keep(e, is_last(k));
     }
     stats.in_order &= in_order && next == n_writes;
     if let Some(cells) = cells {
-        merged.clear();
-        let mut flags = Vec::with_capacity(n_writes + n);
-        let mut pending = writes.peekable();
-        for (k, e) in reads.iter().enumerate() {
-            while let Some(w) = pending.next_if(|w| before(w, &e)) {
-                merged.push(w);
-                flags.push(false);
-            }
-            merged.push(e);
-            flags.push(is_last(k));
-        }
-        for w in pending {
-            merged.push(w);
-            flags.push(false);
-        }
         live_window(merged, &flags, cells, stats);
     }
 }
