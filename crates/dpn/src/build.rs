@@ -1121,8 +1121,8 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                     }
                     // Its channels replay here on as many threads as there are workers (for
                     // the last of a kernel's bands, they would wait otherwise).
-                    let values = asm.finish(&mut st);
-                    replay_band(scope, &mut pending, &mut scratch, &mut b, values, workers)?;
+                    asm.finish(&mut st);
+                    replay_band(scope, &mut pending, &mut scratch, &mut b, workers)?;
                     if let Some(an) = head {
                         let _ = back_tx.send(an);
                     }
@@ -1154,8 +1154,8 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                     // bands all differ: none kept).
                     let replica = memo && twin[number] && an.band.kind.len() <= MAX_BAND / REPLICAS;
                     let before = (replica || an.kit).then(|| repeat::Counters::of(&b, &st));
-                    let values = an.assemble(ctx, &mut scratch, &mut b, &mut st)?;
-                    replay_band(scope, &mut pending, &mut scratch, &mut b, values, 1)?;
+                    an.assemble(ctx, &mut scratch, &mut b, &mut st)?;
+                    replay_band(scope, &mut pending, &mut scratch, &mut b, 1)?;
                     if let Some(before) = before {
                         let effect = repeat::Effect::since(&before, &b, &st);
                         if an.kit {
@@ -1240,14 +1240,13 @@ fn replay_band<'s>(
     pending: &mut Option<std::thread::ScopedJoinHandle<'s, replay::Job>>,
     scratch: &mut Scratch,
     b: &mut Builder,
-    values: usize,
     threads: usize,
 ) -> Result<(), Diagnostic> {
     join_replay(pending, scratch, b)?;
     if b.keep || threads > 1 {
-        b.replay(scratch, values, threads);
+        b.replay(scratch, threads);
     } else {
-        let job = b.replay_job(scratch, values);
+        let job = b.replay_job(scratch);
         *pending = Some(scope.spawn(move || job.run()));
     }
     Ok(())
@@ -1620,7 +1619,7 @@ struct Scratch {
     made: Vec<Made>,
     /// Per band value: the producer's operation (only with traces).
     op_index: Vec<usize>,
-    /// Per channel: (band number, its bit in `written` in that band, 64 if none).
+    /// Per channel: (band number, its bit in [`Made`] in that band, [`Made::BITS`] if none).
     chan_bit: Vec<(u32, u32)>,
     /// Per channel: its writes, then its reads (already in σ order, as pushed).
     events: Vec<Events>,
@@ -1650,12 +1649,27 @@ impl Scratch {
     }
 }
 
-/// A value computed in the current band: its compute process, and one bit per channel in
-/// the band's first 64 (see `Scratch::chan_bit`) that it is already written to.
+/// A value computed in the current band, in 8 bytes (a band holds up to [`MAX_PIPED`], and
+/// fresh memory is slow to touch): one bit per channel among the band's first
+/// [`Made::BITS`] (see `Scratch::chan_bit`) that it is already written to, and above them
+/// its compute process.
 #[derive(Clone, Copy, Default)]
-struct Made {
-    written: u64,
-    proc: u32,
+struct Made(u64);
+
+impl Made {
+    const BITS: u32 = 48;
+    fn new(proc: u16) -> Made {
+        Made((proc as u64) << Made::BITS)
+    }
+    fn proc(self) -> usize {
+        (self.0 >> Made::BITS) as usize
+    }
+    /// Marks the value written to the channel of bit `bit`: whether it was not yet.
+    fn write(&mut self, bit: u32) -> bool {
+        let new = self.0 >> bit & 1 == 0;
+        self.0 |= 1 << bit;
+        new
+    }
 }
 
 /// The channels a read last took (a channel is found by its producer, consumer and port,
@@ -2183,12 +2197,13 @@ impl Analysed {
     }
 
     /// Assigns every read of the band to a channel (or a load) and stores values that
-    /// leave it; its number of values (see [`Assembly::finish`]).
-    fn assemble(&self, ctx: &Ctx, scratch: &mut Scratch, b: &mut Builder, st: &mut Streams) -> Result<usize, Diagnostic> {
+    /// leave it.
+    fn assemble(&self, ctx: &Ctx, scratch: &mut Scratch, b: &mut Builder, st: &mut Streams) -> Result<(), Diagnostic> {
         let n = self.band.kind.len();
         let mut asm = Assembly::start(n, scratch, b, st);
         asm.instances(self.part(), 0..n, &self.srcs, ctx, scratch, b, st)?;
-        Ok(asm.finish(st))
+        asm.finish(st);
+        Ok(())
     }
 }
 
@@ -2201,8 +2216,8 @@ struct Assembly {
     load_base: u64,
     band_no: u32,
     /// Channels each value of the band is already written to (the demux): a bit each for
-    /// the band's first 64 channels (a value is often read through many ports: a
-    /// stencil's nine, `Made::written`), the others in this set.
+    /// the band's first [`Made::BITS`] channels (a value is often read through many ports:
+    /// a stencil's nine), the others in this set.
     written_more: std::collections::HashSet<(usize, usize), Fast>,
     next_bit: u32,
     loaded: Vec<Loaded>,
@@ -2231,11 +2246,9 @@ impl Assembly {
         }
     }
 
-    /// Ends the band: its number of values, computed and loaded (which bounds the
-    /// band-local value ids its replay sees).
-    fn finish(self, st: &mut Streams) -> usize {
+    /// Ends the band: its computed values are numbered.
+    fn finish(self, st: &mut Streams) {
         st.next_vid += self.n as u64;
-        self.n + (st.next_load_vid - self.load_base) as usize
     }
 
     /// The instances `range` of `an` (positions in σ, following the last ones fed), with
@@ -2295,15 +2308,18 @@ impl Assembly {
             let s = &p.stmts[k];
             let it = &band.iters(x)[..s.iters.len()];
             let sub = part.sub.get(x).copied().unwrap_or(0);
-            let me = match last_proc {
-                Some((key, me)) if key == (k, sub) => me,
+            let (me, me16) = match last_proc {
+                Some((key, me, me16)) if key == (k, sub) => (me, me16),
                 _ => {
                     let me = *st
                         .compute_proc
                         .entry((k, sub))
                         .or_insert_with(|| b.add_process(p, ProcessKind::Compute { stmt: k, subband: geo.subband_coords(k, sub) }));
-                    last_proc = Some(((k, sub), me));
-                    me
+                    let me16 = u16::try_from(me).map_err(|_| {
+                        Diagnostic::global(format!("the network has more than {} processes: use a smaller --par", u16::MAX))
+                    })?;
+                    last_proc = Some(((k, sub), me, me16));
+                    (me, me16)
                 }
             };
             let my_op = b.ops[me];
@@ -2323,7 +2339,7 @@ impl Assembly {
                 let (ch, vid) = match src {
                     // Produced in this band: an on-chip channel from the producer's process.
                     Src::Local(so) => {
-                        let pp = made[so].proc as usize;
+                        let pp = made[so].proc();
                         let port = &mut ports[read_base[k] + r];
                         let ch = match *port {
                             Port { local: (from, to, ch), .. } if (from, to) == (pp as u32, me as u32) => ch as usize,
@@ -2335,20 +2351,15 @@ impl Assembly {
                             }
                         };
                         if chan_bit.len() <= ch {
-                            chan_bit.resize(ch + 1, (0, 64));
+                            chan_bit.resize(ch + 1, (0, Made::BITS));
                         }
                         if chan_bit[ch].0 != band_no {
                             chan_bit[ch] = (band_no, *next_bit);
-                            *next_bit = (*next_bit + 1).min(64);
+                            *next_bit = (*next_bit + 1).min(Made::BITS);
                         }
                         let new = match chan_bit[ch].1 {
-                            64 => written_more.insert((so, ch)),
-                            bit => {
-                                let m = &mut made[so];
-                                let new = m.written >> bit & 1 == 0;
-                                m.written |= 1 << bit;
-                                new
-                            }
+                            Made::BITS => written_more.insert((so, ch)),
+                            bit => made[so].write(bit),
                         };
                         if new {
                             if let Some(Trace::Compute { ops, .. }) = b.traces.get_mut(pp) {
@@ -2440,7 +2451,7 @@ impl Assembly {
             if let Some(Trace::Compute { ops, .. }) = b.traces.get_mut(me) {
                 ops.push(ComputeOp { iters: it.to_vec(), reads, writes: Vec::new(), vid: base + o as u64 });
             }
-            made[o].proc = me as u32;
+            made[o] = Made::new(me16);
             if b.keep {
                 op_index.push(pi);
             }

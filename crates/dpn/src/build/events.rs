@@ -92,6 +92,16 @@ impl Events {
         }
         self.push(e);
     }
+    /// The lowest and highest value id of the events (`None`: there are none). Ids are
+    /// far below 2^31, so a run's wrapping step is their true difference, and a run's
+    /// extremes are its ends.
+    pub fn vid_range(&self) -> Option<(u32, u32)> {
+        let ends = self.runs.iter().map(|r| {
+            let (a, b) = (r.first.vid, r.at(r.len - 1).vid);
+            (a.min(b), a.max(b))
+        });
+        ends.reduce(|x, y| (x.0.min(y.0), x.1.max(y.1)))
+    }
     /// The events, in the order pushed, appended to `out`.
     pub fn expand_into(&self, out: &mut Vec<Event>) {
         out.reserve(self.len);
@@ -190,6 +200,35 @@ mod tests {
             front.extend(back.iter().rev());
             assert_eq!(front, plain);
             assert_eq!(ev.len(), plain.len());
+        }
+    }
+
+    /// The value ids' range from the runs is the plain sequence's, for ids as a band has
+    /// them (below 2^31), runs going up and down.
+    #[test]
+    fn vid_range_is_that_of_the_events() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rnd = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        for _ in 0..200 {
+            let (mut ev, mut plain) = (Events::default(), Vec::new());
+            let mut vid = rnd(1 << 30) as i64;
+            let mut step = 0i64;
+            for t in 0..rnd(300) {
+                if rnd(8) == 0 {
+                    step = rnd(2001) as i64 - 1000;
+                }
+                vid = (vid + step).clamp(0, (1 << 30) - 1);
+                let e = Event { key: 2 * t as u32, op: 0, vid: vid as u32 };
+                plain.push(e);
+                ev.push(e);
+            }
+            let want = plain.iter().map(|e| e.vid).min().zip(plain.iter().map(|e| e.vid).max());
+            assert_eq!(ev.vid_range(), want);
         }
     }
 }

@@ -12,7 +12,6 @@ use crate::ir::{ReadSrc, Trace};
 pub(super) struct Job {
     /// The band's events and cells, and the buffers to replay them with.
     taken: Spare,
-    n_values: usize,
     /// Per channel with events: its number, whether its live window is tracked, and its
     /// figures in this band alone.
     chans: Vec<(usize, bool, ChanStats)>,
@@ -29,10 +28,9 @@ pub(super) struct Spare {
 
 impl Job {
     pub(super) fn run(mut self) -> Job {
-        let Job { taken: Spare { events, reads, cells, bufs }, n_values, chans } = &mut self;
-        bufs.start(*n_values);
+        let Job { taken: Spare { events, reads, cells, bufs }, chans } = &mut self;
         for (ch, window, stats) in chans.iter_mut() {
-            replay_channel(*ch, &events[*ch], &reads[*ch], stats, window.then_some(&cells[..]), bufs, &mut |_| {});
+            replay_channel(&events[*ch], &reads[*ch], stats, window.then_some(&cells[..]), bufs, &mut |_| {});
         }
         self
     }
@@ -49,9 +47,8 @@ impl Builder {
         }
     }
 
-    /// The band's replay as a [`Job`] (`n_values` bounds its band-local value ids); the
-    /// assembly goes on with spare buffers.
-    pub(super) fn replay_job(&mut self, scratch: &mut Scratch, n_values: usize) -> Job {
+    /// The band's replay as a [`Job`]; the assembly goes on with spare buffers.
+    pub(super) fn replay_job(&mut self, scratch: &mut Scratch) -> Job {
         self.count(scratch);
         let chans = (scratch.events.iter().zip(&scratch.reads).enumerate())
             .filter(|(_, (w, r))| !w.is_empty() || !r.is_empty())
@@ -68,7 +65,7 @@ impl Builder {
             cells: std::mem::replace(&mut scratch.cells, spare.cells),
             bufs: spare.bufs,
         };
-        Job { taken, n_values, chans }
+        Job { taken, chans }
     }
 
     /// A replayed job's figures added to its channels' (maxima and order: bands merge in
@@ -93,14 +90,11 @@ impl Builder {
     /// traces), and accumulates each channel's peak occupancy, traffic and order (`n_values` bounds
     /// the band-local value ids). Channels are independent: with `threads` > 1 and no
     /// traces to mark, they are dealt to that many threads by their number of events.
-    pub(super) fn replay(&mut self, scratch: &mut Scratch, n_values: usize, threads: usize) {
+    pub(super) fn replay(&mut self, scratch: &mut Scratch, threads: usize) {
         self.count(scratch);
         let Scratch { events, reads, replay, cells, op_base, .. } = scratch;
         let threads = if self.traces.is_empty() { threads.max(1) } else { 1 };
         replay.resize_with(threads, ReplayBufs::default);
-        for r in replay.iter_mut() {
-            r.start(n_values);
-        }
         let window: Vec<bool> = (0..events.len()).map(|ch| self.tracks_window(ch)).collect();
         let Builder { channels, stats, traces, .. } = self;
         let cells = &cells[..];
@@ -130,7 +124,7 @@ impl Builder {
                         }
                     }
                 };
-                replay_channel(ch, writes, reads, stats, window[ch].then_some(cells), bufs, &mut last_read);
+                replay_channel(writes, reads, stats, window[ch].then_some(cells), bufs, &mut last_read);
             }
             return;
         }
@@ -139,7 +133,7 @@ impl Builder {
                 let window = &window;
                 scope.spawn(move || {
                     for (ch, writes, reads, stats) in items {
-                        replay_channel(ch, writes, reads, stats, window[ch].then_some(cells), bufs, &mut |_| {});
+                        replay_channel(writes, reads, stats, window[ch].then_some(cells), bufs, &mut |_| {});
                     }
                 });
             }
@@ -150,8 +144,7 @@ impl Builder {
 /// A channel of a band to replay: its number, writes, reads and statistics.
 type ChannelEvents<'a> = (usize, &'a Events, &'a Events, &'a mut ChanStats);
 
-/// Buffers of one replaying thread. `seen[vid] == ch + 1` once a later read of `vid` in
-/// channel `ch` has been seen.
+/// Buffers of one replaying thread.
 #[derive(Default)]
 pub(super) struct ReplayBufs {
     /// The channel's writes, expanded from their runs when they must be sorted.
@@ -160,17 +153,12 @@ pub(super) struct ReplayBufs {
     merged: Vec<Event>,
     /// One bit per value of the band (see [`sort_local_writes`]).
     bits: Vec<u64>,
-    seen: Vec<u32>,
+    /// A bit per value in the span of a channel's reads: a later read of it was seen. (Per
+    /// channel, not per band: a big band's values are a hundred million, and fresh memory
+    /// for them costs more than clearing a channel's span.)
+    seen: Vec<u64>,
     /// A bit per read of the channel: its value's last there.
     last: Vec<u64>,
-}
-
-impl ReplayBufs {
-    /// Ready for a band of `n_values` values (no value seen yet).
-    fn start(&mut self, n_values: usize) {
-        self.seen.clear();
-        self.seen.resize(n_values, 0);
-    }
 }
 
 /// Sorts the writes of a channel from the band's own compute processes by a bitmap over
@@ -212,7 +200,6 @@ fn sort_local_writes(writes: &mut [Event], bits: &mut Vec<u64>) -> bool {
 /// expanded and sorted. A big band's channel holds a hundred million events: expanded,
 /// each costs its bytes and a share of a page fault.
 fn replay_channel(
-    ch: usize,
     writes: &Events,
     reads: &Events,
     stats: &mut ChanStats,
@@ -223,7 +210,7 @@ fn replay_channel(
     // Writes are pushed at their value's first read. (time, operation) is unique within a
     // channel, so any sort and a merge give the one order.
     if writes.iter().is_sorted_by_key(|e| (e.key, e.op)) {
-        return replay_sorted(ch, writes.iter(), writes.len(), reads, stats, cells, bufs, last_read);
+        return replay_sorted(writes.iter(), writes.len(), reads, stats, cells, bufs, last_read);
     }
     let mut w = std::mem::take(&mut bufs.writes);
     w.clear();
@@ -239,14 +226,13 @@ fn replay_channel(
             w.sort_unstable_by_key(|e| (e.key, e.op));
         }
     }
-    replay_sorted(ch, w.iter().copied(), w.len(), reads, stats, cells, bufs, last_read);
+    replay_sorted(w.iter().copied(), w.len(), reads, stats, cells, bufs, last_read);
     bufs.writes = w;
 }
 
 /// [`replay_channel`] once the writes come in (time, operation) order.
 #[allow(clippy::too_many_arguments)]
 fn replay_sorted(
-    ch: usize,
     writes: impl Iterator<Item = Event> + Clone,
     n_writes: usize,
     reads: &Events,
@@ -262,14 +248,17 @@ fn replay_sorted(
     let once = n == n_writes;
     last.clear();
     last.resize(n.div_ceil(64), if once { !0 } else { 0 });
-    if !once {
+    if let (false, Some((lo, hi))) = (once, reads.vid_range()) {
+        seen.clear();
+        seen.resize((hi - lo) as usize / 64 + 1, 0);
         let mut ahead = reads.iter().rev().skip(AHEAD);
         for (k, e) in (0..n).rev().zip(reads.iter().rev()) {
             if let Some(a) = ahead.next() {
-                prefetch(&seen[a.vid as usize]);
+                prefetch(&seen[(a.vid - lo) as usize / 64]);
             }
-            if seen[e.vid as usize] != ch as u32 + 1 {
-                seen[e.vid as usize] = ch as u32 + 1;
+            let x = (e.vid - lo) as usize;
+            if seen[x / 64] >> (x % 64) & 1 == 0 {
+                seen[x / 64] |= 1 << (x % 64);
                 last[k / 64] |= 1 << (k % 64);
             }
         }
