@@ -155,17 +155,21 @@ impl DoubleEndedIterator for Iter<'_> {
 mod tests {
     use super::*;
 
-    /// Pushes and last-replacements give back exactly the sequence a plain vector would
-    /// hold, whatever mix of runs and breaks (and wrapping steps) the events make.
-    #[test]
-    fn runs_expand_to_what_was_pushed() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rnd = |m: u64| {
+    /// Pseudo-random numbers below `m`, the same on every run.
+    fn xorshift(mut seed: u64) -> impl FnMut(u64) -> u64 {
+        move |m| {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
             seed % m
-        };
+        }
+    }
+
+    /// Pushes and last-replacements give back exactly the sequence a plain vector would
+    /// hold, whatever mix of runs and breaks (and wrapping steps) the events make.
+    #[test]
+    fn runs_expand_to_what_was_pushed() {
+        let mut rnd = xorshift(0x9e37_79b9_7f4a_7c15);
         for _ in 0..200 {
             let (mut ev, mut plain) = (Events::default(), Vec::new());
             let mut e = Event { key: rnd(1000) as u32, op: rnd(10) as u32, vid: rnd(1 << 32) as u32 };
@@ -207,13 +211,7 @@ mod tests {
     /// them (below 2^31), runs going up and down.
     #[test]
     fn vid_range_is_that_of_the_events() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut rnd = |m: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % m
-        };
+        let mut rnd = xorshift(0x2545_f491_4f6c_dd1d);
         for _ in 0..200 {
             let (mut ev, mut plain) = (Events::default(), Vec::new());
             let mut vid = rnd(1 << 30) as i64;
