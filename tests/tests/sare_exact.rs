@@ -109,3 +109,26 @@ fn runs_are_the_instances() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(checked > 200, "only {checked} kernels loaded");
 }
+
+/// A statement reads each distinct access once: Floyd-Warshall's `D[i][j] = D[i][j] < D[i][k]
+/// + D[k][j] ? D[i][j] : D[i][k] + D[k][j]` names three cells twice each, and has three
+/// reads (three ports, three channels in hardware); no statement of the test set repeats one.
+#[test]
+fn each_distinct_access_is_read_once() {
+    let mut checked = 0;
+    for f in &dpnc_tests::kernels() {
+        let mut sm = SourceMap::new();
+        let p = dpnc_frontend::load(&mut sm, f, &Options::default()).unwrap_or_else(|d| panic!("{}", d.render(&sm)));
+        for s in &p.stmts {
+            for (r, a) in s.reads.iter().enumerate() {
+                let again = s.reads[..r].iter().any(|q| q.var == a.var && q.index == a.index);
+                assert!(!again, "{}: {} reads one access twice", f.display(), s.name);
+            }
+        }
+        if f.file_stem().is_some_and(|n| n == "floyd_warshall") {
+            assert_eq!(p.stmts.iter().map(|s| s.reads.len()).collect::<Vec<_>>(), [3]);
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 1, "floyd_warshall.c is in the test set");
+}

@@ -110,9 +110,6 @@ struct Geometry<'a> {
     band_dims: Vec<usize>,
     /// `stays[k][r][i]`: see [`Geometry::compute_stays`].
     stays: Vec<Vec<Vec<bool>>>,
-    /// `same[k][r]`: an earlier read of statement `k` with the same access (macros such as
-    /// PolyBench's `max_score` repeat their arguments), whose source read `r` shares.
-    same: Vec<Vec<Option<usize>>>,
     /// `deps[k][r]`: the iterators of `k` that read `r`'s source pieces depend on (outputs
     /// or conditions); `None` when that is all of them, or a piece is not affine.
     deps: Vec<Vec<Option<Vec<usize>>>>,
@@ -641,15 +638,6 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
             .map(|flows| flows.iter().map(|f| f.sources.iter().map(|s| Linear::of(&s.rel, &params)).collect()).collect())
             .collect(),
         writes: p.stmts.iter().map(|s| CellMap::of(p, &s.write, s.iters.len(), &params)).collect(),
-        same: p
-            .stmts
-            .iter()
-            .map(|s| {
-                (0..s.reads.len())
-                    .map(|r| (0..r).find(|&q| s.reads[q].var == s.reads[r].var && s.reads[q].index == s.reads[r].index))
-                    .collect()
-            })
-            .collect(),
     };
 
     // Pass 0: how big, and where.
@@ -706,13 +694,11 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
             })
             .collect();
         // The reads looked at here: those whose source may leave the band, but scalar
-        // arguments and repeats of an earlier read's access.
+        // arguments.
         let looked: Vec<Vec<bool>> = (0..p.stmts.len())
             .map(|k| {
                 let s = &p.stmts[k];
-                (0..s.reads.len())
-                    .map(|r| may_leave[k][r] && !p.vars[s.reads[r].var].is_scalar_argument() && geo.same[k][r].is_none())
-                    .collect()
+                (0..s.reads.len()).map(|r| may_leave[k][r] && !p.vars[s.reads[r].var].is_scalar_argument()).collect()
             })
             .collect();
         // Statements whose marking is the same along a run (no read looked at depends on the
@@ -1945,15 +1931,13 @@ fn resolve(
         })
     };
     let stride = band.stride;
-    // Per read: its line (the piece that matched last, tried first), and where this
-    // instance's reads went in `srcs`; reads that repeat an earlier one's access copy its source at
-    // the end (`copies`: to, from).
+    // Per read: its line (the piece that matched last, tried first).
     let mut lines: Vec<Vec<Line>> = p.stmts.iter().map(|s| vec![Line::default(); s.reads.len()]).collect();
     // Per read: where in `srcs` it was last resolved and at which instance; an instance
     // equal to that one on the iterators its source depends on has the same source (a
     // scalar, a row element along a loop that does not move it), copied at the end.
     let mut last: Vec<Vec<Option<(usize, usize)>>> = p.stmts.iter().map(|s| vec![None; s.reads.len()]).collect();
-    let mut at_of: Vec<usize> = Vec::new();
+    // Reads that take an earlier read's source, filled at the end (to, from).
     let mut copies: Vec<(usize, usize)> = Vec::new();
     let settle = |e: (usize, usize, usize, usize, usize), src: &[i64], srcs: &mut Vec<PackedSrc>| -> Result<(), Diagnostic> {
         let (at, k, r, piece, x) = e;
@@ -1965,13 +1949,10 @@ fn resolve(
         let k = band.kind[o];
         let s = &p.stmts[k];
         let it = &band.iters(o)[..s.iters.len()];
-        at_of.clear();
-        at_of.resize(s.reads.len(), 0);
         for (r, a) in s.reads.iter().enumerate() {
             if p.vars[a.var].is_scalar_argument() {
                 continue;
             }
-            at_of[r] = srcs.len();
             let again = match (last[k][r], &geo.deps[k][r]) {
                 (Some((at, o)), Some(deps)) if deps.iter().all(|&d| band.iters(o)[d] == it[d]) => Some(at),
                 _ => None,
@@ -1982,7 +1963,7 @@ fn resolve(
                 srcs.push(PackedSrc::pack(Src::Local(0)));
                 pieces.push(pieces[from]);
             };
-            if let Some(from) = geo.same[k][r].map(|q| at_of[q]).or(again) {
+            if let Some(from) = again {
                 copy(from, srcs, pieces, &mut copies);
                 continue;
             }

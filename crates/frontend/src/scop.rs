@@ -967,8 +967,18 @@ impl Analyser {
             ExprKind::Var(_) | ExprKind::Index(..) => {
                 let acc = self.access(e, false)?;
                 let ty = self.vars[acc.var].ty;
-                reads.push(acc);
-                TExpr { kind: TKind::Read(reads.len() - 1), ty }
+                // One read per distinct access: within a statement nothing is written before
+                // its assignment, so a repeated access (`a < b ? a : b`, a macro's argument
+                // used twice) is the same value, and a second read would be a second port,
+                // channel and buffer for it in hardware.
+                let r = match reads.iter().position(|q| q.var == acc.var && q.index == acc.index) {
+                    Some(r) => r,
+                    None => {
+                        reads.push(acc);
+                        reads.len() - 1
+                    }
+                };
+                TExpr { kind: TKind::Read(r), ty }
             }
             ExprKind::Unary(op, a) => {
                 let a = self.texpr(a, reads)?;
