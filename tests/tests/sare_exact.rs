@@ -110,9 +110,10 @@ fn runs_are_the_instances() {
     assert!(checked > 200, "only {checked} kernels loaded");
 }
 
-/// A statement reads each distinct access once: Floyd-Warshall's `D[i][j] = D[i][j] < D[i][k]
-/// + D[k][j] ? D[i][j] : D[i][k] + D[k][j]` names three cells twice each, and has three
-/// reads (three ports, three channels in hardware); no statement of the test set repeats one.
+/// A statement reads each distinct access once: Floyd-Warshall's statement
+/// `D[i][j] = D[i][j] < D[i][k] + D[k][j] ? D[i][j] : D[i][k] + D[k][j]` names three cells
+/// twice each, and has three reads (three ports, three channels in hardware); no statement
+/// of the test set repeats one.
 #[test]
 fn each_distinct_access_is_read_once() {
     let mut checked = 0;
