@@ -461,6 +461,23 @@ impl LocalIndex {
         self.slots.get(self.slot(k, it)?)?.store(o as u32, Relaxed);
         Some(())
     }
+    /// [`LocalIndex::put`] of `len` instances from `it`, the last iterator moving by `step`,
+    /// at positions from `o` on (the last iterator is the box's innermost dimension: slots
+    /// move by `step` too).
+    fn put_run(&self, k: usize, it: &[i64], o: usize, len: u64, step: i64) -> Option<()> {
+        if len <= 1 || it.is_empty() {
+            return self.put(k, it, o);
+        }
+        let first = self.slot(k, it)?;
+        let mut end = it.to_vec();
+        *end.last_mut()? += (len as i64 - 1) * step;
+        self.slot(k, &end)?;
+        for j in 0..len as usize {
+            let x = first.checked_add_signed(j as isize * step as isize)?;
+            self.slots.get(x)?.store((o + j) as u32, Relaxed);
+        }
+        Some(())
+    }
     fn slot(&self, k: usize, it: &[i64]) -> Option<usize> {
         let (first, dims) = self.boxes.get(k)?.as_ref()?;
         let mut x = 0usize;
@@ -1373,18 +1390,29 @@ fn pipe(
         };
         let mut run = Vec::new();
         let walked = scan.walk(tiles, &mut |k, it, len, step| {
-            each(it, len, step, &mut run, |it| {
-                if count >= n {
+            // The run in pieces that end at chunk boundaries.
+            run.clear();
+            run.extend_from_slice(it);
+            let mut left = len;
+            while left > 0 {
+                let m = left.min((chunk - c.band.kind.len()) as u64);
+                if count as u64 + m > n as u64 {
                     return Err(Diagnostic::global("internal error: a band larger than its survey"));
                 }
-                index.put(k, it, count).ok_or_else(|| Diagnostic::global("internal error: instance outside its bounding box"))?;
-                c.band.push(ctx.geo, ctx.survey, k, it)?;
-                count += 1;
+                c.band.push_run(ctx.geo, ctx.survey, k, &run, m, step)?;
+                index
+                    .put_run(k, &run, count, m, step)
+                    .ok_or_else(|| Diagnostic::global("internal error: instance outside its bounding box"))?;
+                count += m as usize;
+                if let Some(x) = run.last_mut() {
+                    *x += m as i64 * step;
+                }
+                left -= m;
                 if c.band.kind.len() == chunk {
                     dispatch(std::mem::replace(&mut c, fresh()), count)?;
                 }
-                Ok(())
-            })
+            }
+            Ok(())
         });
         let done = walked.and_then(|()| {
             if !c.band.kind.is_empty() {
