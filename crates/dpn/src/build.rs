@@ -1969,18 +1969,21 @@ fn resolve(
     let mut copies: Vec<(usize, usize)> = Vec::new();
     let settle = |e: (usize, usize, usize, usize, usize), src: &[i64], srcs: &mut Vec<PackedSrc>| -> Result<(), Diagnostic> {
         let (at, k, r, piece, x) = e;
-        let sk = sare.reads[k][r].sources[piece].stmt.unwrap_or(k);
-        srcs[at] = PackedSrc::pack(resolve(k, r, piece, local.at(x), &src[..p.stmts[sk].iters.len()])?);
+        srcs[at] = PackedSrc::pack(match local.at(x) {
+            Some(so) => Src::Local(so),
+            None => resolve(k, r, piece, None, &src[..p.stmts[sare.reads[k][r].sources[piece].stmt.unwrap_or(k)].iters.len()])?,
+        });
         Ok(())
     };
+    // Per statement, the reads resolved here (scalar arguments are kernel registers).
+    let looked: Vec<Vec<usize>> =
+        p.stmts.iter().map(|s| (0..s.reads.len()).filter(|&r| !p.vars[s.reads[r].var].is_scalar_argument()).collect()).collect();
     for o in range.start - part.base..range.end - part.base {
         let k = band.kind[o];
         let s = &p.stmts[k];
         let it = &band.iters(o)[..s.iters.len()];
-        for (r, a) in s.reads.iter().enumerate() {
-            if p.vars[a.var].is_scalar_argument() {
-                continue;
-            }
+        for &r in &looked[k] {
+            let a = &s.reads[r];
             let again = match (last[k][r], &geo.deps[k][r]) {
                 (Some((at, o)), Some(deps)) if deps.iter().all(|&d| band.iters(o)[d] == it[d]) => Some(at),
                 _ => None,
