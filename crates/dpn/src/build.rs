@@ -110,6 +110,9 @@ struct Geometry<'a> {
     band_dims: Vec<usize>,
     /// `stays[k][r][i]`: see [`Geometry::compute_stays`].
     stays: Vec<Vec<Vec<bool>>>,
+    /// `array_reads[k]`: the reads of statement `k` that take a source (all but scalar
+    /// arguments, which are kernel registers).
+    array_reads: Vec<Vec<usize>>,
     /// `deps[k][r]`: the iterators of `k` that read `r`'s source pieces depend on (outputs
     /// or conditions); `None` when that is all of them, or a piece is not affine.
     deps: Vec<Vec<Option<Vec<usize>>>>,
@@ -655,6 +658,11 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
             .map(|flows| flows.iter().map(|f| f.sources.iter().map(|s| Linear::of(&s.rel, &params)).collect()).collect())
             .collect(),
         writes: p.stmts.iter().map(|s| CellMap::of(p, &s.write, s.iters.len(), &params)).collect(),
+        array_reads: p
+            .stmts
+            .iter()
+            .map(|s| (0..s.reads.len()).filter(|&r| !p.vars[s.reads[r].var].is_scalar_argument()).collect())
+            .collect(),
     };
 
     // Pass 0: how big, and where.
@@ -1787,9 +1795,7 @@ impl Band {
         let (mut srcs, mut piece) = (std::mem::take(&mut an.srcs), std::mem::take(&mut an.piece));
         srcs.clear();
         piece.clear();
-        let p = ctx.p;
-        let reads: usize =
-            an.band.kind.iter().map(|&k| p.stmts[k].reads.iter().filter(|a| !p.vars[a.var].is_scalar_argument()).count()).sum();
+        let reads: usize = an.band.kind.iter().map(|&k| ctx.geo.array_reads[k].len()).sum();
         srcs.reserve(reads);
         piece.reserve(reads);
         an.resolve(ctx, 0..an.band.kind.len(), &mut srcs, &mut piece)?;
@@ -1975,14 +1981,11 @@ fn resolve(
         });
         Ok(())
     };
-    // Per statement, the reads resolved here (scalar arguments are kernel registers).
-    let looked: Vec<Vec<usize>> =
-        p.stmts.iter().map(|s| (0..s.reads.len()).filter(|&r| !p.vars[s.reads[r].var].is_scalar_argument()).collect()).collect();
     for o in range.start - part.base..range.end - part.base {
         let k = band.kind[o];
         let s = &p.stmts[k];
         let it = &band.iters(o)[..s.iters.len()];
-        for &r in &looked[k] {
+        for &r in &geo.array_reads[k] {
             let a = &s.reads[r];
             let again = match (last[k][r], &geo.deps[k][r]) {
                 (Some((at, o)), Some(deps)) if deps.iter().all(|&d| band.iters(o)[d] == it[d]) => Some(at),
@@ -2320,8 +2323,8 @@ impl Assembly {
             let s = &p.stmts[k];
             let it = &band.iters(x)[..s.iters.len()];
             let sub = part.sub.get(x).copied().unwrap_or(0);
-            let (me, me16) = match last_proc {
-                Some((key, me, me16)) if key == (k, sub) => (me, me16),
+            let me16 = match last_proc {
+                Some((key, me16)) if key == (k, sub) => me16,
                 _ => {
                     let me = *st
                         .compute_proc
@@ -2330,10 +2333,11 @@ impl Assembly {
                     let me16 = u16::try_from(me).map_err(|_| {
                         Diagnostic::global(format!("the network has more than {} processes: use a smaller --par", u16::MAX))
                     })?;
-                    last_proc = Some(((k, sub), me, me16));
-                    (me, me16)
+                    last_proc = Some(((k, sub), me16));
+                    me16
                 }
             };
+            let me = me16 as usize;
             let my_op = b.ops[me];
             let mut reads = Vec::with_capacity(if b.keep { s.reads.len() } else { 0 });
             for (r, a) in s.reads.iter().enumerate() {

@@ -87,8 +87,8 @@ impl Builder {
     }
 
     /// Replays one band's part of σ here, channel by channel: marks last reads (in the
-    /// traces), and accumulates each channel's peak occupancy, traffic and order (`n_values` bounds
-    /// the band-local value ids). Channels are independent: with `threads` > 1 and no
+    /// traces), and accumulates each channel's peak occupancy, traffic and order. Channels
+    /// are independent: with `threads` > 1 and no
     /// traces to mark, they are dealt to that many threads by their number of events.
     pub(super) fn replay(&mut self, scratch: &mut Scratch, threads: usize) {
         self.count(scratch);
