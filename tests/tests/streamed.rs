@@ -14,7 +14,8 @@ fn streamed_bands_give_the_network_of_whole_bands() {
         let mut sm = SourceMap::new();
         let p = dpnc_frontend::load(&mut sm, &f, &Options::default()).unwrap_or_else(|d| panic!("{}", d.render(&sm)));
         let sare = dataflow::compute(&p).expect("dataflow");
-        for (tile, par, codegen, chunk) in [(vec![4], vec![1], true, 7), (vec![4, 6], vec![2, 1], false, 1), (vec![8], vec![1], false, 64)]
+        for (tile, par, codegen, chunk) in
+            [(vec![4], vec![1], true, 7), (vec![4, 6], vec![2, 1], false, 1), (vec![8], vec![1, 2], false, 64)]
         {
             let cfg = |chunk| Config { tile: tile.clone(), par: par.clone(), codegen, chunk, ..Config::default() };
             let (Ok(whole), Ok(chunked)) = (dpnc_dpn::build(&p, &sare, &cfg(0)), dpnc_dpn::build(&p, &sare, &cfg(chunk))) else {

@@ -20,7 +20,7 @@ use dpnc_frontend::interp::{for_each_run, index_of, out_of_bounds};
 use dpnc_frontend::scop::{Program, VarKind};
 use dpnc_frontend::store::flatten;
 use dpnc_frontend::Diagnostic;
-use events::{Event, Events};
+use events::{Events, Log};
 use line::{Line, Linear};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::*};
@@ -32,6 +32,7 @@ mod line;
 mod mark;
 mod repeat;
 mod replay;
+mod stretch;
 mod translate;
 
 /// Tile sizes, parallelism and optional user hyperplanes.
@@ -918,7 +919,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         for (w, queued) in queued.iter().enumerate() {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Msg, Diagnostic>>(QUEUE);
             let (back_tx, back_rx) = std::sync::mpsc::channel::<Arc<Analysed>>();
-            let (chunk_tx, chunk_rx) = std::sync::mpsc::channel::<Chunk>();
+            let (chunk_tx, chunk_rx) = std::sync::mpsc::channel::<Box<Chunk>>();
             rxs.push(rx);
             backs.push((back_tx, chunk_tx));
             let worker = scope.spawn(move || {
@@ -989,6 +990,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                                         c.range = start..n.min(start + chunk);
                                         c.srcs.clear();
                                         c.piece.clear();
+                                        c.plan.clear();
                                         let msg = an.resolve(ctx, c.range.clone(), &mut c.srcs, &mut c.piece).map(|()| Msg::Chunk(c));
                                         let stop = msg.is_err();
                                         if tx.send(msg).is_err() || stop {
@@ -1120,7 +1122,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                         if c.range.start != done || c.range.end > n || part.band.kind.len() < c.range.end - part.base {
                             return Err(Diagnostic::global("internal error: a streamed band out of step"));
                         }
-                        asm.instances(part, c.range.clone(), &c.srcs, ctx, &mut scratch, &mut b, &mut st)?;
+                        asm.instances(part, c.range.clone(), &c.srcs, &c.plan, ctx, &mut scratch, &mut b, &mut st)?;
                         done = c.range.end;
                         let _ = chunk_back.send(c);
                         if progress && shown.elapsed().as_secs() >= 2 {
@@ -1337,7 +1339,7 @@ fn pipe(
     chunk: usize,
     evicted: Vec<usize>,
     tx: &std::sync::mpsc::SyncSender<Result<Msg, Diagnostic>>,
-    back: &std::sync::mpsc::Receiver<Chunk>,
+    back: &std::sync::mpsc::Receiver<Box<Chunk>>,
 ) -> bool {
     let (odd_tx, odd) = std::sync::mpsc::sync_channel(QUEUE);
     if tx.send(Ok(Msg::Piped { at, n, evicted, odd })).is_err() {
@@ -1347,28 +1349,33 @@ fn pipe(
     let fresh = || {
         let mut c = back.try_recv().unwrap_or_default();
         c.band.stride = stride;
+        c.band.lean = ctx.geo.one_subband();
         c.band.clear();
         c.sub.clear();
+        c.walk.clear();
+        c.plan.clear();
         c.srcs.clear();
         c.piece.clear();
         c
     };
     // Resolves the instances of `c` and sends them on `to`; `false` when the assembly is gone.
-    let send = |mut c: Chunk, to: &std::sync::mpsc::SyncSender<Result<Msg, Diagnostic>>| -> Result<bool, Diagnostic> {
+    let send = |mut c: Box<Chunk>, to: &std::sync::mpsc::SyncSender<Result<Msg, Diagnostic>>| -> Result<bool, Diagnostic> {
         let len = c.band.kind.len();
         if !ctx.geo.one_subband() {
             c.sub.extend((0..len).map(|o| ctx.geo.subband(c.band.kind[o], c.band.phi(o))));
         }
         let part = Part { base: c.range.start, band: &c.band, sub: &c.sub };
         let (mut srcs, mut piece) = (std::mem::take(&mut c.srcs), std::mem::take(&mut c.piece));
-        resolve(ctx, part, index, c.range.clone(), &mut srcs, &mut piece)?;
-        (c.srcs, c.piece) = (srcs, piece);
+        let (mut plan, mut slow) = (std::mem::take(&mut c.plan), std::mem::take(&mut c.slow));
+        plan.make(ctx, part, index, &c.walk, &mut slow);
+        resolve(ctx, part, index, &slow, &mut srcs, &mut piece)?;
+        (c.srcs, c.piece, c.plan, c.slow) = (srcs, piece, plan, slow);
         Ok(to.send(Ok(Msg::Chunk(c))).is_ok())
     };
     std::thread::scope(|scope| {
         // Odd chunks go to a second thread: resolution is most of the work, and the index it
         // reads is complete up to the chunk (a source comes before its reader in σ).
-        let (job_tx, jobs) = std::sync::mpsc::sync_channel::<Chunk>(2);
+        let (job_tx, jobs) = std::sync::mpsc::sync_channel::<Box<Chunk>>(2);
         let send = &send;
         let odd_err = odd_tx.clone();
         scope.spawn(move || {
@@ -1385,7 +1392,7 @@ fn pipe(
         });
         let mut c = fresh();
         let (mut count, mut sent, mut gone) = (0usize, 0usize, false);
-        let mut dispatch = |mut c: Chunk, count: usize| -> Result<(), Diagnostic> {
+        let mut dispatch = |mut c: Box<Chunk>, count: usize| -> Result<(), Diagnostic> {
             c.range = count - c.band.kind.len()..count;
             let ok = if sent % 2 == 0 { send(c, tx)? } else { job_tx.send(c).is_ok() };
             sent += 1;
@@ -1407,6 +1414,7 @@ fn pipe(
                 if count as u64 + m > n as u64 {
                     return Err(Diagnostic::global("internal error: a band larger than its survey"));
                 }
+                c.walk.push((c.band.kind.len(), m as usize, step));
                 c.band.push_run(ctx.geo, ctx.survey, k, &run, m, step)?;
                 index
                     .put_run(k, &run, count, m, step)
@@ -1630,6 +1638,9 @@ struct Band {
     /// Tile coordinate along the last hyperplane (the σ order inside the band).
     last: Vec<i64>,
     id: Vec<u64>,
+    /// Without hyperplane values and tile coordinates: a piped chunk's (already in σ
+    /// order) when it has no sub-bands to find.
+    lean: bool,
 }
 
 /// Buffers of the assembly reused from band to band (allocating them afresh per band costs
@@ -1719,16 +1730,18 @@ struct Loaded {
 impl Band {
     fn new(p: &Program) -> Band {
         let stride = p.stmts.iter().map(|s| s.iters.len()).max().unwrap_or(0);
-        Band { stride, kind: Vec::new(), iters: Vec::new(), phi: Vec::new(), last: Vec::new(), id: Vec::new() }
+        Band { stride, kind: Vec::new(), iters: Vec::new(), phi: Vec::new(), last: Vec::new(), id: Vec::new(), lean: false }
     }
     fn push(&mut self, geo: &Geometry, survey: &Survey, k: usize, it: &[i64]) -> Result<(), Diagnostic> {
         self.kind.push(k);
         self.iters.extend(it);
         self.iters.resize(self.kind.len() * self.stride, 0);
-        let phi = geo.phi[k];
-        self.phi.extend(phi.iter().map(|f| f.eval(it)));
-        self.phi.resize(self.kind.len() * self.stride, i64::MIN);
-        self.last.push(phi.len().checked_sub(1).map_or(0, |d| phi[d].eval(it).div_euclid(geo.sizes[d])));
+        if !self.lean {
+            let phi = geo.phi[k];
+            self.phi.extend(phi.iter().map(|f| f.eval(it)));
+            self.phi.resize(self.kind.len() * self.stride, i64::MIN);
+            self.last.push(phi.len().checked_sub(1).map_or(0, |d| phi[d].eval(it).div_euclid(geo.sizes[d])));
+        }
         self.id.push(survey.id(k, it).ok_or_else(|| Diagnostic::global("internal error: instance outside its bounding box"))?);
         Ok(())
     }
@@ -1741,22 +1754,28 @@ impl Band {
         end[d] += (len as i64 - 1) * step;
         survey.id(k, &end).ok_or_else(outside)?;
         let id = survey.id(k, it).ok_or_else(outside)?;
-        let phi = geo.phi[k];
-        let (f0, g): (Vec<i64>, Vec<i64>) = phi.iter().map(|f| (f.eval(it), f.coef.get(d).copied().unwrap_or(0) * step)).unzip();
         let n = len as usize;
-        self.kind.extend(std::iter::repeat_n(k, n));
-        self.iters.reserve(n * self.stride);
-        self.phi.reserve(n * self.stride);
-        for j in 0..len as i64 {
-            let at = self.iters.len();
-            self.iters.extend_from_slice(it);
-            self.iters[at + d] += j * step;
-            self.iters.resize(at + self.stride, 0);
-            self.phi.extend(f0.iter().zip(&g).map(|(f, g)| f + g * j));
-            self.phi.resize(at + self.stride, i64::MIN);
-            self.last.push(phi.len().checked_sub(1).map_or(0, |b| (f0[b] + g[b] * j).div_euclid(geo.sizes[b])));
-            self.id.push(id.wrapping_add_signed(j * step));
+        self.kind.resize(self.kind.len() + n, k);
+        let at = self.iters.len();
+        self.iters.resize(at + n * self.stride, 0);
+        for (j, row) in self.iters[at..].chunks_exact_mut(self.stride).enumerate() {
+            // Element by element: these are a few numbers, and a `memcpy` call costs more.
+            for (r, x) in row.iter_mut().zip(it) {
+                *r = *x;
+            }
+            row[d] += j as i64 * step;
         }
+        if !self.lean {
+            let phi = geo.phi[k];
+            let (f0, g): (Vec<i64>, Vec<i64>) = phi.iter().map(|f| (f.eval(it), f.coef.get(d).copied().unwrap_or(0) * step)).unzip();
+            for j in 0..len as i64 {
+                let at = self.phi.len();
+                self.phi.extend(f0.iter().zip(&g).map(|(f, g)| f + g * j));
+                self.phi.resize(at + self.stride, i64::MIN);
+                self.last.push(phi.len().checked_sub(1).map_or(0, |b| (f0[b] + g[b] * j).div_euclid(geo.sizes[b])));
+            }
+        }
+        self.id.extend((0..len as i64).map(|j| id.wrapping_add_signed(j * step)));
         Ok(())
     }
     fn clear(&mut self) {
@@ -1905,7 +1924,7 @@ impl Analysed {
     /// their sources to `srcs` and source pieces to `piece`: produced in the band (by which
     /// instance) or from DDR (which cell, which producer). Pure: runs beside an assembly.
     fn resolve(&self, ctx: &Ctx, range: std::ops::Range<usize>, srcs: &mut Vec<PackedSrc>, pieces: &mut Vec<u8>) -> Result<(), Diagnostic> {
-        resolve(ctx, self.part(), &self.local, range, srcs, pieces)
+        resolve(ctx, self.part(), &self.local, &[range], srcs, pieces)
     }
     /// The whole band as a [`Part`].
     fn part(&self) -> Part<'_> {
@@ -1923,13 +1942,13 @@ struct Part<'a> {
     sub: &'a [usize],
 }
 
-/// [`Analysed::resolve`] for the instances `range` of `part`, whose band `local` indexes
-/// (at least up to `range`: a source comes before its reader in σ).
+/// [`Analysed::resolve`] for the instances `ranges` of `part` (in order), whose band `local`
+/// indexes (at least up to their end: a source comes before its reader in σ).
 fn resolve(
     ctx: &Ctx,
     part: Part,
     local: &LocalIndex,
-    range: std::ops::Range<usize>,
+    ranges: &[std::ops::Range<usize>],
     srcs: &mut Vec<PackedSrc>,
     pieces: &mut Vec<u8>,
 ) -> Result<(), Diagnostic> {
@@ -1981,7 +2000,7 @@ fn resolve(
         });
         Ok(())
     };
-    for o in range.start - part.base..range.end - part.base {
+    for o in ranges.iter().flat_map(|r| r.start - part.base..r.end - part.base) {
         let k = band.kind[o];
         let s = &p.stmts[k];
         let it = &band.iters(o)[..s.iters.len()];
@@ -2157,7 +2176,7 @@ enum Msg {
         evicted: Vec<usize>,
         odd: std::sync::mpsc::Receiver<Result<Msg, Diagnostic>>,
     },
-    Chunk(Chunk),
+    Chunk(Box<Chunk>),
 }
 
 /// The sources of the reads of a streamed band's instances `range` (buffers go back to
@@ -2167,9 +2186,14 @@ struct Chunk {
     range: std::ops::Range<usize>,
     srcs: Vec<PackedSrc>,
     piece: Vec<u8>,
-    /// The instances themselves and their sub-bands (only after [`Msg::Piped`]).
+    /// The instances themselves and their sub-bands (only after [`Msg::Piped`]), the runs
+    /// they were enumerated in (chunk offset, length, step of the last iterator), and how
+    /// they are resolved (`build/stretch.rs`; `slow`: σ ranges resolved one by one).
     band: Band,
     sub: Vec<usize>,
+    walk: Vec<(usize, usize, i64)>,
+    plan: stretch::Plan,
+    slow: Vec<std::ops::Range<usize>>,
 }
 
 /// A band sorted by σ with its reads resolved (see [`Band::analyse`]).
@@ -2216,7 +2240,7 @@ impl Analysed {
     fn assemble(&self, ctx: &Ctx, scratch: &mut Scratch, b: &mut Builder, st: &mut Streams) -> Result<(), Diagnostic> {
         let n = self.band.kind.len();
         let mut asm = Assembly::start(n, scratch, b, st);
-        asm.instances(self.part(), 0..n, &self.srcs, ctx, scratch, b, st)?;
+        asm.instances(self.part(), 0..n, &self.srcs, &stretch::Plan::default(), ctx, scratch, b, st)?;
         asm.finish(st);
         Ok(())
     }
@@ -2274,6 +2298,7 @@ impl Assembly {
         part: Part,
         range: std::ops::Range<usize>,
         srcs: &[PackedSrc],
+        plan: &stretch::Plan,
         ctx: &Ctx,
         scratch: &mut Scratch,
         b: &mut Builder,
@@ -2286,42 +2311,44 @@ impl Assembly {
         let (read_base, ports) = (&scratch.read_base, &mut scratch.ports);
         // Per channel, its reads and writes at times of σ (4 per instance: loads, reads,
         // writes, stores).
-        let (events, read_events, again) = (&mut scratch.events, &mut scratch.reads, &mut scratch.again);
+        let mut log = Log { writes: &mut scratch.events, reads: &mut scratch.reads, again: &mut scratch.again };
         let op_base = &scratch.op_base;
         let band_op = |proc: usize, op: usize| op - op_base.get(proc).copied().unwrap_or(0);
-        let mut event = |ch: usize, t: u64, write: bool, vid: usize, op: usize| {
-            if events.len() <= ch {
-                events.resize_with(ch + 1, Events::default);
-                read_events.resize_with(ch + 1, Events::default);
-                again.resize(again.len().max(ch + 1), 0);
-            }
-            let e = Event { key: (t << 1 | !write as u64) as u32, op: op as u32, vid: vid as u32 };
-            if write {
-                events[ch].push(e);
-                return;
-            }
-            match read_events[ch].last() {
-                // The value of the channel's last read, again (a scalar, a row along a loop
-                // that does not move it): the replay needs only the latest of such reads
-                // (a value's last read ends its life; the others change no count but reads).
-                Some(last) if last.vid == e.vid => {
-                    read_events[ch].replace_last(e);
-                    again[ch] += 1;
-                }
-                _ => read_events[ch].push(e),
-            }
-        };
         let mut srcs = srcs.iter();
         let mut ahead = srcs.clone().skip(AHEAD);
         // The compute process of the last instance, by statement and sub-band (runs of
         // instances share it).
         let mut last_proc = None;
-        for o in range {
+        // The stretches of `plan`, and the current one: its end, and when fast, its first
+        // instance and its reads' steps. A fast stretch taken one instance at a time has
+        // that instance's sources in `pend` (last read first).
+        let mut stretches = plan.stretches.iter();
+        let mut steps = &plan.steps[..];
+        let (mut end, mut fast): (usize, Option<(usize, &[stretch::Step])>) = (range.start, None);
+        let mut pend: Vec<PackedSrc> = Vec::new();
+        // Tries at the current stretch: its first instance may open its channels, but a
+        // stretch whose second fails too is taken one by one (a check costs its length).
+        let mut tries = 0;
+        let mut o = range.start;
+        while o < range.end {
+            while o >= end {
+                tries = 0;
+                (end, fast) = match stretches.next() {
+                    None => (range.end, None),
+                    Some(s) => {
+                        let fast = s.fast.then(|| {
+                            let (mine, rest) = steps.split_at(geo.array_reads[band.kind[o - part.base]].len().min(steps.len()));
+                            steps = rest;
+                            (o, mine)
+                        });
+                        (o + s.len, fast)
+                    }
+                };
+            }
             let t = o as u64;
             let x = o - part.base;
             let k = band.kind[x];
             let s = &p.stmts[k];
-            let it = &band.iters(x)[..s.iters.len()];
             let sub = part.sub.get(x).copied().unwrap_or(0);
             let me16 = match last_proc {
                 Some((key, me16)) if key == (k, sub) => me16,
@@ -2340,159 +2367,229 @@ impl Assembly {
             let me = me16 as usize;
             let my_op = b.ops[me];
             let mut reads = Vec::with_capacity(if b.keep { s.reads.len() } else { 0 });
-            for (r, a) in s.reads.iter().enumerate() {
-                if p.vars[a.var].is_scalar_argument() {
-                    if b.keep {
-                        reads.push(ReadSrc::Scalar { var: a.var });
+            // The rest of a fast stretch read by read, when each read's channel is known
+            // (its first instance opens them) and every source comes from that channel's
+            // producer. `steps`: per read, (first source, step) from the stretch's start.
+            let rest = end - o;
+            let source = |(p0, ps): (usize, i64), i: usize| (p0 as i64 + ps * i as i64) as usize;
+            tries += 1;
+            let fast_here = fast.filter(|&(start, steps)| {
+                let ports = || geo.array_reads[k].iter().map(|&r| ports[read_base[k] + r].local).zip(steps);
+                !b.keep
+                    && rest > 1
+                    && tries <= 2
+                    && ports().all(|((_, to, ch), _)| to == me as u32 && chan_bit.get(ch as usize).is_some_and(|c| c.0 == band_no))
+                    && part.sub.get(x..end - part.base).is_none_or(|s| s.iter().all(|&u| u == sub))
+                    && ports().all(|((from, ..), &step)| {
+                        // A source in the stretch is made here, by this process.
+                        (o - start..end - start).map(|i| source(step, i)).all(|so| {
+                            if so >= o {
+                                from == me as u32
+                            } else {
+                                made[so].proc() == from as usize
+                            }
+                        })
+                    })
+            });
+            let m = if let Some((start, steps)) = fast_here {
+                made[o..end].fill(Made::new(me16));
+                for (&r, &step) in geo.array_reads[k].iter().zip(steps) {
+                    let ch = ports[read_base[k] + r].local.2 as usize;
+                    let bit = chan_bit[ch].1;
+                    let (so, ps) = (|i: usize| source(step, o - start + i), step.1);
+                    // Values sent down the channel for the first time, a run of consecutive
+                    // ones at a time (from the `new`-th instance on).
+                    let mut new = None;
+                    for i in 0..=rest {
+                        let first = i < rest
+                            && match bit {
+                                Made::BITS => written_more.insert((so(i), ch)),
+                                bit => made[so(i)].write(bit),
+                            };
+                        match (first, new) {
+                            (true, None) => new = Some(i),
+                            (false, Some(f)) => {
+                                log.push_run(ch, (4 * so(f) as u64 + 2, (4 * ps) as u64), true, (so(f), ps), 0, (i - f) as u32);
+                                new = None;
+                            }
+                            _ => {}
+                        }
                     }
-                    continue;
+                    log.push_run(ch, (4 * t + 1, 4), false, (so(0), ps), band_op(me, my_op), rest as u32);
                 }
-                let elem = p.vars[a.var].ty.c_name();
-                let src = srcs.next().ok_or_else(|| Diagnostic::global("internal error: band analysis out of step"))?.unpack();
-                if let Some(Src::Local(so)) = ahead.next().map(|s| s.unpack()) {
-                    prefetch(&made[so]);
+                rest
+            } else {
+                if let Some((start, steps)) = fast {
+                    pend.extend(steps.iter().rev().map(|&step| PackedSrc::pack(Src::Local(source(step, o - start)))));
                 }
-                let (ch, vid) = match src {
-                    // Produced in this band: an on-chip channel from the producer's process.
-                    Src::Local(so) => {
-                        let pp = made[so].proc();
-                        let port = &mut ports[read_base[k] + r];
-                        let ch = match *port {
-                            Port { local: (from, to, ch), .. } if (from, to) == (pp as u32, me as u32) => ch as usize,
-                            _ => {
-                                let class = if pp == me { ChannelClass::Local } else { ChannelClass::Sync };
-                                let ch = b.channel(pp, me, Some(r), class, elem, &p.vars[a.var].dims);
-                                port.local = (pp as u32, me as u32, ch as u32);
-                                ch
-                            }
-                        };
-                        if chan_bit.len() <= ch {
-                            chan_bit.resize(ch + 1, (0, Made::BITS));
+                made[o] = Made::new(me16);
+                for (r, a) in s.reads.iter().enumerate() {
+                    if p.vars[a.var].is_scalar_argument() {
+                        if b.keep {
+                            reads.push(ReadSrc::Scalar { var: a.var });
                         }
-                        if chan_bit[ch].0 != band_no {
-                            chan_bit[ch] = (band_no, *next_bit);
-                            *next_bit = (*next_bit + 1).min(Made::BITS);
-                        }
-                        let new = match chan_bit[ch].1 {
-                            Made::BITS => written_more.insert((so, ch)),
-                            bit => made[so].write(bit),
-                        };
-                        if new {
-                            if let Some(Trace::Compute { ops, .. }) = b.traces.get_mut(pp) {
-                                ops[op_index[so]].writes.push(ch);
-                            }
-                            event(ch, 4 * so as u64 + 2, true, so, 0);
-                        }
-                        (ch, so)
+                        continue;
                     }
-                    // From DDR, the value this read took last, again: nothing new (a scalar, or
-                    // a row read along a loop that does not move it).
-                    Src::Ddr { cell, producer } if ports[read_base[k] + r].again == (band_no, me as u32, cell as u64, producer) => {
-                        let port = &ports[read_base[k] + r];
-                        (port.ddr.2 as usize, port.vid as usize)
-                    }
-                    // From DDR: the cell and the version this read needs, loaded once per band.
-                    Src::Ddr { cell, producer } => {
-                        // The cell was loaded in this band already, from the same producer:
-                        // the same version, without looking it up.
-                        let slot = st.load_slot[a.var][cell];
-                        let version = match loaded.get(slot.2 as usize) {
-                            Some(l) if slot.0 == st.band_no && l.producer == producer => slot.1,
-                            _ => st.version_read(stored, a.var, cell, producer)?,
-                        };
-                        let port = &mut ports[read_base[k] + r];
-                        let (lp, ch) = match port.ddr {
-                            (to, lp, ch) if to == me as u32 => (lp as usize, ch as usize),
-                            _ => {
-                                let lp = *st.load_proc.entry(a.var).or_insert_with(|| b.add_process(p, ProcessKind::Load { var: a.var }));
-                                let ch = b.channel(lp, me, Some(r), ChannelClass::Io, elem, &p.vars[a.var].dims);
-                                port.ddr = (me as u32, lp as u32, ch as u32);
-                                (lp, ch)
+                    let elem = p.vars[a.var].ty.c_name();
+                    let src = match pend.pop() {
+                        Some(src) => src,
+                        None => {
+                            if let Some(Src::Local(so)) = ahead.next().map(|s| s.unpack()) {
+                                prefetch(&made[so]);
                             }
-                        };
-                        let slot = &mut st.load_slot[a.var][cell];
-                        let found = if slot.0 == st.band_no && slot.1 == version {
-                            Some(slot.2 as usize)
-                        } else if slot.0 == st.band_no {
-                            loaded_other.get(&(a.var, cell, version)).copied()
-                        } else {
-                            None
-                        };
-                        let li = match found {
-                            Some(li) => li,
-                            None => {
-                                let li = loaded.len();
-                                if slot.0 == st.band_no {
-                                    loaded_other.insert((a.var, cell, version), li);
-                                } else {
-                                    *slot = (st.band_no, version, li as u32);
+                            *srcs.next().ok_or_else(|| Diagnostic::global("internal error: band analysis out of step"))?
+                        }
+                    }
+                    .unpack();
+                    let (ch, vid) = match src {
+                        // Produced in this band: an on-chip channel from the producer's process.
+                        Src::Local(so) => {
+                            let pp = made[so].proc();
+                            let port = &mut ports[read_base[k] + r];
+                            let ch = match *port {
+                                Port { local: (from, to, ch), .. } if (from, to) == (pp as u32, me as u32) => ch as usize,
+                                _ => {
+                                    let class = if pp == me { ChannelClass::Local } else { ChannelClass::Sync };
+                                    let ch = b.channel(pp, me, Some(r), class, elem, &p.vars[a.var].dims);
+                                    port.local = (pp as u32, me as u32, ch as u32);
+                                    ch
                                 }
-                                loaded.push(Loaded { producer, op: b.ops[lp], vid: n + li, at: 4 * t, outs: Vec::new() });
-                                if b.codegen {
-                                    scratch.cells.resize(n + li + 1, 0);
-                                    scratch.cells[n + li] = cell as u64;
+                            };
+                            if chan_bit.len() <= ch {
+                                chan_bit.resize(ch + 1, (0, Made::BITS));
+                            }
+                            if chan_bit[ch].0 != band_no {
+                                chan_bit[ch] = (band_no, *next_bit);
+                                *next_bit = (*next_bit + 1).min(Made::BITS);
+                            }
+                            let new = match chan_bit[ch].1 {
+                                Made::BITS => written_more.insert((so, ch)),
+                                bit => made[so].write(bit),
+                            };
+                            if new {
+                                if let Some(Trace::Compute { ops, .. }) = b.traces.get_mut(pp) {
+                                    ops[op_index[so]].writes.push(ch);
                                 }
-                                b.ops[lp] += 1;
+                                log.push(ch, 4 * so as u64 + 2, true, so, 0);
+                            }
+                            (ch, so)
+                        }
+                        // From DDR, the value this read took last, again: nothing new (a scalar, or
+                        // a row read along a loop that does not move it).
+                        Src::Ddr { cell, producer } if ports[read_base[k] + r].again == (band_no, me as u32, cell as u64, producer) => {
+                            let port = &ports[read_base[k] + r];
+                            (port.ddr.2 as usize, port.vid as usize)
+                        }
+                        // From DDR: the cell and the version this read needs, loaded once per band.
+                        Src::Ddr { cell, producer } => {
+                            // The cell was loaded in this band already, from the same producer:
+                            // the same version, without looking it up.
+                            let slot = st.load_slot[a.var][cell];
+                            let version = match loaded.get(slot.2 as usize) {
+                                Some(l) if slot.0 == st.band_no && l.producer == producer => slot.1,
+                                _ => st.version_read(stored, a.var, cell, producer)?,
+                            };
+                            let port = &mut ports[read_base[k] + r];
+                            let (lp, ch) = match port.ddr {
+                                (to, lp, ch) if to == me as u32 => (lp as usize, ch as usize),
+                                _ => {
+                                    let lp =
+                                        *st.load_proc.entry(a.var).or_insert_with(|| b.add_process(p, ProcessKind::Load { var: a.var }));
+                                    let ch = b.channel(lp, me, Some(r), ChannelClass::Io, elem, &p.vars[a.var].dims);
+                                    port.ddr = (me as u32, lp as u32, ch as u32);
+                                    (lp, ch)
+                                }
+                            };
+                            let slot = &mut st.load_slot[a.var][cell];
+                            let found = if slot.0 == st.band_no && slot.1 == version {
+                                Some(slot.2 as usize)
+                            } else if slot.0 == st.band_no {
+                                loaded_other.get(&(a.var, cell, version)).copied()
+                            } else {
+                                None
+                            };
+                            let li = match found {
+                                Some(li) => li,
+                                None => {
+                                    let li = loaded.len();
+                                    if slot.0 == st.band_no {
+                                        loaded_other.insert((a.var, cell, version), li);
+                                    } else {
+                                        *slot = (st.band_no, version, li as u32);
+                                    }
+                                    loaded.push(Loaded { producer, op: b.ops[lp], vid: n + li, at: 4 * t, outs: Vec::new() });
+                                    if b.codegen {
+                                        scratch.cells.resize(n + li + 1, 0);
+                                        scratch.cells[n + li] = cell as u64;
+                                    }
+                                    b.ops[lp] += 1;
+                                    if let Some(Trace::Load { ops, .. }) = b.traces.get_mut(lp) {
+                                        ops.push(LoadOp { cell, version, vid: st.next_load_vid, outs: Vec::new(), at: 4 * t });
+                                        *st.loads_needed.entry((a.var, cell, version)).or_default() += 1;
+                                    }
+                                    st.next_load_vid += 1;
+                                    st.ddr_reads[a.var] += 1;
+                                    li
+                                }
+                            };
+                            let l = &mut loaded[li];
+                            if !l.outs.contains(&ch) {
+                                l.outs.push(ch);
                                 if let Some(Trace::Load { ops, .. }) = b.traces.get_mut(lp) {
-                                    ops.push(LoadOp { cell, version, vid: st.next_load_vid, outs: Vec::new(), at: 4 * t });
-                                    *st.loads_needed.entry((a.var, cell, version)).or_default() += 1;
+                                    ops[l.op].outs.push(ch);
                                 }
-                                st.next_load_vid += 1;
-                                st.ddr_reads[a.var] += 1;
-                                li
+                                // The load happened at the value's first use in the band (now or earlier).
+                                log.push(ch, l.at, true, l.vid, l.vid);
                             }
-                        };
-                        let l = &mut loaded[li];
-                        if !l.outs.contains(&ch) {
-                            l.outs.push(ch);
-                            if let Some(Trace::Load { ops, .. }) = b.traces.get_mut(lp) {
-                                ops[l.op].outs.push(ch);
-                            }
-                            // The load happened at the value's first use in the band (now or earlier).
-                            event(ch, l.at, true, l.vid, l.vid);
+                            let port = &mut ports[read_base[k] + r];
+                            port.again = (band_no, me as u32, cell as u64, producer);
+                            port.vid = l.vid as u32;
+                            (ch, l.vid)
                         }
-                        let port = &mut ports[read_base[k] + r];
-                        port.again = (band_no, me as u32, cell as u64, producer);
-                        port.vid = l.vid as u32;
-                        (ch, l.vid)
+                    };
+                    if b.keep {
+                        reads.push(ReadSrc::Chan { ch, vid: global_vid(vid, n, base, load_base), last: false });
                     }
-                };
-                if b.keep {
-                    reads.push(ReadSrc::Chan { ch, vid: global_vid(vid, n, base, load_base), last: false });
+                    log.push(ch, 4 * t + 1, false, vid, band_op(me, my_op));
                 }
-                event(ch, 4 * t + 1, false, vid, band_op(me, my_op));
-            }
-            let pi = b.ops[me];
-            b.ops[me] += 1;
-            if let Some(Trace::Compute { ops, .. }) = b.traces.get_mut(me) {
-                ops.push(ComputeOp { iters: it.to_vec(), reads, writes: Vec::new(), vid: base + o as u64 });
-            }
-            made[o] = Made::new(me16);
-            if b.keep {
-                op_index.push(pi);
-            }
-            if b.codegen {
-                scratch.cells.resize(scratch.cells.len().max(n), 0);
-                scratch.cells[o] = geo.write_cell(p, params, k, it)? as u64;
-            }
-            if stored.get(band.id[x]) {
-                let var = s.write.var;
-                let cell = geo.write_cell(p, params, k, it)?;
-                let sp = *st.store_proc.entry(var).or_insert_with(|| b.add_process(p, ProcessKind::Store { var }));
-                let ch = b.channel(me, sp, None, ChannelClass::Io, p.vars[var].ty.c_name(), &[]);
-                let version = st.version_store(stored, var, cell, band.id[x]);
-                st.ddr_writes[var] += 1;
-                let store_op = b.ops[sp];
-                b.ops[sp] += 1;
+                1
+            };
+            for o in o..o + m {
+                let t = o as u64;
+                let x = o - part.base;
+                let it = &band.iters(x)[..s.iters.len()];
+                let pi = b.ops[me];
+                b.ops[me] += 1;
                 if let Some(Trace::Compute { ops, .. }) = b.traces.get_mut(me) {
-                    ops[pi].writes.push(ch);
+                    ops.push(ComputeOp { iters: it.to_vec(), reads: std::mem::take(&mut reads), writes: Vec::new(), vid: base + o as u64 });
                 }
-                if let Some(Trace::Store { ops, .. }) = b.traces.get_mut(sp) {
-                    ops.push(StoreOp { ch, vid: base + o as u64, cell, version });
+                if b.keep {
+                    op_index.push(pi);
                 }
-                event(ch, 4 * t + 2, true, o, 0);
-                event(ch, 4 * t + 3, false, o, band_op(sp, store_op));
+                if b.codegen {
+                    scratch.cells.resize(scratch.cells.len().max(n), 0);
+                    scratch.cells[o] = geo.write_cell(p, params, k, it)? as u64;
+                }
+                if stored.get(band.id[x]) {
+                    let var = s.write.var;
+                    let cell = geo.write_cell(p, params, k, it)?;
+                    let sp = *st.store_proc.entry(var).or_insert_with(|| b.add_process(p, ProcessKind::Store { var }));
+                    let ch = b.channel(me, sp, None, ChannelClass::Io, p.vars[var].ty.c_name(), &[]);
+                    let version = st.version_store(stored, var, cell, band.id[x]);
+                    st.ddr_writes[var] += 1;
+                    let store_op = b.ops[sp];
+                    b.ops[sp] += 1;
+                    if let Some(Trace::Compute { ops, .. }) = b.traces.get_mut(me) {
+                        ops[pi].writes.push(ch);
+                    }
+                    if let Some(Trace::Store { ops, .. }) = b.traces.get_mut(sp) {
+                        ops.push(StoreOp { ch, vid: base + o as u64, cell, version });
+                    }
+                    log.push(ch, 4 * t + 2, true, o, 0);
+                    log.push(ch, 4 * t + 3, false, o, band_op(sp, store_op));
+                }
             }
+            o += m;
         }
         Ok(())
     }

@@ -78,6 +78,28 @@ impl Events {
         }
         self.runs.push(Run { first: e, step: Event::default(), len: 1 });
     }
+    /// `len` events from `first`, each `step` past the one before: as many [`Events::push`]es.
+    pub fn push_run(&mut self, first: Event, step: Event, len: u32) {
+        if len == 0 {
+            return;
+        }
+        self.push(first);
+        let more = len - 1;
+        if more == 0 {
+            return;
+        }
+        if let Some(r) = self.runs.last_mut().filter(|r| r.len.checked_add(more).is_some()) {
+            // The last run ends with `first`: it goes on when its step is free or the same.
+            if r.len == 1 || r.step == step {
+                r.step = step;
+                r.len += more;
+                self.len += more as usize;
+                return;
+            }
+        }
+        self.len += more as usize;
+        self.runs.push(Run { first: first.step(step, 1), step, len: more });
+    }
     pub fn last(&self) -> Option<Event> {
         self.runs.last().map(|r| r.at(r.len - 1))
     }
@@ -110,6 +132,58 @@ impl Events {
     /// The events in the order pushed, computed from their runs as they are asked for.
     pub fn iter(&self) -> Iter<'_> {
         Iter { runs: &self.runs, lo: 0, hi: self.runs.last().map_or(0, |r| r.len) }
+    }
+}
+
+/// Every channel's events of a band as the assembly makes them: writes and reads apart
+/// (each in σ order), and per channel the reads folded into the read after them.
+pub(super) struct Log<'a> {
+    pub writes: &'a mut Vec<Events>,
+    pub reads: &'a mut Vec<Events>,
+    pub again: &'a mut Vec<u64>,
+}
+
+impl Log<'_> {
+    /// An event of channel `ch` at time `t` of σ: a write, or a read by the band's
+    /// operation `op` (a write's `op` orders loads at one time), of value `vid`.
+    pub fn push(&mut self, ch: usize, t: u64, write: bool, vid: usize, op: usize) {
+        self.push_run(ch, (t, 0), write, (vid, 0), op, 1);
+    }
+
+    /// `len` [`Log::push`]es from (`t`, `vid`, `op`), each a step of (`t.1`, `vid.1`, 1
+    /// operation for a read) past the one before.
+    pub fn push_run(&mut self, ch: usize, t: (u64, u64), write: bool, vid: (usize, i64), op: usize, len: u32) {
+        if len == 0 {
+            return;
+        }
+        if self.writes.len() <= ch {
+            self.writes.resize_with(ch + 1, Events::default);
+            self.reads.resize_with(ch + 1, Events::default);
+            self.again.resize(self.again.len().max(ch + 1), 0);
+        }
+        let e = Event { key: (t.0 << 1 | !write as u64) as u32, op: op as u32, vid: vid.0 as u32 };
+        let step = Event { key: (t.1 << 1) as u32, op: !write as u32, vid: vid.1 as u32 };
+        if write {
+            self.writes[ch].push_run(e, step, len);
+            return;
+        }
+        let reads = &mut self.reads[ch];
+        match reads.last() {
+            // The value of the channel's last read, again (a scalar, a row along a loop
+            // that does not move it): the replay needs only the latest of such reads (a
+            // value's last read ends its life; the others change no count but reads).
+            Some(last) if last.vid == e.vid => {
+                reads.replace_last(e);
+                self.again[ch] += 1;
+            }
+            _ => reads.push(e),
+        }
+        if len > 1 && vid.1 == 0 {
+            reads.replace_last(e.step(step, len - 1));
+            self.again[ch] += u64::from(len - 1);
+        } else if len > 1 {
+            reads.push_run(e.step(step, 1), step, len - 1);
+        }
     }
 }
 
@@ -165,7 +239,7 @@ mod tests {
         }
     }
 
-    /// Pushes and last-replacements give back exactly the sequence a plain vector would
+    /// Pushes, runs of pushes and last-replacements give back exactly the sequence a plain vector would
     /// hold, whatever mix of runs and breaks (and wrapping steps) the events make.
     #[test]
     fn runs_expand_to_what_was_pushed() {
@@ -181,6 +255,12 @@ mod tests {
                         let last = plain.len() - 1;
                         plain[last] = e;
                         ev.replace_last(e);
+                    }
+                    2 => {
+                        let len = rnd(20) as u32;
+                        plain.extend((0..len).map(|j| e.step(d, j)));
+                        ev.push_run(e, d, len);
+                        e = e.step(d, len.saturating_sub(1));
                     }
                     _ => {
                         plain.push(e);
@@ -227,6 +307,33 @@ mod tests {
             }
             let want = plain.iter().map(|e| e.vid).min().zip(plain.iter().map(|e| e.vid).max());
             assert_eq!(ev.vid_range(), want);
+        }
+    }
+
+    /// A run pushed to a [`Log`] leaves what its events pushed one by one leave: the same
+    /// writes and reads, and the same reads folded into the next (runs of one value).
+    #[test]
+    fn log_runs_are_their_pushes() {
+        let mut rnd = xorshift(0x1234_5678_9abc_def1);
+        for _ in 0..200 {
+            let mut bufs: [(Vec<Events>, Vec<Events>, Vec<u64>); 2] = Default::default();
+            let [(w0, r0, a0), (w1, r1, a1)] = &mut bufs;
+            let mut runs = Log { writes: w0, reads: r0, again: a0 };
+            let mut single = Log { writes: w1, reads: r1, again: a1 };
+            let mut t = 0u64;
+            for _ in 0..rnd(60) {
+                let (ch, write, len) = (rnd(3) as usize, rnd(2) == 0, rnd(12) as u32);
+                let (dt, vid, dvid, op) = (1 + rnd(5), rnd(1000) as usize, rnd(5) as i64 - 2, rnd(100) as usize);
+                runs.push_run(ch, (t, dt), write, (vid, dvid), op, len);
+                for j in 0..len as u64 {
+                    let v = (vid as i64 + dvid * j as i64) as usize;
+                    single.push(ch, t + dt * j, write, v, if write { op } else { op + j as usize });
+                }
+                t += dt * len as u64 + rnd(3);
+            }
+            let [(w0, r0, a0), (w1, r1, a1)] = &bufs;
+            let all = |e: &Vec<Events>| e.iter().map(|x| x.iter().collect::<Vec<_>>()).collect::<Vec<_>>();
+            assert_eq!((all(w0), all(r0), a0), (all(w1), all(r1), a1));
         }
     }
 }
