@@ -146,25 +146,16 @@ pub(super) struct Log<'a> {
 impl Log<'_> {
     /// An event of channel `ch` at time `t` of σ: a write, or a read by the band's
     /// operation `op` (a write's `op` orders loads at one time), of value `vid`.
+    #[inline]
     pub fn push(&mut self, ch: usize, t: u64, write: bool, vid: usize, op: usize) {
-        self.push_run(ch, (t, 0), write, (vid, 0), op, 1);
-    }
-
-    /// `len` [`Log::push`]es from (`t`, `vid`, `op`), each a step of (`t.1`, `vid.1`, 1
-    /// operation for a read) past the one before.
-    pub fn push_run(&mut self, ch: usize, t: (u64, u64), write: bool, vid: (usize, i64), op: usize, len: u32) {
-        if len == 0 {
-            return;
-        }
         if self.writes.len() <= ch {
             self.writes.resize_with(ch + 1, Events::default);
             self.reads.resize_with(ch + 1, Events::default);
             self.again.resize(self.again.len().max(ch + 1), 0);
         }
-        let e = Event { key: (t.0 << 1 | !write as u64) as u32, op: op as u32, vid: vid.0 as u32 };
-        let step = Event { key: (t.1 << 1) as u32, op: !write as u32, vid: vid.1 as u32 };
+        let e = Event { key: (t << 1 | !write as u64) as u32, op: op as u32, vid: vid as u32 };
         if write {
-            self.writes[ch].push_run(e, step, len);
+            self.writes[ch].push(e);
             return;
         }
         let reads = &mut self.reads[ch];
@@ -178,11 +169,24 @@ impl Log<'_> {
             }
             _ => reads.push(e),
         }
-        if len > 1 && vid.1 == 0 {
-            reads.replace_last(e.step(step, len - 1));
+    }
+
+    /// `len` [`Log::push`]es from (`t`, `vid`, `op`), each a step of (`t.1`, `vid.1`, 1
+    /// operation for a read) past the one before.
+    pub fn push_run(&mut self, ch: usize, t: (u64, u64), write: bool, vid: (usize, i64), op: usize, len: u32) {
+        if len == 0 {
+            return;
+        }
+        self.push(ch, t.0, write, vid.0, op);
+        let e = Event { key: (t.0 << 1 | !write as u64) as u32, op: op as u32, vid: vid.0 as u32 };
+        let step = Event { key: (t.1 << 1) as u32, op: !write as u32, vid: vid.1 as u32 };
+        let events = if write { &mut self.writes[ch] } else { &mut self.reads[ch] };
+        if len > 1 && vid.1 == 0 && !write {
+            // The same value again: each read folds into the next.
+            events.replace_last(e.step(step, len - 1));
             self.again[ch] += u64::from(len - 1);
         } else if len > 1 {
-            reads.push_run(e.step(step, 1), step, len - 1);
+            events.push_run(e.step(step, 1), step, len - 1);
         }
     }
 }
