@@ -1,8 +1,8 @@
 //! A band too big to hold its reads' sources whole is resolved and assembled in chunks, the
 //! two overlapping (`Config::chunk`): the network must be exactly the one that the whole
-//! band gives. Every kernel of the test set, with chunks of a few instances (so that chunks
-//! end inside a statement's loops, and sources lie chunks back), with and without parallel
-//! sub-bands, with what code generation needs.
+//! band gives. Every kernel of the test set and `streamed/row_sweeps.c`, with chunks of a
+//! few instances (so that chunks end inside a statement's loops, and sources lie chunks
+//! back), with and without parallel sub-bands, with what code generation needs.
 
 use dpnc_dpn::Config;
 use dpnc_frontend::{dataflow, Options, SourceMap};
@@ -10,7 +10,10 @@ use dpnc_frontend::{dataflow, Options, SourceMap};
 #[test]
 fn streamed_bands_give_the_network_of_whole_bands() {
     let (mut builds, mut streamed, mut failures) = (0, 0, Vec::new());
-    for f in dpnc_tests::kernels() {
+    // Besides the test set, a kernel whose band pipes with interleaved statements and
+    // scalars from DDR in its inner loop (`build/stretch.rs`).
+    let extra = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("streamed/row_sweeps.c");
+    for f in dpnc_tests::kernels().into_iter().chain([extra]) {
         let mut sm = SourceMap::new();
         let p = dpnc_frontend::load(&mut sm, &f, &Options::default()).unwrap_or_else(|d| panic!("{}", d.render(&sm)));
         let sare = dataflow::compute(&p).expect("dataflow");

@@ -2324,9 +2324,12 @@ impl Assembly {
         // that instance's sources in `pend` (last read first).
         let mut stretches = plan.stretches.iter();
         let mut steps = &plan.steps[..];
-        let (mut end, mut fast): (usize, Option<(usize, &[stretch::Step])>) = (range.start, None);
+        let (mut end, mut fast): (usize, Option<stretch::Taken>) = (range.start, None);
+        // Per statement of a fast stretch's period: (statement, process, its operations
+        // before the stretch, its reads' steps in the stretch's).
+        let mut lanes: Vec<(usize, usize, usize, std::ops::Range<usize>)> = Vec::new();
         let mut pend: Vec<PackedSrc> = Vec::new();
-        // Tries at the current stretch: its first instance may open its channels, but a
+        // Tries at the current stretch: its first iteration may open its channels, but a
         // stretch whose second fails too is taken one by one (a check costs its length).
         let mut tries = 0;
         let mut o = range.start;
@@ -2337,9 +2340,11 @@ impl Assembly {
                     None => (range.end, None),
                     Some(s) => {
                         let fast = s.fast.then(|| {
-                            let (mine, rest) = steps.split_at(geo.array_reads[band.kind[o - part.base]].len().min(steps.len()));
+                            let x = o - part.base;
+                            let n: usize = (0..s.period).map(|q| geo.array_reads[band.kind[x + q]].len()).sum();
+                            let (mine, rest) = steps.split_at(n.min(steps.len()));
                             steps = rest;
-                            (o, mine)
+                            (o, s.period, mine)
                         });
                         (o + s.len, fast)
                     }
@@ -2368,59 +2373,105 @@ impl Assembly {
             let my_op = b.ops[me];
             let mut reads = Vec::with_capacity(if b.keep { s.reads.len() } else { 0 });
             // The rest of a fast stretch read by read, when each read's channel is known
-            // (its first instance opens them) and every source comes from that channel's
-            // producer. `steps`: per read, (first source, step) from the stretch's start.
+            // (its first iteration opens them) and every source comes from that channel's
+            // producer. `steps`: per statement of the period and read, (first source, step)
+            // from the stretch's first iteration.
             let rest = end - o;
-            let source = |(p0, ps): (usize, i64), i: usize| (p0 as i64 + ps * i as i64) as usize;
-            tries += 1;
-            let fast_here = fast.filter(|&(start, steps)| {
-                let ports = || geo.array_reads[k].iter().map(|&r| ports[read_base[k] + r].local).zip(steps);
-                !b.keep
-                    && rest > 1
-                    && tries <= 2
-                    && ports().all(|((_, to, ch), _)| to == me as u32 && chan_bit.get(ch as usize).is_some_and(|c| c.0 == band_no))
-                    && part.sub.get(x..end - part.base).is_none_or(|s| s.iter().all(|&u| u == sub))
-                    && ports().all(|((from, ..), &step)| {
-                        // A source in the stretch is made here, by this process.
-                        (o - start..end - start).map(|i| source(step, i)).all(|so| {
-                            if so >= o {
-                                from == me as u32
-                            } else {
-                                made[so].proc() == from as usize
-                            }
-                        })
-                    })
-            });
-            let m = if let Some((start, steps)) = fast_here {
-                made[o..end].fill(Made::new(me16));
-                for (&r, &step) in geo.array_reads[k].iter().zip(steps) {
-                    let ch = ports[read_base[k] + r].local.2 as usize;
-                    let bit = chan_bit[ch].1;
-                    let (so, ps) = (|i: usize| source(step, o - start + i), step.1);
-                    // Values sent down the channel for the first time, a run of consecutive
-                    // ones at a time (from the `new`-th instance on).
-                    let mut new = None;
-                    for i in 0..=rest {
-                        let first = i < rest
-                            && match bit {
-                                Made::BITS => written_more.insert((so(i), ch)),
-                                bit => made[so(i)].write(bit),
-                            };
-                        match (first, new) {
-                            (true, None) => new = Some(i),
-                            (false, Some(f)) => {
-                                log.push_run(ch, (4 * so(f) as u64 + 2, (4 * ps) as u64), true, (so(f), ps), 0, (i - f) as u32);
-                                new = None;
-                            }
-                            _ => {}
-                        }
+            let fast_here = match fast {
+                Some((start, period, steps)) if !b.keep && (o - start).is_multiple_of(period) && rest >= 2 * period && tries < 2 => {
+                    tries += 1;
+                    lanes.clear();
+                    for q in 0..period {
+                        let kq = band.kind[x + q];
+                        let Some(&me) = st.compute_proc.get(&(kq, part.sub.get(x + q).copied().unwrap_or(0))) else { break };
+                        let at = lanes.last().map_or(0, |l| l.3.end);
+                        lanes.push((kq, me, b.ops[me], at..at + geo.array_reads[kq].len()));
                     }
-                    log.push_run(ch, (4 * t + 1, 4), false, (so(0), ps), band_op(me, my_op), rest as u32);
+                    let i0 = (o - start) / period;
+                    // Each read's channel known and its sources from the channel's producer (a
+                    // source in the stretch is made here, by its statement's process), or its
+                    // DDR value the one its port took last.
+                    let read_ok = |kq: usize, me: usize, r: usize, step: stretch::Step| {
+                        let port = &ports[read_base[kq] + r];
+                        match step {
+                            stretch::Step::Local(..) => {
+                                let (from, to, ch) = port.local;
+                                let produced = |so: usize| match so.checked_sub(o) {
+                                    None => made[so].proc(),
+                                    Some(_) if period == 1 => lanes[0].1,
+                                    Some(j) => lanes[j % period].1,
+                                };
+                                to == me as u32
+                                    && chan_bit.get(ch as usize).is_some_and(|c| c.0 == band_no)
+                                    && (i0..(end - start) / period)
+                                        .all(|i| matches!(step.at(i), stretch::Step::Local(so, _) if produced(so) == from as usize))
+                            }
+                            stretch::Step::Ddr(src) => match src.unpack() {
+                                Src::Ddr { cell, producer } => port.again == (band_no, me as u32, cell as u64, producer),
+                                Src::Local(_) => false,
+                            },
+                        }
+                    };
+                    let ok = lanes.len() == period
+                        && part.sub.get(x..end - part.base).is_none_or(|s| s.iter().enumerate().all(|(j, &u)| u == s[j % period]))
+                        && lanes.iter().all(|(kq, me, _, at)| {
+                            geo.array_reads[*kq].iter().zip(&steps[at.clone()]).all(|(&r, &step)| read_ok(*kq, *me, r, step))
+                        });
+                    ok.then_some((start, period, steps))
                 }
-                rest
+                _ => None,
+            };
+            let (m, period) = if let Some((start, period, steps)) = fast_here {
+                let (i0, iters) = ((o - start) / period, rest / period);
+                for (q, lane) in lanes.iter().enumerate() {
+                    made[o + q..end].iter_mut().step_by(period).for_each(|m| *m = Made::new(lane.1 as u16));
+                }
+                for (q, (kq, me, my_op, at)) in lanes.iter().enumerate() {
+                    let time = (4 * (t + q as u64) + 1, 4 * period as u64);
+                    for (&r, &step) in geo.array_reads[*kq].iter().zip(&steps[at.clone()]) {
+                        let port = &ports[read_base[*kq] + r];
+                        let (p0, ps) = match step.at(i0) {
+                            stretch::Step::Local(p0, ps) => (p0, ps),
+                            stretch::Step::Ddr(_) => {
+                                // The same loaded value again: reads only.
+                                log.push_run(port.ddr.2 as usize, time, false, (port.vid as usize, 0), band_op(*me, *my_op), iters as u32);
+                                continue;
+                            }
+                        };
+                        let ch = port.local.2 as usize;
+                        let bit = chan_bit[ch].1;
+                        let so = |i: usize| (p0 as i64 + ps * i as i64) as usize;
+                        // Values sent down the channel for the first time, a run of consecutive
+                        // ones at a time (from the `new`-th iteration on).
+                        let mut new = None;
+                        for i in 0..=iters {
+                            let first = i < iters
+                                && match bit {
+                                    Made::BITS => written_more.insert((so(i), ch)),
+                                    bit => made[so(i)].write(bit),
+                                };
+                            match (first, new) {
+                                (true, None) => new = Some(i),
+                                (false, Some(f)) => {
+                                    log.push_run(ch, (4 * so(f) as u64 + 2, (4 * ps) as u64), true, (so(f), ps), 0, (i - f) as u32);
+                                    new = None;
+                                }
+                                _ => {}
+                            }
+                        }
+                        log.push_run(ch, time, false, (p0, ps), band_op(*me, *my_op), iters as u32);
+                    }
+                }
+                (rest, period)
             } else {
-                if let Some((start, steps)) = fast {
-                    pend.extend(steps.iter().rev().map(|&step| PackedSrc::pack(Src::Local(source(step, o - start)))));
+                if let Some((start, period, steps)) = fast {
+                    let (q, i) = ((o - start) % period, (o - start) / period);
+                    let at: usize = (0..q).map(|q| geo.array_reads[band.kind[start - part.base + q]].len()).sum();
+                    let mine = &steps[at..at + geo.array_reads[k].len()];
+                    pend.extend(mine.iter().rev().map(|step| match step.at(i) {
+                        stretch::Step::Local(so, _) => PackedSrc::pack(Src::Local(so)),
+                        stretch::Step::Ddr(src) => src,
+                    }));
                 }
                 made[o] = Made::new(me16);
                 for (r, a) in s.reads.iter().enumerate() {
@@ -2552,11 +2603,15 @@ impl Assembly {
                     }
                     log.push(ch, 4 * t + 1, false, vid, band_op(me, my_op));
                 }
-                1
+                (1, 1)
             };
+            let mut lane = 0;
             for o in o..o + m {
                 let t = o as u64;
                 let x = o - part.base;
+                let (k, me) = if m == 1 { (k, me) } else { (lanes[lane].0, lanes[lane].1) };
+                lane = if lane + 1 == period { 0 } else { lane + 1 };
+                let s = &p.stmts[k];
                 let it = &band.iters(x)[..s.iters.len()];
                 let pi = b.ops[me];
                 b.ops[me] += 1;

@@ -1,40 +1,67 @@
-//! Stretches of a piped chunk (see `pipe`): along a run of instances that the band's walk
-//! enumerates one after another (one statement, its last iterator moving by a constant
-//! step), a read's source mostly stays in one affine piece, and the sources it names are
-//! then instances enumerated one after another too: their positions in σ move by a
-//! constant step. Such a stretch is resolved as one first source and one step per read,
-//! and assembled read by read rather than instance by instance (`Assembly::instances`);
-//! what does not fit (a source from DDR, a non-affine piece, positions that jump) is
-//! resolved and assembled one instance at a time as before. The answer is the same: pieces
-//! are disjoint, and the positions are read from the band's index.
+//! Stretches of a piped chunk (see `pipe`): the band's walk enumerates the iterations of
+//! an innermost loop one after another (its body's statements in turn, the loop's iterator
+//! moving by a constant step). Along them a read's source mostly stays in one affine
+//! piece, and the sources it names are then instances enumerated one after another too:
+//! their positions in σ move by a constant step per iteration (or the source is one value
+//! from DDR all along, a scalar computed before the loops). Such a stretch is resolved as
+//! one first source and one step per read, and assembled read by read rather than
+//! instance by instance (`Assembly::instances`); what does not fit (a non-affine piece,
+//! positions that jump, a DDR source that moves) is resolved and assembled one instance at
+//! a time as before. The answer is the same: pieces are disjoint, and the positions are
+//! read from the band's index.
 
-use super::{Ctx, LocalIndex, Part};
+use super::{flatten, Band, Ctx, LocalIndex, PackedSrc, Part, Src};
 
 /// Walk runs shorter than this are resolved instance by instance (a stretch costs a
 /// few piece evaluations per read).
 const MIN_RUN: usize = 8;
 
-/// A read's sources along a fast stretch: the σ position of the first, and the step from
-/// one to the next.
-pub(super) type Step = (usize, i64);
+/// A read's sources along a fast stretch: produced in the band, at σ positions from the
+/// first's on by a constant step per iteration; or one value from DDR all along (a scalar
+/// computed before the nest), loaded already by the read's port.
+#[derive(Clone, Copy)]
+pub(super) enum Step {
+    Local(usize, i64),
+    Ddr(PackedSrc),
+}
 
-/// Part of a chunk: `len` instances, and whether their reads' sources are in
-/// [`Plan::steps`] (else one by one in the chunk's sources).
+impl Step {
+    /// The step `i` iterations on.
+    pub fn at(self, i: usize) -> Step {
+        match self {
+            Step::Local(p0, ps) => Step::Local((p0 as i64 + ps * i as i64) as usize, ps),
+            ddr => ddr,
+        }
+    }
+}
+
+/// A fast stretch as the assembly takes it: its first instance's σ position, its period,
+/// and its steps.
+pub(super) type Taken<'a> = (usize, usize, &'a [Step]);
+
+/// Part of a chunk: `len` instances and, when fast, `period` statements interleaved
+/// (the statements of one loop body, each once per iteration; 1 for a run of one
+/// statement), with their reads' sources in [`Plan::steps`] (else one by one in the chunk's
+/// sources).
 #[derive(Clone, Copy)]
 pub(super) struct Stretch {
     pub len: usize,
+    pub period: usize,
     pub fast: bool,
 }
 
-/// How a piped chunk is resolved: its stretches in order and, per fast stretch and read
-/// of its statement that takes a source (`Geometry::array_reads`), the σ position of its
-/// first instance's source and the step from one instance's to the next's. No stretches:
-/// every instance one by one.
+/// How a piped chunk is resolved: its stretches in order and, per fast stretch, per
+/// statement of its period and per read of it that takes a source
+/// (`Geometry::array_reads`), the [`Step`] of its sources from one iteration to the next.
+/// No stretches: every instance one by one.
 #[derive(Default)]
 pub(super) struct Plan {
     pub stretches: Vec<Stretch>,
     pub steps: Vec<Step>,
 }
+
+/// The most statements a loop body may have to be taken as one stretch.
+const MAX_PERIOD: usize = 16;
 
 impl Plan {
     pub fn clear(&mut self) {
@@ -42,10 +69,10 @@ impl Plan {
         self.steps.clear();
     }
 
-    fn push(&mut self, len: usize, fast: bool) {
+    fn push(&mut self, len: usize, period: usize, fast: bool) {
         match self.stretches.last_mut() {
             Some(s) if !s.fast && !fast => s.len += len,
-            _ => self.stretches.push(Stretch { len, fast }),
+            _ => self.stretches.push(Stretch { len, period, fast }),
         }
     }
 
@@ -60,70 +87,91 @@ impl Plan {
         walk: &[(usize, usize, i64)],
         slow: &mut Vec<std::ops::Range<usize>>,
     ) {
-        let Ctx { p, params, sare, geo, .. } = *ctx;
+        let Ctx { p, params, sare, geo, survey, .. } = *ctx;
         self.clear();
         slow.clear();
         let band = part.band;
-        // Per read, its run cut where its piece changes or its sources stop stepping evenly:
-        // (length, the sources' [`Step`] if they do).
+        // Per statement of the period and read, its iterations cut where its piece changes
+        // or its sources stop stepping evenly: (length, the sources' [`Step`] if they do).
         let mut segs: Vec<Vec<(usize, Option<Step>)>> = Vec::new();
         let (mut it, mut src, mut next, mut slope, mut delta) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for &(x0, m, step) in walk {
-            let k = band.kind[x0];
-            let reads = &geo.array_reads[k];
-            if m < MIN_RUN || reads.is_empty() || local.map.is_some() {
-                self.push(m, false);
+        let mut w = 0;
+        while w < walk.len() {
+            let (x0, m, step) = walk[w];
+            let (period, iters, step) = if m > 1 { (1, m, step) } else { interleaved(ctx, band, &walk[w..]) };
+            w += if m > 1 { 1 } else { period * iters };
+            let reads = (0..period).map(|q| geo.array_reads[band.kind[x0 + q]].len()).sum::<usize>();
+            if period * iters < MIN_RUN || iters < 2 || reads == 0 || local.map.is_some() {
+                self.push(period * iters, period, false);
                 continue;
             }
-            let n = p.stmts[k].iters.len();
-            delta.clear();
-            delta.resize(n, 0);
-            delta[n - 1] = step;
-            segs.resize_with(reads.len(), Vec::new);
-            for (seg, &r) in segs.iter_mut().zip(reads) {
-                seg.clear();
-                let (flow, linear) = (&sare.reads[k][r], &geo.linear[k][r]);
-                let (mut j, mut piece) = (0, 0);
-                while j < m {
-                    it.clear();
-                    it.extend_from_slice(&band.iters(x0)[..n]);
-                    it[n - 1] += j as i64 * step;
-                    let Some(pc) = flow.piece_near(params, &it, &mut src, piece) else {
-                        // No source: the instance-wise resolution says so.
-                        seg.push((m - j, None));
-                        break;
-                    };
-                    piece = pc;
-                    let len = match linear[pc].as_ref().and_then(|l| l.reach(&it, &delta, &mut slope)) {
-                        Some(left) => (left.min(usize::MAX as u64 - 1) as usize + 1).min(m - j),
-                        None => {
-                            seg.push((1, None));
-                            j += 1;
-                            continue;
-                        }
-                    };
-                    let len = match flow.sources[pc].stmt {
-                        Some(sk) => positions(local, sk, &src, &slope, len, &mut next).map_or((len, None), |(len, s)| (len, Some(s))),
-                        None => (len, None),
-                    };
-                    seg.push(len);
-                    j += len.0;
-                }
-            }
-            // The run cut where any read's stretch ends.
-            let mut at: Vec<(usize, usize)> = vec![(0, 0); reads.len()];
-            let mut j = 0;
-            while j < m {
-                let len = at.iter().zip(&segs).map(|(&(i, used), s)| s[i].0 - used).min().unwrap_or(m - j);
-                let fast = len > 1 && at.iter().zip(&segs).all(|(&(i, _), s)| s[i].1.is_some());
-                if fast {
-                    for (&(i, used), s) in at.iter().zip(&segs) {
-                        if let Some((p0, ps)) = s[i].1 {
-                            self.steps.push(((p0 as i64 + ps * used as i64) as usize, ps));
-                        }
+            segs.resize_with(reads, Vec::new);
+            let mut seg = segs.iter_mut();
+            for q in 0..period {
+                let k = band.kind[x0 + q];
+                let n = p.stmts[k].iters.len();
+                delta.clear();
+                delta.resize(n, 0);
+                delta[n - 1] = step;
+                for &r in &geo.array_reads[k] {
+                    let Some(seg) = seg.next() else { break };
+                    seg.clear();
+                    let (flow, linear) = (&sare.reads[k][r], &geo.linear[k][r]);
+                    let (mut j, mut piece) = (0, 0);
+                    while j < iters {
+                        it.clear();
+                        it.extend_from_slice(&band.iters(x0 + q)[..n]);
+                        it[n - 1] += j as i64 * step;
+                        let Some(pc) = flow.piece_near(params, &it, &mut src, piece) else {
+                            // No source: the instance-wise resolution says so.
+                            seg.push((iters - j, None));
+                            break;
+                        };
+                        piece = pc;
+                        let len = match linear[pc].as_ref().and_then(|l| l.reach(&it, &delta, &mut slope)) {
+                            Some(left) => (left.min(usize::MAX as u64 - 1) as usize + 1).min(iters - j),
+                            None => {
+                                seg.push((1, None));
+                                j += 1;
+                                continue;
+                            }
+                        };
+                        let origin = flow.sources[pc].stmt;
+                        let len = match origin.and_then(|sk| positions(local, sk, &src, &slope, len, &mut next)) {
+                            Some((len, (p0, ps))) => (len, Some(Step::Local(p0, ps))),
+                            // Outside the band and the same all along: the cell and producer
+                            // the read would find (a source that should be in the band is
+                            // left to the instance-wise resolution, which says so).
+                            None if slope.iter().all(|g| *g == 0) && !(origin.is_some() && geo.stays[k][r][pc]) => {
+                                let ddr = match origin {
+                                    Some(sk) => geo
+                                        .write_cell(p, params, sk, &src)
+                                        .ok()
+                                        .zip(survey.id(sk, &src))
+                                        .map(|(cell, id)| Src::Ddr { cell, producer: Some(id) }),
+                                    None => {
+                                        flatten(&p.vars[p.stmts[k].reads[r].var].dims, &src).map(|cell| Src::Ddr { cell, producer: None })
+                                    }
+                                };
+                                (len, ddr.map(|d| Step::Ddr(PackedSrc::pack(d))))
+                            }
+                            None => (len, None),
+                        };
+                        seg.push(len);
+                        j += len.0;
                     }
                 }
-                self.push(len, fast);
+            }
+            // The iterations cut where any read's stretch ends.
+            let mut at: Vec<(usize, usize)> = vec![(0, 0); reads];
+            let mut j = 0;
+            while j < iters {
+                let len = at.iter().zip(&segs).map(|(&(i, used), s)| s[i].0 - used).min().unwrap_or(iters - j);
+                let fast = len > 1 && at.iter().zip(&segs).all(|(&(i, _), s)| s[i].1.is_some());
+                if fast {
+                    self.steps.extend(at.iter().zip(&segs).filter_map(|(&(i, used), s)| s[i].1.map(|step| step.at(used))));
+                }
+                self.push(period * len, period, fast);
                 for ((i, used), s) in at.iter_mut().zip(&segs) {
                     *used += len;
                     if *used == s[*i].0 {
@@ -143,10 +191,54 @@ impl Plan {
     }
 }
 
+/// The walk runs `walk` (of one instance each) as the iterations of one loop body:
+/// (statements per iteration, iterations, step of the last iterator), each statement once
+/// per iteration and its last iterator moving by the step; (1, 1, 0) when they are not.
+fn interleaved(ctx: &Ctx, band: &Band, walk: &[(usize, usize, i64)]) -> (usize, usize, i64) {
+    let none = (1, 1, 0);
+    let one = |w: usize| walk.get(w).filter(|r| r.1 == 1).map(|r| r.0);
+    let Some(x0) = one(0) else { return none };
+    let kind = |x: usize| band.kind[x];
+    let mut period = 1;
+    while period < MAX_PERIOD && one(period).is_some_and(|x| kind(x) != kind(x0)) {
+        period += 1;
+    }
+    let kinds: Vec<usize> = (0..period).map(|q| kind(x0 + q)).collect();
+    if one(period).is_none_or(|x| kind(x) != kind(x0)) || (1..period).any(|q| kinds[..q].contains(&kinds[q])) {
+        return none;
+    }
+    let iters = |x: usize| &band.iters(x)[..ctx.p.stmts[kind(x)].iters.len()];
+    let (a, b) = (iters(x0), iters(x0 + period));
+    let Some(n) = a.len().checked_sub(1) else { return none };
+    let step = b[n] - a[n];
+    if a[..n] != b[..n] || step == 0 {
+        return none;
+    }
+    // Iteration `i` is the first's, its last iterators moved by `i` steps.
+    let moved = |i: usize| {
+        (0..period).all(|q| {
+            one(i * period + q).is_some_and(|x| {
+                let (first, now) = (iters(x0 + q), iters(x));
+                kind(x) == kinds[q]
+                    && first.len() == now.len()
+                    && first.iter().zip(now).enumerate().all(|(d, (f, v))| *v == f + if d + 1 == now.len() { i as i64 * step } else { 0 })
+            })
+        })
+    };
+    if !moved(1) {
+        return none;
+    }
+    let mut count = 2;
+    while moved(count) {
+        count += 1;
+    }
+    (period, count, step)
+}
+
 /// Along `len` sources of statement `sk` from `src`, moving by `slope`: the σ positions of
 /// as many of the first as the band holds at a constant step, as (how many, (first
 /// position, step)); `None` when the first is not in the band's dense index.
-fn positions(local: &LocalIndex, sk: usize, src: &[i64], slope: &[i64], len: usize, buf: &mut Vec<i64>) -> Option<(usize, Step)> {
+fn positions(local: &LocalIndex, sk: usize, src: &[i64], slope: &[i64], len: usize, buf: &mut Vec<i64>) -> Option<(usize, (usize, i64))> {
     let x0 = local.dense_slot(sk, src)?;
     let p0 = local.at(x0)?;
     if len == 1 {
