@@ -2394,7 +2394,7 @@ impl Assembly {
                     let read_ok = |kq: usize, me: usize, r: usize, step: stretch::Step| {
                         let port = &ports[read_base[kq] + r];
                         match step {
-                            stretch::Step::Local(..) => {
+                            stretch::Step::Local { stmt, .. } => {
                                 let (from, to, ch) = port.local;
                                 let produced = |so: usize| match so.checked_sub(o) {
                                     None => made[so].proc(),
@@ -2403,8 +2403,15 @@ impl Assembly {
                                 };
                                 to == me as u32
                                     && chan_bit.get(ch as usize).is_some_and(|c| c.0 == band_no)
-                                    && (i0..(end - start) / period)
-                                        .all(|i| matches!(step.at(i), stretch::Step::Local(so, _) if produced(so) == from as usize))
+                                    && if geo.one_subband() {
+                                        // A statement has one process: no need to look (each
+                                        // look a cache miss for a column's sources).
+                                        st.compute_proc.get(&(stmt, 0)) == Some(&(from as usize))
+                                    } else {
+                                        (i0..(end - start) / period).all(
+                                            |i| matches!(step.at(i), stretch::Step::Local { at: so, .. } if produced(so) == from as usize),
+                                        )
+                                    }
                             }
                             stretch::Step::Ddr(src) => match src.unpack() {
                                 Src::Ddr { cell, producer } => port.again == (band_no, me as u32, cell as u64, producer),
@@ -2431,7 +2438,7 @@ impl Assembly {
                     for (&r, &step) in geo.array_reads[*kq].iter().zip(&steps[at.clone()]) {
                         let port = &ports[read_base[*kq] + r];
                         let (p0, ps) = match step.at(i0) {
-                            stretch::Step::Local(p0, ps) => (p0, ps),
+                            stretch::Step::Local { at, step, .. } => (at, step),
                             stretch::Step::Ddr(_) => {
                                 // The same loaded value again: reads only.
                                 log.push_run(port.ddr.2 as usize, time, false, (port.vid as usize, 0), band_op(*me, *my_op), iters as u32);
@@ -2445,6 +2452,9 @@ impl Assembly {
                         // ones at a time (from the `new`-th iteration on).
                         let mut new = None;
                         for i in 0..=iters {
+                            if i + AHEAD < iters {
+                                prefetch(&made[so(i + AHEAD)]);
+                            }
                             let first = i < iters
                                 && match bit {
                                     Made::BITS => written_more.insert((so(i), ch)),
@@ -2469,7 +2479,7 @@ impl Assembly {
                     let at: usize = (0..q).map(|q| geo.array_reads[band.kind[start - part.base + q]].len()).sum();
                     let mine = &steps[at..at + geo.array_reads[k].len()];
                     pend.extend(mine.iter().rev().map(|step| match step.at(i) {
-                        stretch::Step::Local(so, _) => PackedSrc::pack(Src::Local(so)),
+                        stretch::Step::Local { at, .. } => PackedSrc::pack(Src::Local(at)),
                         stretch::Step::Ddr(src) => src,
                     }));
                 }

@@ -16,12 +16,12 @@ use super::{flatten, Band, Ctx, LocalIndex, PackedSrc, Part, Src};
 /// few piece evaluations per read).
 const MIN_RUN: usize = 8;
 
-/// A read's sources along a fast stretch: produced in the band, at σ positions from the
-/// first's on by a constant step per iteration; or one value from DDR all along (a scalar
-/// computed before the nest), loaded already by the read's port.
+/// A read's sources along a fast stretch: produced in the band by one statement, at σ
+/// positions from the first's on by a constant step per iteration; or one value from DDR
+/// all along (a scalar computed before the nest), loaded already by the read's port.
 #[derive(Clone, Copy)]
 pub(super) enum Step {
-    Local(usize, i64),
+    Local { at: usize, step: i64, stmt: usize },
     Ddr(PackedSrc),
 }
 
@@ -29,7 +29,7 @@ impl Step {
     /// The step `i` iterations on.
     pub fn at(self, i: usize) -> Step {
         match self {
-            Step::Local(p0, ps) => Step::Local((p0 as i64 + ps * i as i64) as usize, ps),
+            Step::Local { at, step, stmt } => Step::Local { at: (at as i64 + step * i as i64) as usize, step, stmt },
             ddr => ddr,
         }
     }
@@ -59,6 +59,11 @@ pub(super) struct Plan {
     pub stretches: Vec<Stretch>,
     pub steps: Vec<Step>,
 }
+
+/// The farthest apart in σ that a read's consecutive sources may be in a fast stretch:
+/// farther, each source's record is a cache and TLB miss of its own, which the assembly
+/// instance by instance overlaps better with its other work (LU's column reads).
+const MAX_STEP: u64 = 1024;
 
 /// The most statements a loop body may have to be taken as one stretch.
 const MAX_PERIOD: usize = 16;
@@ -137,8 +142,8 @@ impl Plan {
                             }
                         };
                         let origin = flow.sources[pc].stmt;
-                        let len = match origin.and_then(|sk| positions(local, sk, &src, &slope, len, &mut next)) {
-                            Some((len, (p0, ps))) => (len, Some(Step::Local(p0, ps))),
+                        let len = match origin.and_then(|sk| Some((sk, positions(local, sk, &src, &slope, len, &mut next)?))) {
+                            Some((stmt, (len, (at, step)))) => (len, Some(Step::Local { at, step, stmt })),
                             // Outside the band and the same all along: the cell and producer
                             // the read would find (a source that should be in the band is
                             // left to the instance-wise resolution, which says so).
@@ -237,7 +242,8 @@ fn interleaved(ctx: &Ctx, band: &Band, walk: &[(usize, usize, i64)]) -> (usize, 
 
 /// Along `len` sources of statement `sk` from `src`, moving by `slope`: the σ positions of
 /// as many of the first as the band holds at a constant step, as (how many, (first
-/// position, step)); `None` when the first is not in the band's dense index.
+/// position, step)); `None` when the first is not in the band's dense index, or the step
+/// is over [`MAX_STEP`].
 fn positions(local: &LocalIndex, sk: usize, src: &[i64], slope: &[i64], len: usize, buf: &mut Vec<i64>) -> Option<(usize, (usize, i64))> {
     let x0 = local.dense_slot(sk, src)?;
     let p0 = local.at(x0)?;
@@ -261,6 +267,9 @@ fn positions(local: &LocalIndex, sk: usize, src: &[i64], slope: &[i64], len: usi
     };
     if xs == 0 {
         return Some((len, (p0, 0)));
+    }
+    if ps.unsigned_abs() > MAX_STEP {
+        return None;
     }
     let n = (2..len).find(|&i| slot(i) != Some((p0 as i64 + ps * i as i64) as usize)).unwrap_or(len);
     Some((n, (p0, ps)))
