@@ -1962,26 +1962,10 @@ fn resolve(
     let mut ring_src = vec![0i64; AHEAD * band.stride];
     let mut next = 0usize;
     let resolve = |k: usize, r: usize, piece: usize, here: Option<usize>, src: &[i64]| -> Result<Src, Diagnostic> {
-        let origin = sare.reads[k][r].sources[piece].stmt;
-        if here.is_none() && origin.is_some() && geo.stays[k][r][piece] {
-            return Err(source_outside(p, origin.unwrap_or(k), src));
+        match here {
+            Some(so) => Ok(Src::Local(so)),
+            None => ddr_source(ctx, k, r, piece, src),
         }
-        Ok(match here {
-            Some(so) => Src::Local(so),
-            None => match origin {
-                Some(sk) => Src::Ddr {
-                    cell: geo.write_cell(p, params, sk, src)?,
-                    producer: Some(survey.id(sk, src).ok_or_else(|| source_outside(p, sk, src))?),
-                },
-                None => {
-                    let a = &p.stmts[k].reads[r];
-                    Src::Ddr {
-                        cell: flatten(&p.vars[a.var].dims, src).ok_or_else(|| Diagnostic::new(a.span, "read out of bounds"))?,
-                        producer: None,
-                    }
-                }
-            },
-        })
     };
     let stride = band.stride;
     // Per read: its line (the piece that matched last, tried first).
@@ -2066,6 +2050,25 @@ fn resolve(
         srcs[to] = srcs[from];
     }
     Ok(())
+}
+
+/// The DDR cell and producer that read `r` of statement `k` takes through source piece
+/// `piece` from the source `src` outside the band (an error when the piece's source is
+/// always in the reader's band: it should have been found there).
+fn ddr_source(ctx: &Ctx, k: usize, r: usize, piece: usize, src: &[i64]) -> Result<Src, Diagnostic> {
+    let Ctx { p, params, sare, geo, survey, .. } = *ctx;
+    match sare.reads[k][r].sources[piece].stmt {
+        Some(sk) if geo.stays[k][r][piece] => Err(source_outside(p, sk, src)),
+        Some(sk) => Ok(Src::Ddr {
+            cell: geo.write_cell(p, params, sk, src)?,
+            producer: Some(survey.id(sk, src).ok_or_else(|| source_outside(p, sk, src))?),
+        }),
+        None => {
+            let a = &p.stmts[k].reads[r];
+            let cell = flatten(&p.vars[a.var].dims, src).ok_or_else(|| Diagnostic::new(a.span, "read out of bounds"))?;
+            Ok(Src::Ddr { cell, producer: None })
+        }
+    }
 }
 
 /// Sorts `v` by `key`, whose values are unique and below `2^bits`, least significant byte
@@ -2328,6 +2331,8 @@ impl Assembly {
         // Per statement of a fast stretch's period: (statement, process, its operations
         // before the stretch, its reads' steps in the stretch's).
         let mut lanes: Vec<(usize, usize, usize, std::ops::Range<usize>)> = Vec::new();
+        // Where the steps of the `q`-th statement of the stretch from σ position `start` begin.
+        let lane_at = |start: usize, q: usize| (0..q).map(|q| geo.array_reads[band.kind[start - part.base + q]].len()).sum::<usize>();
         let mut pend: Vec<PackedSrc> = Vec::new();
         // Tries at the current stretch: its first iteration may open its channels, but a
         // stretch whose second fails too is taken one by one (a check costs its length).
@@ -2340,9 +2345,7 @@ impl Assembly {
                     None => (range.end, None),
                     Some(s) => {
                         let fast = s.fast.then(|| {
-                            let x = o - part.base;
-                            let n: usize = (0..s.period).map(|q| geo.array_reads[band.kind[x + q]].len()).sum();
-                            let (mine, rest) = steps.split_at(n.min(steps.len()));
+                            let (mine, rest) = steps.split_at(lane_at(o, s.period).min(steps.len()));
                             steps = rest;
                             (o, s.period, mine)
                         });
@@ -2384,8 +2387,7 @@ impl Assembly {
                     for q in 0..period {
                         let kq = band.kind[x + q];
                         let Some(&me) = st.compute_proc.get(&(kq, part.sub.get(x + q).copied().unwrap_or(0))) else { break };
-                        let at = lanes.last().map_or(0, |l| l.3.end);
-                        lanes.push((kq, me, b.ops[me], at..at + geo.array_reads[kq].len()));
+                        lanes.push((kq, me, b.ops[me], lane_at(o, q)..lane_at(o, q + 1)));
                     }
                     let i0 = (o - start) / period;
                     // Each read's channel known and its sources from the channel's producer (a
@@ -2398,7 +2400,6 @@ impl Assembly {
                                 let (from, to, ch) = port.local;
                                 let produced = |so: usize| match so.checked_sub(o) {
                                     None => made[so].proc(),
-                                    Some(_) if period == 1 => lanes[0].1,
                                     Some(j) => lanes[j % period].1,
                                 };
                                 to == me as u32
@@ -2476,8 +2477,7 @@ impl Assembly {
             } else {
                 if let Some((start, period, steps)) = fast {
                     let (q, i) = ((o - start) % period, (o - start) / period);
-                    let at: usize = (0..q).map(|q| geo.array_reads[band.kind[start - part.base + q]].len()).sum();
-                    let mine = &steps[at..at + geo.array_reads[k].len()];
+                    let mine = &steps[lane_at(start, q)..lane_at(start, q + 1)];
                     pend.extend(mine.iter().rev().map(|step| match step.at(i) {
                         stretch::Step::Local { at, .. } => PackedSrc::pack(Src::Local(at)),
                         stretch::Step::Ddr(src) => src,

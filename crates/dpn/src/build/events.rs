@@ -144,8 +144,13 @@ pub(super) struct Log<'a> {
 }
 
 impl Log<'_> {
-    /// An event of channel `ch` at time `t` of σ: a write, or a read by the band's
-    /// operation `op` (a write's `op` orders loads at one time), of value `vid`.
+    /// The event at time `t` of σ: a write, or a read by the band's operation `op` (a
+    /// write's `op` orders loads at one time), of value `vid`.
+    fn event(t: u64, write: bool, vid: usize, op: usize) -> Event {
+        Event { key: (t << 1 | !write as u64) as u32, op: op as u32, vid: vid as u32 }
+    }
+
+    /// [`Log::event`] on channel `ch`.
     #[inline]
     pub fn push(&mut self, ch: usize, t: u64, write: bool, vid: usize, op: usize) {
         if self.writes.len() <= ch {
@@ -153,7 +158,7 @@ impl Log<'_> {
             self.reads.resize_with(ch + 1, Events::default);
             self.again.resize(self.again.len().max(ch + 1), 0);
         }
-        let e = Event { key: (t << 1 | !write as u64) as u32, op: op as u32, vid: vid as u32 };
+        let e = Log::event(t, write, vid, op);
         if write {
             self.writes[ch].push(e);
             return;
@@ -178,8 +183,7 @@ impl Log<'_> {
             return;
         }
         self.push(ch, t.0, write, vid.0, op);
-        let e = Event { key: (t.0 << 1 | !write as u64) as u32, op: op as u32, vid: vid.0 as u32 };
-        let step = Event { key: (t.1 << 1) as u32, op: !write as u32, vid: vid.1 as u32 };
+        let (e, step) = (Log::event(t.0, write, vid.0, op), Event { key: (t.1 << 1) as u32, op: !write as u32, vid: vid.1 as u32 });
         let events = if write { &mut self.writes[ch] } else { &mut self.reads[ch] };
         if len > 1 && vid.1 == 0 && !write {
             // The same value again: each read folds into the next.
@@ -243,8 +247,8 @@ mod tests {
         }
     }
 
-    /// Pushes, runs of pushes and last-replacements give back exactly the sequence a plain vector would
-    /// hold, whatever mix of runs and breaks (and wrapping steps) the events make.
+    /// Pushes, runs of pushes and last-replacements give back exactly the sequence a plain
+    /// vector would hold, whatever mix of runs and breaks (and wrapping steps) the events make.
     #[test]
     fn runs_expand_to_what_was_pushed() {
         let mut rnd = xorshift(0x9e37_79b9_7f4a_7c15);

@@ -10,7 +10,7 @@
 //! a time as before. The answer is the same: pieces are disjoint, and the positions are
 //! read from the band's index.
 
-use super::{flatten, Band, Ctx, LocalIndex, PackedSrc, Part, Src};
+use super::{ddr_source, Band, Ctx, LocalIndex, PackedSrc, Part};
 
 /// Walk runs shorter than this are resolved instance by instance (a stretch costs a
 /// few piece evaluations per read).
@@ -92,7 +92,7 @@ impl Plan {
         walk: &[(usize, usize, i64)],
         slow: &mut Vec<std::ops::Range<usize>>,
     ) {
-        let Ctx { p, params, sare, geo, survey, .. } = *ctx;
+        let Ctx { p, params, sare, geo, .. } = *ctx;
         self.clear();
         slow.clear();
         let band = part.band;
@@ -147,18 +147,8 @@ impl Plan {
                             // Outside the band and the same all along: the cell and producer
                             // the read would find (a source that should be in the band is
                             // left to the instance-wise resolution, which says so).
-                            None if slope.iter().all(|g| *g == 0) && !(origin.is_some() && geo.stays[k][r][pc]) => {
-                                let ddr = match origin {
-                                    Some(sk) => geo
-                                        .write_cell(p, params, sk, &src)
-                                        .ok()
-                                        .zip(survey.id(sk, &src))
-                                        .map(|(cell, id)| Src::Ddr { cell, producer: Some(id) }),
-                                    None => {
-                                        flatten(&p.vars[p.stmts[k].reads[r].var].dims, &src).map(|cell| Src::Ddr { cell, producer: None })
-                                    }
-                                };
-                                (len, ddr.map(|d| Step::Ddr(PackedSrc::pack(d))))
+                            None if slope.iter().all(|g| *g == 0) => {
+                                (len, ddr_source(ctx, k, r, pc, &src).ok().map(|d| Step::Ddr(PackedSrc::pack(d))))
                             }
                             None => (len, None),
                         };
