@@ -1,4 +1,4 @@
-/* expect 17:3 are passed the same argument `A` */
+/* expect 17:25 may overlap: both arguments point into `A` */
 #define N 16
 
 void kernel_aliasing(int n, double A[N], double B[N])

@@ -101,7 +101,8 @@ impl Cmp {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Cond {
     Cmp(Cmp, Lin, Lin),
-    /// `(lin) % m == r` (quasi-affine; `lin` is non-negative by construction).
+    /// `(lin) % m == r` (quasi-affine; `lin` may be negative, and `r` then too: C's remainder
+    /// takes the dividend's sign).
     Mod(Lin, i64, i64),
     And(Box<Cond>, Box<Cond>),
     Or(Box<Cond>, Box<Cond>),
@@ -122,6 +123,17 @@ pub struct Array {
 pub struct Access {
     pub array: usize,
     pub subs: Vec<Lin>,
+    /// Per dimension, the divisor of the subscript: `(sub) / d` in C, which truncates toward
+    /// zero also when `sub` is negative; 1 for none.
+    pub divisors: Vec<i64>,
+}
+
+impl Access {
+    /// The range of dimension `d`'s subscript (division truncates, so it is monotone).
+    fn range(&self, d: usize, iters: &[(i64, i64)], params: &[(String, i64)]) -> (i64, i64) {
+        let (lo, hi) = lin_range(&self.subs[d], iters, params);
+        (lo / self.divisors[d], hi / self.divisors[d])
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -334,8 +346,8 @@ impl Kernel {
     fn extents(&self) -> Extents {
         let mut ext: Extents = self.arrays.iter().map(|a| vec![None; a.rank]).collect();
         let note = |a: &Access, r: &Ranges, ext: &mut Extents| {
-            for (d, s) in a.subs.iter().enumerate() {
-                let (lo, hi) = lin_range(s, r, &self.params);
+            for d in 0..a.subs.len() {
+                let (lo, hi) = a.range(d, r, &self.params);
                 let e = &mut ext[a.array][d];
                 *e = Some(match *e {
                     None => (lo, hi),
@@ -590,9 +602,14 @@ impl Render<'_> {
         let arr = &self.k.arrays[a.array];
         let mut s = arr.name.clone();
         for (d, l) in a.subs.iter().enumerate() {
-            let mut l = l.clone();
-            l.c += self.shift[a.array][d];
-            let _ = write!(s, "[{}]", self.lin(&l));
+            let shift = self.shift[a.array][d];
+            if a.divisors[d] > 1 {
+                let _ = write!(s, "[({}) / {} + {shift}]", self.lin(l), a.divisors[d]);
+            } else {
+                let mut l = l.clone();
+                l.c += shift;
+                let _ = write!(s, "[{}]", self.lin(&l));
+            }
         }
         s
     }
@@ -842,10 +859,10 @@ impl<'r> Gen<'r> {
                 Cond::Cmp(*self.rng.pick(&[Cmp::Lt, Cmp::Ge]), a, Lin::term(Term::Param(self.param()), 0))
             }
             3 => {
-                // Non-negative numerator: shift by the range's lower bound.
+                // The numerator is often negative for the first iterations.
                 let d = self.rng.range(0, depth as i64 - 1) as usize;
                 let m = self.rng.range(2, 3);
-                Cond::Mod(Lin::term(Term::Iter(d), -ranges[d].0.min(0)), m, self.rng.range(0, m - 1))
+                Cond::Mod(Lin::term(Term::Iter(d), self.rng.range(-3, 1)), m, self.rng.range(1 - m, m - 1))
             }
             _ => {
                 let a = Lin::term(Term::Iter(self.rng.range(0, depth as i64 - 1) as usize), 0);
@@ -892,7 +909,7 @@ impl<'r> Gen<'r> {
                 _ => self.subscript(depth),
             })
             .collect();
-        Access { array, subs }
+        Access { array, subs, divisors: vec![1; rank] }
     }
 
     fn stmt(&mut self, ranges: &Ranges) -> Option<Stmt> {
@@ -930,7 +947,14 @@ impl<'r> Gen<'r> {
             0..=5 if !readable.is_empty() => {
                 let a = if self.rng.chance(40) && readable.contains(&lhs.array) { lhs.array } else { *self.rng.pick(&readable) };
                 let like = (self.arrays[a].rank == self.arrays[lhs.array].rank).then_some(lhs);
-                Expr::Read(self.access(a, depth, like))
+                let mut read = self.access(a, depth, like);
+                // Through C's division, the dividend often negative.
+                if depth > 0 && read.subs.len() > 0 && self.rng.chance(15) {
+                    let d = self.rng.range(0, read.subs.len() as i64 - 1) as usize;
+                    read.divisors[d] = self.rng.range(2, 4);
+                    read.subs[d].c -= self.rng.range(1, 5);
+                }
+                Expr::Read(read)
             }
             6 if depth > 0 => Expr::Iter(self.rng.range(0, depth as i64 - 1) as usize),
             7 => Expr::Param(self.param()),

@@ -134,7 +134,14 @@ const FILE_CASES: &[(&str, &str, &str)] = &[
     ("no_main_no_value.c", "2:24", "has no value"),
     ("non_affine_bound.c", "7:21", "multiplies two non-constant terms"),
     ("non_affine_subscript_product.c", "8:12", "multiplies two non-constant terms"),
-    ("out_of_bounds_read.c", "7:5", "out of bounds"),
+    ("out_of_bounds_read.c", "7:12", "the subscript of `B` takes 3..10 here, but `B` is declared `B[8]`"),
+    ("param_address_taken.c", "14:14", "size parameter `n` has no certain value: the caller changes its argument here"),
+    ("param_changed_after_call_in_loop.c", "16:5", "size parameter `n` has no certain value"),
+    ("param_compound_assignment.c", "14:3", "size parameter `n` has no certain value"),
+    ("param_incremented.c", "14:3", "size parameter `n` has no certain value"),
+    ("param_loop_variable.c", "14:23", "size parameter `n` has no certain value"),
+    ("param_predecrement.c", "14:5", "size parameter `n` has no certain value"),
+    ("param_reassigned.c", "14:3", "size parameter `n` has no certain value"),
     ("pointer_param.c", "2:32", "is a pointer"),
     ("scop_without_endscop.c", "5:1", "without a matching `#pragma endscop`"),
     ("syntax_missing_semicolon.c", "8:1", "expected `;`"),
@@ -194,8 +201,12 @@ fn bad_kernels_are_rejected_and_write_nothing() {
 fn arg_cases() -> Vec<(Vec<String>, Vec<&'static str>)> {
     let gemm = kernel("gemm.c");
     let jacobi = kernel("jacobi_1d.c");
+    let oob = root().join("bad").join("oob_negative_offset.c").to_string_lossy().into_owned();
     let c = |args: &[&str], want: &[&'static str]| {
-        (args.iter().map(|a| a.replace("{GEMM}", &gemm).replace("{JACOBI}", &jacobi)).collect::<Vec<_>>(), want.to_vec())
+        (
+            args.iter().map(|a| a.replace("{GEMM}", &gemm).replace("{JACOBI}", &jacobi).replace("{OOB}", &oob)).collect::<Vec<_>>(),
+            want.to_vec(),
+        )
     };
     vec![
         c(&["{GEMM}", "--report", "--tile", "0"], &["tile size 0 is not positive"]),
@@ -236,6 +247,14 @@ fn arg_cases() -> Vec<(Vec<String>, Vec<&'static str>)> {
         c(&["run", "{GEMM}", "--random", "1", "--outputs", "{OUT}", "--param", "zz=3"], &["no size parameter `zz`"]),
         c(&["run", "{GEMM}", "--random", "1", "--outputs", "{OUT}", "--param", "ni=abc"], &["`abc` is not an integer"]),
         c(&["run", "{GEMM}", "--random", "1", "--outputs", "{OUT}", "--param", "ni=100000"], &["out of bounds"]),
+        // Out-of-bounds accesses are refused before any analysis or output, by every command.
+        c(&["{OOB}", "--report", "--tile", "4"], &["the subscript of `A` takes -1..6 here"]),
+        c(&["{OOB}", "--emit", "sare"], &["the subscript of `A` takes -1..6 here"]),
+        c(&["{OOB}", "--emit", "dpn-json"], &["out of bounds"]),
+        c(&["explore", "{OOB}", "--tile", "4"], &["out of bounds"]),
+        c(&["{OOB}", "--tile", "4", "-o", "{OUT}"], &["out of bounds"]),
+        c(&["{GEMM}", "--report", "--param", "ni=13"], &["subscript 1 of `C` takes 0..12 here, but `C` is declared `C[12][14]`"]),
+        c(&["{GEMM}", "--target", "cpu", "-o", "{OUT}", "--param", "nk=17"], &["subscript 2 of `A` takes 0..16 here"]),
         c(&["{GEMM}", "--report", "-DNI=100000", "-DNJ=100000", "-DNK=100000"], &["too large"]),
         c(&["run", "{GEMM}", "--random", "1", "--outputs", "{OUT}", "-DNI=0"], &["must be positive"]),
         c(&["run", "{GEMM}", "--random", "1", "--outputs", "{OUT}", "--kernel", "kernel_nope"], &["kernel_nope"]),

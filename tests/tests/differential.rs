@@ -145,6 +145,7 @@ fn generator_covers_its_space() {
     let mut depths = [0usize; 5];
     let mut stmts = [0usize; 5];
     let (mut guards, mut minmax, mut types) = (0, 0, std::collections::BTreeSet::new());
+    let (mut divisions, mut remainders, mut negative_remainders) = (0, 0, 0);
     for seed in 1000..1150 {
         let k = Kernel::generate(seed);
         let text = k.render();
@@ -152,6 +153,9 @@ fn generator_covers_its_space() {
         stmts[k.stmt_count().min(4)] += 1;
         guards += text.contains("if (") as usize;
         minmax += (text.contains("min(") || text.contains("max(")) as usize;
+        divisions += text.contains(") / ") as usize;
+        negative_remainders += (text.contains("% 2 == -") || text.contains("% 3 == -")) as usize;
+        remainders += (text.contains("% 2 == ") || text.contains("% 3 == ")) as usize;
         for t in ["int ", "float ", "double "] {
             if text.contains(&format!("static {t}")) {
                 types.insert(t);
@@ -159,10 +163,16 @@ fn generator_covers_its_space() {
         }
         diff::prepare(&text, 1).unwrap_or_else(|f| panic!("seed {seed}: {f}\n{text}"));
     }
-    println!("depths {depths:?}, statements {stmts:?}, {guards} with guards, {minmax} with min/max");
+    println!(
+        "depths {depths:?}, statements {stmts:?}, {guards} with guards, {minmax} with min/max, {divisions} with divided subscripts, {remainders} with remainder guards ({negative_remainders} negative)"
+    );
     assert!(depths[1..].iter().all(|&d| d > 5), "loop depths 1-4 all appear: {depths:?}");
     assert!(stmts[1..].iter().all(|&d| d > 5), "1-4 statements all appear: {stmts:?}");
     assert!(guards > 15 && minmax > 15, "guards {guards}, min/max {minmax}");
+    assert!(
+        divisions > 15 && remainders > 5 && negative_remainders > 0,
+        "divided subscripts {divisions}, remainder guards {remainders} ({negative_remainders} negative)"
+    );
     assert_eq!(types.len(), 3, "int, float and double arrays all appear");
 }
 

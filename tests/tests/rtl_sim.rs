@@ -73,6 +73,8 @@ fn verilog_designs_simulate_bit_exact() {
             (kernel("jacobi_1d.c"), "float", vec![4], vec![2]),
             // exp expanded into the datapath (dpnc's own, crates/frontend/src/mathlib.rs).
             (kernel("softmax.c"), "double", vec![4], vec![1]),
+            // C's truncating `/` and `%` on negative dividends, in subscripts, bounds and guards.
+            (kernel("negative_division.c"), "float", vec![4], vec![2]),
         ]
     };
     let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rtl_sim");

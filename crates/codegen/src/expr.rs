@@ -46,7 +46,7 @@ pub fn literal(v: Value) -> String {
     }
 }
 
-/// A subscript or bound, in `long long` (floor division and modulo, as the model has them).
+/// A subscript or bound, in `long long` (C's own truncating `/` and `%`, as the model has them).
 pub fn aff(a: &Aff, iters: &[String], params: &[i64]) -> String {
     let r = |x: &Aff| aff(x, iters, params);
     match a {
@@ -57,8 +57,8 @@ pub fn aff(a: &Aff, iters: &[String], params: &[i64]) -> String {
         Aff::Sub(x, y) => format!("({} - {})", r(x), r(y)),
         Aff::Neg(x) => format!("(-{})", r(x)),
         Aff::Mul(c, x) => format!("({c}LL * {})", r(x)),
-        Aff::Div(x, c) => format!("floord({}, {c})", r(x)),
-        Aff::Mod(x, c) => format!("({} - {c}LL * floord({}, {c}))", r(x), r(x)),
+        Aff::Div(x, c) => format!("({} / {c}LL)", r(x)),
+        Aff::Mod(x, c) => format!("({} % {c}LL)", r(x)),
         Aff::Min(x, y) => format!("dpn_min({}, {})", r(x), r(y)),
         Aff::Max(x, y) => format!("dpn_max({}, {})", r(x), r(y)),
     }

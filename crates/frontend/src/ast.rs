@@ -202,13 +202,27 @@ pub struct Function {
     pub span: Span,
 }
 
-/// What the kernel's callers pass: the values of integer arguments at a call site, used to
-/// give the size parameters their values (PolyBench's `main` calls `kernel_x(n, …)` with
-/// `int n = N;`).
+/// What the kernel's caller passes (PolyBench's `main` calls `kernel_x(n, …)` with
+/// `int n = N;`): the values of integer arguments give the size parameters their values, and
+/// array arguments must not overlap.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CallSite {
-    /// Per argument: its integer value if it is a constant expression or a variable
-    /// initialised with one, and the identifier if the argument is a plain name.
-    pub args: Vec<(Option<i64>, Option<String>)>,
+    pub args: Vec<CallArg>,
+    /// The kernel's name at the call.
+    pub span: Span,
+}
+
+/// One argument of the call to the kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallArg {
+    /// Its integer value, when certain: a constant expression, or a variable that the caller
+    /// initialises with one and never writes again.
+    pub value: Option<i64>,
+    /// A write to the argument's variable besides its initialisation, which is why `value`
+    /// is unknown.
+    pub rewritten: Option<Span>,
+    /// The variables whose storage the argument may point into: `A` for `A`, `&A[1]`, `A + 1`
+    /// or a pointer copied from `A` (the pointer's own name too).
+    pub roots: Vec<String>,
     pub span: Span,
 }

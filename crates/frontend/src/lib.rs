@@ -7,6 +7,8 @@
 //! the SARE itself to prove the dataflow exact. Start reading at [`load`].
 
 pub mod ast;
+mod bounds;
+mod callsite;
 pub mod dataflow;
 pub mod diag;
 pub mod eval;
@@ -62,5 +64,7 @@ fn analyse(sm: &mut SourceMap, file: source::FileId, opts: &Options) -> Result<P
     let pp = preprocess::PpOptions { include_dirs: opts.include_dirs.clone(), defines: opts.defines.clone() };
     let tokens = preprocess::preprocess(sm, file, &pp)?;
     let unit = parser::parse_unit(&tokens, opts.kernel.as_deref())?;
-    scop::analyse(&unit, &opts.params)
+    let program = scop::analyse(&unit, &opts.params)?;
+    bounds::check(&program)?;
+    Ok(program)
 }

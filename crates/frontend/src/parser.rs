@@ -3,6 +3,7 @@
 //! full, plus the integer arguments of the call that `main` makes to it.
 
 use crate::ast::*;
+use crate::callsite::find_call;
 use crate::diag::{Diagnostic, Result};
 use crate::source::Span;
 use crate::token::{Token, TokenKind};
@@ -56,14 +57,14 @@ pub fn parse_unit(tokens: &[Token], kernel: Option<&str>) -> Result<Unit> {
     };
     let mut p = Parser { depth: 0, toks: tokens, pos: chosen.name_at, end: chosen.body_end + 1, typedefs: &typedefs, end_span };
     let kernel = p.function()?;
-    let call = fns.iter().filter(|f| f.name != kernel.name).find_map(|f| find_call(tokens, f, &kernel.name, &typedefs));
+    let call = fns.iter().filter(|f| f.name != kernel.name).find_map(|f| find_call(&tokens[f.body..f.body_end], &kernel.name, &typedefs));
     Ok(Unit { kernel, call })
 }
 
 /// Splits the token stream into top-level declarations and function definitions, and
 /// records `typedef`s of scalar types (PolyBench's nussinov uses `typedef char base;`).
 /// Scalar typedefs by name (an unsupported one keeps its error for when it is used).
-type Typedefs = HashMap<String, Result<ScalarType>>;
+pub(crate) type Typedefs = HashMap<String, Result<ScalarType>>;
 
 fn scan_top_level(toks: &[Token]) -> Result<(Vec<FnDef>, Typedefs)> {
     let mut fns = Vec::new();
@@ -127,7 +128,7 @@ fn matching_brace(toks: &[Token], open: usize) -> Result<usize> {
 }
 
 /// Index of the bracket closing the one at `open`.
-fn matching(toks: &[Token], open: usize) -> Result<usize> {
+pub(crate) fn matching(toks: &[Token], open: usize) -> Result<usize> {
     let mut stack = Vec::new();
     for (k, t) in toks.iter().enumerate().skip(open) {
         if let TokenKind::Punct(p) = &t.kind {
@@ -170,54 +171,6 @@ fn opening_paren(toks: &[Token], close: usize) -> Option<usize> {
     None
 }
 
-/// Finds `kernel(…)` in `f`'s body and evaluates its integer arguments.
-fn find_call(toks: &[Token], f: &FnDef, kernel: &str, typedefs: &Typedefs) -> Option<CallSite> {
-    let body = &toks[f.body..f.body_end];
-    let at = (0..body.len().saturating_sub(1)).find(|&k| body[k].is_ident(kernel) && body[k + 1].is_punct("("))?;
-    let close = matching(body, at + 1).ok()?;
-    let mut args = Vec::new();
-    let mut start = at + 2;
-    let mut depth = 0;
-    for k in at + 2..=close {
-        let t = &body[k];
-        if t.is_punct("(") || t.is_punct("[") {
-            depth += 1;
-        } else if (t.is_punct(")") || t.is_punct("]")) && k != close {
-            depth -= 1;
-        } else if (t.is_punct(",") && depth == 0) || k == close {
-            if k > start {
-                args.push(call_arg(&body[..at], &body[start..k], typedefs));
-            }
-            start = k + 1;
-        }
-    }
-    Some(CallSite { args, span: body[at].span })
-}
-
-/// The value of one call argument: a constant expression, or a variable whose last
-/// assignment before the call is one.
-fn call_arg(before: &[Token], arg: &[Token], typedefs: &Typedefs) -> (Option<i64>, Option<String>) {
-    let eval = |toks: &[Token]| -> Option<i64> {
-        let mut p = Parser { depth: 0, toks, pos: 0, end: toks.len(), typedefs, end_span: toks.last()?.span };
-        let e = p.expr().ok()?;
-        if p.pos != toks.len() {
-            return None;
-        }
-        const_int(&e, &|_| None)
-    };
-    if let [t] = arg {
-        if let TokenKind::Ident(name) = &t.kind {
-            let assign = (0..before.len().saturating_sub(1)).rev().find(|&k| before[k].is_ident(name) && before[k + 1].is_punct("="));
-            let value = assign.and_then(|k| {
-                let rhs_end = (k + 2..before.len()).find(|&e| before[e].is_punct(";") || before[e].is_punct(","))?;
-                eval(&before[k + 2..rhs_end])
-            });
-            return (value, Some(name.clone()));
-        }
-    }
-    (eval(arg), None)
-}
-
 /// Evaluates an integer constant expression; `var` gives values of known names.
 pub fn const_int(e: &Expr, var: &dyn Fn(&str) -> Option<i64>) -> Option<i64> {
     Some(match &e.kind {
@@ -246,7 +199,7 @@ pub fn const_int(e: &Expr, var: &dyn Fn(&str) -> Option<i64>) -> Option<i64> {
 /// Deepest nesting of statements or expressions accepted (keeps recursion off the stack limit).
 const MAX_DEPTH: usize = 1000;
 
-struct Parser<'a> {
+pub(crate) struct Parser<'a> {
     depth: usize,
     toks: &'a [Token],
     pos: usize,
@@ -255,7 +208,7 @@ struct Parser<'a> {
     end_span: Span,
 }
 
-const TYPE_WORDS: &[&str] = &[
+pub(crate) const TYPE_WORDS: &[&str] = &[
     "void",
     "char",
     "short",
@@ -281,6 +234,13 @@ const TYPE_WORDS: &[&str] = &[
 ];
 
 impl<'a> Parser<'a> {
+    /// A parser of the expression `toks` (`None` when it is empty).
+    pub(crate) fn over(toks: &'a [Token], typedefs: &'a Typedefs) -> Option<Parser<'a>> {
+        Some(Parser { depth: 0, toks, pos: 0, end: toks.len(), typedefs, end_span: toks.last()?.span })
+    }
+    pub(crate) fn at_end(&self) -> bool {
+        self.pos == self.end
+    }
     fn peek(&self) -> Option<&'a Token> {
         if self.pos < self.end {
             self.toks.get(self.pos)
@@ -638,7 +598,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Full expression; the comma operator is recognised only to reject it.
-    fn expr(&mut self) -> Result<Expr> {
+    pub(crate) fn expr(&mut self) -> Result<Expr> {
         let e = self.assign_expr()?;
         if self.at(",") {
             let span = self.span();

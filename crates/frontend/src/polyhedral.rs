@@ -28,21 +28,65 @@ impl Names {
     pub fn of(p: &Program, s: &Statement) -> Names {
         Names { iters: s.iters.iter().map(|i| isl_name(i)).collect(), params: p.params.iter().map(|q| isl_name(&q.name)).collect() }
     }
+    /// An expression for a tuple (an access's cell): isl reads `c ? a : b` there, so C's
+    /// truncating `/` and `%` keep their two rounding branches in one expression.
     pub fn aff(&self, a: &Aff) -> String {
+        let mut both = Rounding::BOTH;
+        self.aff_in(a, &mut both)
+    }
+
+    /// `a` with each truncating division or remainder printed as the branch that `rounding`
+    /// picks (isl's `floor` and `mod` round down, C's `/` and `%` toward zero: for a negative
+    /// dividend, the mirrored `-floor(-x / c)`).
+    fn aff_in(&self, a: &Aff, rounding: &mut Rounding) -> String {
         match a {
             Aff::Const(c) => c.to_string(),
             Aff::Iter(d) => self.iters[*d].clone(),
             Aff::Param(p) => self.params[*p].clone(),
-            Aff::Add(x, y) => format!("({} + {})", self.aff(x), self.aff(y)),
-            Aff::Sub(x, y) => format!("({} - {})", self.aff(x), self.aff(y)),
-            Aff::Neg(x) => format!("-({})", self.aff(x)),
-            Aff::Mul(c, x) => format!("{c}*({})", self.aff(x)),
-            Aff::Div(x, c) => format!("floor(({})/{c})", self.aff(x)),
-            Aff::Mod(x, c) => format!("(({}) mod {c})", self.aff(x)),
-            Aff::Min(x, y) => format!("min({}, {})", self.aff(x), self.aff(y)),
-            Aff::Max(x, y) => format!("max({}, {})", self.aff(x), self.aff(y)),
+            Aff::Add(x, y) => format!("({} + {})", self.aff_in(x, rounding), self.aff_in(y, rounding)),
+            Aff::Sub(x, y) => format!("({} - {})", self.aff_in(x, rounding), self.aff_in(y, rounding)),
+            Aff::Neg(x) => format!("-({})", self.aff_in(x, rounding)),
+            Aff::Mul(c, x) => format!("{c}*({})", self.aff_in(x, rounding)),
+            Aff::Div(x, c) | Aff::Mod(x, c) => {
+                let x = self.aff_in(x, rounding);
+                let (down, mirrored) = match a {
+                    Aff::Div(..) => (format!("floor(({x})/{c})"), format!("-floor((-({x}))/{c})")),
+                    _ => (format!("(({x}) mod {c})"), format!("-((-({x})) mod {c})")),
+                };
+                match rounding.next() {
+                    None => format!("(({x}) >= 0 ? {down} : {mirrored})"),
+                    Some(true) => {
+                        rounding.guards.push(format!("{x} >= 0"));
+                        down
+                    }
+                    Some(false) => {
+                        rounding.guards.push(format!("{x} < 0"));
+                        mirrored
+                    }
+                }
+            }
+            Aff::Min(x, y) => format!("min({}, {})", self.aff_in(x, rounding), self.aff_in(y, rounding)),
+            Aff::Max(x, y) => format!("max({}, {})", self.aff_in(x, rounding), self.aff_in(y, rounding)),
         }
     }
+
+    /// `a op b` in a constraint, where isl has no `c ? a : b`: one disjunct per choice of sign
+    /// of the dividends of C's `/` and `%` in it, each guarded by those signs.
+    fn compare(&self, a: &Aff, op: &str, b: &Aff) -> String {
+        let divisions = a.divisions() + b.divisions();
+        if divisions == 0 {
+            return format!("{} {op} {}", self.aff(a), self.aff(b));
+        }
+        let cases: Vec<String> = (0..1u64 << divisions)
+            .map(|signs| {
+                let mut rounding = Rounding { signs: Some(signs), ..Rounding::BOTH };
+                let cmp = format!("{} {op} {}", self.aff_in(a, &mut rounding), self.aff_in(b, &mut rounding));
+                format!("({} and {cmp})", rounding.guards.join(" and "))
+            })
+            .collect();
+        format!("({})", cases.join(" or "))
+    }
+
     /// The condition, with negations pushed down (isl has no general `not`).
     pub fn cond(&self, c: &Cond, negate: bool) -> String {
         match c {
@@ -60,14 +104,13 @@ impl Names {
                 } else {
                     *op
                 };
-                let (a, b) = (self.aff(a), self.aff(b));
                 match op {
-                    CmpOp::Lt => format!("{a} < {b}"),
-                    CmpOp::Le => format!("{a} <= {b}"),
-                    CmpOp::Eq => format!("{a} = {b}"),
-                    CmpOp::Ne => format!("({a} < {b} or {a} > {b})"),
-                    CmpOp::Ge => format!("{a} >= {b}"),
-                    CmpOp::Gt => format!("{a} > {b}"),
+                    CmpOp::Lt => self.compare(a, "<", b),
+                    CmpOp::Le => self.compare(a, "<=", b),
+                    CmpOp::Eq => self.compare(a, "=", b),
+                    CmpOp::Ne => format!("({} or {})", self.compare(a, "<", b), self.compare(a, ">", b)),
+                    CmpOp::Ge => self.compare(a, ">=", b),
+                    CmpOp::Gt => self.compare(a, ">", b),
                 }
             }
             Cond::And(x, y) | Cond::Or(x, y) => {
@@ -79,6 +122,27 @@ impl Names {
     }
     pub fn tuple(&self, name: &str) -> String {
         format!("{name}[{}]", self.iters.join(", "))
+    }
+}
+
+/// How [`Names::aff_in`] prints a truncating division or remainder.
+struct Rounding {
+    /// `None`: both branches in one `x >= 0 ? … : …`. `Some`: the branch whose bit is set
+    /// (bit k for the k-th division met, 1 for a non-negative dividend).
+    signs: Option<u64>,
+    /// Divisions met so far.
+    next: u32,
+    /// The sign conditions of the branches taken.
+    guards: Vec<String>,
+}
+
+impl Rounding {
+    const BOTH: Rounding = Rounding { signs: None, next: 0, guards: Vec::new() };
+
+    /// `None` for both branches, else whether the next division's dividend is non-negative.
+    fn next(&mut self) -> Option<bool> {
+        self.next += 1;
+        self.signs.map(|s| s >> (self.next - 1) & 1 == 1)
     }
 }
 

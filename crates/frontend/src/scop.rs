@@ -20,9 +20,10 @@ pub enum Aff {
     Sub(Box<Aff>, Box<Aff>),
     Neg(Box<Aff>),
     Mul(i64, Box<Aff>),
-    /// C division by a positive constant (modelled as floor: the numerator is assumed
-    /// non-negative, as in every bound and subscript of a well-formed kernel).
+    /// C division by a positive constant: the quotient truncated toward zero, also for a
+    /// negative dividend (`-5 / 2 == -2`).
     Div(Box<Aff>, i64),
+    /// C remainder by a positive constant: it takes the dividend's sign (`-5 % 2 == -1`).
     Mod(Box<Aff>, i64),
     Min(Box<Aff>, Box<Aff>),
     Max(Box<Aff>, Box<Aff>),
@@ -54,6 +55,9 @@ pub struct Parameter {
     pub name: String,
     /// Value from the call site in `main` (or `--param`), if known.
     pub value: Option<i64>,
+    /// Where the caller writes the argument's variable after initialising it, which is why
+    /// `value` is unknown.
+    pub rewritten: Option<Span>,
     pub span: Span,
 }
 
@@ -240,9 +244,14 @@ impl Program {
         self.params
             .iter()
             .map(|p| {
-                p.value.ok_or_else(|| {
-                    Diagnostic::new(p.span, format!("size parameter `{}` has no value", p.name))
-                        .with_help(format!("call the kernel from `main` with a constant, or pass --param {}=VALUE", p.name))
+                p.value.ok_or_else(|| match p.rewritten {
+                    Some(at) => Diagnostic::new(
+                        at,
+                        format!("size parameter `{}` has no certain value: the caller changes its argument here", p.name),
+                    )
+                    .with_help(format!("pass the size explicitly with --param {}=VALUE", p.name)),
+                    None => Diagnostic::new(p.span, format!("size parameter `{}` has no value", p.name))
+                        .with_help(format!("call the kernel from `main` with a constant, or pass --param {}=VALUE", p.name)),
                 })
             })
             .collect()
@@ -251,6 +260,38 @@ impl Program {
     pub fn schedule_len(&self) -> usize {
         self.stmts.iter().map(|s| s.schedule.len()).max().unwrap_or(1)
     }
+}
+
+/// Refuses array argument `k` of the call when it may overlap an earlier array argument:
+/// the network gives every array its own memory.
+fn overlap(f: &Function, call: &CallSite, k: usize) -> Result<()> {
+    let Some(mine) = call.args.get(k) else { return Ok(()) };
+    for (j, q) in f.params.iter().enumerate().take(k).filter(|(_, q)| !q.decl.dims.is_empty()) {
+        let Some(theirs) = call.args.get(j) else { continue };
+        if let Some(root) = mine.roots.iter().find(|r| theirs.roots.contains(r)) {
+            return Err(Diagnostic::new(
+                mine.span,
+                format!("arrays `{}` and `{}` may overlap: both arguments point into `{root}`", q.decl.name, f.params[k].decl.name),
+            )
+            .with_help("dpnc gives every array argument its own memory; pass distinct arrays"));
+        }
+    }
+    Ok(())
+}
+
+/// Most `/` and `%` in one comparison of a bound or guard: the model splits a comparison on
+/// the sign of each dividend (C rounds a negative quotient up), 2^k pieces for k divisions.
+const MAX_DIVISIONS_PER_COMPARISON: u32 = 6;
+
+fn few_divisions(divisions: u32, span: Span) -> Result<()> {
+    if divisions > MAX_DIVISIONS_PER_COMPARISON {
+        return Err(Diagnostic::new(
+            span,
+            format!("this comparison holds {divisions} divisions or remainders; at most {MAX_DIVISIONS_PER_COMPARISON} are supported"),
+        )
+        .with_help("split the condition with `&&`, or compute the bound in fewer divisions"));
+    }
+    Ok(())
 }
 
 /// Builds the [`Program`] from the parsed kernel. `overrides` are `--param NAME=VALUE`.
@@ -289,10 +330,11 @@ pub fn analyse(unit: &Unit, overrides: &[(String, i64)]) -> Result<Program> {
         }
         let is_param = d.dims.is_empty() && !d.ty.is_float() && !written.contains(&d.name);
         if is_param {
-            let from_call = unit.call.as_ref().and_then(|c| c.args.get(k)).and_then(|a| a.0);
-            let value = overrides.iter().find(|(n, _)| *n == d.name).map(|o| o.1).or(from_call);
+            let from_call = unit.call.as_ref().and_then(|c| c.args.get(k));
+            let value = overrides.iter().find(|(n, _)| *n == d.name).map(|o| o.1).or(from_call.and_then(|a| a.value));
+            let rewritten = from_call.and_then(|a| a.rewritten);
             a.names.insert(d.name.clone(), Name::Param(a.params.len()));
-            a.params.push(Parameter { name: d.name.clone(), value, span: d.span });
+            a.params.push(Parameter { name: d.name.clone(), value, rewritten, span: d.span });
         }
     }
     if let Some((n, _)) = overrides.iter().find(|(n, _)| !a.params.iter().any(|p| p.name == *n)) {
@@ -312,21 +354,7 @@ pub fn analyse(unit: &Unit, overrides: &[(String, i64)]) -> Result<Program> {
         }
         if !d.dims.is_empty() {
             if let Some(call) = &unit.call {
-                let mine = call.args.get(k).and_then(|x| x.1.as_ref());
-                if let Some(other) = f.params.iter().enumerate().find(|(j, q)| {
-                    *j != k && !q.decl.dims.is_empty() && mine.is_some() && call.args.get(*j).and_then(|x| x.1.as_ref()) == mine
-                }) {
-                    return Err(Diagnostic::new(
-                        call.span,
-                        format!(
-                            "arrays `{}` and `{}` are passed the same argument `{}`",
-                            d.name,
-                            other.1.decl.name,
-                            mine.map_or("", |s| s.as_str())
-                        ),
-                    )
-                    .with_help("dpnc assumes distinct array arguments do not overlap; pass distinct arrays"));
-                }
+                overlap(f, call, k)?;
             }
         }
         a.declare(d, VarKind::Argument)?;
@@ -592,11 +620,13 @@ impl Analyser {
                 let depth = self.loops.len();
                 // The bounds are analysed outside the loop's own scope: they must not use it.
                 let lower = self.aff(lower_src, Ctx::Bound)?;
+                few_divisions(lower.divisions(), lower_src.span)?;
                 let Some(cond_e) = cond else {
                     return Err(Diagnostic::new(s.span, "a `for` loop without a condition is unbounded")
                         .with_help("write `for (i = lb; i < ub; i++)`"));
                 };
                 let upper = self.loop_bound(cond_e, &name, dir)?;
+                few_divisions(upper.divisions(), cond_e.span)?;
                 let var = Aff::Iter(depth);
                 let (lo, hi) = if dir > 0 { (lower, upper) } else { (upper, lower) };
                 conds.push(Cond::Cmp(CmpOp::Le, lo.clone(), var.clone()));
@@ -835,7 +865,9 @@ impl Analyser {
                     BinOp::Eq => CmpOp::Eq,
                     _ => CmpOp::Ne,
                 };
-                Cond::Cmp(op, self.aff(a, ctx)?, self.aff(b, ctx)?)
+                let (x, y) = (self.aff(a, ctx)?, self.aff(b, ctx)?);
+                few_divisions(x.divisions() + y.divisions(), e.span)?;
+                Cond::Cmp(op, x, y)
             }
             // A bare affine expression: true when non-zero.
             _ => Cond::Cmp(CmpOp::Ne, self.aff(e, ctx)?, Aff::Const(0)),
@@ -1049,6 +1081,15 @@ impl Aff {
     /// The value if the expression is constant.
     pub fn as_const(&self) -> Option<i64> {
         self.eval(&[], &[]).ok().filter(|_| !self.has_vars())
+    }
+    /// How many divisions and remainders the expression holds.
+    pub fn divisions(&self) -> u32 {
+        match self {
+            Aff::Const(_) | Aff::Iter(_) | Aff::Param(_) => 0,
+            Aff::Neg(a) | Aff::Mul(_, a) => a.divisions(),
+            Aff::Div(a, _) | Aff::Mod(a, _) => 1 + a.divisions(),
+            Aff::Add(a, b) | Aff::Sub(a, b) | Aff::Min(a, b) | Aff::Max(a, b) => a.divisions() + b.divisions(),
+        }
     }
     fn has_vars(&self) -> bool {
         match self {

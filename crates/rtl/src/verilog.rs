@@ -78,7 +78,7 @@ pub fn key(k: &Key, names: &[String]) -> String {
     }
 }
 
-/// A subscript (floor division and modulo as the model has them).
+/// A subscript (C's truncating division and remainder, as the model has them).
 pub fn aff(a: &Aff, iters: &[String], params: &[i64]) -> String {
     let r = |x: &Aff| aff(x, iters, params);
     match a {
@@ -89,8 +89,8 @@ pub fn aff(a: &Aff, iters: &[String], params: &[i64]) -> String {
         Aff::Sub(x, y) => format!("({} - {})", r(x), r(y)),
         Aff::Neg(x) => format!("(-{})", r(x)),
         Aff::Mul(c, x) => format!("({} * {})", lit(*c), r(x)),
-        Aff::Div(x, c) => floor_div(&r(x), *c),
-        Aff::Mod(x, c) => format!("({} - {} * {})", r(x), lit(*c), floor_div(&r(x), *c)),
+        Aff::Div(x, c) => trunc_div(&r(x), *c),
+        Aff::Mod(x, c) => format!("({} - {} * {})", r(x), lit(*c), trunc_div(&r(x), *c)),
         Aff::Min(x, y) => format!("smin({}, {})", r(x), r(y)),
         Aff::Max(x, y) => format!("smax({}, {})", r(x), r(y)),
     }
@@ -103,6 +103,18 @@ pub fn floor_div(a: &str, c: i64) -> String {
         format!("(({a}) >>> {})", c.trailing_zeros())
     } else {
         format!("floord({a}, {})", lit(c))
+    }
+}
+
+/// `a / c` truncated toward zero, as C divides, for a constant c > 0. Verilog's signed `/`
+/// truncates too, but by a power of two the shift (which rounds down) is mirrored for a
+/// negative `a` instead, for the same reason as in [`floor_div`].
+pub fn trunc_div(a: &str, c: i64) -> String {
+    if c > 0 && c & (c - 1) == 0 {
+        let k = c.trailing_zeros();
+        format!("(({a}) >= {z} ? ({a}) >>> {k} : -((-({a})) >>> {k}))", z = lit(0))
+    } else {
+        format!("(({a}) / {})", lit(c))
     }
 }
 

@@ -1,0 +1,81 @@
+//! The static bounds check: every subscript of every access stays inside its array's declared
+//! extent over the statement's whole iteration domain, at the size parameters' values. It is
+//! proved with isl on the model (so its cost follows the program's shape, not its sizes) and
+//! runs before anything reads the accesses, so that traffic reports, dataflow and generated
+//! designs never describe memory the kernel does not have.
+
+use crate::diag::{Diagnostic, Result};
+use crate::polyhedral::{Model, Names};
+use crate::scop::{Access, Program};
+use isl_rs::{Context, Map, Set};
+
+/// Refuses the first access that can leave its array, naming the array, the dimension and the
+/// range its subscript takes. Without values for every size parameter there is nothing to
+/// check yet: whatever needs the values asks for them.
+pub fn check(p: &Program) -> Result<()> {
+    let Ok(values) = p.param_values() else { return Ok(()) };
+    let ctx = Context::alloc();
+    // Errors come back as values; keep isl quiet on stderr.
+    let _ = isl_rs::Options::set_on_error(&ctx, 1);
+    let model = Model::new(p);
+    let fixed = model.fixed_context(p, &values);
+    for (k, s) in p.stmts.iter().enumerate() {
+        let names = Names::of(p, s);
+        let cond = model.cond_of(p, k);
+        for a in std::iter::once(&s.write).chain(&s.reads) {
+            if p.vars[a.var].dims.is_empty() {
+                continue;
+            }
+            let relation = model.access(p, &names, &s.name, a, &cond);
+            let cells = cells(&ctx, &relation, &fixed)
+                .map_err(|e| Diagnostic::new(a.span, format!("internal error in isl while checking this access's bounds: {e}")))?;
+            if let Some(range) = cells {
+                within(p, a, &range)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Per dimension, the smallest and largest subscript the access takes; `None` when the
+/// statement never runs.
+fn cells(ctx: &Context, relation: &str, fixed: &str) -> std::result::Result<Option<Vec<(i64, i64)>>, isl_rs::LibISLError> {
+    let cells = Map::read_from_str(ctx, relation)?.intersect_params(Set::read_from_str(ctx, fixed)?)?.range()?.project_out_all_params()?;
+    if cells.is_empty()? {
+        return Ok(None);
+    }
+    let n = cells.dim(isl_rs::DimType::Set)?;
+    let mut range = Vec::new();
+    for d in 0..n {
+        let lo = cells.copy()?.dim_min_val(d)?;
+        let hi = cells.copy()?.dim_max_val(d)?;
+        // An unbounded subscript (an unbounded domain) reads as i64's extremes: out of bounds.
+        let value = |v: isl_rs::Val, infinite: i64| -> std::result::Result<i64, isl_rs::LibISLError> {
+            Ok(if v.is_int()? { v.get_num_si()? } else { infinite })
+        };
+        range.push((value(lo, i64::MIN)?, value(hi, i64::MAX)?));
+    }
+    Ok(Some(range))
+}
+
+fn within(p: &Program, a: &Access, range: &[(i64, i64)]) -> Result<()> {
+    let v = &p.vars[a.var];
+    for (d, (&(lo, hi), &n)) in range.iter().zip(&v.dims).enumerate() {
+        if lo < 0 || hi >= n {
+            let declared: String = v.dims.iter().map(|n| format!("[{n}]")).collect();
+            let which = if v.dims.len() > 1 { format!("subscript {}", d + 1) } else { "the subscript".to_string() };
+            return Err(Diagnostic::new(
+                a.span,
+                format!(
+                    "access out of bounds: {which} of `{}` takes {lo}..{hi} here, but `{}` is declared `{}{declared}` (0..{})",
+                    v.name,
+                    v.name,
+                    v.name,
+                    n - 1
+                ),
+            )
+            .with_help("every access must stay inside its array for every iteration, at these sizes"));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,19 @@
+/* expect 17:29 arrays `A` and `B` may overlap: both arguments point into `A` */
+#define N 16
+
+void kernel_alias_offset(int n, double A[N], double B[N])
+{
+  int i;
+#pragma scop
+  for (i = 0; i < n; i++)
+    B[i] = A[i] + 1.0;
+#pragma endscop
+}
+
+int main(void)
+{
+  static double A[N], B[N];
+  int n = N;
+  kernel_alias_offset(n, A, A + 1);
+  return 0;
+}

@@ -1,0 +1,17 @@
+#define N 8
+void kernel_param_predecrement(int n, double A[N])
+{
+  int i;
+#pragma scop
+  for (i = 0; i < n; i++)
+    A[i] = 1.0;
+#pragma endscop
+}
+int main(void)
+{
+  static double A[N];
+  int n = 5;
+  --n;
+  kernel_param_predecrement(n, A);
+  return 0;
+}
