@@ -75,6 +75,9 @@ fn verilog_designs_simulate_bit_exact() {
             (kernel("softmax.c"), "double", vec![4], vec![1]),
             // C's truncating `/` and `%` on negative dividends, in subscripts, bounds and guards.
             (kernel("negative_division.c"), "float", vec![4], vec![2]),
+            // A local initialised where it is declared, before the region (PolyBench's `eps`).
+            (kernel("local_threshold.c"), "float", vec![4], vec![2]),
+            (kernel("local_threshold.c"), "double", vec![4], vec![1]),
         ]
     };
     let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rtl_sim");

@@ -65,7 +65,8 @@ pub struct Parameter {
 pub enum VarKind {
     /// An argument of the kernel: exchanged with the caller (DDR in hardware).
     Argument,
-    /// Declared inside the kernel function: a temporary, initially zero.
+    /// Declared inside the kernel function: a temporary. It must be written in the region or
+    /// initialised where it is declared (the initialiser runs first in the region).
     Local,
 }
 
@@ -298,16 +299,16 @@ fn few_divisions(divisions: u32, span: Span) -> Result<()> {
 pub fn analyse(unit: &Unit, overrides: &[(String, i64)]) -> Result<Program> {
     let f = &unit.kernel;
     let (start, end) = region(&f.body)?;
-    let region_stmts = &f.body[start..end];
-    let region_span = match (region_stmts.first(), region_stmts.last()) {
+    let region_span = match (f.body[start..end].first(), f.body[start..end].last()) {
         (Some(a), Some(b)) => a.span.to(b.span),
         // An empty region: point at its opening pragma.
         _ => start.checked_sub(1).and_then(|k| f.body.get(k)).map_or(f.span, |s| s.span),
     };
+    let region_stmts: Vec<Stmt> = initialisers(&f.body[..start], &f.body[end..])?.into_iter().chain(f.body[start..end].iter().cloned()).collect();
 
     let mut written = BTreeSet::new();
     let mut iter_names = BTreeSet::new();
-    for s in region_stmts {
+    for s in &region_stmts {
         collect_writes(s, &mut written, &mut iter_names);
     }
 
@@ -366,6 +367,10 @@ pub fn analyse(unit: &Unit, overrides: &[(String, i64)]) -> Result<Program> {
                 if iter_names.contains(&d.name) {
                     a.iter_types.insert(d.name.clone(), (d.ty, d.span));
                 } else if !a.names.contains_key(&d.name) {
+                    if !written.contains(&d.name) {
+                        return Err(Diagnostic::new(d.span, format!("the local `{}` is never written, so it has no value", d.name))
+                            .with_help("initialise it where it is declared, or assign it inside the region"));
+                    }
                     a.declare(d, VarKind::Local)?;
                 }
             }
@@ -373,7 +378,7 @@ pub fn analyse(unit: &Unit, overrides: &[(String, i64)]) -> Result<Program> {
     }
 
     let mut counter = 0;
-    let tree = a.block(region_stmts, &mut Vec::new(), &mut Vec::new(), &mut counter)?;
+    let tree = a.block(&region_stmts, &mut Vec::new(), &mut Vec::new(), &mut counter)?;
     if a.stmts.is_empty() {
         return Err(Diagnostic::new(region_span, "the kernel region contains no assignment")
             .with_help("put the loop nest to compile between `#pragma scop` and `#pragma endscop`"));
@@ -395,6 +400,34 @@ pub fn analyse(unit: &Unit, overrides: &[(String, i64)]) -> Result<Program> {
         })
         .collect();
     Ok(Program { kernel: f.name.clone(), params: a.params, vars: a.vars, stmts: a.stmts, tree, region: region_span, signature })
+}
+
+/// The kernel function's statements before (`before`) and after (`after`) the region: only
+/// declarations, whose initialisers (`DATA_TYPE eps = 0.1;`) become assignments that run
+/// first in the region. Anything else there would not be compiled, so it is refused.
+fn initialisers(before: &[Stmt], after: &[Stmt]) -> Result<Vec<Stmt>> {
+    let mut inits = Vec::new();
+    for (s, is_before) in before.iter().map(|s| (s, true)).chain(after.iter().map(|s| (s, false))) {
+        match &s.kind {
+            StmtKind::Decl(ds) => {
+                for d in ds.iter().filter(|_| is_before) {
+                    let Some(init) = &d.init else { continue };
+                    let target = Expr { kind: ExprKind::Var(d.name.clone()), span: d.span };
+                    let span = d.span.to(init.span);
+                    let assign = Expr { kind: ExprKind::Assign(None, Box::new(target), Box::new(init.clone())), span };
+                    inits.push(Stmt { kind: StmtKind::Expr(assign), span });
+                }
+            }
+            StmtKind::Empty | StmtKind::Pragma(_) => {}
+            // `return;` at the very end changes nothing.
+            StmtKind::Unsupported("`return` statements") if !is_before => {}
+            _ => {
+                return Err(Diagnostic::new(s.span, format!("this statement is {} the `#pragma scop` region, so it would not be compiled", if is_before { "before" } else { "after" }))
+                    .with_help("move it into the region, or out of the kernel function"))
+            }
+        }
+    }
+    Ok(inits)
 }
 
 /// The `[start, end)` statement range of the kernel region in the function body.

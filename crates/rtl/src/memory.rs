@@ -344,9 +344,11 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         let _ = writeln!(o, "    reg [63:0] clear;");
     }
     if local {
+        // Without stores (a local the network only reads) the memory keeps its cleared zeros.
+        let store = if has_stores { "\n        else if (st_go) data[pick_cell] <= pop_value;" } else { "" };
         let _ = writeln!(
             o,
-            "    reg [{}:0] data [0:{}];\n    always @(posedge clk) begin\n        if (state == CLEAR) data[clear[{}:0]] <= {ew}'d0;\n        else if (st_go) data[pick_cell] <= pop_value;\n    end",
+            "    reg [{}:0] data [0:{}];\n    always @(posedge clk) begin\n        if (state == CLEAR) data[clear[{}:0]] <= {ew}'d0;{store}\n    end",
             ew - 1,
             len - 1,
             xw - 1

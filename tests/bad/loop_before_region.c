@@ -1,0 +1,22 @@
+/* expect 8:3 this statement is before the `#pragma scop` region, so it would not be compiled */
+#define N 8
+
+void kernel_loop_before_region(int n, double A[N], double B[N])
+{
+  int i;
+  double s = 1.0;
+  for (i = 0; i < n; i++)
+    A[i] = 0.0;
+#pragma scop
+  for (i = 0; i < n; i++)
+    B[i] = A[i] * s;
+#pragma endscop
+
+}
+
+int main(void)
+{
+  static double A[N], B[N];
+  kernel_loop_before_region(N, A, B);
+  return 0;
+}
