@@ -1,4 +1,4 @@
-/* expect 7:10 the local `scale` is never written, so it has no value */
+/* expect 7:10 the local `scale` is read but never written, so it has no value */
 #define N 8
 
 void kernel_local_never_written(int n, double A[N], double B[N])

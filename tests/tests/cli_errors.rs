@@ -220,6 +220,24 @@ fn arg_cases() -> Vec<(Vec<String>, Vec<&'static str>)> {
         c(&["{GEMM}", "--report", "--tile", "4", "--par", "99"], &["--par 99", "exceeds the tile size 4"]),
         c(&["{JACOBI}", "--report", "--tile", "2", "--par", "3"], &["exceeds the tile size 2"]),
         c(&["{GEMM}", "--report", "--hyperplanes", "S0: nonsense"], &["--hyperplanes"]),
+        // Every value given is used, or refused: none is dropped.
+        c(
+            &["{GEMM}", "--report", "--tile", "8", "--par", "5,5,5,5,5"],
+            &["--par gives 5 values, but the deepest loop nest has 3 tiling hyperplanes"],
+        ),
+        c(&["{GEMM}", "--report", "--tile", "4,4,4,4"], &["--tile gives 4 values"]),
+        c(&["{GEMM}", "--report", "--tile", "4,2", "--par", "3"], &["--par 3 on hyperplane 1 exceeds the tile size 2"]),
+        c(&["{GEMM}", "--report", "--hyperplanes", ""], &["--hyperplanes: the spec names no statement"]),
+        c(&["{GEMM}", "--report", "--hyperplanes", " ; "], &["--hyperplanes: the spec names no statement"]),
+        c(&["{GEMM}", "--report", "--hyperplanes", "S1: i, j, k"], &["--hyperplanes gives S1 but not S0, which shares its loop nest"]),
+        c(&["{GEMM}", "--report", "--hyperplanes", "S0: i, j; S1: i, j, k; S0: j, i"], &["`S0` is given twice"]),
+        c(
+            &["{GEMM}", "--report", "--hyperplanes", "S0: i, j, 0; S1: i, k, 2i"],
+            &["`S1`: the hyperplanes `i`, `k`, `2i` are linearly dependent"],
+        ),
+        c(&["{GEMM}", "--report", "--hyperplanes", "S0: i, 2i + 1, 0; S1: i, j, k"], &["`S0`: the hyperplanes"]),
+        c(&["{GEMM}", "--report", "--hyperplanes", "S0: i,, j; S1: i, j, k"], &["an empty hyperplane"]),
+        c(&["{GEMM}", "--report", "--param", "ni=4", "--param", "ni=6"], &["--param ni is given twice (4 and 6)"]),
         c(&["{GEMM}", "--emit", "nonsense"], &["invalid value 'nonsense'"]),
         c(&["{GEMM}"], &["nothing to do", "-o DIR"]),
         c(&[], &["required arguments were not provided", "<FILE>"]),
@@ -247,6 +265,10 @@ fn arg_cases() -> Vec<(Vec<String>, Vec<&'static str>)> {
         c(&["run", "{GEMM}", "--random", "1", "--outputs", "{OUT}", "--param", "zz=3"], &["no size parameter `zz`"]),
         c(&["run", "{GEMM}", "--random", "1", "--outputs", "{OUT}", "--param", "ni=abc"], &["`abc` is not an integer"]),
         c(&["run", "{GEMM}", "--random", "1", "--outputs", "{OUT}", "--param", "ni=100000"], &["out of bounds"]),
+        // Outputs never overwrite what dpnc did not write, nor the run's own inputs.
+        c(&["run", "{GEMM}", "--random", "1", "--outputs", "{TMP}/users"], &["holds files that dpnc did not write (notes.txt)", "--force"]),
+        c(&["{GEMM}", "--tile", "4", "-o", "{TMP}/users"], &["holds files that dpnc did not write (notes.txt)"]),
+        c(&["run", "{GEMM}", "--inputs", "{TMP}/good", "--outputs", "{TMP}/good"], &["would replace the inputs it is given"]),
         // Out-of-bounds accesses are refused before any analysis or output, by every command.
         c(&["{OOB}", "--report", "--tile", "4"], &["the subscript of `A` takes -1..6 here"]),
         c(&["{OOB}", "--emit", "sare"], &["the subscript of `A` takes -1..6 here"]),
@@ -314,6 +336,8 @@ fn bad_arguments_and_paths_are_reported_and_write_nothing() {
     assert!(Path::new(&good_out).join("C.npy").exists());
     std::fs::write(tmp.0.join("garbage.toml"), "this is [not a board\n").expect("write");
     std::fs::write(tmp.0.join("a-file"), "a plain file where a directory is expected").expect("write");
+    std::fs::create_dir_all(tmp.0.join("users")).expect("mkdir");
+    std::fs::write(tmp.0.join("users/notes.txt"), "the user's own file").expect("write");
 
     let cases = arg_cases();
     let mut failures = Vec::new();
@@ -329,19 +353,42 @@ fn bad_arguments_and_paths_are_reported_and_write_nothing() {
         }
     }
     assert!(!Path::new("/proc/dpnc-cannot-write-here").exists());
+    assert!(tmp.0.join("users/notes.txt").exists(), "a refused output directory lost the user's file");
+    assert!(tmp.0.join("good/A.npy").exists(), "a refused run lost its inputs");
     println!("{} command-line cases checked through the dpnc binary", cases.len());
     assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n\n"));
 }
 
-/// Absurd but legal shapes do not overflow or panic: one tile covering everything, more
-/// `--par` entries than hyperplanes, sizes near `i64::MAX`.
+/// `-o` writes its directory whole, replacing an earlier run's (no stale file survives), and
+/// `--report` and `--emit` still print beside it.
+#[test]
+fn output_directories_are_replaced_whole_and_reports_still_print() {
+    let tmp = Tmp::new("replace");
+    let out = tmp.path("design");
+    let gemm = kernel("gemm.c");
+    let first = run(&[&gemm, "--tile", "4", "--target", "cpu", "-o", &out]);
+    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    assert!(Path::new(&out).join("kernel.cpp").exists());
+    let second = run(&[&gemm, "--tile", "4", "-o", &out, "--report", "--emit", "dot"]);
+    assert!(second.status.success(), "{}", String::from_utf8_lossy(&second.stderr));
+    let stdout = String::from_utf8_lossy(&second.stdout);
+    assert!(stdout.contains("digraph") && stdout.contains("bands:"), "--emit dot and --report with -o printed:\n{stdout}");
+    assert!(Path::new(&out).join("package_xo.tcl").exists());
+    assert!(!Path::new(&out).join("kernel.cpp").exists(), "the first run's kernel.cpp survived the second");
+    let beside: Vec<String> =
+        std::fs::read_dir(&tmp.0).expect("tmp").flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(beside, vec!["design".to_string()], "staging directories left behind");
+}
+
+/// Absurd but legal shapes do not overflow or panic: one tile covering everything, `--par`
+/// almost as large as the tile on every hyperplane, sizes near `i64::MAX`.
 #[test]
 fn absurd_but_legal_shapes_work() {
     let gemm = kernel("gemm.c");
     for args in [
         vec![gemm.as_str(), "--report", "--tile", "99999999999"],
         vec![gemm.as_str(), "--report", "--tile", "9223372036854775807"],
-        vec![gemm.as_str(), "--report", "--tile", "8", "--par", "5,5,5,5,5"],
+        vec![gemm.as_str(), "--report", "--tile", "8", "--par", "5,5,5"],
         vec![gemm.as_str(), "--report", "--tile", "1", "--par", "1"],
     ] {
         let out = run(&args);

@@ -213,8 +213,20 @@ impl Board {
         if self.platform.trim().is_empty() {
             return Err("`platform` is empty: give the Vitis platform name".into());
         }
-        if self.luts == 0 {
-            return Err("luts must be positive".into());
+        // These strings reach Tcl, Makefiles and `v++` configuration files verbatim.
+        identifier("name", &self.name, "")?;
+        identifier("part", &self.part, "")?;
+        identifier("platform", &self.platform, "")?;
+        if let Some(c) = self.description.chars().find(|c| c.is_control()) {
+            return Err(format!("`description` holds the control character {c:?}; it is one line of text"));
+        }
+        for (what, n) in [("luts", self.luts), ("ffs", self.ffs), ("dsps", self.dsps)] {
+            if n == 0 {
+                return Err(format!("{what} must be positive"));
+            }
+        }
+        if self.bram36 == 0 && self.uram == 0 {
+            return Err("bram36 and uram are both 0: a design needs on-chip memory".into());
         }
         if self.memory.is_empty() {
             return Err("no `[[memory]]` bank: the roofline and the shell need at least one".into());
@@ -223,6 +235,8 @@ impl Board {
             if b.name.trim().is_empty() {
                 return Err(format!("memory bank {}: `name` is empty", i + 1));
             }
+            identifier("memory bank name", &b.name, "[]")?;
+            identifier(&format!("memory bank `{}`: kind", b.name), &b.kind, "")?;
             if self.memory[..i].iter().any(|o| o.name == b.name) {
                 return Err(format!("memory bank `{}` is listed twice", b.name));
             }
@@ -245,6 +259,21 @@ impl Board {
             return Err(format!("clock_mhz must be positive, not {}", self.clock_mhz));
         }
         Ok(())
+    }
+}
+
+/// A name written into generated scripts: letters, digits, `_`, `-`, `.` and `extra`.
+fn identifier(what: &str, value: &str, extra: &str) -> Result<(), String> {
+    match value.chars().find(|&c| !(c.is_ascii_alphanumeric() || "_-.".contains(c) || extra.contains(c))) {
+        Some(c) => Err(format!(
+            "`{what}` = {value:?} holds {c:?}; only letters, digits, `_`, `-`, `.`{} may appear",
+            if extra.is_empty() {
+                String::new()
+            } else {
+                format!(" and {}", extra.chars().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(" "))
+            }
+        )),
+        None => Ok(()),
     }
 }
 
@@ -422,6 +451,25 @@ mod tests {
         assert!(e.to_string().contains("size_gib must be positive"), "{e}");
         let e = parse(&good.replace("luts = 1182240", "luts = 0"), p).unwrap_err();
         assert!(e.to_string().contains("luts must be positive"), "{e}");
+        for (key, zero) in [("dsps = 6840", "dsps = 0"), ("ffs = 2364480", "ffs = 0")] {
+            let e = parse(&good.replace(key, zero), p).unwrap_err();
+            assert!(e.to_string().contains("must be positive"), "{zero}: {e}");
+        }
+        let e = parse(&good.replace("bram36 = 2160", "bram36 = 0").replace("uram = 960", "uram = 0"), p).unwrap_err();
+        assert!(e.to_string().contains("bram36 and uram are both 0"), "{e}");
+        let e = parse(&good.replace("clock_mhz = 300.0", "clock_mhz = inf"), p).unwrap_err();
+        assert!(e.to_string().contains("clock_mhz must be positive, not inf"), "{e}");
+        let e = parse(&good.replace("bandwidth_gbs = 19.2", "bandwidth_gbs = nan"), p).unwrap_err();
+        assert!(e.to_string().contains("bandwidth_gbs must be positive"), "{e}");
+        // Strings that would run as Tcl or break a Makefile or `v++` config.
+        let e = parse(&good.replace("part = \"xcvu9p-fsgd2104-2L-e\"", "part = \"x]; exec touch /tmp/pwned; #\""), p).unwrap_err();
+        assert!(e.to_string().contains("`part` = \"x]; exec touch /tmp/pwned; #\" holds ']'"), "{e}");
+        let e = parse(&good.replace("platform = \"xilinx_vcu1525_xdma_201830_1\"", "platform = \"a b\""), p).unwrap_err();
+        assert!(e.to_string().contains("`platform`"), "{e}");
+        let e = parse(&good.replace("name = \"DDR[1]\"", "name = \"DDR[1]$(rm)\""), p).unwrap_err();
+        assert!(e.to_string().contains("memory bank name"), "{e}");
+        let e = parse(&good.replacen("name = \"vcu1525\"", "name = \"vcu1525\\nexec\"", 1), p).unwrap_err();
+        assert!(e.to_string().contains("`name`"), "{e}");
         // A missing platform is a parse error (the key is required).
         let e = parse(&good.replace("platform = \"xilinx_vcu1525_xdma_201830_1\"", ""), p).unwrap_err();
         assert!(matches!(e, BoardError::Parse { .. }), "{e}");

@@ -614,16 +614,25 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     phase.done("tiling hyperplanes");
     let nest_of = tiling::nest_of(&nests, p.stmts.len());
     let depth = nests.iter().map(|n| n.dims).max().unwrap_or(0);
+    for (what, list) in [("--tile", &cfg.tile), ("--par", &cfg.par)] {
+        if list.len() > depth.max(1) {
+            return Err(Diagnostic::global(format!(
+                "{what} gives {} values, but the deepest loop nest has {depth} tiling hyperplane{}",
+                list.len(),
+                if depth == 1 { "" } else { "s" }
+            )));
+        }
+    }
     let sizes: Vec<i64> = (0..depth).map(|d| size_of(&cfg.tile, d, 32)).collect();
-    for (d, &q) in cfg.par.iter().enumerate() {
-        let s = size_of(&cfg.tile, d, 32);
+    for d in 0..depth {
+        let (q, s) = (size_of(&cfg.par, d, 1), sizes[d]);
         if q > s {
             return Err(Diagnostic::global(format!(
                 "--par {q} on hyperplane {d} exceeds the tile size {s}: a sub-band cannot be thinner than one iteration"
             )));
         }
     }
-    let par: Vec<i64> = (0..depth).map(|d| size_of(&cfg.par, d, 1).min(sizes[d])).collect();
+    let par: Vec<i64> = (0..depth).map(|d| size_of(&cfg.par, d, 1)).collect();
     let mut geo = Geometry {
         nests: &nests,
         nest_of: nest_of.clone(),

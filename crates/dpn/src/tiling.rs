@@ -265,21 +265,71 @@ impl Deps {
 }
 
 /// User-given hyperplanes: `S0: i, j, 0; S1: i, j, k` (one affine list per statement).
+/// Each statement at most once; its hyperplanes that are not constant linearly independent.
 pub fn parse_hyperplanes(p: &Program, text: &str) -> Result<Vec<(usize, Vec<Affine>)>, String> {
-    let mut out = Vec::new();
+    let mut out: Vec<(usize, Vec<Affine>)> = Vec::new();
     for part in text.split(';').map(str::trim).filter(|s| !s.is_empty()) {
         let (name, rows) = part.split_once(':').ok_or_else(|| format!("`{part}`: expected `S<k>: expr, expr, …`"))?;
-        let s = p.stmts.iter().position(|s| s.name == name.trim()).ok_or_else(|| format!("no statement named `{}`", name.trim()))?;
+        let name = name.trim();
+        let s = p.stmts.iter().position(|s| s.name == name).ok_or_else(|| format!("no statement named `{name}`"))?;
+        if out.iter().any(|(k, _)| *k == s) {
+            return Err(format!("`{name}` is given twice"));
+        }
         let iters = &p.stmts[s].iters;
         let rows = rows.split(',').map(|e| parse_affine(e, iters)).collect::<Result<Vec<_>, _>>()?;
+        // Constant rows place a statement with fewer loops in a deeper nest (`S0: i, j, 0`).
+        let moving: Vec<Affine> = rows.iter().filter(|r| r.coef.iter().any(|&c| c != 0)).cloned().collect();
+        if rank(&moving) < moving.len() {
+            return Err(format!(
+                "`{name}`: the hyperplanes {} are linearly dependent",
+                moving.iter().map(|r| format!("`{}`", r.isl(iters))).collect::<Vec<_>>().join(", ")
+            ));
+        }
         out.push((s, rows));
     }
+    if out.is_empty() {
+        return Err("the spec names no statement; write e.g. `S0: i, j`".into());
+    }
     Ok(out)
+}
+
+/// The rank of the hyperplanes' coefficient rows (fraction-free elimination).
+fn rank(rows: &[Affine]) -> usize {
+    let mut m: Vec<Vec<i128>> = rows.iter().map(|r| r.coef.iter().map(|&c| c as i128).collect()).collect();
+    let cols = m.first().map_or(0, Vec::len);
+    let mut rank = 0;
+    for c in 0..cols {
+        let Some(pivot) = (rank..m.len()).find(|&r| m[r][c] != 0) else { continue };
+        m.swap(rank, pivot);
+        for r in rank + 1..m.len() {
+            let (a, b) = (m[rank][c], m[r][c]);
+            for k in 0..cols {
+                m[r][k] = m[r][k] * a - m[rank][k] * b;
+            }
+            let g = m[r].iter().fold(0i128, |g, &x| gcd(g, x.abs()));
+            if g > 1 {
+                m[r].iter_mut().for_each(|x| *x /= g);
+            }
+        }
+        rank += 1;
+    }
+    rank
+}
+
+fn gcd(a: i128, b: i128) -> i128 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
 }
 
 /// `2t + i - 1` over the iterators.
 fn parse_affine(text: &str, iters: &[String]) -> Result<Affine, String> {
     let mut a = Affine { coef: vec![0; iters.len()], cst: 0 };
+    if text.trim().is_empty() {
+        return Err("an empty hyperplane (two commas in a row?)".into());
+    }
     let cleaned = text.replace(' ', "").replace('-', "+-");
     for term in cleaned.split('+').filter(|t| !t.is_empty()) {
         let (neg, body) = term.strip_prefix('-').map_or((false, term), |b| (true, b));
@@ -311,7 +361,18 @@ pub fn choose(p: &Program, params: &[i64], user: Option<&str>) -> Result<Vec<Nes
     let mut out = Vec::new();
     for nest in nests(p) {
         if let Some(user) = &user {
-            let rows: Option<Vec<Vec<Affine>>> = nest.iter().map(|s| user.iter().find(|(k, _)| k == s).map(|(_, r)| r.clone())).collect();
+            let given: Vec<Option<Vec<Affine>>> = nest.iter().map(|s| user.iter().find(|(k, _)| k == s).map(|(_, r)| r.clone())).collect();
+            if given.iter().any(Option::is_some) && given.iter().any(Option::is_none) {
+                let name = |k: usize| p.stmts[nest[k]].name.as_str();
+                let (named, missing): (Vec<usize>, Vec<usize>) = (0..nest.len()).partition(|&k| given[k].is_some());
+                return Err(Diagnostic::global(format!(
+                    "--hyperplanes gives {} but not {}, which share{} its loop nest: give every statement of the nest",
+                    name(named[0]),
+                    missing.iter().map(|&k| name(k)).collect::<Vec<_>>().join(", "),
+                    if missing.len() == 1 { "s" } else { "" }
+                )));
+            }
+            let rows: Option<Vec<Vec<Affine>>> = given.into_iter().collect();
             if let Some(phi) = rows {
                 let dims = phi[0].len();
                 if phi.iter().any(|r| r.len() != dims) {

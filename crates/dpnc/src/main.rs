@@ -3,6 +3,7 @@
 mod check;
 mod emit;
 mod explore;
+mod publish;
 mod sim;
 mod synth;
 
@@ -94,10 +95,12 @@ pub(crate) struct Shape {
     /// Tile sizes along the tiling hyperplanes (the last one repeats).
     #[arg(long, value_name = "S1,S2,…", value_delimiter = ',', default_value = "32")]
     tile: Vec<i64>,
-    /// Parallel sub-bands along the outer hyperplanes (missing ones are 1).
+    /// Parallel sub-bands per tiling hyperplane (the last one repeats, as for --tile: `--par 2`
+    /// splits every hyperplane in two, `--par 2,1` only the first).
     #[arg(long, value_name = "P1,P2,…", value_delimiter = ',', default_value = "1")]
     par: Vec<i64>,
-    /// Tiling hyperplanes per statement, e.g. "S0: t, 2t + i; S1: t, 2t + i + 1".
+    /// Tiling hyperplanes per statement, e.g. "S0: t, 2t + i; S1: t, 2t + i + 1": every
+    /// statement of a loop nest named, or none (nests not named keep their own).
     #[arg(long, value_name = "SPEC")]
     hyperplanes: Option<String>,
 }
@@ -162,9 +165,13 @@ struct CompileArgs {
     /// The board to build for: a catalogue name (`dpnc boards` lists them) or a board TOML file.
     #[arg(long, value_name = "NAME|FILE", default_value = "vcu1525")]
     board: String,
-    /// Output directory for --target.
+    /// Output directory for --target. It is written whole or not at all, replacing what an
+    /// earlier run wrote there.
     #[arg(short = 'o', value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Replace the output directory even if it holds files that dpnc did not write.
+    #[arg(long)]
+    force: bool,
     #[command(flatten)]
     shape: Shape,
 }
@@ -192,9 +199,13 @@ struct RunArgs {
     /// Fill every input with pseudo-random values from SEED.
     #[arg(long, value_name = "SEED")]
     random: Option<u64>,
-    /// Directory for the results (NAME.npy per argument the kernel writes).
+    /// Directory for the results (NAME.npy per argument the kernel writes), written whole or
+    /// not at all.
     #[arg(long, value_name = "DIR")]
     outputs: PathBuf,
+    /// Replace the outputs directory even if it holds files that dpnc did not write.
+    #[arg(long)]
+    force: bool,
     /// Also run the SARE evaluator and the process network, and check them against the
     /// interpreter bit for bit.
     #[arg(long)]
@@ -343,44 +354,55 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
         return Err("no input file; run `dpnc --help`".to_string().into());
     };
     let p = load(sm, src)?;
-    if args.target.is_some() || args.out.is_some() {
-        let Some(out) = &args.out else { return Err("--target needs an output directory: -o DIR".to_string().into()) };
+    if args.target.is_some() && args.out.is_none() {
+        return Err("--target needs an output directory: -o DIR".to_string().into());
+    }
+    if args.out.is_none() && args.emit.is_none() && !args.report {
+        return Err("nothing to do: give -o DIR to write the Verilog design (--target picks another backend), or --emit, --report, or a subcommand (`dpnc --help`)"
+            .to_string()
+            .into());
+    }
+    // The board first: a wrong name should not wait for the network.
+    let board = match &args.out {
+        Some(_) => Some(dpnc_boards::load(&args.board).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let needs_network = args.out.is_some() || args.report || matches!(args.emit, Some(Emit::DpnJson | Emit::Dot));
+    let sare = match needs_network || matches!(args.emit, Some(Emit::Sare)) {
+        true => Some(dpnc_frontend::dataflow::compute(&p)?),
+        false => None,
+    };
+    let dpn = match (needs_network, &sare) {
+        (true, Some(sare)) => {
+            Some(dpnc_dpn::build(&p, sare, &dpnc_dpn::Config { codegen: args.out.is_some(), ..args.shape.config(false) })?)
+        }
+        _ => None,
+    };
+    if let (Some(out), Some(dpn), Some(board)) = (&args.out, &dpn, &board) {
         let target = args.target.unwrap_or(Target::Verilog);
         if target == Target::Verilog {
             args.shape.note_hardware();
         }
-        // The board first: a wrong name should not wait for the network.
-        let board = dpnc_boards::load(&args.board).map_err(|e| e.to_string())?;
-        let cfg = dpnc_dpn::Config { codegen: true, ..args.shape.config(false) };
-        let dpn = dpnc_dpn::build(&p, &dpnc_frontend::dataflow::compute(&p)?, &cfg)?;
         let files = match target {
-            Target::Cpu => dpnc_codegen::cpu::generate(&p, &dpn),
-            Target::Gpu => dpnc_codegen::gpu::generate(&p, &dpn),
-            Target::Vitis => dpnc_codegen::vitis::generate(&p, &dpn, &board),
-            Target::Verilog => verilog_files(&p, &dpn, &board),
+            Target::Cpu => dpnc_codegen::cpu::generate(&p, dpn),
+            Target::Gpu => dpnc_codegen::gpu::generate(&p, dpn),
+            Target::Vitis => dpnc_codegen::vitis::generate(&p, dpn, board),
+            Target::Verilog => verilog_files(&p, dpn, board),
         }
         .map_err(|e| format!("cannot generate code: {e}"))?;
-        dpnc_codegen::native::write_files(out, &files)?;
-        eprintln!("dpnc: wrote {} (build with `make -C {}`)", out.display(), out.display());
-        return Ok(());
+        publish::publish(out, args.force, |dir| dpnc_codegen::native::write_files(dir, &files))?;
+        let next = match target {
+            Target::Verilog => "package it with `vivado -mode batch -source package_xo.tcl` there; simulate it with `dpnc sim`".to_string(),
+            _ => format!("build with `make -C {}`", out.display()),
+        };
+        eprintln!("dpnc: wrote {} ({next})", out.display());
     }
-    let dpn = match (args.emit, args.report) {
-        (Some(Emit::DpnJson | Emit::Dot), _) | (_, true) => {
-            Some(dpnc_dpn::build(&p, &dpnc_frontend::dataflow::compute(&p)?, &args.shape.config(false))?)
-        }
-        _ => None,
-    };
-    match (args.emit, &dpn) {
-        (Some(Emit::Scop), _) => print!("{}", emit::scop(&p, sm)?),
-        (Some(Emit::Sare), _) => print!("{}", emit::sare(&p, &dpnc_frontend::dataflow::compute(&p)?, sm)),
-        (Some(Emit::Dot), Some(dpn)) => print!("{}", dpnc_dpn::dot::render(&p, dpn)),
-        (Some(Emit::DpnJson), Some(dpn)) => println!("{}", serde_json::to_string_pretty(dpn).map_err(|e| e.to_string())?),
-        (None, _) if args.report => {}
-        _ => {
-            return Err("nothing to do: give -o DIR to write the Verilog design (--target picks another backend), or --emit, --report, or a subcommand (`dpnc --help`)"
-                .to_string()
-                .into())
-        }
+    match (args.emit, &sare, &dpn) {
+        (Some(Emit::Scop), _, _) => print!("{}", emit::scop(&p, sm)?),
+        (Some(Emit::Sare), Some(sare), _) => print!("{}", emit::sare(&p, sare, sm)),
+        (Some(Emit::Dot), _, Some(dpn)) => print!("{}", dpnc_dpn::dot::render(&p, dpn)),
+        (Some(Emit::DpnJson), _, Some(dpn)) => println!("{}", serde_json::to_string_pretty(dpn).map_err(|e| e.to_string())?),
+        _ => {}
     }
     if let (true, Some(dpn)) = (args.report, &dpn) {
         print!("{}", dpnc_dpn::metrics::render(&p, dpn, &dpnc_dpn::metrics::report(&p, dpn)));
@@ -391,6 +413,19 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
 fn run(sm: &mut SourceMap, args: &RunArgs) -> Result<(), Failure> {
     let p = load(sm, &args.source)?;
     let params = p.param_values()?;
+    if let Some(inputs) = &args.inputs {
+        let (i, o) = (std::fs::canonicalize(inputs), std::fs::canonicalize(&args.outputs));
+        if let (Ok(i), Ok(o)) = (i, o) {
+            if i.starts_with(&o) {
+                return Err(format!(
+                    "--outputs {} would replace the inputs it is given (--inputs {}); choose another directory",
+                    args.outputs.display(),
+                    inputs.display()
+                )
+                .into());
+            }
+        }
+    }
     let inputs = match (&args.inputs, args.random) {
         (Some(dir), _) => Store::load(&p, dir)?,
         (None, Some(seed)) => Store::random(&p, seed),
@@ -431,15 +466,15 @@ fn run(sm: &mut SourceMap, args: &RunArgs) -> Result<(), Failure> {
             t.elapsed().as_secs_f64()
         );
     }
-    write_outputs(&p, &args.outputs, &mem, args.random.map(|_| &inputs))?;
+    let random_inputs = args.random.map(|_| &inputs);
+    publish::publish(&args.outputs, args.force, |dir| write_outputs(&p, dir, &mem, random_inputs))?;
     Ok(())
 }
 
-fn write_outputs(p: &Program, dir: &Path, mem: &Store, inputs: Option<&Store>) -> Result<(), Failure> {
+fn write_outputs(p: &Program, dir: &Path, mem: &Store, inputs: Option<&Store>) -> Result<(), String> {
     use dpnc_frontend::scop::VarKind;
     if let Some(inputs) = inputs {
         inputs.save(p, &dir.join("inputs"), |v| v.kind == VarKind::Argument)?;
     }
-    mem.save(p, dir, |v| v.kind == VarKind::Argument && v.written)?;
-    Ok(())
+    mem.save(p, dir, |v| v.kind == VarKind::Argument && v.written)
 }

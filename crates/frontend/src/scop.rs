@@ -304,7 +304,7 @@ pub fn analyse(unit: &Unit, overrides: &[(String, i64)]) -> Result<Program> {
         // An empty region: point at its opening pragma.
         _ => start.checked_sub(1).and_then(|k| f.body.get(k)).map_or(f.span, |s| s.span),
     };
-    let region_stmts: Vec<Stmt> = initialisers(&f.body[..start], &f.body[end..])?.into_iter().chain(f.body[start..end].iter().cloned()).collect();
+    let region_stmts: Vec<Stmt> = initialisers(&f.body[..start]).into_iter().chain(f.body[start..end].iter().cloned()).collect();
 
     let mut written = BTreeSet::new();
     let mut iter_names = BTreeSet::new();
@@ -338,6 +338,11 @@ pub fn analyse(unit: &Unit, overrides: &[(String, i64)]) -> Result<Program> {
             a.params.push(Parameter { name: d.name.clone(), value, rewritten, span: d.span });
         }
     }
+    for (k, (n, v)) in overrides.iter().enumerate() {
+        if let Some((_, w)) = overrides[..k].iter().find(|(m, _)| m == n) {
+            return Err(Diagnostic::global(format!("--param {n} is given twice ({w} and {v})")));
+        }
+    }
     if let Some((n, _)) = overrides.iter().find(|(n, _)| !a.params.iter().any(|p| p.name == *n)) {
         let names: Vec<&str> = a.params.iter().map(|p| p.name.as_str()).collect();
         return Err(Diagnostic::global(format!("--param {n}: the kernel `{}` has no size parameter `{n}`", f.name)).with_help(
@@ -367,10 +372,6 @@ pub fn analyse(unit: &Unit, overrides: &[(String, i64)]) -> Result<Program> {
                 if iter_names.contains(&d.name) {
                     a.iter_types.insert(d.name.clone(), (d.ty, d.span));
                 } else if !a.names.contains_key(&d.name) {
-                    if !written.contains(&d.name) {
-                        return Err(Diagnostic::new(d.span, format!("the local `{}` is never written, so it has no value", d.name))
-                            .with_help("initialise it where it is declared, or assign it inside the region"));
-                    }
                     a.declare(d, VarKind::Local)?;
                 }
             }
@@ -382,6 +383,11 @@ pub fn analyse(unit: &Unit, overrides: &[(String, i64)]) -> Result<Program> {
     if a.stmts.is_empty() {
         return Err(Diagnostic::new(region_span, "the kernel region contains no assignment")
             .with_help("put the loop nest to compile between `#pragma scop` and `#pragma endscop`"));
+    }
+    nothing_outside(&f.body[..start], &f.body[end..])?;
+    if let Some(v) = a.vars.iter().find(|v| v.kind == VarKind::Local && v.read && !v.written) {
+        return Err(Diagnostic::new(v.span, format!("the local `{}` is read but never written, so it has no value", v.name))
+            .with_help("initialise it where it is declared, or assign it inside the region"));
     }
     for p in &a.params {
         if let Some(v) = p.value {
@@ -402,32 +408,41 @@ pub fn analyse(unit: &Unit, overrides: &[(String, i64)]) -> Result<Program> {
     Ok(Program { kernel: f.name.clone(), params: a.params, vars: a.vars, stmts: a.stmts, tree, region: region_span, signature })
 }
 
-/// The kernel function's statements before (`before`) and after (`after`) the region: only
-/// declarations, whose initialisers (`DATA_TYPE eps = 0.1;`) become assignments that run
-/// first in the region. Anything else there would not be compiled, so it is refused.
-fn initialisers(before: &[Stmt], after: &[Stmt]) -> Result<Vec<Stmt>> {
-    let mut inits = Vec::new();
+/// The initialisers of the locals declared before the region (`DATA_TYPE eps = 0.1;`), as
+/// assignments that run first in the region.
+fn initialisers(before: &[Stmt]) -> Vec<Stmt> {
+    let decls = before.iter().filter_map(|s| if let StmtKind::Decl(ds) = &s.kind { Some(ds) } else { None });
+    decls
+        .flatten()
+        .filter_map(|d| {
+            let init = d.init.as_ref()?;
+            let target = Expr { kind: ExprKind::Var(d.name.clone()), span: d.span };
+            let span = d.span.to(init.span);
+            let assign = Expr { kind: ExprKind::Assign(None, Box::new(target), Box::new(init.clone())), span };
+            Some(Stmt { kind: StmtKind::Expr(assign), span })
+        })
+        .collect()
+}
+
+/// Refuses statements of the kernel function outside the region other than declarations: they
+/// would not be compiled.
+fn nothing_outside(before: &[Stmt], after: &[Stmt]) -> Result<()> {
     for (s, is_before) in before.iter().map(|s| (s, true)).chain(after.iter().map(|s| (s, false))) {
         match &s.kind {
-            StmtKind::Decl(ds) => {
-                for d in ds.iter().filter(|_| is_before) {
-                    let Some(init) = &d.init else { continue };
-                    let target = Expr { kind: ExprKind::Var(d.name.clone()), span: d.span };
-                    let span = d.span.to(init.span);
-                    let assign = Expr { kind: ExprKind::Assign(None, Box::new(target), Box::new(init.clone())), span };
-                    inits.push(Stmt { kind: StmtKind::Expr(assign), span });
-                }
-            }
-            StmtKind::Empty | StmtKind::Pragma(_) => {}
+            StmtKind::Decl(_) | StmtKind::Empty | StmtKind::Pragma(_) => {}
             // `return;` at the very end changes nothing.
             StmtKind::Unsupported("`return` statements") if !is_before => {}
             _ => {
-                return Err(Diagnostic::new(s.span, format!("this statement is {} the `#pragma scop` region, so it would not be compiled", if is_before { "before" } else { "after" }))
-                    .with_help("move it into the region, or out of the kernel function"))
+                let place = if is_before { "before" } else { "after" };
+                return Err(Diagnostic::new(
+                    s.span,
+                    format!("this statement is {place} the `#pragma scop` region, so it would not be compiled"),
+                )
+                .with_help("move it into the region, or out of the kernel function"));
             }
         }
     }
-    Ok(inits)
+    Ok(())
 }
 
 /// The `[start, end)` statement range of the kernel region in the function body.

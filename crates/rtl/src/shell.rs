@@ -43,12 +43,20 @@ fn kernel_xml(d: &Design) -> String {
     o
 }
 
+/// The design's Verilog sources, named one by one: a glob would also package whatever else
+/// lies in the directory.
+fn sources(d: &Design) -> Vec<String> {
+    let own = d.files.iter().map(|(name, _)| name.as_str()).filter(|n| n.ends_with(".v"));
+    own.map(|n| format!("./{n}")).chain(d.cells.iter().map(|c| format!("./cells/{c}"))).collect()
+}
+
 fn package_tcl(d: &Design, board: &Board) -> String {
     let mut o = format!(
-        "# vivado -mode batch -source package_xo.tcl: packages {t} as an RTL kernel ({t}.xo) for {} ({}).\nset top {t}\ncreate_project -force -part {} ${{top}}_pack ./${{top}}_pack\nadd_files [glob ./*.v ./cells/*.v ./cells/*/*.v]\nset_property top $top [current_fileset]\nupdate_compile_order -fileset sources_1\nipx::package_project -root_dir ./ip -vendor dpnc.org -library kernel -taxonomy /KernelIP -import_files -set_current false\nipx::unload_core ./ip/component.xml\nipx::edit_ip_in_project -upgrade true -name edit_ip -directory ./ip ./ip/component.xml\nset core [ipx::current_core]\nset_property sdx_kernel true $core\nset_property sdx_kernel_type rtl $core\nipx::associate_bus_interfaces -busif s_axi_control -clock ap_clk $core\n",
+        "# vivado -mode batch -source package_xo.tcl: packages {t} as an RTL kernel ({t}.xo) for {} ({}).\nset top {t}\ncreate_project -force -part {} ${{top}}_pack ./${{top}}_pack\nadd_files [list {}]\nset_property top $top [current_fileset]\nupdate_compile_order -fileset sources_1\nipx::package_project -root_dir ./ip -vendor dpnc.org -library kernel -taxonomy /KernelIP -import_files -set_current false\nipx::unload_core ./ip/component.xml\nipx::edit_ip_in_project -upgrade true -name edit_ip -directory ./ip ./ip/component.xml\nset core [ipx::current_core]\nset_property sdx_kernel true $core\nset_property sdx_kernel_type rtl $core\nipx::associate_bus_interfaces -busif s_axi_control -clock ap_clk $core\n",
         board.name,
         board.platform,
         board.part,
+        sources(d).join(" "),
         t = d.top
     );
     for p in &d.ports {
