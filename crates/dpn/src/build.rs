@@ -614,13 +614,16 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     phase.done("tiling hyperplanes");
     let nest_of = tiling::nest_of(&nests, p.stmts.len());
     let depth = nests.iter().map(|n| n.dims).max().unwrap_or(0);
+    // One shape may serve several kernels (a sweep, a test set), so values past this kernel's
+    // hyperplanes are not an error; but the user is told they are not used.
     for (what, list) in [("--tile", &cfg.tile), ("--par", &cfg.par)] {
-        if list.len() > depth.max(1) {
-            return Err(Diagnostic::global(format!(
-                "{what} gives {} values, but the deepest loop nest has {depth} tiling hyperplane{}",
+        if cfg.progress && list.len() > depth.max(1) {
+            eprintln!(
+                "dpnc: note: {what} gives {} values, but the deepest loop nest has {depth} tiling hyperplane{}: {} not used",
                 list.len(),
-                if depth == 1 { "" } else { "s" }
-            )));
+                if depth == 1 { "" } else { "s" },
+                list.len() - depth.max(1)
+            );
         }
     }
     let sizes: Vec<i64> = (0..depth).map(|d| size_of(&cfg.tile, d, 32)).collect();

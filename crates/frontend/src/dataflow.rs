@@ -105,11 +105,64 @@ pub fn strip(text: &str) -> String {
     body.trim().to_string()
 }
 
+/// How much work isl may do for one kernel's dataflow (isl's own count of basic operations;
+/// PolyBench's costliest kernels, adi and deriche, take under 4 million). Past it the kernel
+/// is refused with a diagnostic instead of running for minutes or hours.
+pub const MAX_ISL_OPERATIONS: u64 = 10_000_000;
+
+/// The deepest sink whose dataflow pieces are simplified in its domain. The simplification only
+/// makes a piece cheaper to evaluate, and its cost (isl's affine hull, which no operation
+/// quota interrupts) grows exponentially with the depth: 1.6 s for a piece of 6 loops, 9 s for 8.
+const MAX_GIST_DEPTH: i32 = 5;
+
 /// Builds the SARE of `p`.
 pub fn compute(p: &Program) -> Result<Sare> {
     let ctx = Context::alloc();
     // Errors come back as values; keep isl quiet on stderr.
     let _ = isl_rs::Options::set_on_error(&ctx, 1);
+    ctx.set_max_operations(MAX_ISL_OPERATIONS);
+    compute_in(p, &ctx).map_err(|e| if quota_spent(&ctx) { too_costly(p) } else { e })
+}
+
+/// `piece` simplified in the sink's domain `domain` (it is evaluated only there, so it is
+/// equivalent there, with fewer constraints to check): the single basic map if it stays one,
+/// and its text. `None` for a sink deeper than [`MAX_GIST_DEPTH`].
+fn gist(ctx: &Context, piece: &BasicMap, domain: &str) -> Option<(Option<BasicMap>, String)> {
+    if piece.dim(DimType::In).ok()? > MAX_GIST_DEPTH {
+        return None;
+    }
+    let simplified =
+        Set::read_from_str(ctx, domain).and_then(|dom| piece.copy().and_then(Map::from_basic_map).and_then(|m| m.gist_domain(dom)));
+    let out = simplified.ok().and_then(|m| {
+        let text = m.to_str().ok()?.to_string();
+        let single = m.get_basic_map_list().ok().filter(|l| l.size().ok() == Some(1)).and_then(|l| l.get_at(0).ok());
+        Some((single, text))
+    });
+    out
+}
+
+/// Whether isl stopped for [`MAX_ISL_OPERATIONS`]: once they are spent every call fails, the
+/// smallest too (the error of the call that hit the quota is overwritten by later ones).
+fn quota_spent(ctx: &Context) -> bool {
+    Set::read_from_str(ctx, "{ [i] : 0 <= i <= 1 }").and_then(|s| s.is_empty()).is_err()
+}
+
+/// The diagnostic for a kernel whose dataflow exceeds [`MAX_ISL_OPERATIONS`], at its deepest
+/// statement (where the pieces multiply).
+fn too_costly(p: &Program) -> Diagnostic {
+    let deepest = p.stmts.iter().max_by_key(|s| s.iters.len());
+    let message = format!(
+        "the exact dataflow of this kernel is too costly to compute (isl gave up after {MAX_ISL_OPERATIONS} operations){}",
+        deepest.map_or(String::new(), |s| format!("; its deepest statement sits in {} nested loops", s.iters.len()))
+    );
+    let help = "split the nest, or give a reduction its own accumulator per outer iteration";
+    match deepest {
+        Some(s) => Diagnostic::new(s.span, message).with_help(help),
+        None => Diagnostic::global(message).with_help(help),
+    }
+}
+
+fn compute_in(p: &Program, ctx: &Context) -> Result<Sare> {
     let m = Model::new(p);
     let top = p.schedule_len();
     let end_time = p.stmts.iter().filter_map(|s| match s.schedule.first() {
@@ -196,21 +249,13 @@ pub fn compute(p: &Program) -> Result<Sare> {
             let pieces = map.get_basic_map_list().map_err(isl_err("listing pieces"))?;
             for j in 0..pieces.size().map_err(isl_err("listing pieces"))? {
                 let bmap: BasicMap = pieces.get_at(j).map_err(isl_err("reading a piece"))?;
-                let dom = Set::read_from_str(&ctx, dom_text).map_err(isl_err("reading a domain"))?;
                 let exact = bmap.to_str().map_err(isl_err("printing"))?.to_string();
-                let text =
-                    bmap.copy().and_then(Map::from_basic_map).and_then(|m| m.gist_domain(dom)).map_err(isl_err("simplifying a piece"))?;
-                // Evaluated only at instances of the sink's domain, so the piece simplified
-                // in that context (fewer constraints to check) is equivalent there.
-                let gisted = text
-                    .copy()
-                    .and_then(|m| m.get_basic_map_list())
-                    .ok()
-                    .filter(|l| l.size().ok() == Some(1))
-                    .and_then(|l| l.get_at(0).ok());
+                let (gisted, text) = match gist(ctx, &bmap, dom_text) {
+                    Some((g, t)) => (g, strip(&t)),
+                    None => (None, strip(&exact)),
+                };
                 let rel = Piece::from_isl(gisted.as_ref().unwrap_or(&bmap))
                     .map_err(|e| Diagnostic::global(format!("internal error reading a dataflow piece: {e}")))?;
-                let text = strip(text.to_str().map_err(isl_err("printing"))?);
                 by_sink.entry(sink.clone()).or_default().sources.push(Source { stmt, rel, text, exact });
             }
         }
