@@ -121,6 +121,7 @@ const FILE_CASES: &[(&str, &str, &str)] = &[
     ("error_directive.c", "3:1", "#error N is too large"),
     ("float_iterator.c", "6:8", "floating-point type"),
     ("goto_in_scop.c", "8:5", "goto"),
+    ("huge_arrays_small_loop.c", "", "the kernel's arrays need 549.8 GB in the interpreter (8589934592 elements, the largest `B`)"),
     ("huge_literal.c", "6:19", "does not fit in 64 bits"),
     ("huge_size.c", "2:32", "too large"),
     ("include_missing.c", "1:1", "cannot find include file"),
@@ -233,6 +234,10 @@ fn arg_cases() -> Vec<(Vec<String>, Vec<&'static str>)> {
         ),
         c(&["{GEMM}", "--report", "--hyperplanes", "S0: i, 2i + 1, 0; S1: i, j, k"], &["`S0`: the hyperplanes"]),
         c(&["{GEMM}", "--report", "--hyperplanes", "S0: i,, j; S1: i, j, k"], &["an empty hyperplane"]),
+        c(
+            &["{JACOBI}", "--report", "--hyperplanes", "S0: t, 1000000000000t + i; S1: t, 1000000000000t + i + 1"],
+            &["has a coefficient beyond 1048576"],
+        ),
         c(&["{GEMM}", "--report", "--param", "ni=4", "--param", "ni=6"], &["--param ni is given twice (4 and 6)"]),
         c(&["{GEMM}", "--emit", "nonsense"], &["invalid value 'nonsense'"]),
         c(&["{GEMM}"], &["nothing to do", "-o DIR"]),
@@ -384,6 +389,20 @@ fn unused_shape_values_are_noted() {
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("--tile gives 4 values, but the deepest loop nest has 3 tiling hyperplanes: 1 not used"), "{stderr}");
     assert!(stderr.contains("--par gives 5 values"), "{stderr}");
+}
+
+/// Construction, reports and generated designs follow the accesses, not the declared extents:
+/// a 4 x 4 loop over two arrays of 4.3 billion elements each (per-cell tables of their full
+/// size once aborted the process).
+#[test]
+fn work_follows_the_accesses_not_the_declared_extents() {
+    let tmp = Tmp::new("huge");
+    let file = bad("huge_arrays_small_loop.c").to_string_lossy().into_owned();
+    let report = run(&[&file, "--report", "--tile", "2", "-o", &tmp.path("design")]);
+    let stdout = String::from_utf8_lossy(&report.stdout);
+    assert!(report.status.success(), "{}", String::from_utf8_lossy(&report.stderr));
+    assert!(stdout.contains("statement instances: 16") && stdout.contains("DDR traffic: 128 B read + 128 B written"), "{stdout}");
+    assert!(Path::new(&tmp.path("design")).join("package_xo.tcl").exists());
 }
 
 /// Absurd but legal shapes do not overflow or panic: one tile covering everything, `--par`

@@ -15,6 +15,7 @@ use crate::ir::*;
 use crate::scan::BandScan;
 use crate::tiling::{self, Nest};
 use cell::CellMap;
+use cell_table::CellTable;
 use dpnc_frontend::dataflow::Sare;
 use dpnc_frontend::interp::{for_each_run, index_of, out_of_bounds};
 use dpnc_frontend::scop::{Program, VarKind};
@@ -27,6 +28,7 @@ use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::*};
 use std::sync::Arc;
 
 mod cell;
+mod cell_table;
 mod events;
 mod line;
 mod mark;
@@ -601,6 +603,29 @@ struct ChanStats {
     window: Vec<i64>,
 }
 
+/// Every point of a box (per dimension, an inclusive range), the last dimension fastest.
+fn box_points(bbox: Vec<(i64, i64)>) -> impl Iterator<Item = Vec<i64>> {
+    let mut next = (bbox.iter().all(|(l, h)| l <= h)).then(|| bbox.iter().map(|r| r.0).collect::<Vec<_>>());
+    std::iter::from_fn(move || {
+        let point = next.clone()?;
+        let cur = next.as_mut()?;
+        let mut d = cur.len();
+        loop {
+            if d == 0 {
+                next = None;
+                break;
+            }
+            d -= 1;
+            if cur[d] < bbox[d].1 {
+                cur[d] += 1;
+                break;
+            }
+            cur[d] = bbox[d].0;
+        }
+        Some(point)
+    })
+}
+
 pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> {
     let params = p.param_values()?;
     if let Some(s) = cfg.tile.iter().find(|&&s| s < 1) {
@@ -869,8 +894,13 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
     let mut compulsory_writes = vec![0u64; p.vars.len()];
     for (var, v) in p.vars.iter().enumerate() {
         let (Some(flow), VarKind::Argument) = (&sare.finals[var], v.kind) else { continue };
-        for cell in 0..v.len() {
-            let idx = dpnc_frontend::store::unflatten(&v.dims, cell);
+        // Only cells that some statement writes can have a final value from one: the box of
+        // them, not the whole declared array.
+        let cells: Box<dyn Iterator<Item = Vec<i64>>> = match dpnc_frontend::bounds::written_box(p, var) {
+            Some(bbox) => Box::new(box_points(bbox)),
+            None => Box::new((0..v.len()).map(|cell| dpnc_frontend::store::unflatten(&v.dims, cell))),
+        };
+        for idx in cells {
             if let Some(Some(sk)) = flow.origin_into(&params, &idx, &mut src) {
                 stored.set(survey.id(sk, &src).ok_or_else(|| source_outside(p, sk, &src))?);
                 compulsory_writes[var] += 1;
@@ -895,7 +925,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         load_proc: Default::default(),
         store_proc: Default::default(),
         compute_proc: Default::default(),
-        versions: p.vars.iter().map(|v| vec![0u32; v.len()]).collect(),
+        versions: p.vars.iter().map(|v| CellTable::new(v.len())).collect(),
         version_of_value: vec![0; stored.count() as usize],
         loads_needed: HashMap::new(),
         ddr_reads: vec![0u64; p.vars.len()],
@@ -903,7 +933,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         next_vid: 0,
         next_load_vid: survey.instances,
         band_no: 0,
-        load_slot: p.vars.iter().map(|v| vec![(0, 0, 0); if v.is_scalar_argument() { 0 } else { v.len() }]).collect(),
+        load_slot: p.vars.iter().map(|v| CellTable::new(if v.is_scalar_argument() { 0 } else { v.len() })).collect(),
         initial: p.vars.iter().map(|v| Bits::new(v.len() as u64)).collect(),
     };
     // One thread enumerates, sorts and resolves the bands (pure work), the other assembles
@@ -1597,7 +1627,7 @@ struct Streams {
     store_proc: HashMap<usize, usize, Fast>,
     compute_proc: HashMap<(usize, usize), usize, Fast>,
     /// DDR versions: the k-th store of a cell creates version k (0 = the initial value).
-    versions: Vec<Vec<u32>>,
+    versions: Vec<CellTable<u32>>,
     /// The DDR version each stored value created, by the value's rank among stored values.
     version_of_value: Vec<u32>,
     loads_needed: HashMap<(usize, usize, u32), u32>,
@@ -1610,7 +1640,7 @@ struct Streams {
     /// index among the band's loads). A second version of a cell in one band (rare) goes
     /// to a map.
     band_no: u32,
-    load_slot: Vec<Vec<(u32, u32, u32)>>,
+    load_slot: Vec<CellTable<(u32, u32, u32)>>,
     /// Per variable, the cells whose initial value is read (the compulsory reads).
     initial: Vec<Bits>,
 }
@@ -1632,7 +1662,7 @@ impl Streams {
     }
     /// The next version of `cell` of `var`, created by storing the value of instance `id`.
     fn version_store(&mut self, stored: &Bits, var: usize, cell: usize, id: u64) -> u32 {
-        let v = &mut self.versions[var][cell];
+        let v = self.versions[var].get_mut(cell);
         *v += 1;
         self.version_of_value[stored.rank(id)] = *v;
         *v
@@ -1850,10 +1880,22 @@ impl Band {
         // (nearly sorted already: program order often agrees with φ). The band is then
         // rearranged in that order, so that position = rank in σ.
         let (lo, hi) = self.last.iter().fold((i64::MAX, i64::MIN), |(l, h), &x| (l.min(x), h.max(x)));
-        let buckets = (hi - lo + 1) as usize;
+        // A bucket per value in the range, or, when the values are sparse (a hyperplane with a
+        // huge coefficient), per distinct value: the range could not be allocated.
+        let distinct: Option<Vec<i64>> = (hi as i128 - lo as i128 > 2 * n as i128).then(|| {
+            let mut v = self.last.clone();
+            v.sort_unstable();
+            v.dedup();
+            v
+        });
+        let bucket = |x: i64| match &distinct {
+            Some(v) => v.partition_point(|&y| y < x),
+            None => (x - lo) as usize,
+        };
+        let buckets = distinct.as_ref().map_or((hi - lo + 1) as usize, Vec::len);
         let mut start = vec![0usize; buckets + 1];
         for &x in &self.last {
-            start[(x - lo) as usize + 1] += 1;
+            start[bucket(x) + 1] += 1;
         }
         for i in 0..buckets {
             start[i + 1] += start[i];
@@ -1863,7 +1905,7 @@ impl Band {
         sigma.resize(n, 0);
         let mut fill = start.clone();
         for (o, &x) in self.last.iter().enumerate() {
-            let slot = &mut fill[(x - lo) as usize];
+            let slot = &mut fill[bucket(x)];
             sigma[*slot] = o;
             *slot += 1;
         }
@@ -2557,7 +2599,7 @@ impl Assembly {
                         Src::Ddr { cell, producer } => {
                             // The cell was loaded in this band already, from the same producer:
                             // the same version, without looking it up.
-                            let slot = st.load_slot[a.var][cell];
+                            let slot = st.load_slot[a.var].get(cell);
                             let version = match loaded.get(slot.2 as usize) {
                                 Some(l) if slot.0 == st.band_no && l.producer == producer => slot.1,
                                 _ => st.version_read(stored, a.var, cell, producer)?,
@@ -2573,7 +2615,7 @@ impl Assembly {
                                     (lp, ch)
                                 }
                             };
-                            let slot = &mut st.load_slot[a.var][cell];
+                            let slot = st.load_slot[a.var].get_mut(cell);
                             let found = if slot.0 == st.band_no && slot.1 == version {
                                 Some(slot.2 as usize)
                             } else if slot.0 == st.band_no {

@@ -264,6 +264,10 @@ impl Deps {
     }
 }
 
+/// The largest coefficient a user-given hyperplane may have: the generated designs and
+/// programs compute hyperplane values and tile coordinates in 64 bits.
+const MAX_COEFFICIENT: u64 = 1 << 20;
+
 /// User-given hyperplanes: `S0: i, j, 0; S1: i, j, k` (one affine list per statement).
 /// Each statement at most once; its hyperplanes that are not constant linearly independent.
 pub fn parse_hyperplanes(p: &Program, text: &str) -> Result<Vec<(usize, Vec<Affine>)>, String> {
@@ -277,6 +281,9 @@ pub fn parse_hyperplanes(p: &Program, text: &str) -> Result<Vec<(usize, Vec<Affi
         }
         let iters = &p.stmts[s].iters;
         let rows = rows.split(',').map(|e| parse_affine(e, iters)).collect::<Result<Vec<_>, _>>()?;
+        if let Some(r) = rows.iter().find(|r| r.coef.iter().chain([&r.cst]).any(|c| c.unsigned_abs() > MAX_COEFFICIENT)) {
+            return Err(format!("`{name}`: the hyperplane `{}` has a coefficient beyond {MAX_COEFFICIENT}", r.isl(iters)));
+        }
         // Constant rows place a statement with fewer loops in a deeper nest (`S0: i, j, 0`).
         let moving: Vec<Affine> = rows.iter().filter(|r| r.coef.iter().any(|&c| c != 0)).cloned().collect();
         if rank(&moving) < moving.len() {

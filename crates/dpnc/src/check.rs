@@ -57,6 +57,7 @@ pub(crate) fn run(sm: &mut SourceMap, args: &CheckArgs) -> Result<(), Failure> {
     let board = dpnc_boards::load(&args.board).map_err(|e| e.to_string())?;
     let p = load(sm, &args.source)?;
     let params = p.param_values()?;
+    Store::check_memory(&p, 4)?;
     let inputs = Store::random(&p, args.seed);
     let mut rows = Vec::new();
     let t = Instant::now();

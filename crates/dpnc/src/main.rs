@@ -426,6 +426,8 @@ fn run(sm: &mut SourceMap, args: &RunArgs) -> Result<(), Failure> {
             }
         }
     }
+    // The inputs, the interpreter's store, and with --check the evaluators' results.
+    Store::check_memory(&p, if args.check { 4 } else { 2 })?;
     let inputs = match (&args.inputs, args.random) {
         (Some(dir), _) => Store::load(&p, dir)?,
         (None, Some(seed)) => Store::random(&p, seed),

@@ -46,6 +46,7 @@ pub(crate) struct SimArgs {
 pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
     let p = load(sm, &args.source)?;
     let params = p.param_values()?;
+    Store::check_memory(&p, 3)?;
     let inputs = match &args.inputs {
         Some(dir) => Store::load(&p, dir)?,
         None => Store::random(&p, args.random.unwrap_or(1)),

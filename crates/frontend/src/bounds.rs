@@ -37,6 +37,28 @@ pub fn check(p: &Program) -> Result<()> {
     Ok(())
 }
 
+/// The box of the cells of variable `var` that some statement writes, per dimension the
+/// smallest and largest subscript; `None` when nothing writes it or the sizes are unknown.
+/// Work over written cells stays within it, whatever the array's declared extent.
+pub fn written_box(p: &Program, var: usize) -> Option<Vec<(i64, i64)>> {
+    let values = p.param_values().ok()?;
+    let ctx = Context::alloc();
+    let _ = isl_rs::Options::set_on_error(&ctx, 1);
+    let model = Model::new(p);
+    let fixed = model.fixed_context(p, &values);
+    let mut bbox: Option<Vec<(i64, i64)>> = None;
+    for (k, s) in p.stmts.iter().enumerate().filter(|(_, s)| s.write.var == var) {
+        let relation = model.access(p, &Names::of(p, s), &s.name, &s.write, &model.cond_of(p, k));
+        // An error here is one `check` already reported: no box, and the caller walks every cell.
+        let range = cells(&ctx, &relation, &fixed).ok()??;
+        bbox = Some(match bbox {
+            None => range,
+            Some(b) => b.iter().zip(&range).map(|(&(l, h), &(x, y))| (l.min(x), h.max(y))).collect(),
+        });
+    }
+    bbox
+}
+
 /// Per dimension, the smallest and largest subscript the access takes; `None` when the
 /// statement never runs.
 fn cells(ctx: &Context, relation: &str, fixed: &str) -> std::result::Result<Option<Vec<(i64, i64)>>, isl_rs::LibISLError> {

@@ -7,7 +7,7 @@
 //! the SARE itself to prove the dataflow exact. Start reading at [`load`].
 
 pub mod ast;
-mod bounds;
+pub mod bounds;
 mod callsite;
 pub mod dataflow;
 pub mod diag;

@@ -186,6 +186,11 @@ pub fn write_npy(path: &Path, a: &NpyArray) -> Result<(), NpyError> {
 
 /// Read a `.npy` file (versions 1.0, 2.0 and 3.0).
 pub fn read_npy(path: &Path) -> Result<NpyArray, NpyError> {
+    // A device or pipe (`/dev/zero`) could be read forever.
+    let meta = std::fs::metadata(path).map_err(|e| io_err(path, e))?;
+    if !meta.is_file() {
+        return Err(format_err(path, "not a regular file"));
+    }
     let bytes = std::fs::read(path).map_err(|e| io_err(path, e))?;
     decode(&bytes).map_err(|msg| format_err(path, msg))
 }
@@ -646,6 +651,9 @@ mod tests {
         let e = read_npy(&p).unwrap_err();
         assert!(matches!(e, NpyError::Format { .. }));
         assert!(e.to_string().starts_with(&p.display().to_string()), "{e}");
+        // A device is refused, not read forever.
+        let e = read_npy(Path::new("/dev/zero")).unwrap_err();
+        assert!(e.to_string().contains("/dev/zero: not a regular file"), "{e}");
         // Shape/data mismatch on write.
         let a = NpyArray { shape: vec![2, 2], data: NpyData::I32(vec![1, 2, 3]) };
         let e = write_npy(&d.join("w.npy"), &a).unwrap_err();

@@ -89,6 +89,25 @@ pub fn flatten(dims: &[i64], idx: &[i64]) -> Option<usize> {
 }
 
 impl Store {
+    /// Refuses a kernel whose arrays would not fit in this machine's available memory (a
+    /// store holds a 16-byte value per element, and a run keeps a few stores), before any is
+    /// allocated: an allocation that fails aborts the process.
+    pub fn check_memory(p: &Program, copies: u64) -> Result<(), String> {
+        let elements: u128 = p.vars.iter().map(|v| v.len() as u128).sum();
+        let need = elements * std::mem::size_of::<Value>() as u128 * copies as u128;
+        let Some(available) = available_memory() else { return Ok(()) };
+        if need > available as u128 {
+            let (big, _) =
+                p.vars.iter().map(|v| (v, v.len())).max_by_key(|(_, n)| *n).map_or(("?".to_string(), 0), |(v, n)| (v.name.clone(), n));
+            return Err(format!(
+                "the kernel's arrays need {:.1} GB in the interpreter ({elements} elements, the largest `{big}`), more than the {:.1} GB available; use smaller sizes",
+                need as f64 / 1e9,
+                available as f64 / 1e9
+            ));
+        }
+        Ok(())
+    }
+
     /// Every variable zero (C's static initialisation).
     pub fn zeroed(p: &Program) -> Store {
         Store { data: p.vars.iter().map(|v| vec![Value::zero(v.ty); v.len()]).collect() }
@@ -187,4 +206,12 @@ impl Store {
         }
         Ok(())
     }
+}
+
+/// The memory the system can still give (Linux's `MemAvailable`), in bytes.
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
 }
