@@ -260,6 +260,16 @@ impl From<String> for Failure {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // A panic is a bug in dpnc: say so in one line, without a backtrace.
+    std::panic::set_hook(Box::new(|info| {
+        let what =
+            info.payload().downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| info.payload().downcast_ref::<String>().cloned());
+        let at = info.location().map_or(String::new(), |l| format!(" ({}:{})", l.file(), l.line()));
+        eprintln!(
+            "error: internal error{at}: {}\n  = note: this is a bug in dpnc, not in the kernel; please report it with the kernel and the command line",
+            what.unwrap_or_else(|| "a thread panicked".into())
+        );
+    }));
     // Deeply nested input recurses deeply; give the compiler room (the parser bounds depth).
     std::thread::Builder::new()
         .stack_size(256 << 20)

@@ -35,6 +35,11 @@ impl Diagnostic {
         Some((file.path.display().to_string(), line, col))
     }
     /// The full multi-line rendering.
+    /// An internal fault (a broken invariant of dpnc's), as opposed to a problem with the input.
+    pub fn is_internal(&self) -> bool {
+        self.message.starts_with("internal error")
+    }
+
     pub fn render(&self, sm: &SourceMap) -> String {
         let mut out = String::new();
         match self.span.and_then(|s| sm.get(s.file).map(|f| (s, f))) {
@@ -60,8 +65,26 @@ impl Diagnostic {
         if let Some(help) = &self.help {
             let _ = writeln!(out, "  = help: {help}");
         }
+        if self.is_internal() {
+            let _ =
+                writeln!(out, "  = note: this is a bug in dpnc, not in the kernel; please report it with the kernel and the command line");
+        }
         out
     }
 }
 
 pub type Result<T, E = Diagnostic> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn internal_faults_say_they_are_bugs_and_user_errors_do_not() {
+        let sm = SourceMap::new();
+        let bug = Diagnostic::global("internal error: a value is loaded before it is stored").render(&sm);
+        assert!(bug.contains("this is a bug in dpnc"), "{bug}");
+        let user = Diagnostic::global("--param n is given twice (4 and 5)").render(&sm);
+        assert!(!user.contains("bug"), "{user}");
+    }
+}

@@ -285,17 +285,23 @@ fn overlap(f: &Function, call: &CallSite, k: usize) -> Result<()> {
 /// (the exact dataflow alone: 0.2 s and 0.6 s; over 20 loops, 35 s).
 const MAX_LOOP_DEPTH: usize = 8;
 
-/// Most `/` and `%` in one comparison of a bound or guard: the model splits a comparison on
-/// the sign of each dividend (C rounds a negative quotient up), 2^k pieces for k divisions.
-const MAX_DIVISIONS_PER_COMPARISON: u32 = 6;
+/// Most `/` and `%` in one comparison of a bound or guard, or in one subscript: the model
+/// splits a comparison on the sign of each dividend (C rounds a negative quotient up), 2^k
+/// pieces for k divisions, and writes a subscript's dividend once per rounding branch.
+const MAX_DIVISIONS: u32 = 6;
 
-fn few_divisions(divisions: u32, span: Span) -> Result<()> {
-    if divisions > MAX_DIVISIONS_PER_COMPARISON {
+/// `what` is "comparison" or "subscript".
+fn few_divisions(divisions: u32, span: Span, what: &str) -> Result<()> {
+    if divisions > MAX_DIVISIONS {
         return Err(Diagnostic::new(
             span,
-            format!("this comparison holds {divisions} divisions or remainders; at most {MAX_DIVISIONS_PER_COMPARISON} are supported"),
+            format!("this {what} holds {divisions} divisions or remainders; at most {MAX_DIVISIONS} are supported"),
         )
-        .with_help("split the condition with `&&`, or compute the bound in fewer divisions"));
+        .with_help(if what == "subscript" {
+            "fold nested divisions (`i / 8` for `i / 2 / 4`)"
+        } else {
+            "split the condition with `&&`, or fold nested divisions"
+        }));
     }
     Ok(())
 }
@@ -680,13 +686,13 @@ impl Analyser {
                 }
                 // The bounds are analysed outside the loop's own scope: they must not use it.
                 let lower = self.aff(lower_src, Ctx::Bound)?;
-                few_divisions(lower.divisions(), lower_src.span)?;
+                few_divisions(lower.divisions(), lower_src.span, "comparison")?;
                 let Some(cond_e) = cond else {
                     return Err(Diagnostic::new(s.span, "a `for` loop without a condition is unbounded")
                         .with_help("write `for (i = lb; i < ub; i++)`"));
                 };
                 let upper = self.loop_bound(cond_e, &name, dir)?;
-                few_divisions(upper.divisions(), cond_e.span)?;
+                few_divisions(upper.divisions(), cond_e.span, "comparison")?;
                 let var = Aff::Iter(depth);
                 let (lo, hi) = if dir > 0 { (lower, upper) } else { (upper, lower) };
                 conds.push(Cond::Cmp(CmpOp::Le, lo.clone(), var.clone()));
@@ -926,7 +932,7 @@ impl Analyser {
                     _ => CmpOp::Ne,
                 };
                 let (x, y) = (self.aff(a, ctx)?, self.aff(b, ctx)?);
-                few_divisions(x.divisions() + y.divisions(), e.span)?;
+                few_divisions(x.divisions() + y.divisions(), e.span, "comparison")?;
                 Cond::Cmp(op, x, y)
             }
             // A bare affine expression: true when non-zero.
@@ -960,6 +966,9 @@ impl Analyser {
             .with_help("access whole elements: one subscript per dimension"));
         }
         let index = idx.iter().map(|i| self.aff(i, Ctx::Subscript)).collect::<Result<Vec<_>>>()?;
+        for (a, e) in index.iter().zip(idx) {
+            few_divisions(a.divisions(), e.span, "subscript")?;
+        }
         let v = &mut self.vars[var];
         if write {
             v.written = true;
