@@ -1,4 +1,4 @@
-/* expect 8:15 this comparison holds 7 divisions or remainders; at most 6 are supported */
+/* expect 8:15 this comparison holds 7 divisions or remainders; at most 4 are supported */
 #define N 8
 
 void kernel_too_many_divisions_bound(int n, double A[N])

@@ -1,4 +1,4 @@
-/* expect 9:9 this comparison holds 7 divisions or remainders; at most 6 are supported */
+/* expect 9:9 this comparison holds 7 divisions or remainders; at most 4 are supported */
 #define N 8
 
 void kernel_too_many_divisions_guard(int n, double A[N])

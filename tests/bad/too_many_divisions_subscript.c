@@ -1,4 +1,4 @@
-/* expect 9:14 this subscript holds 8 divisions or remainders; at most 6 are supported */
+/* expect 9:14 this subscript holds 8 divisions or remainders; at most 4 are supported */
 #define N 8
 
 void kernel_too_many_divisions_subscript(int n, double A[N], double B[N])

@@ -28,11 +28,9 @@ impl Names {
     pub fn of(p: &Program, s: &Statement) -> Names {
         Names { iters: s.iters.iter().map(|i| isl_name(i)).collect(), params: p.params.iter().map(|q| isl_name(&q.name)).collect() }
     }
-    /// An expression for a tuple (an access's cell): isl reads `c ? a : b` there, so C's
-    /// truncating `/` and `%` keep their two rounding branches in one expression.
-    pub fn aff(&self, a: &Aff) -> String {
-        let mut both = Rounding::BOTH;
-        self.aff_in(a, &mut both)
+    /// An expression without division or remainder (see [`Names::by_signs`] for those).
+    fn aff(&self, a: &Aff) -> String {
+        self.aff_in(a, &mut Rounding { signs: !0, next: 0, guards: Vec::new() })
     }
 
     /// `a` with each truncating division or remainder printed as the branch that `rounding`
@@ -49,20 +47,13 @@ impl Names {
             Aff::Mul(c, x) => format!("{c}*({})", self.aff_in(x, rounding)),
             Aff::Div(x, c) | Aff::Mod(x, c) => {
                 let x = self.aff_in(x, rounding);
-                let (down, mirrored) = match a {
-                    Aff::Div(..) => (format!("floor(({x})/{c})"), format!("-floor((-({x}))/{c})")),
-                    _ => (format!("(({x}) mod {c})"), format!("-((-({x})) mod {c})")),
-                };
-                match rounding.next() {
-                    None => format!("(({x}) >= 0 ? {down} : {mirrored})"),
-                    Some(true) => {
-                        rounding.guards.push(format!("{x} >= 0"));
-                        down
-                    }
-                    Some(false) => {
-                        rounding.guards.push(format!("{x} < 0"));
-                        mirrored
-                    }
+                let down = rounding.next();
+                rounding.guards.push(format!("{x} {} 0", if down { ">=" } else { "<" }));
+                match (a, down) {
+                    (Aff::Div(..), true) => format!("floor(({x})/{c})"),
+                    (Aff::Div(..), false) => format!("-floor((-({x}))/{c})"),
+                    (_, true) => format!("(({x}) mod {c})"),
+                    (_, false) => format!("-((-({x})) mod {c})"),
                 }
             }
             Aff::Min(x, y) => format!("min({}, {})", self.aff_in(x, rounding), self.aff_in(y, rounding)),
@@ -70,21 +61,33 @@ impl Names {
         }
     }
 
-    /// `a op b` in a constraint, where isl has no `c ? a : b`: one disjunct per choice of sign
-    /// of the dividends of C's `/` and `%` in it, each guarded by those signs.
-    fn compare(&self, a: &Aff, op: &str, b: &Aff) -> String {
-        let divisions = a.divisions() + b.divisions();
-        if divisions == 0 {
-            return format!("{} {op} {}", self.aff(a), self.aff(b));
-        }
+    /// A constraint on the expressions `affs`, printed by `constraint`: one disjunct per
+    /// choice of sign of the dividends of C's `/` and `%` in them, each guarded by those signs
+    /// (isl's `?:` does not nest, and constraints have none).
+    fn by_signs(&self, affs: &[&Aff], constraint: impl Fn(&[String]) -> String) -> String {
+        let divisions: u32 = affs.iter().map(|a| a.divisions()).sum();
         let cases: Vec<String> = (0..1u64 << divisions)
             .map(|signs| {
-                let mut rounding = Rounding { signs: Some(signs), ..Rounding::BOTH };
-                let cmp = format!("{} {op} {}", self.aff_in(a, &mut rounding), self.aff_in(b, &mut rounding));
-                format!("({} and {cmp})", rounding.guards.join(" and "))
+                let mut rounding = Rounding { signs, next: 0, guards: Vec::new() };
+                let printed: Vec<String> = affs.iter().map(|a| self.aff_in(a, &mut rounding)).collect();
+                let c = constraint(&printed);
+                if rounding.guards.is_empty() {
+                    c
+                } else {
+                    format!("({} and {c})", rounding.guards.join(" and "))
+                }
             })
             .collect();
-        format!("({})", cases.join(" or "))
+        if cases.len() == 1 {
+            cases.into_iter().next().unwrap_or_default()
+        } else {
+            format!("({})", cases.join(" or "))
+        }
+    }
+
+    /// `a op b` in a constraint.
+    fn compare(&self, a: &Aff, op: &str, b: &Aff) -> String {
+        self.by_signs(&[a, b], |v| format!("{} {op} {}", v[0], v[1]))
     }
 
     /// The condition, with negations pushed down (isl has no general `not`).
@@ -125,11 +128,10 @@ impl Names {
     }
 }
 
-/// How [`Names::aff_in`] prints a truncating division or remainder.
+/// Which rounding branch [`Names::aff_in`] prints for each truncating division or remainder.
 struct Rounding {
-    /// `None`: both branches in one `x >= 0 ? … : …`. `Some`: the branch whose bit is set
-    /// (bit k for the k-th division met, 1 for a non-negative dividend).
-    signs: Option<u64>,
+    /// Bit k set: the k-th division met has a non-negative dividend (rounds down).
+    signs: u64,
     /// Divisions met so far.
     next: u32,
     /// The sign conditions of the branches taken.
@@ -137,12 +139,10 @@ struct Rounding {
 }
 
 impl Rounding {
-    const BOTH: Rounding = Rounding { signs: None, next: 0, guards: Vec::new() };
-
-    /// `None` for both branches, else whether the next division's dividend is non-negative.
-    fn next(&mut self) -> Option<bool> {
+    /// Whether the next division's dividend is non-negative.
+    fn next(&mut self) -> bool {
         self.next += 1;
-        self.signs.map(|s| s >> (self.next - 1) & 1 == 1)
+        self.signs >> (self.next - 1) & 1 == 1
     }
 }
 
@@ -206,8 +206,15 @@ impl Model {
     /// `{ S[i] -> A[f(i)] : domain }`, with the statement renamed to `tuple_name` (dataflow
     /// renames each read reference to its own tuple).
     pub fn access(&self, p: &Program, n: &Names, tuple_name: &str, a: &Access, cond: &str) -> String {
-        let idx: Vec<String> = a.index.iter().map(|x| n.aff(x)).collect();
-        format!("{}{{ {} -> {}[{}] : {cond} }}", self.params, n.tuple(tuple_name), isl_name(&p.vars[a.var].name), idx.join(", "))
+        let var = isl_name(&p.vars[a.var].name);
+        if a.index.iter().all(|x| x.divisions() == 0) {
+            let idx: Vec<String> = a.index.iter().map(|x| n.aff(x)).collect();
+            return format!("{}{{ {} -> {var}[{}] : {cond} }}", self.params, n.tuple(tuple_name), idx.join(", "));
+        }
+        // A cell through C's division: named, and equal to its subscript by dividend signs.
+        let cells: Vec<String> = (0..a.index.len()).map(|d| format!("dpnc_cell{d}")).collect();
+        let equal: Vec<String> = a.index.iter().zip(&cells).map(|(x, c)| n.by_signs(&[x], |v| format!("{c} = {}", v[0]))).collect();
+        format!("{}{{ {} -> {var}[{}] : {cond} and {} }}", self.params, n.tuple(tuple_name), cells.join(", "), equal.join(" and "))
     }
 
     /// `ni = 60`, … for concrete parameter values.
