@@ -266,6 +266,10 @@ fn arg_cases() -> Vec<(Vec<String>, Vec<&'static str>)> {
         c(&["run", "{GEMM}", "--random", "1", "--outputs", "{OUT}", "--param", "zz=3"], &["no size parameter `zz`"]),
         c(&["run", "{GEMM}", "--random", "1", "--outputs", "{OUT}", "--param", "ni=abc"], &["`abc` is not an integer"]),
         c(&["run", "{GEMM}", "--random", "1", "--outputs", "{OUT}", "--param", "ni=100000"], &["out of bounds"]),
+        c(
+            &["run", "{GEMM}", "--random", "1", "--outputs", "{OUT}", "-DNI=3000", "-DNJ=3000", "-DNK=3000"],
+            &["27009000000 statement instances: more than the interpreter runs"],
+        ),
         // Outputs never overwrite what dpnc did not write, nor the run's own inputs.
         c(&["run", "{GEMM}", "--random", "1", "--outputs", "{TMP}/users"], &["holds files that dpnc did not write (notes.txt)", "--force"]),
         c(&["{GEMM}", "--tile", "4", "-o", "{TMP}/users"], &["holds files that dpnc did not write (notes.txt)"]),

@@ -420,6 +420,9 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// The most statement instances `run` interprets (at some 2 million a second, over an hour).
+const MAX_INTERPRETED: u64 = 10_000_000_000;
+
 fn run(sm: &mut SourceMap, args: &RunArgs) -> Result<(), Failure> {
     let p = load(sm, &args.source)?;
     let params = p.param_values()?;
@@ -445,7 +448,17 @@ fn run(sm: &mut SourceMap, args: &RunArgs) -> Result<(), Failure> {
     };
     let mut mem = inputs.clone();
     let t = Instant::now();
-    let stats = dpnc_frontend::interp::run(&p, &params, &mut mem)?;
+    let total: u64 = dpnc_frontend::interp::instance_counts(&p, &params)?.iter().sum();
+    if total > MAX_INTERPRETED {
+        return Err(format!("{total} statement instances: more than the interpreter runs ({MAX_INTERPRETED}); use smaller sizes").into());
+    }
+    let mut shown = t;
+    let stats = dpnc_frontend::interp::run_reporting(&p, &params, &mut mem, &mut |done| {
+        if shown.elapsed().as_secs() >= 2 {
+            shown = Instant::now();
+            eprintln!("interpreter: {done} of {total} statement instances ({:.0} s)", t.elapsed().as_secs_f64());
+        }
+    })?;
     eprintln!("interpreter: {} statement instances in {:.3} s", stats.instances, t.elapsed().as_secs_f64());
     if args.check {
         let t = Instant::now();

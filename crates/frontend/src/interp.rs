@@ -40,6 +40,11 @@ pub(crate) fn eval_error(s: &crate::scop::Statement, e: EvalError) -> Diagnostic
 
 /// Runs the kernel on `mem` with the given parameter values.
 pub fn run(p: &Program, params: &[i64], mem: &mut Store) -> Result<Stats, Diagnostic> {
+    run_reporting(p, params, mem, &mut |_| {})
+}
+
+/// [`run`], calling `progress` with the instances run so far every 2^22 instances.
+pub fn run_reporting(p: &Program, params: &[i64], mem: &mut Store, progress: &mut dyn FnMut(u64)) -> Result<Stats, Diagnostic> {
     let mut stats = Stats::default();
     for_each_instance(p, params, &mut |k, iters| {
         let s = &p.stmts[k];
@@ -56,6 +61,9 @@ pub fn run(p: &Program, params: &[i64], mem: &mut Store) -> Result<Stats, Diagno
         };
         mem.data[s.write.var][woff] = v.convert(p.vars[s.write.var].ty);
         stats.instances += 1;
+        if stats.instances % (1 << 22) == 0 {
+            progress(stats.instances);
+        }
         Ok(())
     })?;
     Ok(stats)
