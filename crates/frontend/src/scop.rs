@@ -315,13 +315,16 @@ pub fn analyse(unit: &Unit, overrides: &[(String, i64)]) -> Result<Program> {
         // An empty region: point at its opening pragma.
         _ => start.checked_sub(1).and_then(|k| f.body.get(k)).map_or(f.span, |s| s.span),
     };
-    let region_stmts: Vec<Stmt> = initialisers(&f.body[..start]).into_iter().chain(f.body[start..end].iter().cloned()).collect();
-
     let mut written = BTreeSet::new();
     let mut iter_names = BTreeSet::new();
-    for s in &region_stmts {
+    for s in &f.body[start..end] {
         collect_writes(s, &mut written, &mut iter_names);
     }
+    let inits = initialisers(&f.body[..start], &iter_names);
+    for s in &inits {
+        collect_writes(s, &mut written, &mut iter_names);
+    }
+    let region_stmts: Vec<Stmt> = inits.into_iter().chain(f.body[start..end].iter().cloned()).collect();
 
     let mut a = Analyser {
         params: Vec::new(),
@@ -420,11 +423,13 @@ pub fn analyse(unit: &Unit, overrides: &[(String, i64)]) -> Result<Program> {
 }
 
 /// The initialisers of the locals declared before the region (`DATA_TYPE eps = 0.1;`), as
-/// assignments that run first in the region.
-fn initialisers(before: &[Stmt]) -> Vec<Stmt> {
+/// assignments that run first in the region; not those of loop iterators (`int i = 0;`),
+/// which their loops set.
+fn initialisers(before: &[Stmt], iterators: &BTreeSet<String>) -> Vec<Stmt> {
     let decls = before.iter().filter_map(|s| if let StmtKind::Decl(ds) = &s.kind { Some(ds) } else { None });
     decls
         .flatten()
+        .filter(|d| !iterators.contains(&d.name))
         .filter_map(|d| {
             let init = d.init.as_ref()?;
             let target = Expr { kind: ExprKind::Var(d.name.clone()), span: d.span };
@@ -1205,5 +1210,22 @@ impl Cond {
             Cond::Or(a, b) => a.eval(iters, params)? || b.eval(iters, params)?,
             Cond::Not(a) => !a.eval(iters, params)?,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{load_str, Options, SourceMap};
+
+    /// Initialisers of locals declared before the region run first in it, except those of
+    /// loop iterators, which their loops set.
+    #[test]
+    fn initialisers_before_the_region_become_its_first_statements() {
+        let text = "#define N 8\nvoid kernel_k(int n, double A[N], double B[N])\n{\n  int i = 0, j = 3;\n  double s = 0.5;\n#pragma scop\n  for (i = 0; i < n; i++)\n    B[i] = A[i] * s + j;\n#pragma endscop\n}\nint main(void) { static double A[N], B[N]; kernel_k(N, A, B); return 0; }\n";
+        let mut sm = SourceMap::new();
+        let p = load_str(&mut sm, "k.c", text, &Options::default()).unwrap_or_else(|d| panic!("{}", d.render(&sm)));
+        let shown: Vec<String> = p.stmts.iter().map(|s| sm.snippet(s.span).to_string()).collect();
+        assert_eq!(shown, ["j = 3", "s = 0.5", "B[i] = A[i] * s + j"]);
+        assert!(matches!(p.stmts[2].schedule[0], super::SchedTerm::Const(2)), "the loop nest runs after the initialisers");
     }
 }
