@@ -95,8 +95,8 @@ pub(crate) struct Shape {
     /// Tile sizes along the tiling hyperplanes (the last one repeats).
     #[arg(long, value_name = "S1,S2,…", value_delimiter = ',', default_value = "32")]
     tile: Vec<i64>,
-    /// Parallel sub-bands per tiling hyperplane (the last one repeats, as for --tile: `--par 2`
-    /// splits every hyperplane in two, `--par 2,1` only the first).
+    /// Parallel sub-bands along the outer tiling hyperplanes (the last value repeats, as for
+    /// --tile: `--par 2` splits each outer hyperplane in two, `--par 2,1` only the first).
     #[arg(long, value_name = "P1,P2,…", value_delimiter = ',', default_value = "1")]
     par: Vec<i64>,
     /// Tiling hyperplanes per statement, e.g. "S0: t, 2t + i; S1: t, 2t + i + 1": every
