@@ -223,7 +223,7 @@ fn arg_cases() -> Vec<(Vec<String>, Vec<&'static str>)> {
         c(&["{JACOBI}", "--report", "--tile", "2", "--par", "3"], &["exceeds the tile size 2"]),
         c(&["{GEMM}", "--report", "--hyperplanes", "S0: nonsense"], &["--hyperplanes"]),
         // Every value given is used, or refused (values past the hyperplanes are noted): none is dropped silently.
-        c(&["{GEMM}", "--report", "--tile", "4,2", "--par", "3"], &["--par 3 on hyperplane 1 exceeds the tile size 2"]),
+        c(&["{GEMM}", "--report", "--tile", "4,2", "--par", "3,3"], &["--par 3 on hyperplane 1 exceeds the tile size 2"]),
         c(&["{GEMM}", "--report", "--hyperplanes", ""], &["--hyperplanes: the spec names no statement"]),
         c(&["{GEMM}", "--report", "--hyperplanes", " ; "], &["--hyperplanes: the spec names no statement"]),
         c(&["{GEMM}", "--report", "--hyperplanes", "S1: i, j, k"], &["--hyperplanes gives S1 but not S0, which shares its loop nest"]),
@@ -385,14 +385,19 @@ fn output_directories_are_replaced_whole_and_reports_still_print() {
     assert_eq!(beside, vec!["design".to_string()], "staging directories left behind");
 }
 
-/// Values past the kernel's hyperplanes are not used, and the user is told so.
+/// Values past the kernel's hyperplanes are not used, and a repeated `--par` too large for a
+/// tile is capped; the user is told so.
 #[test]
-fn unused_shape_values_are_noted() {
+fn unused_and_capped_shape_values_are_noted() {
     let out = run(&[&kernel("gemm.c"), "--report", "--tile", "4,4,4,4", "--par", "2,2,2,2,2"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("--tile gives 4 values, but the deepest loop nest has 3 tiling hyperplanes: 1 not used"), "{stderr}");
     assert!(stderr.contains("--par gives 5 values"), "{stderr}");
+    let out = run(&[&kernel("gemm.c"), "--report", "--tile", "4,2", "--par", "3"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("--par 3, repeated on hyperplane 1, is capped at its tile size 2"), "{stderr}");
 }
 
 /// Construction, reports and generated designs follow the accesses, not the declared extents:

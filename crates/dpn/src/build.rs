@@ -652,15 +652,20 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
         }
     }
     let sizes: Vec<i64> = (0..depth).map(|d| size_of(&cfg.tile, d, 32)).collect();
+    // A value given for a hyperplane must fit its tile; the last value, repeated over the
+    // hyperplanes after it, is capped at each tile size (and the user told so).
     for d in 0..depth {
         let (q, s) = (size_of(&cfg.par, d, 1), sizes[d]);
-        if q > s {
+        if q > s && d < cfg.par.len() {
             return Err(Diagnostic::global(format!(
                 "--par {q} on hyperplane {d} exceeds the tile size {s}: a sub-band cannot be thinner than one iteration"
             )));
         }
+        if q > s && cfg.progress {
+            eprintln!("dpnc: note: --par {q}, repeated on hyperplane {d}, is capped at its tile size {s}");
+        }
     }
-    let par: Vec<i64> = (0..depth).map(|d| size_of(&cfg.par, d, 1)).collect();
+    let par: Vec<i64> = (0..depth).map(|d| size_of(&cfg.par, d, 1).min(sizes[d])).collect();
     let mut geo = Geometry {
         nests: &nests,
         nest_of: nest_of.clone(),

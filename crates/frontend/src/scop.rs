@@ -65,8 +65,8 @@ pub struct Parameter {
 pub enum VarKind {
     /// An argument of the kernel: exchanged with the caller (DDR in hardware).
     Argument,
-    /// Declared inside the kernel function: a temporary. It must be written in the region or
-    /// initialised where it is declared (the initialiser runs first in the region).
+    /// Declared inside the kernel function: a temporary. An initialiser where it is declared
+    /// runs first in the region; without one it reads as zero (C leaves it indeterminate).
     Local,
 }
 
@@ -399,10 +399,6 @@ pub fn analyse(unit: &Unit, overrides: &[(String, i64)]) -> Result<Program> {
             .with_help("put the loop nest to compile between `#pragma scop` and `#pragma endscop`"));
     }
     nothing_outside(&f.body[..start], &f.body[end..])?;
-    if let Some(v) = a.vars.iter().find(|v| v.kind == VarKind::Local && v.read && !v.written) {
-        return Err(Diagnostic::new(v.span, format!("the local `{}` is read but never written, so it has no value", v.name))
-            .with_help("initialise it where it is declared, or assign it inside the region"));
-    }
     for p in &a.params {
         if let Some(v) = p.value {
             if v < 1 {
