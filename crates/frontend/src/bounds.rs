@@ -13,12 +13,7 @@ use isl_rs::{Context, Map, Set};
 /// range its subscript takes. Without values for every size parameter there is nothing to
 /// check yet: whatever needs the values asks for them.
 pub fn check(p: &Program) -> Result<()> {
-    let Ok(values) = p.param_values() else { return Ok(()) };
-    let ctx = Context::alloc();
-    // Errors come back as values; keep isl quiet on stderr.
-    let _ = isl_rs::Options::set_on_error(&ctx, 1);
-    let model = Model::new(p);
-    let fixed = model.fixed_context(p, &values);
+    let Some(Setting { ctx, model, fixed }) = Setting::of(p) else { return Ok(()) };
     for (k, s) in p.stmts.iter().enumerate() {
         let names = Names::of(p, s);
         let cond = model.cond_of(p, k);
@@ -41,11 +36,7 @@ pub fn check(p: &Program) -> Result<()> {
 /// smallest and largest subscript; `None` when nothing writes it or the sizes are unknown.
 /// Work over written cells stays within it, whatever the array's declared extent.
 pub fn written_box(p: &Program, var: usize) -> Option<Vec<(i64, i64)>> {
-    let values = p.param_values().ok()?;
-    let ctx = Context::alloc();
-    let _ = isl_rs::Options::set_on_error(&ctx, 1);
-    let model = Model::new(p);
-    let fixed = model.fixed_context(p, &values);
+    let Setting { ctx, model, fixed } = Setting::of(p)?;
     let mut bbox: Option<Vec<(i64, i64)>> = None;
     for (k, s) in p.stmts.iter().enumerate().filter(|(_, s)| s.write.var == var) {
         let relation = model.access(p, &Names::of(p, s), &s.name, &s.write, &model.cond_of(p, k));
@@ -57,6 +48,27 @@ pub fn written_box(p: &Program, var: usize) -> Option<Vec<(i64, i64)>> {
         });
     }
     bbox
+}
+
+/// What both questions are asked in: an isl context, the model, and the parameters' values.
+struct Setting {
+    ctx: Context,
+    model: Model,
+    /// The parameter set at the values: `[n] -> { : n = 16 }`.
+    fixed: String,
+}
+
+impl Setting {
+    /// `None` without a value for every size parameter.
+    fn of(p: &Program) -> Option<Setting> {
+        let values = p.param_values().ok()?;
+        let ctx = Context::alloc();
+        // Errors come back as values; keep isl quiet on stderr.
+        let _ = isl_rs::Options::set_on_error(&ctx, 1);
+        let model = Model::new(p);
+        let fixed = model.fixed_context(p, &values);
+        Some(Setting { ctx, model, fixed })
+    }
 }
 
 /// Per dimension, the smallest and largest subscript the access takes; `None` when the
