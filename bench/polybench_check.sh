@@ -4,14 +4,17 @@
 # present (`source scripts/cuda.sh` first for the GPU backend): one line per kernel,
 # precision and backend, then a count. Exits non-zero on any mismatch or failure.
 # usage: bench/polybench_check.sh POLYBENCH_DIR [dpnc check flags, default: --tile 4]
+# DPNC=path/to/dpnc runs that binary instead of building target/release/dpnc.
 set -uo pipefail
 dir=$(realpath "${1:?usage: bench/polybench_check.sh POLYBENCH_DIR [flags...]}")
 shift
 flags=("$@")
 [ ${#flags[@]} -gt 0 ] || flags=(--tile 4)
 cd "$(dirname "$0")/.."
-cargo build --release -q -p dpnc || exit 1
-dpnc=$PWD/target/release/dpnc
+if [ -z "${DPNC:-}" ]; then
+  cargo build --release -q -p dpnc || exit 1
+fi
+dpnc=${DPNC:-$PWD/target/release/dpnc}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 bad=0; good=0; skipped=0

@@ -708,17 +708,18 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
             .collect(),
     };
 
-    // Pass 0: how big, and where.
-    let survey = Survey::new(p, &params, &geo)?;
+    // Pass 0: how big, and where. Counting first refuses a kernel too large for the walk of
+    // every instance below without walking them.
     let limit = match (cfg.max_instances, cfg.keep_traces) {
         (0, true) => 50_000_000,
         (0, false) => 20_000_000_000,
         (n, _) => n,
     };
-    if survey.instances > limit {
+    if let Err(size) = dpnc_frontend::interp::instance_total_up_to(p, &params, limit)? {
         let why = if cfg.keep_traces { "too large to execute as a software network" } else { "too large" };
-        return Err(Diagnostic::global(format!("{} statement instances (more than {limit}): {why}; use smaller sizes", survey.instances)));
+        return Err(Diagnostic::global(format!("{size}: {why}; use smaller sizes")));
     }
+    let survey = Survey::new(p, &params, &geo)?;
     let progress = cfg.progress && survey.instances > 2_000_000;
     if progress {
         eprintln!("dpnc: building the process network: {} statement instances…", survey.instances);

@@ -7,7 +7,7 @@
 
 use crate::ir::*;
 use crate::tiling::Nest;
-use dpnc_frontend::dataflow::Sare;
+use dpnc_frontend::dataflow::{self, Sare};
 use dpnc_frontend::polyhedral::{isl_name, Model};
 use dpnc_frontend::scop::Program;
 use dpnc_frontend::Diagnostic;
@@ -122,7 +122,7 @@ pub fn derive(p: &Program, sare: &Sare, dpn: &mut Dpn) -> Result<(), Diagnostic>
             .map(|t| {
                 scope.spawn(move || {
                     let cx = Ctx::new(p, sare, dpn_ref);
-                    (t..dpn_ref.channels.len()).step_by(threads).map(|c| channel(&cx, dpn_ref, c)).collect()
+                    (t..dpn_ref.channels.len()).step_by(threads).map(|c| bounded_channel(&cx, dpn_ref, c)).collect()
                 })
             })
             .collect();
@@ -165,15 +165,37 @@ pub fn derive(p: &Program, sare: &Sare, dpn: &mut Dpn) -> Result<(), Diagnostic>
     Ok(())
 }
 
+/// How much work isl may do for one channel's relation, mux and demux (isl's count of basic
+/// operations; PolyBench's channels take a small fraction of it).
+const CHANNEL_OPERATIONS: u64 = 5_000_000;
+
+/// [`channel`] within [`CHANNEL_OPERATIONS`], or a diagnostic at the consumer's statement.
+fn bounded_channel(cx: &Ctx, dpn: &Dpn, c: usize) -> Result<Found, Diagnostic> {
+    cx.isl.reset_operations();
+    channel(cx, dpn, c).map_err(|e| {
+        if !dataflow::quota_spent(&cx.isl) {
+            return e;
+        }
+        let message = format!(
+            "the relation of channel {} is too costly for isl (it gave up after {CHANNEL_OPERATIONS} operations)",
+            dpn.channels[c].name
+        );
+        let help = "try other tile sizes or `--hyperplanes`, or split the loop nest";
+        match dpn.processes[dpn.channels[c].consumer].stmt() {
+            Some(k) => Diagnostic::new(cx.p.stmts[k].span, message).with_help(help),
+            None => Diagnostic::global(message).with_help(help),
+        }
+    })
+}
+
 impl<'a> Ctx<'a> {
     fn new(p: &'a Program, sare: &'a Sare, dpn: &Dpn) -> Ctx<'a> {
         let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
         let model = Model::new(p);
         let fixed = model.fixed_context(p, &params);
         let nest_of = crate::tiling::nest_of(&dpn.nests, p.stmts.len());
-        let cx = Ctx { p, sare, nests: dpn.nests.clone(), nest_of, tile: dpn.tile.clone(), model, fixed, isl: Context::alloc() };
-        let _ = isl_rs::Options::set_on_error(&cx.isl, 1);
-        cx
+        let isl = dataflow::bounded_context(CHANNEL_OPERATIONS);
+        Ctx { p, sare, nests: dpn.nests.clone(), nest_of, tile: dpn.tile.clone(), model, fixed, isl }
     }
 }
 

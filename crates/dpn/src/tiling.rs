@@ -118,7 +118,7 @@ fn point_order(p: &Program, nest: &Nest, stmts: &[usize]) -> Vec<usize> {
     let last = &nest.phi_of(deepest)[d - 1];
     let write = &p.stmts[deepest].write.index;
     let reduction =
-        last.coef.iter().any(|&c| c != 0) && last.coef.iter().enumerate().all(|(j, &c)| c == 0 || !write.iter().any(|a| mentions(a, j)));
+        last.coef.iter().any(|&c| c != 0) && last.coef.iter().enumerate().all(|(j, &c)| c == 0 || !write.iter().any(|a| a.mentions(j)));
     // `a` = λ·`b` for a non-constant `a`: the same direction.
     let parallel = |a: &Affine, b: &Affine| {
         let j = b.coef.iter().position(|&c| c != 0);
@@ -153,8 +153,8 @@ pub fn nests(p: &Program) -> Vec<Vec<usize>> {
 }
 
 /// All flow, anti and output dependences of the program (isl, parameters fixed).
-struct Deps {
-    ctx: Context,
+struct Deps<'c> {
+    ctx: &'c Context,
     deps: UnionMap,
     fixed: String,
     /// The dependences among one nest's statements (the last nest asked for): legality
@@ -166,14 +166,12 @@ fn isl_err(e: isl_rs::LibISLError) -> Diagnostic {
     Diagnostic::global(format!("internal error in isl during tiling: {e}"))
 }
 
-impl Deps {
-    fn new(p: &Program, params: &[i64]) -> Result<Deps, Diagnostic> {
-        let ctx = Context::alloc();
-        let _ = isl_rs::Options::set_on_error(&ctx, 1);
+impl<'c> Deps<'c> {
+    fn new(ctx: &'c Context, p: &Program, params: &[i64]) -> Result<Deps<'c>, Diagnostic> {
         let m = Model::new(p);
         let fixed = m.fixed_context(p, params);
         let union = |parts: &[String]| -> Result<UnionMap, Diagnostic> {
-            dataflow::union(&ctx, parts)?.intersect_params(isl_rs::Set::read_from_str(&ctx, &fixed).map_err(isl_err)?).map_err(isl_err)
+            dataflow::union(ctx, parts)?.intersect_params(isl_rs::Set::read_from_str(ctx, &fixed).map_err(isl_err)?).map_err(isl_err)
         };
         let w = union(&m.writes)?;
         let r = union(&m.reads.concat())?;
@@ -199,7 +197,7 @@ impl Deps {
                     format!("{}[{}]", p.stmts[s].name, iters.join(", "))
                 })
                 .collect();
-            let u = || UnionSet::read_from_str(&self.ctx, &format!("{prefix}{{ {} }}", spaces.join("; ")));
+            let u = || UnionSet::read_from_str(self.ctx, &format!("{prefix}{{ {} }}", spaces.join("; ")));
             let d = self.deps.copy().and_then(|d| d.intersect_domain(u()?)).and_then(|d| d.intersect_range(u()?)).map_err(isl_err)?;
             *local = Some((nest.to_vec(), d));
         }
@@ -220,7 +218,7 @@ impl Deps {
             .map(|(&s, row)| {
                 let iters: Vec<String> = p.stmts[s].iters.iter().map(|i| isl_name(i)).collect();
                 let t = format!("{prefix}{{ {}[{}] -> [{}] }}", p.stmts[s].name, iters.join(", "), row.isl(&iters));
-                Map::read_from_str(&self.ctx, &t).map_err(isl_err)
+                Map::read_from_str(self.ctx, &t).map_err(isl_err)
             })
             .collect::<Result<_, _>>()?;
         let phi = |k: usize| phis[k].copy().map_err(isl_err);
@@ -358,9 +356,36 @@ fn parse_affine(text: &str, iters: &[String]) -> Result<Affine, String> {
     Ok(a)
 }
 
+/// How much work isl may do to find one kernel's hyperplanes (isl's count of basic operations;
+/// PolyBench's kernels take a fraction of it; every pair of statements that access one array
+/// costs some, so hundreds of statements in one loop reach it).
+const TILING_OPERATIONS: u64 = 20_000_000;
+
 /// Finds the hyperplanes of every nest.
 pub fn choose(p: &Program, params: &[i64], user: Option<&str>) -> Result<Vec<Nest>, Diagnostic> {
-    let deps = Deps::new(p, params)?;
+    let ctx = dataflow::bounded_context(TILING_OPERATIONS);
+    Deps::new(&ctx, p, params).and_then(|deps| choose_with(p, &deps, user)).map_err(|e| match dataflow::quota_spent(&ctx) {
+        true => too_costly(p),
+        false => e,
+    })
+}
+
+/// The diagnostic for a kernel whose dependences exceed [`TILING_OPERATIONS`], at its largest
+/// nest (the number of statement pairs there is what costs).
+fn too_costly(p: &Program) -> Diagnostic {
+    let biggest = nests(p).into_iter().max_by_key(Vec::len).unwrap_or_default();
+    let message = format!(
+        "finding tiling hyperplanes is too costly for this kernel (isl gave up after {TILING_OPERATIONS} operations); its largest loop nest holds {} statements",
+        biggest.len()
+    );
+    let help = "split the kernel into several, or give fewer statements per loop nest";
+    match biggest.first() {
+        Some(&k) => Diagnostic::new(p.stmts[k].span, message).with_help(help),
+        None => Diagnostic::global(message).with_help(help),
+    }
+}
+
+fn choose_with(p: &Program, deps: &Deps, user: Option<&str>) -> Result<Vec<Nest>, Diagnostic> {
     let user = match user {
         Some(t) => Some(parse_hyperplanes(p, t).map_err(|e| Diagnostic::global(format!("--hyperplanes: {e}")))?),
         None => None,
@@ -402,10 +427,10 @@ pub fn choose(p: &Program, params: &[i64], user: Option<&str>) -> Result<Vec<Nes
                 continue;
             }
         }
-        out.push(search(p, &deps, nest)?);
+        out.push(search(p, deps, nest)?);
     }
     for n in &mut out {
-        groups(p, &deps, n)?;
+        groups(p, deps, n)?;
         let moved: Vec<&str> = n
             .stmts
             .iter()
@@ -472,7 +497,7 @@ fn groups(p: &Program, deps: &Deps, nest: &mut Nest) -> Result<(), Diagnostic> {
                 let (s, h) = (&p.stmts[nest.stmts[k]], &nest.phi[k][inner]);
                 s.reads
                     .iter()
-                    .filter(|a| a.index.last().is_some_and(|x| h.coef.iter().enumerate().any(|(j, &c)| c != 0 && mentions(x, j))))
+                    .filter(|a| a.index.last().is_some_and(|x| h.coef.iter().enumerate().any(|(j, &c)| c != 0 && x.mentions(j))))
                     .count()
             })
             .sum()
@@ -494,7 +519,7 @@ fn search(p: &Program, deps: &Deps, nest: Vec<usize>) -> Result<Nest, Diagnostic
     // alternative (time loops of stencils come first there). Keep the order that tiles more
     // dimensions, the reduction-last one on a tie.
     let mut reduction_last: Vec<usize> = (0..dims).collect();
-    reduction_last.sort_by_key(|&d| (!p.stmts[deepest].write.index.iter().any(|a| mentions(a, d)), d));
+    reduction_last.sort_by_key(|&d| (!p.stmts[deepest].write.index.iter().any(|a| a.mentions(d)), d));
     let a = place(p, deps, &nest, &aligned, &names, &reduction_last)?;
     let (phi, kept, dropped, skewed) = if a.1.len() == dims {
         a
@@ -618,16 +643,6 @@ pub fn describe(p: &Program, nest: &[usize], phi: &[Vec<Affine>]) -> String {
         .map(|(&s, rows)| format!("{}({})", p.stmts[s].name, rows.iter().map(|a| a.isl(&p.stmts[s].iters)).collect::<Vec<_>>().join(", ")))
         .collect::<Vec<_>>()
         .join("; ")
-}
-
-fn mentions(a: &dpnc_frontend::scop::Aff, d: usize) -> bool {
-    use dpnc_frontend::scop::Aff::*;
-    match a {
-        Iter(k) => *k == d,
-        Const(_) | Param(_) => false,
-        Neg(x) | Mul(_, x) | Div(x, _) | Mod(x, _) => mentions(x, d),
-        Add(x, y) | Sub(x, y) | Min(x, y) | Max(x, y) => mentions(x, d) || mentions(y, d),
-    }
 }
 
 /// The statement's iterators placed on the named dimensions; unmatched ones fill the

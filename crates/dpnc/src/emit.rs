@@ -54,9 +54,18 @@ pub fn scop(p: &Program, sm: &SourceMap) -> Result<String, dpnc_frontend::Diagno
     Ok(out)
 }
 
-pub fn sare(p: &Program, sare: &Sare, sm: &SourceMap) -> String {
+/// The SARE as text; `parametric` tells whether it holds for every parameter value or only
+/// for the given ones.
+pub fn sare(p: &Program, sare: &Sare, parametric: bool, sm: &SourceMap) -> String {
     let mut out = String::new();
     header(p, &mut out);
+    if !parametric {
+        let _ = writeln!(
+            out,
+            "# at these parameter values only: the parametric dataflow needs more than {} isl operations",
+            dpnc_frontend::dataflow::PARAMETRIC_OPERATIONS
+        );
+    }
     for (k, s) in p.stmts.iter().enumerate() {
         let _ = writeln!(out, "\n{}[{}] : {}", s.name, s.iters.join(", "), stmt_text(sm, p, k));
         let _ = writeln!(out, "  for {}", sare.domains[k]);

@@ -265,8 +265,9 @@ fn main() -> ExitCode {
         let what =
             info.payload().downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| info.payload().downcast_ref::<String>().cloned());
         let at = info.location().map_or(String::new(), |l| format!(" ({}:{})", l.file(), l.line()));
+        let near = REGION.get().map_or(String::new(), |(_, at)| format!("\n  = note: while compiling the kernel at {at}"));
         eprintln!(
-            "error: internal error{at}: {}\n  = note: this is a bug in dpnc, not in the kernel; please report it with the kernel and the command line",
+            "error: internal error{at}: {}{near}\n  = note: this is a bug in dpnc, not in the kernel; please report it with the kernel and the command line",
             what.unwrap_or_else(|| "a thread panicked".into())
         );
     }));
@@ -293,7 +294,7 @@ fn real_main(cli: Cli) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Diag(d)) => {
-            eprint!("{}", d.render(&sm));
+            eprint!("{}", located(d).render(&sm));
             ExitCode::FAILURE
         }
         Err(Failure::Msg(m)) => {
@@ -355,8 +356,25 @@ fn boards() -> Result<(), Failure> {
     Ok(())
 }
 
+/// Where the kernel's region starts: the nearest source position for an internal fault that
+/// names none (a panic's hook has no source map, hence also as `file:line:col`).
+static REGION: std::sync::OnceLock<(dpnc_frontend::source::Span, String)> = std::sync::OnceLock::new();
+
+/// `d`, placed at the kernel's region if it is an internal fault without a position.
+fn located(mut d: Diagnostic) -> Diagnostic {
+    if d.is_internal() && d.span.is_none() {
+        d.span = REGION.get().map(|(span, _)| *span);
+    }
+    d
+}
+
 pub(crate) fn load(sm: &mut SourceMap, src: &Source) -> Result<Program, Failure> {
-    Ok(dpnc_frontend::load(sm, &src.file, &src.options())?)
+    let p = dpnc_frontend::load(sm, &src.file, &src.options())?;
+    if let Some(file) = sm.get(p.region.file) {
+        let (line, col) = file.line_col(p.region.lo as usize);
+        let _ = REGION.set((p.region, format!("{}:{line}:{col}", file.path.display())));
+    }
+    Ok(p)
 }
 
 fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
@@ -378,7 +396,7 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
         None => None,
     };
     let needs_network = args.out.is_some() || args.report || matches!(args.emit, Some(Emit::DpnJson | Emit::Dot));
-    let sare = match needs_network || matches!(args.emit, Some(Emit::Sare)) {
+    let sare = match needs_network {
         true => Some(dpnc_frontend::dataflow::compute(&p)?),
         false => None,
     };
@@ -409,7 +427,10 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
     }
     match (args.emit, &sare, &dpn) {
         (Some(Emit::Scop), _, _) => print!("{}", emit::scop(&p, sm)?),
-        (Some(Emit::Sare), Some(sare), _) => print!("{}", emit::sare(&p, sare, sm)),
+        (Some(Emit::Sare), ..) => {
+            let (sare, parametric) = dpnc_frontend::dataflow::compute_parametric(&p)?;
+            print!("{}", emit::sare(&p, &sare, parametric, sm))
+        }
         (Some(Emit::Dot), _, Some(dpn)) => print!("{}", dpnc_dpn::dot::render(&p, dpn)),
         (Some(Emit::DpnJson), _, Some(dpn)) => println!("{}", serde_json::to_string_pretty(dpn).map_err(|e| e.to_string())?),
         _ => {}
@@ -448,10 +469,8 @@ fn run(sm: &mut SourceMap, args: &RunArgs) -> Result<(), Failure> {
     };
     let mut mem = inputs.clone();
     let t = Instant::now();
-    let total: u64 = dpnc_frontend::interp::instance_counts(&p, &params)?.iter().sum();
-    if total > MAX_INTERPRETED {
-        return Err(format!("{total} statement instances: more than the interpreter runs ({MAX_INTERPRETED}); use smaller sizes").into());
-    }
+    let total = dpnc_frontend::interp::instance_total_up_to(&p, &params, MAX_INTERPRETED)?
+        .map_err(|size| format!("{size}: more than the interpreter runs; use smaller sizes"))?;
     let mut shown = t;
     let stats = dpnc_frontend::interp::run_reporting(&p, &params, &mut mem, &mut |done| {
         if shown.elapsed().as_secs() >= 2 {
@@ -502,4 +521,29 @@ fn write_outputs(p: &Program, dir: &Path, mem: &Store, inputs: Option<&Store>) -
         inputs.save(p, &dir.join("inputs"), |v| v.kind == VarKind::Argument)?;
     }
     mem.save(p, dir, |v| v.kind == VarKind::Argument && v.written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An internal fault that names no position is shown at the kernel's region; a user error
+    /// without one stays as it is.
+    #[test]
+    fn internal_faults_name_the_nearest_position() {
+        let dir = std::env::temp_dir().join(format!("dpnc-located-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let file = dir.join("k.c");
+        let text = "#define N 4\nvoid kernel_k(double A[N])\n{\n#pragma scop\n  for (int i = 0; i < N; i++)\n    A[i] = 2.0 * A[i];\n#pragma endscop\n}\n";
+        std::fs::write(&file, text).expect("write");
+        let mut sm = SourceMap::new();
+        let src = Source { file: file.clone(), include: vec![], define: vec![], kernel: None, params: vec![] };
+        load(&mut sm, &src).unwrap_or_else(|_| panic!("loads"));
+        let bug = located(Diagnostic::global("internal error: a channel without its relation")).render(&sm);
+        assert!(bug.starts_with(&format!("{}:5:3: error: internal error", file.display())), "{bug}");
+        assert!(bug.contains("this is a bug in dpnc"), "{bug}");
+        let user = located(Diagnostic::global("more than 10 statement instances")).render(&sm);
+        assert!(user.starts_with("error: more than"), "{user}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -105,24 +105,48 @@ pub fn strip(text: &str) -> String {
     body.trim().to_string()
 }
 
-/// How much work isl may do for one kernel's dataflow (isl's own count of basic operations;
-/// PolyBench's costliest kernels, adi and deriche, take under 4 million, some random test
-/// kernels (seeds 70 and 378) between 10 and 100 million). Past it the kernel is refused with
-/// a diagnostic instead of running for hours.
-pub const MAX_ISL_OPERATIONS: u64 = 100_000_000;
+/// How much work isl may do for the parametric dataflow shown by `--emit sare` (isl's own
+/// count of basic operations, some 3 s per million on small random kernels; PolyBench's
+/// costliest, adi and deriche, fit in a fraction of it). Past it the dataflow at the parameters'
+/// values is shown.
+pub const PARAMETRIC_OPERATIONS: u64 = 2_000_000;
+
+/// How much work isl may do for one kernel's dataflow at its parameters' values. Past it the
+/// kernel is refused with a diagnostic instead of running for hours.
+pub const MAX_ISL_OPERATIONS: u64 = 20_000_000;
 
 /// The deepest sink whose dataflow pieces are simplified in its domain. The simplification only
 /// makes a piece cheaper to evaluate, and its cost (isl's affine hull, which no operation
 /// quota interrupts) grows exponentially with the depth: 1.6 s for a piece of 6 loops, 9 s for 8.
 const MAX_GIST_DEPTH: i32 = 5;
 
-/// Builds the SARE of `p`.
+/// Builds the SARE of `p` at its parameters' values, which everything built from it is for:
+/// with the sizes fixed, isl needs no case split on them (guards and bounds with `min`, `max`
+/// and divisions multiply the cases of a parametric dataflow a hundredfold). Parametric only
+/// when a parameter has no value.
 pub fn compute(p: &Program) -> Result<Sare> {
+    let fixed = p.param_values().ok().map(|values| Model::new(p).fixed_context(p, &values));
+    let ctx = bounded_context(MAX_ISL_OPERATIONS);
+    compute_in(p, &ctx, fixed.as_deref()).map_err(|e| if quota_spent(&ctx) { too_costly(p, MAX_ISL_OPERATIONS) } else { e })
+}
+
+/// The SARE of `p` for every value of its parameters, to show: `Ok((sare, true))`; when isl
+/// needs more than [`PARAMETRIC_OPERATIONS`] for it, [`compute`]'s, with `false`.
+pub fn compute_parametric(p: &Program) -> Result<(Sare, bool)> {
+    let ctx = bounded_context(PARAMETRIC_OPERATIONS);
+    match compute_in(p, &ctx, None) {
+        Err(_) if quota_spent(&ctx) => Ok((compute(p)?, false)),
+        done => done.map(|sare| (sare, true)),
+    }
+}
+
+/// An isl context that returns errors as values (keeping isl quiet on stderr) and stops after
+/// `operations` (see [`quota_spent`]).
+pub fn bounded_context(operations: u64) -> Context {
     let ctx = Context::alloc();
-    // Errors come back as values; keep isl quiet on stderr.
     let _ = isl_rs::Options::set_on_error(&ctx, 1);
-    ctx.set_max_operations(MAX_ISL_OPERATIONS);
-    compute_in(p, &ctx).map_err(|e| if quota_spent(&ctx) { too_costly(p) } else { e })
+    ctx.set_max_operations(operations);
+    ctx
 }
 
 /// `piece` simplified in the sink's domain `domain` (it is evaluated only there, so it is
@@ -142,28 +166,30 @@ fn gist(ctx: &Context, piece: &BasicMap, domain: &str) -> Option<(Option<BasicMa
     out
 }
 
-/// Whether isl stopped for [`MAX_ISL_OPERATIONS`]: once they are spent every call fails, the
+/// Whether isl stopped for its operation quota: once it is spent every call fails, the
 /// smallest too (the error of the call that hit the quota is overwritten by later ones).
-fn quota_spent(ctx: &Context) -> bool {
+pub fn quota_spent(ctx: &Context) -> bool {
     Set::read_from_str(ctx, "{ [i] : 0 <= i <= 1 }").and_then(|s| s.is_empty()).is_err()
 }
 
-/// The diagnostic for a kernel whose dataflow exceeds [`MAX_ISL_OPERATIONS`], at its deepest
-/// statement (where the pieces multiply).
-fn too_costly(p: &Program) -> Diagnostic {
+/// The diagnostic for a kernel whose dataflow exceeds `operations`, at its deepest statement
+/// (where the pieces multiply).
+fn too_costly(p: &Program, operations: u64) -> Diagnostic {
     let deepest = p.stmts.iter().max_by_key(|s| s.iters.len());
     let message = format!(
-        "the exact dataflow of this kernel is too costly to compute (isl gave up after {MAX_ISL_OPERATIONS} operations){}",
-        deepest.map_or(String::new(), |s| format!("; its deepest statement sits in {} nested loops", s.iters.len()))
+        "the exact dataflow of this kernel is too costly to compute (isl gave up after {operations} operations): {} statements{}",
+        p.stmts.len(),
+        deepest.map_or(String::new(), |s| format!(", the deepest in {} nested loops", s.iters.len()))
     );
-    let help = "split the nest, or give a reduction its own accumulator per outer iteration";
+    let help = "split the kernel or its loop nests, or give a reduction its own accumulator per outer iteration";
     match deepest {
         Some(s) => Diagnostic::new(s.span, message).with_help(help),
         None => Diagnostic::global(message).with_help(help),
     }
 }
 
-fn compute_in(p: &Program, ctx: &Context) -> Result<Sare> {
+/// The SARE of `p`, for the parameter values of `fixed` (an isl parameter set) if given.
+fn compute_in(p: &Program, ctx: &Context, fixed: Option<&str>) -> Result<Sare> {
     let m = Model::new(p);
     let top = p.schedule_len();
     let end_time = p.stmts.iter().filter_map(|s| match s.schedule.first() {
@@ -203,9 +229,16 @@ fn compute_in(p: &Program, ctx: &Context) -> Result<Sare> {
         sink_domains.push((tuple, format!("{}{{ {head} : {cond} }}", m.params)));
     }
 
-    let writes = union(&ctx, &m.writes)?;
-    let info =
-        UnionAccessInfo::from_sink(union(&ctx, &sinks)?).and_then(|i| i.set_must_source(writes)).map_err(isl_err("setting up dataflow"))?;
+    let at_values = |u: UnionMap| -> Result<UnionMap> {
+        match fixed {
+            None => Ok(u),
+            Some(f) => Set::read_from_str(ctx, f).and_then(|f| u.intersect_params(f)).map_err(isl_err("fixing the parameters")),
+        }
+    };
+    let writes = at_values(union(ctx, &m.writes)?)?;
+    let info = UnionAccessInfo::from_sink(at_values(union(ctx, &sinks)?)?)
+        .and_then(|i| i.set_must_source(writes))
+        .map_err(isl_err("setting up dataflow"))?;
     // The schedule as a schedule tree (one band over the instances) rather than a schedule
     // map: with a map, isl's dataflow picked an earlier writer for a read whose statement and
     // the last writer's sit under different guards of one loop
@@ -215,7 +248,10 @@ fn compute_in(p: &Program, ctx: &Context) -> Result<Sare> {
         let set = UnionSet::read_from_str(&ctx, d).map_err(|e| Diagnostic::global(format!("internal error: isl rejected `{d}`: {e}")))?;
         instances = instances.union(set).map_err(isl_err("collecting the instances"))?;
     }
-    let band = union(&ctx, &sched)?
+    if let Some(f) = fixed {
+        instances = Set::read_from_str(ctx, f).and_then(|f| instances.intersect_params(f)).map_err(isl_err("fixing the parameters"))?;
+    }
+    let band = at_values(union(ctx, &sched)?)?
         .intersect_domain(instances.copy().map_err(isl_err("collecting the instances"))?)
         .and_then(MultiUnionPwAff::from_union_map)
         .map_err(isl_err("building the schedule"))?;

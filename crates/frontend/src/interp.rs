@@ -69,14 +69,105 @@ pub fn run_reporting(p: &Program, params: &[i64], mem: &mut Store, progress: &mu
     Ok(stats)
 }
 
-/// How many instances each statement has.
+/// How many instances each statement has (saturating at `u64::MAX`).
 pub fn instance_counts(p: &Program, params: &[i64]) -> Result<Vec<u64>, Diagnostic> {
-    let mut counts = vec![0u64; p.stmts.len()];
-    for_each_run(p, params, &mut |k, _, n, _| {
-        counts[k] += n;
+    let mut c = Counter { p, params, limit: u64::MAX, counts: vec![0; p.stmts.len()], total: 0, walked: 0 };
+    c.count(&p.tree, &mut Vec::new(), 1)?;
+    Ok(c.counts)
+}
+
+/// How many statement instances `p` has, or why it is more than `limit` allows: too many
+/// instances, or too many loop iterations for counting to walk (counting stops there, so
+/// refusing a huge kernel costs little).
+pub fn instance_total_up_to(p: &Program, params: &[i64], limit: u64) -> Result<std::result::Result<u64, String>, Diagnostic> {
+    let mut c = Counter { p, params, limit, counts: vec![0; p.stmts.len()], total: 0, walked: 0 };
+    c.count(&p.tree, &mut Vec::new(), 1)?;
+    Ok(if c.total > limit {
+        Err(format!("more than {limit} statement instances"))
+    } else if c.over() {
+        Err(format!("more than {} loop iterations under guards or bounds that name their iterators", limit.min(MAX_WALKED)))
+    } else {
+        Ok(c.total)
+    })
+}
+
+/// The most loop iterations counting walks one by one (a second or two).
+const MAX_WALKED: u64 = 200_000_000;
+
+/// Counts instances without visiting them: a loop whose body's bounds and guards do not name
+/// its iterator has the same instances in every iteration, so one iteration is counted and
+/// multiplied by the trip count. Work then grows with the loops that do (triangular bounds,
+/// guards on the iterator), not with the instances.
+struct Counter<'a> {
+    p: &'a Program,
+    params: &'a [i64],
+    limit: u64,
+    counts: Vec<u64>,
+    total: u64,
+    /// Loop iterations walked one by one (the counting's own work).
+    walked: u64,
+}
+
+impl Counter<'_> {
+    fn over(&self) -> bool {
+        self.total > self.limit || self.walked > self.limit.min(MAX_WALKED)
+    }
+
+    /// Adds `scale` times the instances of `nodes` (each iteration of the enclosing loops
+    /// that were multiplied out counts `scale` times).
+    fn count(&mut self, nodes: &[Node], iters: &mut Vec<i64>, scale: u64) -> Result<(), Diagnostic> {
+        let internal = |e: &str| Diagnostic::new(self.p.region, format!("internal error: {e}"));
+        for n in nodes {
+            if self.over() {
+                return Ok(());
+            }
+            match n {
+                Node::Loop { depth, lower, upper, dir, body, .. } => {
+                    let lo = lower.eval(iters, self.params).map_err(internal)?;
+                    let hi = upper.eval(iters, self.params).map_err(internal)?;
+                    if lo > hi {
+                        continue;
+                    }
+                    let first = if *dir > 0 { lo } else { hi };
+                    if !names_iterator(body, *depth) {
+                        let trips = hi.abs_diff(lo) / dir.unsigned_abs() + 1;
+                        iters.push(first);
+                        let r = self.count(body, iters, scale.saturating_mul(trips));
+                        iters.pop();
+                        r?;
+                        continue;
+                    }
+                    let mut i = first;
+                    while lo <= i && i <= hi && !self.over() {
+                        self.walked += 1;
+                        iters.push(i);
+                        let r = self.count(body, iters, scale);
+                        iters.pop();
+                        r?;
+                        i += dir;
+                    }
+                }
+                Node::If(c, then, els) => {
+                    let taken = if c.eval(iters, self.params).map_err(internal)? { then } else { els };
+                    self.count(taken, iters, scale)?;
+                }
+                Node::Stmt(k) => {
+                    self.counts[*k] = self.counts[*k].saturating_add(scale);
+                    self.total = self.total.saturating_add(scale);
+                }
+            }
+        }
         Ok(())
-    })?;
-    Ok(counts)
+    }
+}
+
+/// Whether a bound or guard among `nodes` names iterator `d`.
+fn names_iterator(nodes: &[Node], d: usize) -> bool {
+    nodes.iter().any(|n| match n {
+        Node::Loop { lower, upper, body, .. } => lower.mentions(d) || upper.mentions(d) || names_iterator(body, d),
+        Node::If(c, then, els) => c.mentions(d) || names_iterator(then, d) || names_iterator(els, d),
+        Node::Stmt(_) => false,
+    })
 }
 
 /// A visitor of runs of statement instances: `(statement, iterators of the first, length,

@@ -1161,6 +1161,15 @@ impl Aff {
             Aff::Add(a, b) | Aff::Sub(a, b) | Aff::Min(a, b) | Aff::Max(a, b) => a.divisions() + b.divisions(),
         }
     }
+    /// Whether the expression names iterator `d`.
+    pub fn mentions(&self, d: usize) -> bool {
+        match self {
+            Aff::Iter(k) => *k == d,
+            Aff::Const(_) | Aff::Param(_) => false,
+            Aff::Neg(a) | Aff::Mul(_, a) | Aff::Div(a, _) | Aff::Mod(a, _) => a.mentions(d),
+            Aff::Add(a, b) | Aff::Sub(a, b) | Aff::Min(a, b) | Aff::Max(a, b) => a.mentions(d) || b.mentions(d),
+        }
+    }
     fn has_vars(&self) -> bool {
         match self {
             Aff::Const(_) => false,
@@ -1188,6 +1197,15 @@ impl Aff {
 }
 
 impl Cond {
+    /// Whether the condition names iterator `d`.
+    pub fn mentions(&self, d: usize) -> bool {
+        match self {
+            Cond::True => false,
+            Cond::Cmp(_, a, b) => a.mentions(d) || b.mentions(d),
+            Cond::And(a, b) | Cond::Or(a, b) => a.mentions(d) || b.mentions(d),
+            Cond::Not(a) => a.mentions(d),
+        }
+    }
     pub fn eval(&self, iters: &[i64], params: &[i64]) -> std::result::Result<bool, &'static str> {
         Ok(match self {
             Cond::True => true,
