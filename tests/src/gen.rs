@@ -949,7 +949,7 @@ impl<'r> Gen<'r> {
                 let like = (self.arrays[a].rank == self.arrays[lhs.array].rank).then_some(lhs);
                 let mut read = self.access(a, depth, like);
                 // Through C's division, the dividend often negative.
-                if depth > 0 && read.subs.len() > 0 && self.rng.chance(15) {
+                if depth > 0 && !read.subs.is_empty() && self.rng.chance(15) {
                     let d = self.rng.range(0, read.subs.len() as i64 - 1) as usize;
                     read.divisors[d] = self.rng.range(2, 4);
                     read.subs[d].c -= self.rng.range(1, 5);

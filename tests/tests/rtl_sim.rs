@@ -16,14 +16,18 @@ fn memory(seed: u64) -> dpnc_sim::Memory {
     dpnc_sim::Memory { latency: 20, jitter: 30, seed, ..dpnc_sim::Memory::default() }
 }
 
-/// Lints the design in `dir` (its files written by `simulate`).
+/// Lints the design in `dir` (its files written by `simulate`): the kernel's top, then the
+/// simulation wrapper around it.
 fn lint(dir: &Path, design: &dpnc_rtl::Design) -> Result<(), String> {
-    let mut args: Vec<String> = vec!["--lint-only".into(), "-Wall".into(), "--top-module".into(), design.top.clone()];
-    args.extend(design.sources(dir).iter().map(|f| f.display().to_string()));
-    let out = std::process::Command::new("verilator").args(&args).output().map_err(|e| format!("cannot run verilator: {e}"))?;
-    let text = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() || text.contains("%Warning") {
-        return Err(format!("verilator --lint-only -Wall:\n{}", text.lines().take(12).collect::<Vec<_>>().join("\n")));
+    let wrapper = dir.join(dpnc_rtl::sim_wrapper::file_name(&design.top));
+    for (top, extra) in [(design.top.clone(), None), (dpnc_rtl::sim_wrapper::module_name(&design.top), Some(&wrapper))] {
+        let mut args: Vec<String> = vec!["--lint-only".into(), "-Wall".into(), "--top-module".into(), top.clone()];
+        args.extend(design.sources(dir).iter().chain(extra).map(|f| f.display().to_string()));
+        let out = std::process::Command::new("verilator").args(&args).output().map_err(|e| format!("cannot run verilator: {e}"))?;
+        let text = String::from_utf8_lossy(&out.stderr);
+        if !out.status.success() || text.contains("%Warning") {
+            return Err(format!("verilator --lint-only -Wall ({top}):\n{}", text.lines().take(12).collect::<Vec<_>>().join("\n")));
+        }
     }
     Ok(())
 }
@@ -152,4 +156,133 @@ fn the_rtl_kernel_files_name_each_boards_platform_part_and_banks() {
             }
         }
     }
+}
+
+/// The ports of module `name` in Verilog `text`: `(name, output, width)`.
+fn module_ports(text: &str, name: &str) -> Vec<(String, bool, u32)> {
+    let head = format!("module {name} (");
+    let start = text.find(&head).unwrap_or_else(|| panic!("no module {name}")) + head.len();
+    let end = start + text[start..].find(");").expect("the port list ends");
+    text[start..end]
+        .split(',')
+        .map(|decl| {
+            let words: Vec<&str> = decl.split_whitespace().collect();
+            let output = words[0] == "output";
+            let width = words.iter().find(|w| w.starts_with('[')).map_or(1, |r| {
+                let hi: u32 = r.trim_start_matches('[').split(':').next().and_then(|h| h.parse().ok()).expect("a [hi:0] range");
+                hi + 1
+            });
+            (words.last().expect("a name").to_string(), output, width)
+        })
+        .collect()
+}
+
+/// Every value of attribute `attr` on the `<tag ` elements of `xml`.
+fn xml_attrs(xml: &str, tag: &str, attr: &str) -> Vec<String> {
+    xml.lines()
+        .filter(|l| l.trim_start().starts_with(&format!("<{tag} ")))
+        .filter_map(|l| l.split(&format!(" {attr}=\"")).nth(1).and_then(|r| r.split('"').next()).map(String::from))
+        .collect()
+}
+
+/// For every kernel of the test set and every board, the top module has exactly the ports of
+/// a Vitis RTL kernel as its `kernel.xml` and `package_xo.tcl` describe it: the clock, the
+/// active-low reset, the interrupt, the AXI4-Lite slave and one AXI4 master per `<port>`, at
+/// the declared data width, and nothing else (signal lists from the AXI4 and Vitis RTL kernel
+/// specifications, written here independently of the generator).
+#[test]
+fn the_top_module_has_exactly_the_vitis_interface() {
+    let lite: &[(&str, bool, u32)] = &[
+        ("awvalid", false, 1),
+        ("awready", true, 1),
+        ("awaddr", false, 12),
+        ("wvalid", false, 1),
+        ("wready", true, 1),
+        ("wdata", false, 32),
+        ("wstrb", false, 4),
+        ("bvalid", true, 1),
+        ("bready", false, 1),
+        ("bresp", true, 2),
+        ("arvalid", false, 1),
+        ("arready", true, 1),
+        ("araddr", false, 12),
+        ("rvalid", true, 1),
+        ("rready", false, 1),
+        ("rdata", true, 32),
+        ("rresp", true, 2),
+    ];
+    // AXI4 master without IDs; `DATA` stands for the data width, `STRB` for its strobes.
+    const DATA: u32 = u32::MAX;
+    const STRB: u32 = u32::MAX - 1;
+    let master: &[(&str, bool, u32)] = &[
+        ("awvalid", true, 1),
+        ("awready", false, 1),
+        ("awaddr", true, 64),
+        ("awlen", true, 8),
+        ("awsize", true, 3),
+        ("awburst", true, 2),
+        ("wvalid", true, 1),
+        ("wready", false, 1),
+        ("wdata", true, DATA),
+        ("wstrb", true, STRB),
+        ("wlast", true, 1),
+        ("bvalid", false, 1),
+        ("bready", true, 1),
+        ("bresp", false, 2),
+        ("arvalid", true, 1),
+        ("arready", false, 1),
+        ("araddr", true, 64),
+        ("arlen", true, 8),
+        ("arsize", true, 3),
+        ("arburst", true, 2),
+        ("rvalid", false, 1),
+        ("rready", true, 1),
+        ("rdata", false, DATA),
+        ("rlast", false, 1),
+        ("rresp", false, 2),
+    ];
+    let boards: Vec<dpnc_boards::Board> = dpnc_boards::catalogue().iter().map(|b| dpnc_boards::load(b).unwrap()).collect();
+    let mut checked = 0;
+    for f in dpnc_tests::kernels() {
+        // The interface depends on the arrays only: one band per nest is the cheapest network.
+        let c = Case::new(&f, "float", &[1000], &[1]).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let design = dpnc_rtl::generate(&c.p, &c.dpn).unwrap();
+        let text = &design.files.iter().find(|(n, _)| *n == format!("{}.v", design.top)).expect("the top's file").1;
+        let mut got = module_ports(text, &design.top);
+        got.sort();
+        for board in &boards {
+            let what = format!("{} on {}", f.display(), board.name);
+            let files: std::collections::HashMap<String, String> = dpnc_rtl::shell::files(&design, board).into_iter().collect();
+            let (xml, tcl) = (&files["kernel.xml"], &files["package_xo.tcl"]);
+            assert_eq!(xml_attrs(xml, "kernel", "name"), [design.top.clone()], "{what}");
+            assert!(tcl.lines().any(|l| l == format!("set top {}", design.top)), "{what}: package_xo.tcl packages another top");
+            let mut want: Vec<(String, bool, u32)> =
+                vec![("ap_clk".into(), false, 1), ("ap_rst_n".into(), false, 1), ("interrupt".into(), true, 1)];
+            let names = xml_attrs(xml, "port", "name");
+            let widths = xml_attrs(xml, "port", "dataWidth");
+            for (port, width) in names.iter().zip(&widths) {
+                let width: u32 = width.parse().expect("a data width");
+                let signals = if port == "s_axi_control" { lite } else { master };
+                want.extend(signals.iter().map(|(n, out, w)| {
+                    let w = match *w {
+                        DATA => width,
+                        STRB => width / 8,
+                        w => w,
+                    };
+                    (format!("{port}_{n}"), *out, w)
+                }));
+                if port != "s_axi_control" {
+                    assert!(tcl.contains(&format!("-busif {port} -clock ap_clk")), "{what}: {port} is not packaged as a bus");
+                }
+            }
+            assert!(tcl.contains("-busif s_axi_control -clock ap_clk"), "{what}");
+            for arg_port in xml_attrs(xml, "arg", "port") {
+                assert!(names.contains(&arg_port), "{what}: an argument on {arg_port}, which kernel.xml does not declare");
+            }
+            want.sort();
+            assert_eq!(got, want, "{what}: the top module's ports differ from kernel.xml's interface");
+            checked += 1;
+        }
+    }
+    println!("{checked} kernel x board pairs: the top module is exactly the Vitis interface");
 }

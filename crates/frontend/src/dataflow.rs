@@ -243,9 +243,9 @@ fn compute_in(p: &Program, ctx: &Context, fixed: Option<&str>) -> Result<Sare> {
     // map: with a map, isl's dataflow picked an earlier writer for a read whose statement and
     // the last writer's sit under different guards of one loop
     // (tests/regress/sare_guarded_*).
-    let mut instances = UnionSet::read_from_str(&ctx, "{ }").map_err(isl_err("collecting the instances"))?;
+    let mut instances = UnionSet::read_from_str(ctx, "{ }").map_err(isl_err("collecting the instances"))?;
     for d in m.domains.iter().chain(sink_domains.iter().map(|(_, d)| d)) {
-        let set = UnionSet::read_from_str(&ctx, d).map_err(|e| Diagnostic::global(format!("internal error: isl rejected `{d}`: {e}")))?;
+        let set = UnionSet::read_from_str(ctx, d).map_err(|e| Diagnostic::global(format!("internal error: isl rejected `{d}`: {e}")))?;
         instances = instances.union(set).map_err(isl_err("collecting the instances"))?;
     }
     if let Some(f) = fixed {
@@ -304,9 +304,9 @@ fn compute_in(p: &Program, ctx: &Context, fixed: Option<&str>) -> Result<Sare> {
     let finals = p.vars.iter().map(|v| v.written.then(|| by_sink.remove(&format!("F_{}", v.name)).unwrap_or_default())).collect();
     let mut domains = Vec::new();
     for d in &m.domains {
-        let context = Set::read_from_str(&ctx, &format!("{}{{ : {} }}", m.params, if m.context.is_empty() { "1 = 1" } else { &m.context }))
+        let context = Set::read_from_str(ctx, &format!("{}{{ : {} }}", m.params, if m.context.is_empty() { "1 = 1" } else { &m.context }))
             .map_err(isl_err("reading the context"))?;
-        let set = Set::read_from_str(&ctx, d)
+        let set = Set::read_from_str(ctx, d)
             .and_then(|s| s.gist_params(context))
             .and_then(|s| s.coalesce())
             .map_err(|e| Diagnostic::global(format!("internal error: isl rejected `{d}`: {e}")))?;

@@ -11,6 +11,7 @@ pub mod datapath;
 pub mod memory;
 pub mod process;
 pub mod shell;
+pub mod sim_wrapper;
 pub mod synth;
 pub mod top;
 pub mod verilog;

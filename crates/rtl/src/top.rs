@@ -1,8 +1,9 @@
-//! The kernel's top module: the Vitis RTL-kernel shell (`ap_clk`, `ap_rst_n`, AXI4-Lite
-//! `s_axi_control` with the `ap_ctrl_hs` map, one AXI4 master `m_axi_gmem<k>` per array)
-//! around the network: one instance per compute process and per memory process, one FIFO cell
-//! per channel stream. Debug outputs (`dbg_*`) let the simulator tell a deadlock from a slow
-//! run and report occupancy.
+//! The kernel's top module: exactly the Vitis RTL-kernel interface (`ap_clk`, `ap_rst_n`,
+//! `interrupt`, AXI4-Lite `s_axi_control` with the `ap_ctrl_hs` map, one AXI4 master
+//! `m_axi_gmem<k>` per array; a kernel may have no other port) around the network: one
+//! instance per compute process and per memory process, one FIFO cell per channel stream.
+//! Internal debug signals (`dbg_*`) let the simulation wrapper (`sim_wrapper.rs`) tell a
+//! deadlock from a slow run and report occupancy; synthesis drops them.
 
 use crate::memory::AXI_PORTS;
 use crate::process::{is_stream, ports, stream_bits};
@@ -45,7 +46,7 @@ fn stream_depth(ch: &Channel) -> usize {
 }
 
 /// The AXI4-Lite control slave's signals (prefix `s_axi_control_`): (name, output, width).
-const CONTROL_PORTS: &[(&str, bool, u32)] = &[
+pub(crate) const CONTROL_PORTS: &[(&str, bool, u32)] = &[
     ("awvalid", false, 1),
     ("awready", true, 1),
     ("awaddr", false, 12),
@@ -104,12 +105,15 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
     for k in 0..arrays.len() {
         decl.extend(AXI_PORTS.iter().map(|p| crate::verilog::port(&format!("m_axi_gmem{k}_"), p)));
     }
-    decl.push("output reg  [31:0] dbg_ops".into());
-    decl.push(format!("output wire [{}:0] dbg_full", nc - 1));
-    decl.push(format!("output wire [{}:0] dbg_empty", nc - 1));
-    decl.push(format!("output wire [{}:0] dbg_done", np - 1));
-    decl.push(format!("output wire [{}:0] dbg_peak", 32 * nc - 1));
     let _ = writeln!(o, "module {} (\n    {}\n);", dpn.kernel, decl.join(",\n    "));
+    let _ = writeln!(
+        o,
+        "    // Debug signals for the simulation wrapper only (see {}).\n    // verilator lint_off UNUSEDSIGNAL\n    reg [31:0] dbg_ops;\n    wire [{}:0] dbg_full, dbg_empty;\n    wire [{}:0] dbg_done;\n    wire [{}:0] dbg_peak;\n    // verilator lint_on UNUSEDSIGNAL",
+        crate::sim_wrapper::file_name(&dpn.kernel),
+        nc - 1,
+        np - 1,
+        32 * nc - 1
+    );
 
     // Control.
     let na = args.len().max(1);

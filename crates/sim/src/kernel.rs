@@ -34,10 +34,11 @@ fn from_bytes(like: &[Value], b: &[u8]) -> Vec<Value> {
         .collect()
 }
 
-/// The simulator's view of a design whose sources are `verilog`.
+/// The simulator's view of a design whose sources are `verilog`, its simulation wrapper
+/// ([`dpnc_rtl::sim_wrapper`]) included: the wrapper is the top it simulates.
 pub fn spec(design: &dpnc_rtl::Design, verilog: Vec<std::path::PathBuf>) -> Spec {
     Spec {
-        top: design.top.clone(),
+        top: dpnc_rtl::sim_wrapper::module_name(&design.top),
         verilog,
         ports: design.ports.clone(),
         data_bits: 64,
@@ -68,7 +69,11 @@ pub fn simulate(
     progress: &mut dyn FnMut(&str),
 ) -> Result<(Store, Outcome, Vec<String>), String> {
     let design = dpnc_rtl::generate(p, dpn).map_err(|e| format!("cannot generate Verilog: {e}"))?;
-    let spec = spec(&design, design.write(dir)?);
+    let mut sources = design.write(dir)?;
+    let (name, wrapper) = dpnc_rtl::sim_wrapper::generate(&design);
+    std::fs::write(dir.join(&name), wrapper).map_err(|e| format!("{}: {e}", dir.join(&name).display()))?;
+    sources.push(dir.join(name));
+    let spec = spec(&design, sources);
     let exe = crate::build(&spec, &dir.join("obj"), progress).map_err(|e| e.to_string())?;
     let mut ins = Vec::new();
     for (k, v) in p.vars.iter().enumerate().filter(|(_, v)| v.kind == VarKind::Argument) {

@@ -2,7 +2,8 @@
 //! host (AXI4-Lite `ap_ctrl_hs`), serves its AXI4 masters from a memory model with latency and seeded
 //! jitter, detects deadlock and timeout, and reads the arrays back.
 //!
-//! The top module's ports (Vitis RTL-kernel conventions):
+//! The simulated top module's ports (Vitis RTL-kernel conventions, plus debug outputs; for a dpnc
+//! kernel that top is its simulation wrapper, `dpnc_rtl::sim_wrapper`, around the kernel):
 //! * `ap_clk`, `ap_rst_n` (active-low synchronous reset), `output interrupt`;
 //! * AXI4-Lite slave `s_axi_control_*` (12-bit addresses, 32-bit data) with the `ap_ctrl_hs` map: 0x00
 //!   control (bit 0 ap_start, bit 1 ap_done clear-on-read, bit 2 ap_idle, bit 3 ap_ready), 0x04 GIE, 0x08
