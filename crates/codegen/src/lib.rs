@@ -10,6 +10,7 @@ pub mod gpu;
 pub mod mathlib;
 pub mod native;
 pub mod vitis;
+pub mod xrt_host;
 
 /// Why a network cannot be written as code.
 #[derive(Debug, thiserror::Error)]

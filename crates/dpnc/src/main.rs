@@ -314,6 +314,8 @@ fn verilog_files(
     let design =
         dpnc_rtl::generate(p, dpn).map_err(|e| dpnc_codegen::CodegenError::Process { process: dpn.kernel.clone(), why: e.to_string() })?;
     let mut files = dpnc_rtl::shell::files(&design, board);
+    files.push(("host.cpp".into(), dpnc_codegen::xrt_host::generate(p, &dpn.kernel)));
+    files.extend(dpnc_codegen::runtime_files());
     files.extend(design.files);
     for cell in &design.cells {
         let path = dpnc_rtl::cells_dir().join(cell);
@@ -420,7 +422,10 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
         .map_err(|e| format!("cannot generate code: {e}"))?;
         publish::publish(out, args.force, |dir| dpnc_codegen::native::write_files(dir, &files))?;
         let next = match target {
-            Target::Verilog => "package it with `vivado -mode batch -source package_xo.tcl` there; simulate it with `dpnc sim`".to_string(),
+            Target::Verilog => format!(
+                "package it with `make -C {0} xo` (Vivado), build it with `make -C {0} hw` (v++, XRT); simulate it with `dpnc sim`",
+                out.display()
+            ),
             _ => format!("build with `make -C {}`", out.display()),
         };
         eprintln!("dpnc: wrote {} ({next})", out.display());

@@ -120,3 +120,54 @@ fn synth_per_module_rows_add_up_to_the_design() {
     let names: Vec<&str> = modules.iter().filter_map(|m| m["module"].as_str()).collect();
     assert!(names.iter().any(|n| n.starts_with("p_S")) && names.iter().any(|n| n.starts_with("m_")), "{names:?}");
 }
+
+/// The lines `make -n TARGET` prints in `dir` (nothing is run).
+fn make_n(dir: &Path, target: &str) -> Vec<String> {
+    let out = Command::new("make").arg("-n").arg("-C").arg(dir).arg(target).output().expect("make runs");
+    assert!(out.status.success(), "make -n {target}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).lines().filter(|l| !l.starts_with("make")).map(String::from).collect()
+}
+
+/// The Verilog target's Makefile runs the vendor flow (Vivado and v++ cannot run here: `make -n`
+/// shows what it would run) on the files dpnc wrote, with the board's platform, and the XRT host
+/// it builds compiles against the XRT stand-in; the hint dpnc prints names those targets.
+#[test]
+fn the_verilog_target_makefile_runs_the_vitis_flow() {
+    let dir = tempdir("flow");
+    let out = dpnc().arg(kernel("gemm.c")).args(["--tile", "4", "--board", "u280", "-o"]).arg(&dir).output().expect("runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let hint = String::from_utf8_lossy(&out.stderr);
+    assert!(hint.contains(&format!("make -C {} xo", dir.display())) && hint.contains("hw` (v++, XRT)"), "{hint}");
+    let platform = "xilinx_u280_gen3x16_xdma_1_202211_1";
+    assert_eq!(make_n(&dir, "xo"), ["vivado -mode batch -source package_xo.tcl"]);
+    let tcl = std::fs::read_to_string(dir.join("package_xo.tcl")).expect("package_xo.tcl");
+    assert!(tcl.contains("-xo_path ./${top}.xo") && tcl.contains("set top kernel_gemm"), "the xo the Makefile expects: {tcl}");
+    let host = "g++ -std=c++17 -O2 -I/opt/xilinx/xrt/include -o host host.cpp -L/opt/xilinx/xrt/lib -lxrt_coreutil -pthread";
+    let hw = make_n(&dir, "hw");
+    assert_eq!(
+        hw,
+        [
+            "vivado -mode batch -source package_xo.tcl".to_string(),
+            format!("v++ -l -t hw --platform {platform} --config connectivity.cfg -o kernel_gemm.hw.xclbin kernel_gemm.xo"),
+            host.to_string(),
+        ]
+    );
+    let emu = make_n(&dir, "hw_emu");
+    assert!(emu.contains(&format!("emconfigutil --platform {platform}")), "{emu:?}");
+    assert!(emu.contains(&"mkdir -p out && XCL_EMULATION_MODE=hw_emu ./host kernel_gemm.hw_emu.xclbin in out".to_string()), "{emu:?}");
+    // Every file the flow names is there: the sources the xo depends on, the host's.
+    let makefile = std::fs::read_to_string(dir.join("Makefile")).expect("Makefile");
+    let sources = makefile.lines().find_map(|l| l.strip_prefix("SOURCES := ")).expect("SOURCES");
+    for f in sources.split_whitespace().chain(["kernel.xml", "connectivity.cfg", "host.cpp", "dpn_rt.hpp", "dpn_math.h"]) {
+        assert!(dir.join(f).is_file(), "{f} is named but not written");
+    }
+    let xrt = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/stand-in/xrt/include");
+    let out = Command::new("g++")
+        .args(["-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-I"])
+        .arg(&xrt)
+        .arg(dir.join("host.cpp"))
+        .output()
+        .expect("g++ runs");
+    assert!(out.status.success(), "host.cpp: {}", String::from_utf8_lossy(&out.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}
