@@ -110,6 +110,7 @@ fn makefile(kernel: &str, board: &Board) -> String {
          VPP ?= v++\n\
          XILINX_XRT ?= /opt/xilinx/xrt\n\n\
          .PHONY: sw csim hw_emu hw\n\
+         .PRECIOUS: $(KERNEL).%.xo\n\
          sw: kernel_sw\n\
          kernel_sw: kernel.cpp tb.cpp dpn_hls.h dpn_rt.hpp sw/hls_stream.h sw/ap_int.h\n\
          \t$(CXX) $(CXXFLAGS) -o $@ kernel.cpp tb.cpp\n\n\
