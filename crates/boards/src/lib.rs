@@ -194,6 +194,16 @@ impl Board {
         s
     }
 
+    /// The tool release the platform was built for, from its name (UG1393's naming convention:
+    /// `…_202210_1` is 2022.1): v++ of that release takes it. Releases before 2019.2 were
+    /// SDAccel's, which current Vitis releases do not replace a platform for.
+    pub fn platform_release(&self) -> Option<String> {
+        let token = self.platform.split('_').find(|t| t.len() == 6 && t.bytes().all(|b| b.is_ascii_digit()))?;
+        let (year, release) = (&token[..4], &token[4..5]);
+        let tool = if (year, release) < ("2019", "2") { "SDAccel" } else { "Vitis" };
+        Some(format!("{tool} {year}.{release}"))
+    }
+
     /// A short human-readable label: the description, or the name and part.
     pub fn label(&self) -> String {
         if self.description.is_empty() {
@@ -292,6 +302,7 @@ mod tests {
         assert!((b.peak_bandwidth_gbs() - 76.8).abs() < 1e-9);
         assert_eq!(b.clock_mhz, 300.0);
         assert_eq!(b.platform, "xilinx_vcu1525_xdma_201830_1");
+        assert_eq!(b.platform_release().as_deref(), Some("SDAccel 2018.3"));
         // 6840 DSPs x 0.4 flop/DSP/cycle x 0.3 GHz.
         assert!((b.peak_gflops(FP32_FLOPS_PER_DSP_PER_CYCLE) - 820.8).abs() < 1e-9);
         assert!((b.ridge_point(FP32_FLOPS_PER_DSP_PER_CYCLE) - 820.8 / 76.8).abs() < 1e-9);
@@ -341,6 +352,7 @@ mod tests {
         assert!((b.peak_bandwidth_gbs() - 76.8).abs() < 1e-9);
         assert_eq!(b.clock_mhz, 300.0);
         assert_eq!(b.platform, "xilinx_u250_gen3x16_xdma_4_1_202210_1");
+        assert_eq!(b.platform_release().as_deref(), Some("Vitis 2022.1"));
         assert_eq!(b.memory_summary(), "4 x DDR4, 76.8 GB/s");
         // 12288 DSPs x 0.4 flop/DSP/cycle x 0.3 GHz.
         assert!((b.peak_gflops(FP32_FLOPS_PER_DSP_PER_CYCLE) - 1474.56).abs() < 1e-9);

@@ -328,7 +328,7 @@ fn verilog_files(
 
 /// `dpnc boards`: the board catalogue as a table.
 fn boards() -> Result<(), Failure> {
-    let head = ["board", "part", "LUT", "DSP", "BRAM36", "URAM", "memory", "clock", "platform"];
+    let head = ["board", "part", "LUT", "DSP", "BRAM36", "URAM", "memory", "clock", "platform", "built for"];
     let mut rows = vec![head.map(String::from).to_vec()];
     for name in dpnc_boards::catalogue() {
         let b = dpnc_boards::load(name).map_err(|e| e.to_string())?;
@@ -342,7 +342,8 @@ fn boards() -> Result<(), Failure> {
             uram,
             b.memory_summary(),
             format!("{} MHz", b.clock_mhz),
-            b.platform,
+            b.platform.clone(),
+            b.platform_release().unwrap_or_else(|| "?".into()),
         ]);
     }
     let widths: Vec<usize> = (0..head.len()).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();

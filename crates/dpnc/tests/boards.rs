@@ -42,14 +42,23 @@ fn boards_lists_the_catalogue() {
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.len(), 1 + BOARDS.len(), "a header and one line per board:\n{stdout}");
     let header: Vec<&str> = lines[0].split_whitespace().collect();
-    assert_eq!(header, ["board", "part", "LUT", "DSP", "BRAM36", "URAM", "memory", "clock", "platform"], "{stdout}");
+    assert_eq!(header, ["board", "part", "LUT", "DSP", "BRAM36", "URAM", "memory", "clock", "platform", "built", "for"], "{stdout}");
     for (line, &(name, part, luts, dsps, bram, uram, memory, platform)) in lines[1..].iter().zip(BOARDS) {
         let cols: Vec<&str> = line.split_whitespace().collect();
         let expected = [name.to_string(), part.to_string(), luts.to_string(), dsps.to_string(), bram.to_string(), uram.to_string()];
         assert_eq!(cols[..6], expected[..], "{line}");
         assert!(line.contains(&format!("  {memory}  ")), "{line}");
         assert!(line.contains("  300 MHz  "), "{line}");
-        assert!(line.ends_with(&format!("  {platform}")), "{line}");
+        assert!(line.contains(&format!("  {platform}  ")), "{line}");
+        // The release in the platform's name (`_201830_`: 2018.3, SDAccel's; from 2019.2 on, Vitis's).
+        let release = if name == "vcu1525" {
+            "SDAccel 2018.3"
+        } else if name == "u200" {
+            "Vitis 2021.1"
+        } else {
+            "Vitis 2022.1"
+        };
+        assert!(line.ends_with(&format!("  {release}")), "{line}");
     }
     // The columns line up: every row is as long as the header up to the platform column.
     let platform_at = lines[0].find("platform").unwrap();
