@@ -18,7 +18,7 @@
 //!   never waits long for an access that is blocked elsewhere.
 //! * **Fan-out**: R beats come back in order; the queue's head takes its beat (or its cached
 //!   value) and goes to all its channels in one cycle (`rready` low while one of them is full),
-//!   so every channel sees its values in σ order, as before. ARs take no channel space, so
+//!   so every channel sees its values in σ order. ARs take no channel space, so
 //!   issuing ahead cannot deadlock the network.
 //! * **DDR order**: a load waits for the write responses (B) of the stores of earlier bands
 //!   only. A band never loads a value it produces (that one stays on chip), so a store of the
@@ -739,9 +739,9 @@ const READ_SIDE: &str = "    // Read side: the open burst (σ-consecutive loads 
 /// each keep σ order among themselves, and a load may pass the stores of its own band and of
 /// later ones: a band never loads a cell one of its stores wrote before (that value would
 /// come from the band), and a store waits while a queued load reads its cell (`war`). So a
-/// store still waiting for its value no longer holds back the loads
-/// of the next points (BICG's q: the load for row i + 1 waited for row i's store). A store
-/// goes when it precedes every pending load in σ, first if its value is there.
+/// store still waiting for its value does not hold back the loads of the next points (BICG's
+/// q: the load for row i + 1 need not wait for row i's store). A store goes when it precedes
+/// every pending load in σ, first if its value is there.
 fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, key_bits: u32, band_keys: usize) {
     let n = stores.len();
     if n == 1 {

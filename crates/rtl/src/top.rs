@@ -17,15 +17,14 @@ use std::fmt::Write;
 /// σ, where a value is loaded at its first use; with parallel sub-bands, one memory process
 /// serves them all in σ order, and a consumer that is a few points behind the others (a
 /// reduction chained through sub-bands: BICG's q) would hold back every load after its own.
-/// Sixteen places let the loads run that far ahead (BICG SMALL 16×1: 79,681 → 45,601 cycles;
-/// 32 or 40 gain nothing more) in registers.
+/// Sixteen places let the loads run that far ahead in registers (more gain nothing on the
+/// paper's cases).
 const IO_DEPTH: usize = 16;
 
 /// Least places of any other stream. σ runs one iteration at a time, so it sizes a FIFO read
 /// beside a scratchpad at a value or two; in hardware the scratchpad's copy of the same result
-/// arrives a few cycles after the FIFO's, and a producer held to two values ahead ran at 0.6
-/// iterations per cycle (Jacobi-1D MEDIUM tile 64: 71,104 → 46,258 cycles with eight; sixteen
-/// gain nothing more).
+/// arrives a few cycles after the FIFO's, and a producer held to two values ahead runs below one
+/// iteration per cycle. Eight places cover that latency (more gain nothing on Jacobi-1D).
 const MIN_DEPTH: usize = 8;
 
 /// Most places of a scratchpad's stream. Its values wait there only for their cells, which
