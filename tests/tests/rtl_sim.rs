@@ -12,8 +12,9 @@
 use dpnc_tests::backend::{on_two_cores, Case};
 use std::path::Path;
 
-fn memory(seed: u64) -> dpnc_sim::Memory {
-    dpnc_sim::Memory { latency: 20, jitter: 30, seed, ..dpnc_sim::Memory::default() }
+fn run_with(seed: u64) -> dpnc_sim::kernel::Run {
+    let mem = dpnc_sim::Memory { latency: 20, jitter: 30, seed, ..dpnc_sim::Memory::default() };
+    dpnc_sim::kernel::Run { mem, max_cycles: 50_000_000, trace: None }
 }
 
 /// Lints the design in `dir` (its files written by `simulate`): the kernel's top, then the
@@ -37,7 +38,7 @@ fn one(f: &Path, ty: &str, tile: &[i64], par: &[i64], dir: &Path) -> Result<u64,
     let mut cycles = 0;
     for seed in [1, 2] {
         let mut quiet = |_: &str| {};
-        let (got, out, _) = dpnc_sim::kernel::simulate(&c.p, &c.dpn, &c.inputs, dir, &memory(seed), 50_000_000, &mut quiet)?;
+        let (got, out, _) = dpnc_sim::kernel::simulate(&c.p, &c.dpn, &c.inputs, dir, &run_with(seed), &mut quiet)?;
         c.compare(&got, &format!("Verilog, memory seed {seed}"))?;
         cycles = out.cycles;
     }
@@ -121,7 +122,7 @@ fn a_channel_below_its_size_is_reported_as_a_deadlock_naming_it() {
     let name = c.dpn.channels[k].name.clone();
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rtl_sim_deadlock");
     let mut quiet = |_: &str| {};
-    let err = match dpnc_sim::kernel::simulate(&c.p, &c.dpn, &c.inputs, &dir, &memory(1), 50_000_000, &mut quiet) {
+    let err = match dpnc_sim::kernel::simulate(&c.p, &c.dpn, &c.inputs, &dir, &run_with(1), &mut quiet) {
         Ok(_) => panic!("a FIFO shrunk to {} values ran to completion", c.dpn.channels[k].size),
         Err(e) => e,
     };
@@ -285,4 +286,37 @@ fn the_top_module_has_exactly_the_vitis_interface() {
         }
     }
     println!("{checked} kernel x board pairs: the top module is exactly the Vitis interface");
+}
+
+/// `dpnc sim --trace`: a VCD of the run whose scopes are the generated Verilog's instances,
+/// named after the network: every compute process, every memory process (`mem_<array>`) and a
+/// FIFO per channel stream (`fifo_<channel>`); an FST as well, which GTKWave opens.
+#[test]
+fn a_trace_names_every_process_and_channel() {
+    let c = Case::new(&kernel("jacobi_1d.c"), "float", &[4], &[1]).unwrap();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rtl_sim_trace");
+    let _ = std::fs::remove_dir_all(&dir);
+    let vcd = dir.join("run.vcd");
+    let run = dpnc_sim::kernel::Run { trace: Some(vcd.clone()), ..run_with(1) };
+    let mut quiet = |_: &str| {};
+    let (got, _, channels) = dpnc_sim::kernel::simulate(&c.p, &c.dpn, &c.inputs, &dir.join("vcd"), &run, &mut quiet).unwrap();
+    c.compare(&got, "Verilog, traced").unwrap();
+    let text = std::fs::read_to_string(&vcd).expect("the trace is written");
+    let scopes: Vec<&str> =
+        text.lines().filter_map(|l| l.trim().strip_prefix("$scope module ")).filter_map(|l| l.strip_suffix(" $end")).collect();
+    let mut want: Vec<String> = c.dpn.processes.iter().filter(|p| p.stmt().is_some()).map(|p| p.name.clone()).collect();
+    want.extend(
+        c.p.vars.iter().filter(|v| !c.dpn.memory_processes(c.p.var(&v.name).unwrap()).is_empty()).map(|v| format!("mem_{}", v.name)),
+    );
+    want.extend(channels.iter().map(|ch| format!("fifo_{ch}")));
+    assert!(want.len() > 4, "{want:?}");
+    for w in &want {
+        assert!(scopes.contains(&w.as_str()), "no scope {w} in the trace (scopes: {scopes:?})");
+    }
+    // The same run as FST: the file starts with FST's header block (type 0, then its 329-byte length).
+    let fst = dir.join("run.fst");
+    let run = dpnc_sim::kernel::Run { trace: Some(fst.clone()), ..run_with(1) };
+    dpnc_sim::kernel::simulate(&c.p, &c.dpn, &c.inputs, &dir.join("fst"), &run, &mut quiet).unwrap();
+    let bytes = std::fs::read(&fst).expect("the FST is written");
+    assert_eq!(bytes.get(..9), Some(&[0u8, 0, 0, 0, 0, 0, 0, 1, 0x49][..]), "not an FST header");
 }

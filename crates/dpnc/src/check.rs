@@ -126,8 +126,12 @@ pub(crate) fn run(sm: &mut SourceMap, args: &CheckArgs) -> Result<(), Failure> {
         eprintln!("dpnc: building the Verilog design with Verilator …");
         let t = Instant::now();
         let mut progress = |_: &str| {};
-        let mem = dpnc_sim::Memory { seed: args.seed, ..dpnc_sim::Memory::default() };
-        rows.push(match dpnc_sim::kernel::simulate(&p, &dpn, &inputs, &work.join("verilog"), &mem, 2_000_000_000, &mut progress) {
+        let run = dpnc_sim::kernel::Run {
+            mem: dpnc_sim::Memory { seed: args.seed, ..dpnc_sim::Memory::default() },
+            max_cycles: 2_000_000_000,
+            trace: None,
+        };
+        rows.push(match dpnc_sim::kernel::simulate(&p, &dpn, &inputs, &work.join("verilog"), &run, &mut progress) {
             Ok((got, out, _)) => Row {
                 backend: "Verilog (Verilator)",
                 status: compare(&got),

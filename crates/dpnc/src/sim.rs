@@ -34,6 +34,11 @@ pub(crate) struct SimArgs {
     /// Print the figures as JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// Write a waveform of every signal of the design to FILE, under the generated Verilog's
+    /// names (process, channel FIFO, memory port): FST for GTKWave, or VCD if FILE ends in
+    /// `.vcd`. The model then builds with Verilator's tracing, and runs slower.
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
     /// Keep the design and the Verilator build here (default: a temporary directory, removed).
     #[arg(long, value_name = "DIR")]
     work: Option<PathBuf>,
@@ -69,8 +74,14 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
         None => (std::env::temp_dir().join(format!("dpnc-sim-{}", std::process::id())), true),
     };
     let mem = dpnc_sim::Memory { latency: args.latency, jitter: args.jitter, seed: args.mem_seed, ..dpnc_sim::Memory::default() };
+    // The harness runs in its own directory: the waveform's path must not depend on it.
+    let trace = match &args.trace {
+        Some(t) => Some(std::path::absolute(t).map_err(|e| format!("--trace {}: {e}", t.display()))?),
+        None => None,
+    };
+    let run = dpnc_sim::kernel::Run { mem, max_cycles: args.max_cycles, trace };
     let mut progress = |line: &str| eprintln!("dpnc: {line}");
-    let result = dpnc_sim::kernel::simulate(&p, &dpn, &inputs, &work, &mem, args.max_cycles, &mut progress);
+    let result = dpnc_sim::kernel::simulate(&p, &dpn, &inputs, &work, &run, &mut progress);
     if temporary {
         let _ = std::fs::remove_dir_all(&work);
     }

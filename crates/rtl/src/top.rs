@@ -143,7 +143,7 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
     design.ports = (0..arrays.len()).map(|k| format!("gmem{k}")).collect();
 
     // Channels.
-    o.push_str("    // Channels: one FIFO cell per stream (a scratchpad's stream carries (cell, value)).\n");
+    o.push_str("    // Channels: one FIFO cell per stream, named after its channel (a scratchpad's stream carries (cell, value)).\n");
     let mut fires = Vec::new();
     for (k, &c) in streams.iter().enumerate() {
         let ch = &dpn.channels[c];
@@ -152,7 +152,7 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
         let cw = crate::verilog::index_bits(depth + 1);
         let _ = writeln!(
             o,
-            "    // {} ({:?}, {}: {} -> {})\n    wire ch{c}_ov, ch{c}_or, ch{c}_v, ch{c}_r;\n    wire [{}:0] ch{c}_od, ch{c}_d;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{}:0] ch{c}_count, ch{c}_peak;\n    // verilator lint_on UNUSEDSIGNAL\n    dpn_fifo #(.W({w}), .DEPTH({depth}), .FULL_PASS(0)) fifo{c} (.clk(ap_clk), .rst(rst), .in_valid(ch{c}_ov), .in_ready(ch{c}_or), .in_data(ch{c}_od), .out_valid(ch{c}_v), .out_ready(ch{c}_r), .out_data(ch{c}_d), .count(ch{c}_count), .peak(ch{c}_peak));\n    assign dbg_full[{k}] = !ch{c}_or;\n    assign dbg_empty[{k}] = !ch{c}_v;\n    assign dbg_peak[{}:{}] = {{{}'d0, ch{c}_peak}};",
+            "    // {} ({:?}, {}: {} -> {})\n    wire ch{c}_ov, ch{c}_or, ch{c}_v, ch{c}_r;\n    wire [{}:0] ch{c}_od, ch{c}_d;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{}:0] ch{c}_count, ch{c}_peak;\n    // verilator lint_on UNUSEDSIGNAL\n    dpn_fifo #(.W({w}), .DEPTH({depth}), .FULL_PASS(0)) fifo_{name} (.clk(ap_clk), .rst(rst), .in_valid(ch{c}_ov), .in_ready(ch{c}_or), .in_data(ch{c}_od), .out_valid(ch{c}_v), .out_ready(ch{c}_r), .out_data(ch{c}_d), .count(ch{c}_count), .peak(ch{c}_peak));\n    assign dbg_full[{k}] = !ch{c}_or;\n    assign dbg_empty[{k}] = !ch{c}_v;\n    assign dbg_peak[{}:{}] = {{{}'d0, ch{c}_peak}};",
             ch.name,
             ch.kind,
             if ch.kind == ChannelKind::Scratchpad { ch.cells() } else { ch.size },
@@ -162,7 +162,8 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
             cw - 1,
             32 * k + 31,
             32 * k,
-            32 - cw
+            32 - cw,
+            name = ch.name,
         );
         fires.push(format!("(ch{c}_ov && ch{c}_or) || (ch{c}_v && ch{c}_r)"));
         design.channels.push(ch.name.clone());

@@ -4,7 +4,8 @@
 //
 // Command line (the executable is <build dir>/obj/dpn_sim):
 //   dpn_sim [--arg NAME=VALUE]... [--latency N] [--jitter N] [--seed N] [--outstanding N]
-//           [--max-cycles N] [--stall-cycles N] [--poll N] [--progress N] [--out DIR] [--spec HASH] [--help]
+//           [--max-cycles N] [--stall-cycles N] [--poll N] [--progress N] [--out DIR] [--spec HASH]
+//           [--trace FILE] [--help]
 //   --arg NAME=VALUE  an argument of the kernel: for an array, a file with its initial bytes (exactly its
 //                     size; arrays not given start zeroed); for a scalar, its bit pattern (decimal or 0x hex)
 //   --latency N       memory latency in cycles, per request (default 64)
@@ -17,6 +18,7 @@
 //   --progress N      a line on stderr every N cycles (default 1000000; 0: none)
 //   --out DIR         write DIR/result.json and DIR/NAME.bin, the final contents of every array
 //   --spec HASH       refuse to run unless the harness was generated for this spec (used by dpnc-sim)
+//   --trace FILE      write a waveform of every signal to FILE (only in a model built with tracing)
 // Exit status: 0 done, 2 deadlock, 3 timeout, 4 protocol error (or $stop/$finish), 1 bad usage or I/O.
 //
 // Memory model (per m_axi port): INCR bursts only, 1..256 beats of 1..DW/8 bytes, never crossing 4 KiB,
@@ -444,6 +446,7 @@ static inline void usage(FILE* f) {
     std::fprintf(f,
                  "usage: dpn_sim [--arg NAME=VALUE]... [--latency N] [--jitter N] [--seed N] [--outstanding N]\n"
                  "               [--max-cycles N] [--stall-cycles N] [--poll N] [--progress N] [--out DIR] [--spec HASH]\n"
+                 "               [--trace FILE]\n"
                  "  arrays: --arg NAME=FILE (initial bytes; zeroed when not given); scalars: --arg NAME=BITS\n");
 }
 
@@ -451,6 +454,13 @@ static inline uint64_t seed_from_args(int argc, char** argv) {
     for (int i = 1; i + 1 < argc; i++)
         if (std::string(argv[i]) == "--seed") return std::strtoull(argv[i + 1], nullptr, 0);
     return 1;
+}
+
+// The waveform file of --trace (read by the generated main, which opens it), or null.
+static inline const char* trace_from_args(int argc, char** argv) {
+    for (int i = 1; i + 1 < argc; i++)
+        if (std::string(argv[i]) == "--trace") return argv[i + 1];
+    return nullptr;
 }
 
 static inline bool parse_options(int argc, char** argv, Options& o) {
@@ -484,6 +494,8 @@ static inline bool parse_options(int argc, char** argv, Options& o) {
             o.out_dir = v;
         } else if (a == "--spec") {
             o.spec_hash = v;
+        } else if (a == "--trace") {
+            // opened by the generated main
         } else if (a == "--arg") {
             size_t eq = v.find('=');
             if (eq == std::string::npos) {

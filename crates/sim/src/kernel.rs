@@ -54,7 +54,19 @@ pub fn spec(design: &dpnc_rtl::Design, verilog: Vec<std::path::PathBuf>) -> Spec
             .collect(),
         channels: design.channels.clone(),
         processes: design.processes.clone(),
+        trace: None,
     }
+}
+
+/// How to run a kernel's simulation.
+#[derive(Clone, Debug, Default)]
+pub struct Run {
+    /// The memory model.
+    pub mem: Memory,
+    /// Give up after this many cycles from `ap_start`.
+    pub max_cycles: u64,
+    /// Write a waveform of every signal here (see [`Spec::trace`]).
+    pub trace: Option<std::path::PathBuf>,
 }
 
 /// Generates the design into `dir`, builds it, runs it on `inputs`; returns the final store,
@@ -64,8 +76,7 @@ pub fn simulate(
     dpn: &dpnc_dpn::Dpn,
     inputs: &Store,
     dir: &Path,
-    mem: &Memory,
-    max_cycles: u64,
+    run: &Run,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(Store, Outcome, Vec<String>), String> {
     let design = dpnc_rtl::generate(p, dpn).map_err(|e| format!("cannot generate Verilog: {e}"))?;
@@ -73,7 +84,7 @@ pub fn simulate(
     let (name, wrapper) = dpnc_rtl::sim_wrapper::generate(&design);
     std::fs::write(dir.join(&name), wrapper).map_err(|e| format!("{}: {e}", dir.join(&name).display()))?;
     sources.push(dir.join(name));
-    let spec = spec(&design, sources);
+    let spec = Spec { trace: run.trace.clone(), ..spec(&design, sources) };
     let exe = crate::build(&spec, &dir.join("obj"), progress).map_err(|e| e.to_string())?;
     let mut ins = Vec::new();
     for (k, v) in p.vars.iter().enumerate().filter(|(_, v)| v.kind == VarKind::Argument) {
@@ -83,7 +94,7 @@ pub fn simulate(
             ins.push((v.name.clone(), Input::Bytes(to_bytes(&inputs.data[k]))));
         }
     }
-    let out = crate::run(&exe, &spec, &ins, mem, max_cycles, 200_000, progress).map_err(|e: SimError| e.to_string())?;
+    let out = crate::run(&exe, &spec, &ins, &run.mem, run.max_cycles, 200_000, progress).map_err(|e: SimError| e.to_string())?;
     let mut store = inputs.clone();
     for (name, bytes) in &out.arrays {
         if let Some(k) = p.vars.iter().position(|v| &v.name == name) {

@@ -61,6 +61,17 @@ pub struct Spec {
     pub channels: Vec<String>,
     /// Names for bit k of `dbg_done`.
     pub processes: Vec<String>,
+    /// Write a waveform of every signal here (`.vcd`: VCD, anything else: FST, which GTKWave
+    /// opens); `None`: no tracing (the model builds and runs faster).
+    pub trace: Option<PathBuf>,
+}
+
+impl Spec {
+    /// Verilator's tracing flag for [`Spec::trace`].
+    fn trace_flag(&self) -> Option<&'static str> {
+        let vcd = |p: &PathBuf| p.extension().is_some_and(|e| e == "vcd");
+        self.trace.as_ref().map(|p| if vcd(p) { "--trace" } else { "--trace-fst" })
+    }
 }
 
 /// A kernel argument.
@@ -239,6 +250,14 @@ fn generate_main(spec: &Spec) -> (String, String) {
     line("// (dpn_sim.h, which documents the command line). Do not edit.".into());
     line(format!("#include \"{v}.h\""));
     line("#include \"verilated.h\"".into());
+    let trace_class = match spec.trace_flag() {
+        Some("--trace") => Some(("verilated_vcd_c.h", "VerilatedVcdC")),
+        Some(_) => Some(("verilated_fst_c.h", "VerilatedFstC")),
+        None => None,
+    };
+    if let Some((header, _)) = trace_class {
+        line(format!("#include \"{header}\""));
+    }
     line("#include \"dpn_sim.h\"".into());
     line("#include <memory>".into());
     line(String::new());
@@ -246,6 +265,10 @@ fn generate_main(spec: &Spec) -> (String, String) {
     line("int main(int argc, char** argv) {".into());
     line("    auto ctx = std::make_unique<VerilatedContext>();".into());
     line("    ctx->commandArgs(argc, argv);".into());
+    let traced = spec.trace_flag();
+    if traced.is_some() {
+        line("    ctx->traceEverOn(true);".into());
+    }
     line("    ctx->randReset(2);  // registers without a reset start random (with --x-initial unique)".into());
     line("    ctx->randSeed(int(dpn_sim::seed_from_args(argc, argv) % 1000000007u) + 1);".into());
     line("    ctx->fatalOnError(false);  // $stop ends the run as a protocol error".into());
@@ -303,13 +326,28 @@ fn generate_main(spec: &Spec) -> (String, String) {
     if !spec.processes.is_empty() {
         line("    d.dbg_done = dpn_sim::bytes_of(top->dbg_done);".into());
     }
+    if let Some((_, class)) = trace_class {
+        // Every signal, under the design's own instance names; one time unit per half cycle.
+        line(format!("    std::unique_ptr<{class}> trace;"));
+        line("    if (const char* path = dpn_sim::trace_from_args(argc, argv)) {".into());
+        line(format!("        trace = std::make_unique<{class}>();"));
+        line("        top->trace(trace.get(), 99);".into());
+        line("        trace->open(path);".into());
+        line("    }".into());
+    }
     line("    d.eval = [&] {".into());
     line("        top->eval();".into());
+    if trace_class.is_some() {
+        line("        if (trace) trace->dump(ctx->time());".into());
+    }
     line("        ctx->timeInc(1);".into());
     line("    };".into());
     line("    d.got_finish = [&] { return ctx->gotFinish(); };".into());
     line("    int rc = dpn_sim::run(d, argc, argv);".into());
     line("    top->final();".into());
+    if trace_class.is_some() {
+        line("    if (trace) trace->close();".into());
+    }
     line("    return rc;".into());
     line("}".into());
     let hash = format!("{:016x}", fnv1a(&(s.clone() + HARNESS_H)));
@@ -375,13 +413,18 @@ pub fn build(spec: &Spec, dir: &Path, progress: &mut dyn FnMut(&str)) -> Result<
             _ => return Err(SimError::Io(format!("Verilog source {} not found", v.display()))),
         }
     }
-    let obj = dir.join("obj");
+    // A traced model builds apart, so that switching tracing on and off stays incremental.
+    let obj = dir.join(match spec.trace_flag() {
+        Some(flag) => format!("obj{}", flag.replace("--", "-")),
+        None => "obj".into(),
+    });
     let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
     let mut cmd = Command::new("verilator");
     cmd.args(["--cc", "--exe", "--build", "-j", &jobs.to_string(), "-O3", "-Wno-fatal", "--x-assign", "unique", "--x-initial", "unique"])
         .args(["--top-module", &spec.top, "-o", "dpn_sim", "-Mdir"])
         .arg(&obj)
         .args(["-CFLAGS", "-O1 -std=c++17"])
+        .args(spec.trace_flag())
         .args(&sources)
         .arg(dir.join("dpn_sim_main.cpp"))
         .current_dir(&dir);
@@ -526,6 +569,9 @@ pub fn run(
         .args(["--max-cycles", &max_cycles.to_string(), "--stall-cycles", &stall_cycles.max(1).to_string()])
         .arg("--out")
         .arg(&dir);
+    if let Some(trace) = &spec.trace {
+        cmd.arg("--trace").arg(trace);
+    }
     progress(&format!("simulating {} (seed {})", spec.top, mem.seed));
     let (mut child, rx) = spawn_lines(&mut cmd).map_err(|e| SimError::Tool(format!("cannot run {}: {e}", exe.display())))?;
     let mut out_tail: Vec<String> = Vec::new();

@@ -53,6 +53,7 @@ fn vscale_spec() -> Spec {
         args: vec![array("A", 0, 4 * N, false), array("B", 1, 4 * N, true), scalar("n", 32), scalar("k", 32)],
         channels: vec!["ch_a".into()],
         processes: vec!["load".into(), "scale".into()],
+        trace: None,
     }
 }
 
@@ -67,6 +68,7 @@ fn misc_spec() -> Spec {
         args: vec![scalar("mode", 8), array("X", 0, 4096, true)],
         channels: vec!["fed".into(), "orphan".into()],
         processes: vec!["src".into(), "sink".into()],
+        trace: None,
     }
 }
 
@@ -301,6 +303,7 @@ fn broken_verilog_is_a_tool_error() {
         args: vec![],
         channels: vec![],
         processes: vec![],
+        trace: None,
     };
     match build(&spec, &dir.join("build"), &mut quiet()) {
         Err(SimError::Tool(m)) => assert!(m.contains("broken_top.v"), "{m}"),
