@@ -99,11 +99,6 @@ fn some_of(mut on: Vec<usize>, n: usize) -> Option<Vec<usize>> {
     (on.len() < n).then_some(on)
 }
 
-/// Entry `d` of a `--tile`/`--par` list (the last one repeats; `default` when empty).
-pub(crate) fn size_of(cfg: &[i64], d: usize, default: i64) -> i64 {
-    cfg.get(d).or(cfg.last()).copied().unwrap_or(default)
-}
-
 /// Tile sizes and parallelism per hyperplane, and where instances fall.
 struct Geometry<'a> {
     nests: &'a [Nest],
@@ -651,11 +646,11 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
             );
         }
     }
-    let sizes: Vec<i64> = (0..depth).map(|d| size_of(&cfg.tile, d, 32)).collect();
+    let sizes: Vec<i64> = (0..depth).map(|d| crate::shape::tile_size(&cfg.tile, d)).collect();
     // A value given for a hyperplane must fit its tile; the last value, repeated over the
     // hyperplanes after it, is capped at each tile size (and the user told so).
     for d in 0..depth {
-        let (q, s) = (size_of(&cfg.par, d, 1), sizes[d]);
+        let (q, s) = (crate::shape::par_size(&cfg.par, d), sizes[d]);
         if q > s && d < cfg.par.len() {
             return Err(Diagnostic::global(format!(
                 "--par {q} on hyperplane {d} exceeds the tile size {s}: a sub-band cannot be thinner than one iteration"
@@ -665,7 +660,7 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
             eprintln!("dpnc: note: --par {q}, repeated on hyperplane {d}, is capped at its tile size {s}");
         }
     }
-    let par: Vec<i64> = (0..depth).map(|d| size_of(&cfg.par, d, 1).min(sizes[d])).collect();
+    let par: Vec<i64> = (0..depth).map(|d| crate::shape::par_size(&cfg.par, d).min(sizes[d])).collect();
     let mut geo = Geometry {
         nests: &nests,
         nest_of: nest_of.clone(),
@@ -2775,11 +2770,11 @@ fn describe_processes(
                 let n = &nests[nest_of[*stmt]];
                 let iters: Vec<String> = s.iters.iter().map(|i| isl_name(i)).collect();
                 let phi: Vec<String> = n.phi_of(*stmt).iter().map(|a| a.isl(&iters)).collect();
-                let size = |d: usize| size_of(&cfg.tile, d, 32);
+                let size = |d: usize| crate::shape::tile_size(&cfg.tile, d);
                 let mut conds = vec![m.cond_of(p, *stmt)];
                 conds.extend(fixed.iter().cloned());
                 for (d, l) in subband.iter().enumerate() {
-                    let q = size_of(&cfg.par, d, 1).min(size(d));
+                    let q = crate::shape::par_size(&cfg.par, d).min(size(d));
                     let (f, sz) = (&phi[d], size(d));
                     conds.push(format!("floor(({q}*({f}) - {}*floor(({f})/{sz}))/{sz}) = {l}", q * sz));
                 }

@@ -14,6 +14,7 @@ pub mod metrics;
 pub mod predicate;
 pub mod relations;
 pub mod scan;
+pub mod shape;
 pub mod sync;
 pub mod tiling;
 pub mod validate;

@@ -90,7 +90,7 @@ impl LoopNest {
         let phi = nest.phi_of(stmt);
         let (d, n) = (nest.dims, bbox.len());
         let nb = d.saturating_sub(1);
-        let size = |k: usize| crate::build::size_of(tile, k, 32);
+        let size = |k: usize| crate::shape::tile_size(tile, k);
         // Range of every hyperplane over the box (interval arithmetic).
         let range: Vec<(i64, i64)> = phi.iter().map(|f| span(&f.coef, f.cst, bbox)).collect();
         // Iterators the hyperplanes use, which the non-constant hyperplanes must determine (a
@@ -147,7 +147,7 @@ impl LoopNest {
             // The sub-band slice of the tile: φ mod s in [⌈ℓs/q⌉, ⌈(ℓ+1)s/q⌉ − 1].
             let (lo, hi) = match subband.get(k) {
                 Some(&l) if k < nb => {
-                    let (q, l, s) = (crate::build::size_of(par, k, 1).min(s) as i128, l as i128, s as i128);
+                    let (q, l, s) = (crate::shape::par_size(par, k).min(s) as i128, l as i128, s as i128);
                     (((l * s + q - 1) / q) as i64, (((l + 1) * s + q - 1) / q - 1) as i64)
                 }
                 _ => (0, s - 1),

@@ -60,7 +60,7 @@ impl Ctx<'_> {
         let ip: Vec<String> = self.p.stmts[pr].iters.iter().map(|i| format!("{}_p", isl_name(i))).collect();
         let mut conds = vec!["1 = 1".to_string()];
         for d in 0..n.dims.saturating_sub(1) {
-            let s = crate::build::size_of(&self.tile, d, 32);
+            let s = crate::shape::tile_size(&self.tile, d);
             conds.push(format!("floor(({})/{s}) = floor(({})/{s})", n.phi_of(c)[d].isl(&ic), n.phi_of(pr)[d].isl(&ip)));
         }
         self.umap(&format!(

@@ -36,7 +36,7 @@ pub struct BandScan<'a> {
 impl<'a> BandScan<'a> {
     pub fn new(p: &'a Program, params: &'a [i64], nest: &'a Nest, tile: &[i64]) -> BandScan<'a> {
         let nb = nest.dims.saturating_sub(1);
-        let sizes = (0..nb).map(|d| crate::build::size_of(tile, d, 32)).collect();
+        let sizes = (0..nb).map(|d| crate::shape::tile_size(tile, d)).collect();
         let mut s = BandScan { p, params, nest, sizes, clips: Vec::new(), live: Vec::new(), span: Vec::new(), else_at: Vec::new() };
         s.prepare(&p.tree, 0);
         s

@@ -56,7 +56,7 @@ pub fn sigma(p: &Program, nests: &[Nest], tile: &[i64], stmt: usize) -> Vec<Key>
     let zero = Affine { coef: vec![0; p.stmts[stmt].iters.len()], cst: 0 };
     let mut key = vec![Key::Const(no[stmt] as i64)];
     for d in 0..depth {
-        key.push(Key::Tile(phi.get(d).cloned().unwrap_or_else(|| zero.clone()), crate::build::size_of(tile, d, 32)));
+        key.push(Key::Tile(phi.get(d).cloned().unwrap_or_else(|| zero.clone()), crate::shape::tile_size(tile, d)));
     }
     key.push(Key::Const(nest.group(stmt) as i64));
     for d in 0..depth {
@@ -81,7 +81,7 @@ pub fn band_key(p: &Program, nests: &[Nest], tile: &[i64], stmt: usize) -> Vec<K
     let mut key = vec![Key::Const(no[stmt] as i64)];
     for d in 0..depth.saturating_sub(1) {
         key.push(match n.phi_of(stmt).get(d) {
-            Some(f) if d + 1 < n.dims => Key::Tile(f.clone(), crate::build::size_of(tile, d, 32)),
+            Some(f) if d + 1 < n.dims => Key::Tile(f.clone(), crate::shape::tile_size(tile, d)),
             _ => Key::Const(0),
         });
     }
