@@ -193,6 +193,7 @@ pub fn run(sm: &mut SourceMap, args: &ExploreArgs) -> Result<(), Failure> {
     };
     let finished = AtomicUsize::new(0);
     let start = Instant::now();
+    let bar = std::sync::Mutex::new((n > 1).then(|| crate::progress::Progress::new("explore", Some(n as u64))));
     let progress = |_: usize, (tile, r): &Point| {
         if n > 1 {
             let k = finished.fetch_add(1, Ordering::SeqCst) + 1;
@@ -200,7 +201,13 @@ pub fn run(sm: &mut SourceMap, args: &ExploreArgs) -> Result<(), Failure> {
                 Ok(r) => format!("{:.3} flop/B", r.intensity()),
                 Err(_) => "failed".to_string(),
             };
-            eprintln!("[{k}/{n}] tile {}: {what} ({:.1} s)", tile_label(tile), start.elapsed().as_secs_f64());
+            let line = format!("[{k}/{n}] tile {}: {what} ({:.1} s)", tile_label(tile), start.elapsed().as_secs_f64());
+            if let Ok(mut bar) = bar.lock() {
+                if let Some(bar) = bar.as_mut() {
+                    bar.println(&line);
+                    bar.set(k as u64, "tile sizes");
+                }
+            }
         }
     };
     // The builds recurse over the kernel's loops and expressions: give them the same room as
@@ -211,6 +218,9 @@ pub fn run(sm: &mut SourceMap, args: &ExploreArgs) -> Result<(), Failure> {
         .build()
         .map_err(|e| format!("cannot start the worker threads: {e}"))?;
     let points = pool.install(|| dpnc_dpn::explore::sweep(&p, &sare, sizes, &base, &progress));
+    if let Some(bar) = bar.into_inner().ok().flatten() {
+        bar.finish();
+    }
 
     print!("{}", table(&p, &board, &roof, fpd, &model, &points));
     let ok = points.iter().filter(|(_, r)| r.is_ok()).count();

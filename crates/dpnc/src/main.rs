@@ -3,6 +3,7 @@
 mod check;
 mod emit;
 mod explore;
+mod progress;
 mod publish;
 mod sim;
 mod synth;
@@ -477,13 +478,9 @@ fn run(sm: &mut SourceMap, args: &RunArgs) -> Result<(), Failure> {
     let t = Instant::now();
     let total = dpnc_frontend::interp::instance_total_up_to(&p, &params, MAX_INTERPRETED)?
         .map_err(|size| format!("{size}: more than the interpreter runs; use smaller sizes"))?;
-    let mut shown = t;
-    let stats = dpnc_frontend::interp::run_reporting(&p, &params, &mut mem, &mut |done| {
-        if shown.elapsed().as_secs() >= 2 {
-            shown = Instant::now();
-            eprintln!("interpreter: {done} of {total} statement instances ({:.0} s)", t.elapsed().as_secs_f64());
-        }
-    })?;
+    let mut bar = progress::Progress::new("interpreter", Some(total));
+    let stats = dpnc_frontend::interp::run_reporting(&p, &params, &mut mem, &mut |done| bar.set(done, "statement instances"))?;
+    bar.finish();
     eprintln!("interpreter: {} statement instances in {:.3} s", stats.instances, t.elapsed().as_secs_f64());
     if args.check {
         let t = Instant::now();

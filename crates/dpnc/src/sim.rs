@@ -80,8 +80,9 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
         None => None,
     };
     let run = dpnc_sim::kernel::Run { mem, max_cycles: args.max_cycles, trace };
-    let mut progress = |line: &str| eprintln!("dpnc: {line}");
-    let result = dpnc_sim::kernel::simulate(&p, &dpn, &inputs, &work, &run, &mut progress);
+    let mut bar = crate::progress::Progress::new("dpnc sim", None);
+    let result = dpnc_sim::kernel::simulate(&p, &dpn, &inputs, &work, &run, &mut |line: &str| bar.note(line));
+    bar.finish();
     if temporary {
         let _ = std::fs::remove_dir_all(&work);
     }

@@ -40,9 +40,11 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SynthArgs) -> Result<(), Failure> {
         None => (std::env::temp_dir().join(format!("dpnc-synth-{}", std::process::id())), true),
     };
     let files = design.write(&work)?;
-    eprintln!("dpnc: yosys synth_xilinx on {} ({} files); large designs take minutes …", design.top, files.len());
+    let mut bar = crate::progress::Progress::new("dpnc synth", None);
+    bar.note(&format!("yosys synth_xilinx on {} ({} files); large designs take minutes …", design.top, files.len()));
     let t = std::time::Instant::now();
     let r = dpnc_rtl::synth::yosys(&work, &design.top, &files, args.per_module);
+    bar.finish();
     if temporary {
         let _ = std::fs::remove_dir_all(&work);
     }
