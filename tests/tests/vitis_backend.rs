@@ -16,11 +16,34 @@ fn one(f: &Path, ty: &str, tile: &[i64], par: &[i64], dir: &Path) -> Result<(), 
     let board = dpnc_boards::load("vcu1525").map_err(|e| e.to_string())?;
     let (got, _, _) = dpnc_codegen::native::vitis(&c.p, &c.dpn, &board, &c.inputs, dir, &["-O1", "-w"])?;
     c.compare(&got, "Vitis HLS C++ as software")?;
+    streams_are_at_least_two_deep(&std::fs::read_to_string(dir.join("kernel.cpp")).map_err(|e| format!("kernel.cpp: {e}"))?)?;
     let xrt = Path::new(env!("CARGO_MANIFEST_DIR")).join("stand-in/xrt/include");
     let xrt = format!("-I{}", xrt.display());
     dpnc_codegen::native::compile(dir, "g++", &["-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", &xrt, "host.cpp"])
         .map(|_| ())
         .map_err(|e| format!("the XRT host does not compile: {e}"))
+}
+
+/// HLS makes a stream of depth 1 a single register, which a producer and a consumer cannot
+/// both use in one cycle: every stream and its pragma say at least 2.
+fn streams_are_at_least_two_deep(kernel: &str) -> Result<(), String> {
+    let mut seen = 0;
+    for line in kernel.lines().filter(|l| l.contains("#pragma HLS stream variable=")) {
+        let depth: usize = line.split("depth=").nth(1).and_then(|d| d.trim().parse().ok()).ok_or_else(|| format!("no depth: {line}"))?;
+        if depth < 2 {
+            return Err(format!("a stream of depth {depth}: {line}"));
+        }
+        seen += 1;
+    }
+    // Every stream object (declared with its name) has its depth pragma.
+    let objects = kernel.lines().filter(|l| l.contains("hls::stream<") && l.contains("(\"")).count();
+    if objects != seen {
+        return Err(format!("{objects} stream objects but {seen} depth pragmas"));
+    }
+    if seen == 0 {
+        return Err("kernel.cpp declares no stream".into());
+    }
+    Ok(())
 }
 
 #[test]

@@ -147,10 +147,11 @@ impl Gen<'_> {
         }
     }
 
-    /// A stream's depth: the channel's size; a scratchpad's stream holds at most its live
-    /// values, so its cell count.
+    /// A stream's depth: the channel's size (a scratchpad's stream holds at most its live
+    /// values, so its cell count), and at least 2: HLS makes a stream of depth 1 a single
+    /// register, which a producer and a consumer cannot both use in one cycle.
     fn depth(&self, c: usize) -> usize {
-        self.dpn.channels[c].cells().max(1)
+        self.dpn.channels[c].cells().max(2)
     }
 
     /// (parameter declaration, argument in the top function) of the function of `pis`.
