@@ -4,7 +4,7 @@
 //! dpnc's own (crates/frontend/src/mathlib.rs), as in every backend: the harness maps them to
 //! the generated C of crates/codegen/runtime/dpn_math.h.
 
-use dpnc_frontend::scop::{ArgSlot, Program, VarKind};
+use dpnc_frontend::ir::{ArgSlot, Program, VarKind};
 use dpnc_frontend::{interp, Options, SourceMap, Store};
 use std::fmt::Write as _;
 use std::path::Path;

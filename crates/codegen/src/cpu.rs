@@ -22,7 +22,7 @@ use dpnc_dpn::loops::{Lin, LoopNest};
 use dpnc_dpn::predicate::{Predicate, C_PRELUDE};
 use dpnc_dpn::sync::{band_key, sigma, Key};
 use dpnc_dpn::tiling::Affine;
-use dpnc_frontend::scop::{Access, Program, VarKind};
+use dpnc_frontend::ir::{Access, Program, VarKind};
 use std::fmt::Write;
 
 /// The files of the CPU backend: `kernel.cpp`, `dpn_rt.hpp`, `Makefile`.

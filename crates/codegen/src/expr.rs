@@ -4,8 +4,8 @@
 //! The program is compiled with `-fwrapv` (wrapping signed arithmetic, as the interpreter)
 //! and `-ffp-contract=off` (no fused multiply-add).
 
-use dpnc_frontend::ast::{BinOp, ScalarType, UnOp};
-use dpnc_frontend::scop::{Aff, MathFn, TExpr, TKind};
+use dpnc_frontend::ir::{Aff, MathFn, TExpr, TKind};
+use dpnc_frontend::ir::{BinOp, ScalarType, UnOp};
 use dpnc_frontend::value::Value;
 
 /// Names the printer needs: statement iterators, parameter values, read operands.

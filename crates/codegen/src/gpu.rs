@@ -9,7 +9,7 @@
 use crate::cpu::{Flavour, Gen};
 use crate::CodegenError;
 use dpnc_dpn::ir::Dpn;
-use dpnc_frontend::scop::{Program, VarKind};
+use dpnc_frontend::ir::{Program, VarKind};
 use std::fmt::Write;
 
 /// The device runtime every generated CUDA program includes.

@@ -2,8 +2,8 @@
 //! inputs, for `dpnc check` and the tests: the inputs go to `DIR/in/*.npy`, the outputs
 //! come back from `DIR/out/*.npy`.
 
+use dpnc_frontend::ir::{Program, VarKind};
 use dpnc_frontend::npy::{read_npy, NpyData};
-use dpnc_frontend::scop::{Program, VarKind};
 use dpnc_frontend::value::Value;
 use dpnc_frontend::Store;
 use std::path::{Path, PathBuf};

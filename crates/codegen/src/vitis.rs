@@ -24,7 +24,7 @@ use crate::cpu::{Flavour, Gen, LoadGen};
 use crate::CodegenError;
 use dpnc_boards::Board;
 use dpnc_dpn::ir::{index_bits, ChannelKind, Dpn, ProcessKind};
-use dpnc_frontend::scop::{Program, VarKind};
+use dpnc_frontend::ir::{Program, VarKind};
 use std::fmt::Write;
 
 /// Our header for the kernels (dataflow macros, scratchpads).
@@ -365,6 +365,6 @@ impl Gen<'_> {
     }
 }
 
-fn shape(v: &dpnc_frontend::scop::Variable) -> String {
+fn shape(v: &dpnc_frontend::ir::Variable) -> String {
     v.dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")
 }

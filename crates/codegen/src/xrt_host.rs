@@ -2,7 +2,7 @@
 //! kernel, which share the kernel's arguments): `./host KERNEL.xclbin IN_DIR OUT_DIR` loads
 //! one `NAME.npy` per argument, runs the kernel once and writes the arrays it wrote.
 
-use dpnc_frontend::scop::{Program, VarKind};
+use dpnc_frontend::ir::{Program, VarKind};
 
 /// The Makefile rules that build the host and run or build the kernel with it, shared by both
 /// Vitis targets: `host`, `emconfig.json`, `hw_emu` (a run on `in/*.npy` into `out/`) and `hw`,
@@ -52,6 +52,6 @@ pub fn generate(p: &Program, kernel: &str) -> String {
     out
 }
 
-fn shape(v: &dpnc_frontend::scop::Variable) -> String {
+fn shape(v: &dpnc_frontend::ir::Variable) -> String {
     v.dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")
 }

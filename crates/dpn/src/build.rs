@@ -18,7 +18,7 @@ use cell::CellMap;
 use cell_table::CellTable;
 use dpnc_frontend::dataflow::Sare;
 use dpnc_frontend::interp::{for_each_run, index_of, out_of_bounds};
-use dpnc_frontend::scop::{Program, VarKind};
+use dpnc_frontend::ir::{Program, VarKind};
 use dpnc_frontend::store::flatten;
 use dpnc_frontend::Diagnostic;
 use events::{Events, Log};
@@ -1325,7 +1325,7 @@ fn join_replay(
 /// as it is enumerated: one group of statements, and no hyperplane or only the outer loop
 /// itself (`±i + c`, in the loop's direction, with one `c` for all statements).
 fn program_ordered(p: &Program, nest: &Nest) -> bool {
-    use dpnc_frontend::scop::SchedTerm;
+    use dpnc_frontend::ir::SchedTerm;
     let Some(&first) = nest.stmts.first() else { return false };
     let outer = |k: usize| {
         let s = &p.stmts[k];
@@ -2824,7 +2824,7 @@ fn loop_nests(
         let bbox: Vec<(i64, i64)> = survey.lo[*stmt].iter().zip(&survey.extent[*stmt]).map(|(l, e)| (*l, l + *e as i64 - 1)).collect();
         let mut dirs = vec![1; s.iters.len()];
         for t in &s.schedule {
-            if let dpnc_frontend::scop::SchedTerm::Iter(d, dir) = t {
+            if let dpnc_frontend::ir::SchedTerm::Iter(d, dir) = t {
                 dirs[*d] = *dir;
             }
         }
@@ -2833,7 +2833,7 @@ fn loop_nests(
     Ok(())
 }
 
-fn cell_of(p: &Program, a: &dpnc_frontend::scop::Access, it: &[i64], params: &[i64]) -> Result<usize, Diagnostic> {
+fn cell_of(p: &Program, a: &dpnc_frontend::ir::Access, it: &[i64], params: &[i64]) -> Result<usize, Diagnostic> {
     let (idx, off) = index_of(p, a, it, params)?;
     off.ok_or_else(|| Diagnostic::new(a.span, out_of_bounds(p, a, &idx)))
 }

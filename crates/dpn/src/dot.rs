@@ -2,7 +2,7 @@
 //! channels as edges labelled with kind and size.
 
 use crate::ir::*;
-use dpnc_frontend::scop::Program;
+use dpnc_frontend::ir::Program;
 use std::fmt::Write;
 
 pub fn render(p: &Program, dpn: &Dpn) -> String {

@@ -5,7 +5,7 @@
 
 use crate::ir::*;
 use dpnc_frontend::eval::eval;
-use dpnc_frontend::scop::Program;
+use dpnc_frontend::ir::Program;
 use dpnc_frontend::value::Value;
 use dpnc_frontend::Store;
 use std::collections::{HashMap, VecDeque};

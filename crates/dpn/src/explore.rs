@@ -8,7 +8,7 @@
 use crate::build::{build, Config};
 use crate::metrics::{report, Report};
 use dpnc_frontend::dataflow::Sare;
-use dpnc_frontend::scop::Program;
+use dpnc_frontend::ir::Program;
 use rayon::prelude::*;
 
 /// One point of a sweep: the tile sizes and the network's figures, or why it could not be built.

@@ -2,10 +2,10 @@
 //! the network and of the untiled original, arithmetic intensity, on-chip memory.
 
 use crate::ir::*;
-use dpnc_frontend::ast::BinOp;
-use dpnc_frontend::ast::ScalarType;
 use dpnc_frontend::interp::instance_counts;
-use dpnc_frontend::scop::{Program, TExpr, TKind};
+use dpnc_frontend::ir::BinOp;
+use dpnc_frontend::ir::ScalarType;
+use dpnc_frontend::ir::{Program, TExpr, TKind};
 use serde::Serialize;
 use std::fmt::Write;
 

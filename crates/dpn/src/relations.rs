@@ -8,8 +8,8 @@
 use crate::ir::*;
 use crate::tiling::Nest;
 use dpnc_frontend::dataflow::{self, Sare};
+use dpnc_frontend::ir::Program;
 use dpnc_frontend::polyhedral::{isl_name, Model};
-use dpnc_frontend::scop::Program;
 use dpnc_frontend::Diagnostic;
 use isl_rs::{Context, Set, UnionMap, UnionSet};
 
@@ -239,7 +239,7 @@ fn channel(cx: &Ctx, dpn: &Dpn, c: usize) -> Result<Found, Diagnostic> {
                 }
             }
             for (v, flow) in sare.finals.iter().enumerate() {
-                if p.vars[v].kind != dpnc_frontend::scop::VarKind::Argument {
+                if p.vars[v].kind != dpnc_frontend::ir::VarKind::Argument {
                     continue;
                 }
                 for src in flow.iter().flat_map(|f| &f.sources).filter(|s| s.stmt == Some(pr)) {

@@ -10,7 +10,7 @@
 
 use crate::tiling::{Affine, Nest};
 use dpnc_frontend::interp::VisitRun;
-use dpnc_frontend::scop::{Node, Program};
+use dpnc_frontend::ir::{Node, Program};
 use dpnc_frontend::Diagnostic;
 
 /// Band constraints of one statement whose innermost iterator is a given loop's:

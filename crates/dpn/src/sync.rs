@@ -8,8 +8,8 @@
 use crate::ir::*;
 use crate::predicate::Predicate;
 use crate::tiling::{nest_of, Affine, Nest};
+use dpnc_frontend::ir::{Program, SchedTerm};
 use dpnc_frontend::polyhedral::{isl_name, Model};
-use dpnc_frontend::scop::{Program, SchedTerm};
 use dpnc_frontend::Diagnostic;
 use isl_rs::{Context, Set, UnionMap, UnionSet};
 

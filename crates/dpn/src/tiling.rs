@@ -11,8 +11,8 @@
 //! holding the whole nest in its original order (always legal, everything on chip).
 
 use dpnc_frontend::dataflow;
+use dpnc_frontend::ir::{Program, SchedTerm};
 use dpnc_frontend::polyhedral::{isl_name, Model};
-use dpnc_frontend::scop::{Program, SchedTerm};
 use dpnc_frontend::Diagnostic;
 use isl_rs::{Context, DimType, Map, UnionMap, UnionSet};
 use serde::{Deserialize, Serialize};

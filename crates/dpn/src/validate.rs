@@ -5,7 +5,7 @@
 
 use crate::ir::*;
 use dpnc_frontend::interp::instance_counts;
-use dpnc_frontend::scop::Program;
+use dpnc_frontend::ir::Program;
 use std::collections::{HashMap, HashSet};
 
 /// All violated invariants (empty when the network is valid).

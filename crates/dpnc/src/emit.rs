@@ -1,8 +1,8 @@
 //! Text renderings of the frontend's results (`--emit scop`, `--emit sare`).
 
 use dpnc_frontend::dataflow::Sare;
+use dpnc_frontend::ir::{Program, VarKind};
 use dpnc_frontend::polyhedral::Model;
-use dpnc_frontend::scop::{Program, VarKind};
 use dpnc_frontend::SourceMap;
 use std::fmt::Write;
 

@@ -7,7 +7,7 @@ use clap::Args;
 use dpnc_boards::Board;
 use dpnc_dpn::explore::Point;
 use dpnc_dpn::metrics::Report;
-use dpnc_frontend::scop::Program;
+use dpnc_frontend::ir::Program;
 use dpnc_frontend::SourceMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -170,7 +170,7 @@ pub fn run(sm: &mut SourceMap, args: &ExploreArgs) -> Result<(), Failure> {
     }
     let p = crate::load(sm, &args.source)?;
     let sare = dpnc_frontend::dataflow::compute(&p)?;
-    let double = p.vars.iter().any(|v| v.ty == dpnc_frontend::ast::ScalarType::Double);
+    let double = p.vars.iter().any(|v| v.ty == dpnc_frontend::ir::ScalarType::Double);
     let (fpd, model) = match args.flops_per_dsp {
         Some(x) => (x, "--flops-per-dsp".to_string()),
         None if double => (dpnc_boards::FP64_FLOPS_PER_DSP_PER_CYCLE, "binary64 model: multiply on 11 DSPs + add on 3".to_string()),

@@ -519,7 +519,7 @@ fn run(sm: &mut SourceMap, args: &RunArgs) -> Result<(), Failure> {
 }
 
 fn write_outputs(p: &Program, dir: &Path, mem: &Store, inputs: Option<&Store>) -> Result<(), String> {
-    use dpnc_frontend::scop::VarKind;
+    use dpnc_frontend::ir::VarKind;
     if let Some(inputs) = inputs {
         inputs.save(p, &dir.join("inputs"), |v| v.kind == VarKind::Argument)?;
     }

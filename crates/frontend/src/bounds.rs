@@ -5,8 +5,8 @@
 //! designs never describe memory the kernel does not have.
 
 use crate::diag::{Diagnostic, Result};
+use crate::ir::{Access, Program};
 use crate::polyhedral::{Model, Names};
-use crate::scop::{Access, Program};
 use isl_rs::{Context, Map, Set};
 
 /// Refuses the first access that can leave its array, naming the array, the dimension and the

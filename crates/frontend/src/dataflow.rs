@@ -6,9 +6,9 @@
 //! after the whole program; its sources are the last writers.
 
 use crate::diag::{Diagnostic, Result};
+use crate::ir::Program;
 use crate::polyhedral::{isl_name, Model};
 use crate::qrel::Piece;
-use crate::scop::Program;
 use isl_rs::{BasicMap, Context, DimType, Map, MultiUnionPwAff, Schedule, Set, UnionAccessInfo, UnionMap, UnionSet};
 
 /// Where one piece of a read's values comes from.
@@ -193,7 +193,7 @@ fn compute_in(p: &Program, ctx: &Context, fixed: Option<&str>) -> Result<Sare> {
     let m = Model::new(p);
     let top = p.schedule_len();
     let end_time = p.stmts.iter().filter_map(|s| match s.schedule.first() {
-        Some(crate::scop::SchedTerm::Const(c)) => Some(*c),
+        Some(crate::ir::SchedTerm::Const(c)) => Some(*c),
         _ => None,
     });
     let end_time = end_time.max().unwrap_or(0) + 1;

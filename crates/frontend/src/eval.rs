@@ -4,8 +4,8 @@
 //! backend reproduces; `fmin`/`fmax` call the C library, as the generated C/C++ code does.
 
 use crate::ast::{BinOp, ScalarType, UnOp};
+use crate::ir::{MathFn, TExpr, TKind};
 use crate::mathlib;
-use crate::scop::{MathFn, TExpr, TKind};
 use crate::value::Value;
 
 mod libm {

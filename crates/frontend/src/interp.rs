@@ -4,7 +4,7 @@
 
 use crate::diag::Diagnostic;
 use crate::eval::{eval, EvalError};
-use crate::scop::{Access, Node, Program};
+use crate::ir::{Access, Node, Program};
 use crate::store::{flatten, Store};
 
 /// Statement instances executed, for reports.
@@ -31,7 +31,7 @@ pub fn out_of_bounds(p: &Program, a: &Access, idx: &[i64]) -> String {
     format!("access {}{shown} is out of bounds (declared {}{dims})", v.name, v.name)
 }
 
-pub(crate) fn eval_error(s: &crate::scop::Statement, e: EvalError) -> Diagnostic {
+pub(crate) fn eval_error(s: &crate::ir::Statement, e: EvalError) -> Diagnostic {
     match e {
         EvalError::DivisionByZero => Diagnostic::new(s.span, "integer division by zero"),
         EvalError::Read(m) => Diagnostic::new(s.span, m),

@@ -13,6 +13,7 @@ pub mod dataflow;
 pub mod diag;
 pub mod eval;
 pub mod interp;
+pub mod ir;
 pub mod lexer;
 pub mod mathlib;
 pub mod npy;
@@ -29,7 +30,7 @@ pub mod value;
 
 pub use dataflow::Sare;
 pub use diag::Diagnostic;
-pub use scop::Program;
+pub use ir::Program;
 pub use source::SourceMap;
 pub use store::Store;
 

@@ -2,7 +2,7 @@
 //! relations and the original schedule of every statement, as text that isl parses. Building
 //! text rather than isl objects keeps this module free of isl and makes `--emit scop` exact.
 
-use crate::scop::{Access, Aff, CmpOp, Cond, Program, SchedTerm, Statement};
+use crate::ir::{Access, Aff, CmpOp, Cond, Program, SchedTerm, Statement};
 
 /// Words isl's parser reserves; a C name equal to one gets a trailing underscore.
 const ISL_KEYWORDS: &[&str] = &[

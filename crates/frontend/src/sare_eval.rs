@@ -7,7 +7,7 @@ use crate::dataflow::{Origin, Sare};
 use crate::diag::Diagnostic;
 use crate::eval::eval;
 use crate::interp::eval_error;
-use crate::scop::Program;
+use crate::ir::Program;
 use crate::store::{flatten, unflatten, Store};
 use crate::value::Value;
 use std::collections::{HashMap, HashSet};

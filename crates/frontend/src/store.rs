@@ -2,8 +2,8 @@
 //! write, and what is exchanged with users as `.npy` files (one per variable).
 
 use crate::ast::ScalarType;
+use crate::ir::{Program, VarKind, Variable};
 use crate::npy::{NpyArray, NpyData};
-use crate::scop::{Program, VarKind, Variable};
 use crate::value::Value;
 use std::path::Path;
 

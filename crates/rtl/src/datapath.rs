@@ -51,10 +51,10 @@
 //! wires (see `Graph::math`); their latency is the program's critical path (hundreds of
 //! cycles; tests/math_fns.rs prints it).
 
-use dpnc_frontend::ast::{BinOp, ScalarType, UnOp};
 use dpnc_frontend::eval::eval;
+use dpnc_frontend::ir::{Aff, MathFn, TExpr, TKind};
+use dpnc_frontend::ir::{BinOp, ScalarType, UnOp};
 use dpnc_frontend::mathlib;
-use dpnc_frontend::scop::{Aff, MathFn, TExpr, TKind};
 use dpnc_frontend::value::Value;
 use dpnc_frontend::Program;
 use std::collections::{BTreeSet, HashMap};
@@ -807,7 +807,7 @@ struct Names<'a> {
 }
 
 impl Names<'_> {
-    fn access(&self, a: &dpnc_frontend::scop::Access) -> String {
+    fn access(&self, a: &dpnc_frontend::ir::Access) -> String {
         let mut s = self.p.vars[a.var].name.clone();
         for i in &a.index {
             let _ = write!(s, "[{}]", self.aff(i));

@@ -18,7 +18,7 @@ pub mod verilog;
 pub mod walk;
 
 use dpnc_dpn::ir::{Dpn, ProcessKind};
-use dpnc_frontend::scop::Program;
+use dpnc_frontend::ir::Program;
 use std::path::{Path, PathBuf};
 
 /// Why a network cannot be written as Verilog.

@@ -38,7 +38,7 @@ use crate::RtlError;
 use dpnc_dpn::ir::{ChannelKind, Dpn, ProcessKind};
 use dpnc_dpn::predicate::Predicate;
 use dpnc_dpn::sync::{sigma, Key};
-use dpnc_frontend::scop::{Access, Program, VarKind};
+use dpnc_frontend::ir::{Access, Program, VarKind};
 use std::fmt::Write;
 
 /// Loads issued and not yet fanned out: enough to keep a latency of about a hundred cycles

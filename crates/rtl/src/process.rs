@@ -16,7 +16,7 @@ use crate::RtlError;
 use dpnc_dpn::ir::{ChannelKind, Dpn, Process};
 use dpnc_dpn::loops::LoopNest;
 use dpnc_dpn::predicate::Predicate;
-use dpnc_frontend::scop::{Access, Program};
+use dpnc_frontend::ir::{Access, Program};
 use std::fmt::Write;
 
 /// The ports of a process module for channel `c`, seen from process `pi`.

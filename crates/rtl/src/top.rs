@@ -10,7 +10,7 @@ use crate::process::{is_stream, ports, stream_bits};
 use crate::verilog::bits;
 use crate::{Arg, Design, RtlError};
 use dpnc_dpn::ir::{Channel, ChannelClass, ChannelKind, Dpn, ProcessKind};
-use dpnc_frontend::scop::{Program, VarKind};
+use dpnc_frontend::ir::{Program, VarKind};
 use std::fmt::Write;
 
 /// Least places of a channel to or from a memory process. Sizes come from the sequential order

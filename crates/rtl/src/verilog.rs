@@ -5,8 +5,8 @@ use dpnc_dpn::ir::Channel;
 use dpnc_dpn::loops::Lin;
 use dpnc_dpn::sync::Key;
 use dpnc_dpn::tiling::Affine;
-use dpnc_frontend::ast::ScalarType;
-use dpnc_frontend::scop::Aff;
+use dpnc_frontend::ir::Aff;
+use dpnc_frontend::ir::ScalarType;
 use std::fmt::Write;
 
 /// A signed 64-bit literal.

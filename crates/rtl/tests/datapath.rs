@@ -11,9 +11,9 @@
 //! tests/datapath/tb.cpp, vectors in a file. `DPNC_DATAPATH_VECTORS=<n>` sets the vectors per
 //! instance (default 3000); `DPNC_DATAPATH_ONLY=<text>` keeps the kernels whose name contains it.
 
-use dpnc_frontend::ast::ScalarType;
 use dpnc_frontend::eval::eval;
-use dpnc_frontend::scop::{MathFn, TExpr, TKind};
+use dpnc_frontend::ir::ScalarType;
+use dpnc_frontend::ir::{MathFn, TExpr, TKind};
 use dpnc_frontend::value::Value;
 use dpnc_frontend::{Options, Program, SourceMap};
 use dpnc_rtl::datapath::{self, Datapath};

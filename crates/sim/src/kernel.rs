@@ -3,7 +3,7 @@
 //! read back into a store to compare with the interpreter.
 
 use crate::{Arg, ArgKind, Input, Memory, Outcome, SimError, Spec};
-use dpnc_frontend::scop::{Program, VarKind};
+use dpnc_frontend::ir::{Program, VarKind};
 use dpnc_frontend::value::Value;
 use dpnc_frontend::Store;
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! wrote is asked for every read from DDR; walking the subscripts' expression trees (and
 //! collecting them) costs more than the rest of such a read.
 
-use dpnc_frontend::scop::{Access, Aff, Program};
+use dpnc_frontend::ir::{Access, Aff, Program};
 
 /// One subscript per dimension as (coefficients per iterator, constant), and the dimension's
 /// extent. In wrapping arithmetic, as `Aff::eval`: the folded form gives the same bits.

@@ -8,7 +8,7 @@
 use super::line::Linear;
 use super::{source_outside, Bits, Geometry, Survey};
 use dpnc_frontend::dataflow::Sare;
-use dpnc_frontend::scop::Program;
+use dpnc_frontend::ir::Program;
 use dpnc_frontend::Diagnostic;
 
 /// What marking needs of the construction.
