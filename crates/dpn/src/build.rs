@@ -2753,8 +2753,7 @@ fn describe_processes(
     use dpnc_frontend::polyhedral::{isl_name, Model};
     let m = Model::new(p);
     let fixed = Model::fixed_conditions(p, params);
-    let ctx = isl_rs::Context::alloc();
-    let _ = isl_rs::Options::set_on_error(&ctx, 1);
+    let ctx = dpnc_frontend::dataflow::quiet_context();
     let check = |t: &str, is_set: bool| -> Result<(), Diagnostic> {
         let ok = if is_set { isl_rs::Set::read_from_str(&ctx, t).is_ok() } else { isl_rs::Map::read_from_str(&ctx, t).is_ok() };
         if ok {

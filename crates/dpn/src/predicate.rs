@@ -13,7 +13,7 @@
 
 use std::fmt;
 
-use isl_rs::{Aff, BasicSet, Context, DimType, Set, Val};
+use isl_rs::{Aff, BasicSet, DimType, Set, Val};
 use serde::{Deserialize, Serialize};
 
 /// Why a set could not become a [`Predicate`].
@@ -331,8 +331,7 @@ fn conjunction(bset: &BasicSet, n_dims: usize) -> Result<Option<Vec<Constraint>>
 impl Predicate {
     /// Parses `text` (an isl set) and converts it with [`Predicate::from_set`].
     pub fn from_isl_str(text: &str, params: &[(String, i64)]) -> Result<Predicate, PredicateError> {
-        let ctx = Context::alloc();
-        let _ = isl_rs::Options::set_on_error(&ctx, 1); // continue: errors come back as values
+        let ctx = dpnc_frontend::dataflow::quiet_context();
         let set = Set::read_from_str(&ctx, text).map_err(isl_err)?;
         let p = Predicate::from_set(&set, params);
         drop(set);
@@ -731,8 +730,7 @@ mod tests {
 
     /// isl's own answer, per point of the box: fix the parameters and the point, test emptiness.
     fn isl_membership(c: &Case) -> String {
-        let ctx = Context::alloc();
-        let _ = isl_rs::Options::set_on_error(&ctx, 1);
+        let ctx = dpnc_frontend::dataflow::quiet_context();
         let mut s = Set::read_from_str(&ctx, c.text).unwrap();
         for (n, v) in c.params {
             let p = s.find_dim_by_name(DimType::Param, n).unwrap();

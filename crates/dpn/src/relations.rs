@@ -88,8 +88,7 @@ fn text(u: UnionMap) -> Result<String, Diagnostic> {
 /// A clause's set as a predicate, simplified within the domain of the process that
 /// evaluates it (`None` when isl cannot convert it).
 fn predicate(when: &str, domain: &str, params: &[(String, i64)]) -> Option<crate::predicate::Predicate> {
-    let ctx = Context::alloc();
-    let _ = isl_rs::Options::set_on_error(&ctx, 1);
+    let ctx = dataflow::quiet_context();
     let set = Set::read_from_str(&ctx, when).and_then(|s| s.gist(Set::read_from_str(&ctx, domain)?)).ok()?;
     crate::predicate::Predicate::from_set(&set, params).ok()
 }
@@ -181,10 +180,8 @@ fn bounded_channel(cx: &Ctx, dpn: &Dpn, c: usize) -> Result<Found, Diagnostic> {
             dpn.channels[c].name
         );
         let help = "try other tile sizes or `--hyperplanes`, or split the loop nest";
-        match dpn.processes[dpn.channels[c].consumer].stmt() {
-            Some(k) => Diagnostic::new(cx.p.stmts[k].span, message).with_help(help),
-            None => Diagnostic::global(message).with_help(help),
-        }
+        let span = dpn.processes[dpn.channels[c].consumer].stmt().map(|k| cx.p.stmts[k].span);
+        Diagnostic { span, message, help: Some(help.into()) }
     })
 }
 

@@ -156,8 +156,7 @@ pub fn derive(p: &Program, dpn: &mut Dpn) -> Result<(), Diagnostic> {
     let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
     let model = Model::new(p);
     let fixed = model.fixed_context(p, &params);
-    let isl = Context::alloc();
-    let _ = isl_rs::Options::set_on_error(&isl, 1);
+    let isl = dpnc_frontend::dataflow::quiet_context();
     // Skewed tiles give sets with many floors on which these differences can explode; a
     // channel whose sets exceed the budget gets no predicate (code generation says so).
     isl.set_max_operations(ISL_BUDGET);

@@ -379,10 +379,7 @@ fn too_costly(p: &Program) -> Diagnostic {
         biggest.len()
     );
     let help = "split the kernel into several, or give fewer statements per loop nest";
-    match biggest.first() {
-        Some(&k) => Diagnostic::new(p.stmts[k].span, message).with_help(help),
-        None => Diagnostic::global(message).with_help(help),
-    }
+    Diagnostic { span: biggest.first().map(|&k| p.stmts[k].span), message, help: Some(help.into()) }
 }
 
 fn choose_with(p: &Program, deps: &Deps, user: Option<&str>) -> Result<Vec<Nest>, Diagnostic> {

@@ -11,7 +11,6 @@ use dpnc_frontend::ir::Program;
 use dpnc_frontend::SourceMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 /// At most this many points in one sweep.
@@ -191,24 +190,19 @@ pub fn run(sm: &mut SourceMap, args: &ExploreArgs) -> Result<(), Failure> {
         every_band: false,
         chunk: 0,
     };
-    let finished = AtomicUsize::new(0);
     let start = Instant::now();
-    let bar = std::sync::Mutex::new((n > 1).then(|| crate::progress::Progress::new("explore", Some(n as u64))));
+    // The tile sizes finished so far, and their bar (a sweep of one has none).
+    let bar = std::sync::Mutex::new((0u64, (n > 1).then(|| crate::progress::Progress::new("explore", Some(n as u64)))));
     let progress = |_: usize, (tile, r): &Point| {
-        if n > 1 {
-            let k = finished.fetch_add(1, Ordering::SeqCst) + 1;
-            let what = match r {
-                Ok(r) => format!("{:.3} flop/B", r.intensity()),
-                Err(_) => "failed".to_string(),
-            };
-            let line = format!("[{k}/{n}] tile {}: {what} ({:.1} s)", tile_label(tile), start.elapsed().as_secs_f64());
-            if let Ok(mut bar) = bar.lock() {
-                if let Some(bar) = bar.as_mut() {
-                    bar.println(&line);
-                    bar.set(k as u64, "tile sizes");
-                }
-            }
-        }
+        let Ok(mut guard) = bar.lock() else { return };
+        let (finished, Some(bar)) = &mut *guard else { return };
+        *finished += 1;
+        let what = match r {
+            Ok(r) => format!("{:.3} flop/B", r.intensity()),
+            Err(_) => "failed".to_string(),
+        };
+        bar.println(&format!("[{finished}/{n}] tile {}: {what} ({:.1} s)", tile_label(tile), start.elapsed().as_secs_f64()));
+        bar.set(*finished, "tile sizes");
     };
     // The builds recurse over the kernel's loops and expressions: give them the same room as
     // the main thread.
@@ -218,7 +212,7 @@ pub fn run(sm: &mut SourceMap, args: &ExploreArgs) -> Result<(), Failure> {
         .build()
         .map_err(|e| format!("cannot start the worker threads: {e}"))?;
     let points = pool.install(|| dpnc_dpn::explore::sweep(&p, &sare, sizes, &base, &progress));
-    if let Some(bar) = bar.into_inner().ok().flatten() {
+    if let Ok((_, Some(bar))) = bar.into_inner() {
         bar.finish();
     }
 

@@ -94,7 +94,7 @@ pub(crate) struct Source {
 #[derive(Args, Debug, Clone)]
 pub(crate) struct Shape {
     /// Tile sizes along the tiling hyperplanes (the last one repeats).
-    #[arg(long, value_name = "S1,S2,…", value_delimiter = ',', default_value = "32")]
+    #[arg(long, value_name = "S1,S2,…", value_delimiter = ',', default_values_t = [dpnc_dpn::shape::DEFAULT_TILE])]
     tile: Vec<i64>,
     /// Parallel sub-bands along the outer tiling hyperplanes (the last value repeats, as for
     /// --tile: `--par 2` splits each outer hyperplane in two, `--par 2,1` only the first).

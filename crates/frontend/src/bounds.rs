@@ -62,9 +62,7 @@ impl Setting {
     /// `None` without a value for every size parameter.
     fn of(p: &Program) -> Option<Setting> {
         let values = p.param_values().ok()?;
-        let ctx = Context::alloc();
-        // Errors come back as values; keep isl quiet on stderr.
-        let _ = isl_rs::Options::set_on_error(&ctx, 1);
+        let ctx = crate::dataflow::quiet_context();
         let model = Model::new(p);
         let fixed = model.fixed_context(p, &values);
         Some(Setting { ctx, model, fixed })

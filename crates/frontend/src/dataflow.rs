@@ -140,11 +140,16 @@ pub fn compute_parametric(p: &Program) -> Result<(Sare, bool)> {
     }
 }
 
-/// An isl context that returns errors as values (keeping isl quiet on stderr) and stops after
-/// `operations` (see [`quota_spent`]).
-pub fn bounded_context(operations: u64) -> Context {
+/// An isl context that returns errors as values instead of printing them and aborting.
+pub fn quiet_context() -> Context {
     let ctx = Context::alloc();
     let _ = isl_rs::Options::set_on_error(&ctx, 1);
+    ctx
+}
+
+/// A [`quiet_context`] that stops after `operations` (see [`quota_spent`]).
+pub fn bounded_context(operations: u64) -> Context {
+    let ctx = quiet_context();
     ctx.set_max_operations(operations);
     ctx
 }
@@ -182,10 +187,7 @@ fn too_costly(p: &Program, operations: u64) -> Diagnostic {
         deepest.map_or(String::new(), |s| format!(", the deepest in {} nested loops", s.iters.len()))
     );
     let help = "split the kernel or its loop nests, or give a reduction its own accumulator per outer iteration";
-    match deepest {
-        Some(s) => Diagnostic::new(s.span, message).with_help(help),
-        None => Diagnostic::global(message).with_help(help),
-    }
+    Diagnostic { span: deepest.map(|s| s.span), message, help: Some(help.into()) }
 }
 
 /// The SARE of `p`, for the parameter values of `fixed` (an isl parameter set) if given.
@@ -318,8 +320,7 @@ fn compute_in(p: &Program, ctx: &Context, fixed: Option<&str>) -> Result<Sare> {
 /// The model as isl prints it after simplification: domains without the parameter context,
 /// accesses and schedules without the domain constraints (for `--emit scop`).
 pub fn simplified_model(m: &Model) -> Result<Model> {
-    let ctx = Context::alloc();
-    let _ = isl_rs::Options::set_on_error(&ctx, 1);
+    let ctx = quiet_context();
     let context = format!("{}{{ : {} }}", m.params, if m.context.is_empty() { "1 = 1" } else { &m.context });
     let params = || Set::read_from_str(&ctx, &context).map_err(isl_err("reading the context"));
     fn bad(t: &str) -> impl Fn(isl_rs::LibISLError) -> Diagnostic + '_ {

@@ -71,21 +71,18 @@ pub fn run_reporting(p: &Program, params: &[i64], mem: &mut Store, progress: &mu
 
 /// How many instances each statement has (saturating at `u64::MAX`).
 pub fn instance_counts(p: &Program, params: &[i64]) -> Result<Vec<u64>, Diagnostic> {
-    let mut c = Counter { p, params, limit: u64::MAX, counts: vec![0; p.stmts.len()], total: 0, walked: 0 };
-    c.count(&p.tree, &mut Vec::new(), 1)?;
-    Ok(c.counts)
+    Ok(Counter::run(p, params, u64::MAX, u64::MAX)?.counts)
 }
 
 /// How many statement instances `p` has, or why it is more than `limit` allows: too many
 /// instances, or too many loop iterations for counting to walk (counting stops there, so
 /// refusing a huge kernel costs little).
 pub fn instance_total_up_to(p: &Program, params: &[i64], limit: u64) -> Result<std::result::Result<u64, String>, Diagnostic> {
-    let mut c = Counter { p, params, limit, counts: vec![0; p.stmts.len()], total: 0, walked: 0 };
-    c.count(&p.tree, &mut Vec::new(), 1)?;
-    Ok(if c.total > limit {
+    let c = Counter::run(p, params, limit, limit.min(MAX_WALKED))?;
+    Ok(if c.total > c.max_instances {
         Err(format!("more than {limit} statement instances"))
-    } else if c.over() {
-        Err(format!("more than {} loop iterations under guards or bounds that name their iterators", limit.min(MAX_WALKED)))
+    } else if c.walked > c.max_walked {
+        Err(format!("more than {} loop iterations under guards or bounds that name their iterators", c.max_walked))
     } else {
         Ok(c.total)
     })
@@ -101,16 +98,26 @@ const MAX_WALKED: u64 = 200_000_000;
 struct Counter<'a> {
     p: &'a Program,
     params: &'a [i64],
-    limit: u64,
+    /// Counting stops once the instances exceed this…
+    max_instances: u64,
+    /// …or the loop iterations walked one by one this.
+    max_walked: u64,
     counts: Vec<u64>,
     total: u64,
     /// Loop iterations walked one by one (the counting's own work).
     walked: u64,
 }
 
-impl Counter<'_> {
+impl<'a> Counter<'a> {
+    /// The counts of `p`'s instances, up to the caps.
+    fn run(p: &'a Program, params: &'a [i64], max_instances: u64, max_walked: u64) -> Result<Counter<'a>, Diagnostic> {
+        let mut c = Counter { p, params, max_instances, max_walked, counts: vec![0; p.stmts.len()], total: 0, walked: 0 };
+        c.count(&p.tree, &mut Vec::new(), 1)?;
+        Ok(c)
+    }
+
     fn over(&self) -> bool {
-        self.total > self.limit || self.walked > self.limit.min(MAX_WALKED)
+        self.total > self.max_instances || self.walked > self.max_walked
     }
 
     /// Adds `scale` times the instances of `nodes` (each iteration of the enclosing loops

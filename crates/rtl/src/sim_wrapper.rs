@@ -3,8 +3,7 @@
 //! `dbg_peak`), read from inside the top by hierarchical reference. Only `dpnc sim` writes it;
 //! the kernel taken to a board has its interface and nothing else.
 
-use crate::memory::AXI_PORTS;
-use crate::top::CONTROL_PORTS;
+use crate::top::interface;
 use crate::verilog::port;
 use crate::Design;
 use std::fmt::Write;
@@ -22,13 +21,7 @@ pub fn file_name(top: &str) -> String {
 /// The wrapper of `design`: `(file name, Verilog text)`.
 pub fn generate(design: &Design) -> (String, String) {
     let (nc, np) = (design.channels.len().max(1), design.processes.len().max(1));
-    let mut signals: Vec<(String, &(&str, bool, u32))> = vec![];
-    let clock = [("ap_clk", false, 1), ("ap_rst_n", false, 1), ("interrupt", true, 1)];
-    signals.extend(clock.iter().map(|p| (String::new(), p)));
-    signals.extend(CONTROL_PORTS.iter().map(|p| ("s_axi_control_".to_string(), p)));
-    for k in 0..design.ports.len() {
-        signals.extend(AXI_PORTS.iter().map(|p| (format!("m_axi_gmem{k}_"), p)));
-    }
+    let signals = interface(design.ports.len());
     let mut decl: Vec<String> = signals.iter().map(|(prefix, p)| port(prefix, p)).collect();
     let debug = [("dbg_ops", 32), ("dbg_full", nc), ("dbg_empty", nc), ("dbg_done", np), ("dbg_peak", 32 * nc)];
     decl.extend(debug.iter().map(|(name, w)| format!("output wire [{}:0] {name}", w - 1)));

@@ -45,7 +45,7 @@ fn stream_depth(ch: &Channel) -> usize {
 }
 
 /// The AXI4-Lite control slave's signals (prefix `s_axi_control_`): (name, output, width).
-pub(crate) const CONTROL_PORTS: &[(&str, bool, u32)] = &[
+const CONTROL_PORTS: &[(&str, bool, u32)] = &[
     ("awvalid", false, 1),
     ("awready", true, 1),
     ("awaddr", false, 12),
@@ -64,6 +64,20 @@ pub(crate) const CONTROL_PORTS: &[(&str, bool, u32)] = &[
     ("rdata", true, 32),
     ("rresp", true, 2),
 ];
+
+/// The clock, reset and interrupt of a Vitis RTL kernel: (name, output, width).
+const KERNEL_PINS: &[(&str, bool, u32)] = &[("ap_clk", false, 1), ("ap_rst_n", false, 1), ("interrupt", true, 1)];
+
+/// Every port of the top module of a kernel with `arrays` DDR arrays, in order, as (prefix,
+/// signal): exactly the Vitis RTL-kernel interface (the simulation wrapper has it too).
+pub(crate) fn interface(arrays: usize) -> Vec<(String, &'static (&'static str, bool, u32))> {
+    let mut ports: Vec<(String, &'static (&'static str, bool, u32))> = KERNEL_PINS.iter().map(|p| (String::new(), p)).collect();
+    ports.extend(CONTROL_PORTS.iter().map(|p| ("s_axi_control_".to_string(), p)));
+    for k in 0..arrays {
+        ports.extend(AXI_PORTS.iter().map(|p| (format!("m_axi_gmem{k}_"), p)));
+    }
+    ports
+}
 
 /// The header comment: kernel, parameters, tiles, parallelism and the channel table.
 fn header(p: &Program, dpn: &Dpn, o: &mut String) {
@@ -99,11 +113,7 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
     let mems: Vec<usize> = (0..p.vars.len()).filter(|&v| !dpn.memory_processes(v).is_empty()).collect();
     let (nc, np) = (streams.len().max(1), (computes.len() + mems.len()).max(1));
 
-    let mut decl = vec!["input  wire ap_clk".to_string(), "input  wire ap_rst_n".into(), "output wire interrupt".into()];
-    decl.extend(CONTROL_PORTS.iter().map(|p| crate::verilog::port("s_axi_control_", p)));
-    for k in 0..arrays.len() {
-        decl.extend(AXI_PORTS.iter().map(|p| crate::verilog::port(&format!("m_axi_gmem{k}_"), p)));
-    }
+    let decl: Vec<String> = interface(arrays.len()).iter().map(|(prefix, p)| crate::verilog::port(prefix, p)).collect();
     let _ = writeln!(o, "module {} (\n    {}\n);", dpn.kernel, decl.join(",\n    "));
     let _ = writeln!(
         o,

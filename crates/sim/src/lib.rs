@@ -66,11 +66,23 @@ pub struct Spec {
     pub trace: Option<PathBuf>,
 }
 
+/// What a traced model needs of one waveform format: Verilator's flag, the writer's header and
+/// class, and the model's own object directory (so that switching tracing on and off stays
+/// incremental).
+struct TraceFormat {
+    flag: &'static str,
+    header: &'static str,
+    class: &'static str,
+    obj: &'static str,
+}
+
+const VCD: TraceFormat = TraceFormat { flag: "--trace", header: "verilated_vcd_c.h", class: "VerilatedVcdC", obj: "obj-trace" };
+const FST: TraceFormat = TraceFormat { flag: "--trace-fst", header: "verilated_fst_c.h", class: "VerilatedFstC", obj: "obj-trace-fst" };
+
 impl Spec {
-    /// Verilator's tracing flag for [`Spec::trace`].
-    fn trace_flag(&self) -> Option<&'static str> {
-        let vcd = |p: &PathBuf| p.extension().is_some_and(|e| e == "vcd");
-        self.trace.as_ref().map(|p| if vcd(p) { "--trace" } else { "--trace-fst" })
+    /// The format of [`Spec::trace`], if any.
+    fn trace_format(&self) -> Option<&'static TraceFormat> {
+        self.trace.as_ref().map(|p| if p.extension().is_some_and(|e| e == "vcd") { &VCD } else { &FST })
     }
 }
 
@@ -250,13 +262,9 @@ fn generate_main(spec: &Spec) -> (String, String) {
     line("// (dpn_sim.h, which documents the command line). Do not edit.".into());
     line(format!("#include \"{v}.h\""));
     line("#include \"verilated.h\"".into());
-    let trace_class = match spec.trace_flag() {
-        Some("--trace") => Some(("verilated_vcd_c.h", "VerilatedVcdC")),
-        Some(_) => Some(("verilated_fst_c.h", "VerilatedFstC")),
-        None => None,
-    };
-    if let Some((header, _)) = trace_class {
-        line(format!("#include \"{header}\""));
+    let traced = spec.trace_format();
+    if let Some(t) = traced {
+        line(format!("#include \"{}\"", t.header));
     }
     line("#include \"dpn_sim.h\"".into());
     line("#include <memory>".into());
@@ -265,7 +273,6 @@ fn generate_main(spec: &Spec) -> (String, String) {
     line("int main(int argc, char** argv) {".into());
     line("    auto ctx = std::make_unique<VerilatedContext>();".into());
     line("    ctx->commandArgs(argc, argv);".into());
-    let traced = spec.trace_flag();
     if traced.is_some() {
         line("    ctx->traceEverOn(true);".into());
     }
@@ -326,7 +333,7 @@ fn generate_main(spec: &Spec) -> (String, String) {
     if !spec.processes.is_empty() {
         line("    d.dbg_done = dpn_sim::bytes_of(top->dbg_done);".into());
     }
-    if let Some((_, class)) = trace_class {
+    if let Some(TraceFormat { class, .. }) = traced {
         // Every signal, under the design's own instance names; one time unit per half cycle.
         line(format!("    std::unique_ptr<{class}> trace;"));
         line("    if (const char* path = dpn_sim::trace_from_args(argc, argv)) {".into());
@@ -337,7 +344,7 @@ fn generate_main(spec: &Spec) -> (String, String) {
     }
     line("    d.eval = [&] {".into());
     line("        top->eval();".into());
-    if trace_class.is_some() {
+    if traced.is_some() {
         line("        if (trace) trace->dump(ctx->time());".into());
     }
     line("        ctx->timeInc(1);".into());
@@ -345,7 +352,7 @@ fn generate_main(spec: &Spec) -> (String, String) {
     line("    d.got_finish = [&] { return ctx->gotFinish(); };".into());
     line("    int rc = dpn_sim::run(d, argc, argv);".into());
     line("    top->final();".into());
-    if trace_class.is_some() {
+    if traced.is_some() {
         line("    if (trace) trace->close();".into());
     }
     line("    return rc;".into());
@@ -413,18 +420,14 @@ pub fn build(spec: &Spec, dir: &Path, progress: &mut dyn FnMut(&str)) -> Result<
             _ => return Err(SimError::Io(format!("Verilog source {} not found", v.display()))),
         }
     }
-    // A traced model builds apart, so that switching tracing on and off stays incremental.
-    let obj = dir.join(match spec.trace_flag() {
-        Some(flag) => format!("obj{}", flag.replace("--", "-")),
-        None => "obj".into(),
-    });
+    let obj = dir.join(spec.trace_format().map_or("obj", |t| t.obj));
     let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
     let mut cmd = Command::new("verilator");
     cmd.args(["--cc", "--exe", "--build", "-j", &jobs.to_string(), "-O3", "-Wno-fatal", "--x-assign", "unique", "--x-initial", "unique"])
         .args(["--top-module", &spec.top, "-o", "dpn_sim", "-Mdir"])
         .arg(&obj)
         .args(["-CFLAGS", "-O1 -std=c++17"])
-        .args(spec.trace_flag())
+        .args(spec.trace_format().map(|t| t.flag))
         .args(&sources)
         .arg(dir.join("dpn_sim_main.cpp"))
         .current_dir(&dir);
