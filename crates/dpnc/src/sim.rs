@@ -88,6 +88,8 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
     }
     let (got, out, names) = result?;
     let mismatch = Store::compare(&p, &want, &got);
+    // The network's DDR traffic, exactly; the run's differs by the whole beats it fetched.
+    let needed = dpnc_dpn::metrics::report(&p, &dpn);
     let busiest = dpn.processes.iter().filter(|pr| pr.stmt().is_some()).map(|pr| pr.iterations).max().unwrap_or(0);
     let ratio = if busiest > 0 { out.cycles as f64 / busiest as f64 } else { 0.0 };
     let size = |name: &str| dpn.channels.iter().find(|c| c.name == name).map_or(0, |c| c.cells());
@@ -106,8 +108,10 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
             "cycles": out.cycles,
             "busiest_process_iterations": busiest,
             "cycles_per_iteration": ratio,
-            "ddr_bytes_read": out.bytes_read,
-            "ddr_bytes_written": out.bytes_written,
+            "ddr_bytes_read": needed.ddr_read_bytes,
+            "ddr_bytes_written": needed.ddr_write_bytes,
+            "ddr_bytes_fetched": out.bytes_read,
+            "ports": out.ports,
             "channels": peaks,
         });
         println!("{}", serde_json::to_string_pretty(&j).map_err(|e| e.to_string())?);
@@ -116,7 +120,14 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
         let _ = writeln!(o, "kernel {}: {}", dpn.kernel, if mismatch.is_none() { "bit-exact with the interpreter" } else { "MISMATCH" });
         let _ = writeln!(o, "cycles              {}", out.cycles);
         let _ = writeln!(o, "busiest process     {busiest} iterations ({ratio:.2} cycles per iteration)");
-        let _ = writeln!(o, "DDR bytes read      {}", out.bytes_read);
+        let extra = out.bytes_read.saturating_sub(needed.ddr_read_bytes);
+        let _ = writeln!(
+            o,
+            "DDR bytes read      {} (the network's loads), {} fetched in whole beats: {extra} more ({:.1} %)",
+            needed.ddr_read_bytes,
+            out.bytes_read,
+            100.0 * extra as f64 / needed.ddr_read_bytes.max(1) as f64
+        );
         let _ = writeln!(o, "DDR bytes written   {}", out.bytes_written);
         let _ = writeln!(o, "{:<44} {:>8} {:>8} {:>12}", "channel (stream)", "size", "peak", "cycles full");
         for (k, (name, pk)) in names.iter().zip(&out.peaks).enumerate() {

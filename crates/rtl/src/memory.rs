@@ -44,8 +44,19 @@ use std::fmt::Write;
 /// Loads issued and not yet fanned out: enough to keep a latency of about a hundred cycles
 /// covered at the rate the generators issue, small enough for distributed RAM.
 pub const QUEUE: usize = 64;
-/// Most beats in one INCR burst (a power of two, at most 128 so that `len` fits in 8 bits).
-pub const BURST: usize = 16;
+/// Width of every `m_axi` data bus: the 512 bits at which a Vitis kernel reaches a bank's full
+/// bandwidth at the kernel clock (a DDR4 DIMM's own 64-bit bus runs at a higher clock).
+pub const AXI_DATA_BITS: u32 = 512;
+/// Bytes in one beat, and in one line of the load cache: what one read fetches.
+pub const LINE_BYTES: usize = AXI_DATA_BITS as usize / 8;
+/// Most beats in one INCR burst: one 4 KiB page of lines (`len` fits in 8 bits).
+pub const BURST: usize = 4096 / LINE_BYTES;
+/// Most lines the load cache of one array holds (32 KiB of 512-bit lines): a tile of a
+/// matrix read down its columns stays in it while the band uses it.
+pub const CACHE_LINES: usize = 512;
+/// Accesses a generator finds ahead of its turn (a power of two): enough for a walker that
+/// passes a few points between two first uses to keep up while others take their turns.
+pub const AHEAD: usize = 8;
 /// Cycles an open burst waits for its next element before it is sent.
 pub const HOLD: usize = 8;
 /// W beats buffered; at least [`BURST`], so an open write burst can always close.
@@ -71,8 +82,8 @@ pub const AXI_PORTS: &[(&str, bool, u32)] = &[
     ("awburst", true, 2),
     ("wvalid", true, 1),
     ("wready", false, 1),
-    ("wdata", true, 64),
-    ("wstrb", true, 8),
+    ("wdata", true, AXI_DATA_BITS),
+    ("wstrb", true, AXI_DATA_BITS / 8),
     ("wlast", true, 1),
     ("bvalid", false, 1),
     ("bready", true, 1),
@@ -85,7 +96,7 @@ pub const AXI_PORTS: &[(&str, bool, u32)] = &[
     ("arburst", true, 2),
     ("rvalid", false, 1),
     ("rready", true, 1),
-    ("rdata", false, 64),
+    ("rdata", false, AXI_DATA_BITS),
     ("rlast", false, 1),
     ("rresp", false, 2),
 ];
@@ -95,6 +106,61 @@ struct Field {
     name: String,
     width: u32,
     value: String,
+}
+
+/// The load cache of one array: direct-mapped, one [`LINE_BYTES`] line per entry. A line is
+/// valid for the band that fetched it only: a band never loads a cell it stores (that value
+/// stays on chip), so within a band what a line holds of the cells it loads is current, and a
+/// later band fetches it again after the earlier bands' stores have landed. Tags and stamps
+/// change at issue and the lines at fan-out, both in issue order, so a hit finds its line
+/// filled by the miss before it, whatever comes after.
+struct Cache {
+    /// Entries, a power of two.
+    lines: usize,
+    /// Bits of an entry's index, of the tag above it (0: every line has its own entry), and of
+    /// an element's place in its line.
+    index_bits: u32,
+    tag_bits: u32,
+    lane_bits: u32,
+}
+
+impl Cache {
+    fn new(len: usize, elem_bytes: usize) -> Self {
+        let per_line = LINE_BYTES / elem_bytes;
+        let array_lines = len.div_ceil(per_line);
+        let lines = array_lines.next_power_of_two().clamp(2, CACHE_LINES);
+        let (ib, lb) = (lines.trailing_zeros(), index_bits(array_lines));
+        Cache { lines, index_bits: ib, tag_bits: lb.saturating_sub(ib), lane_bits: per_line.trailing_zeros() }
+    }
+
+    /// Its table, its lines, and the σ-next load's line split into index, tag and lane.
+    fn declare(&self, o: &mut String) {
+        let (ib, lb) = (self.index_bits, self.index_bits + self.tag_bits);
+        let _ = writeln!(
+            o,
+            "    // Load cache: {} lines of {LINE_BYTES} bytes, direct-mapped.\n    reg [31:0] band_no;\n    reg [31:0] stamp [0:{n}];\n    reg [{}:0] lines [0:{n}];\n    // verilator lint_off UNUSEDSIGNAL\n    wire [63:0] pick_line = $unsigned(pick_cell_full) >> {};\n    // verilator lint_on UNUSEDSIGNAL\n    wire [63:0] pick_line_addr = {{pick_addr[63:{}], {}'d0}};\n    wire [{}:0] pick_idx = pick_line[{}:0];\n    wire [{}:0] pick_lane = pick_cell_full[{}:0];",
+            self.lines,
+            AXI_DATA_BITS - 1,
+            self.lane_bits,
+            LINE_BYTES.trailing_zeros(),
+            LINE_BYTES.trailing_zeros(),
+            ib - 1,
+            ib - 1,
+            self.lane_bits - 1,
+            self.lane_bits - 1,
+            n = self.lines - 1,
+        );
+        if self.tag_bits > 0 {
+            let _ = writeln!(
+                o,
+                "    reg [{}:0] tag [0:{}];\n    wire [{}:0] pick_tag = pick_line[{}:{ib}];",
+                self.tag_bits - 1,
+                self.lines - 1,
+                self.tag_bits - 1,
+                lb - 1
+            );
+        }
+    }
 }
 
 /// The module `m_<array>` of array `var`'s memory process.
@@ -127,16 +193,18 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     }
     let eb = bits(v.ty) / 8;
     let ew = bits(v.ty);
-    let size = eb.trailing_zeros();
+    let size = LINE_BYTES.trailing_zeros();
     let n = gens.len();
     let has_loads = gens.iter().any(|g| g.load);
     let has_stores = gens.iter().any(|g| !g.load);
     // Loads and stores of DDR: their order matters (`winner`, `war`).
     let ordered = !local && has_loads && has_stores;
-    let shared = !local && gens.iter().any(|g| g.load && dpn.channels[g.c].shared_load);
-    let clears = local || shared;
+    // DDR loads go through a line cache (`hit`), valid for one band.
+    let cached = !local && has_loads;
+    let clears = local || cached;
     let len = v.len().max(1);
     let xw = index_bits(len);
+    let cache = Cache::new(len, eb as usize);
     let ports = ports(dpn, &mems);
     let mut decl = vec!["input  wire clk".to_string(), "input  wire rst".into(), "input  wire start".into(), "output reg  done".into()];
     if !local {
@@ -203,17 +271,23 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
             }
         };
         if n > 1 {
-            // With several generators, the walker runs ahead into a queue of two accesses, so that
-            // its walk between accesses (several cycles past the end of a short inner loop) is
-            // hidden; the generator's position is its queue's head or, with the queue empty, the
-            // point the walker holds or last held (below its next access: it walks in σ order),
-            // so that the others need not wait until it has found its next access.
+            // With several generators, the walker runs ahead into a queue of [`AHEAD`] accesses,
+            // so that its walk between accesses (the points of other first uses, or past the end
+            // of a short inner loop) overlaps the other generators' turns in σ; the generator's
+            // position is its queue's head or, with the queue empty, the point the walker holds
+            // or last held (below its next access: it walks in σ order), so that the others need
+            // not wait until it has found its next access.
             let walked: Vec<String> = s.iters.iter().map(|i| format!("g{g}_w_{i}")).collect();
             iters(&mut o, &walked, &format!("g{g}_cs"));
+            let ab = AHEAD.trailing_zeros();
             let _ = writeln!(
                 o,
-                "    wire g{g}_wcond = {};\n    reg [{w}:0] g{g}_f0, g{g}_f1;\n    reg [1:0] g{g}_fn;\n    wire g{g}_acc = g{g}_fn != 2'd0;\n    wire g{g}_push = g{g}_valid && g{g}_wcond && g{g}_fn != 2'd2;\n    wire g{g}_pop = issue && win{g};\n    assign g{g}_next = g{g}_valid && (!g{g}_wcond || g{g}_fn != 2'd2);\n    wire g{g}_done = g{g}_wdone && !g{g}_acc;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_fn <= 2'd0;\n        else begin\n            if (g{g}_pop) g{g}_f0 <= g{g}_f1;\n            if (g{g}_push && g{g}_fn - {{1'b0, g{g}_pop}} == 2'd0) g{g}_f0 <= g{g}_cs;\n            else if (g{g}_push) g{g}_f1 <= g{g}_cs;\n            g{g}_fn <= g{g}_fn + {{1'b0, g{g}_push}} - {{1'b0, g{g}_pop}};\n        end\n    end\n    reg g{g}_seen;\n    // verilator lint_off UNUSEDSIGNAL\n    reg [{w}:0] g{g}_last;\n    wire [{w}:0] g{g}_pos = g{g}_acc ? g{g}_f0 : g{g}_valid ? g{g}_cs : g{g}_last;\n    // verilator lint_on UNUSEDSIGNAL\n    wire g{g}_known = g{g}_acc || g{g}_valid || g{g}_seen;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_valid) begin\n            g{g}_seen <= 1'b1;\n            g{g}_last <= g{g}_cs;\n        end\n    end",
+                "    wire g{g}_wcond = {};\n    reg [{w}:0] g{g}_f [0:{}];\n    reg [{}:0] g{g}_fh, g{g}_ft;\n    reg [{a}:0] g{g}_fn;\n    wire g{g}_acc = g{g}_fn != {nb}'d0;\n    wire g{g}_room = g{g}_fn != {nb}'d{AHEAD};\n    wire g{g}_push = g{g}_valid && g{g}_wcond && g{g}_room;\n    wire g{g}_pop = issue && win{g};\n    assign g{g}_next = g{g}_valid && (!g{g}_wcond || g{g}_room);\n    wire g{g}_done = g{g}_wdone && !g{g}_acc;\n    always @(posedge clk) if (g{g}_push) g{g}_f[g{g}_ft] <= g{g}_cs;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            g{g}_fh <= {a}'d0;\n            g{g}_ft <= {a}'d0;\n            g{g}_fn <= {nb}'d0;\n        end else begin\n            if (g{g}_pop) g{g}_fh <= g{g}_fh + {a}'d1;\n            if (g{g}_push) g{g}_ft <= g{g}_ft + {a}'d1;\n            g{g}_fn <= g{g}_fn + {{{a}'d0, g{g}_push}} - {{{a}'d0, g{g}_pop}};\n        end\n    end\n    reg g{g}_seen;\n    // verilator lint_off UNUSEDSIGNAL\n    reg [{w}:0] g{g}_last;\n    wire [{w}:0] g{g}_pos = g{g}_acc ? g{g}_f[g{g}_fh] : g{g}_valid ? g{g}_cs : g{g}_last;\n    // verilator lint_on UNUSEDSIGNAL\n    wire g{g}_known = g{g}_acc || g{g}_valid || g{g}_seen;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_valid) begin\n            g{g}_seen <= 1'b1;\n            g{g}_last <= g{g}_cs;\n        end\n    end",
                 cond(&walked),
+                AHEAD - 1,
+                ab - 1,
+                a = ab,
+                nb = ab + 1,
                 w = cw
             );
             iters(&mut o, &names, &format!("g{g}_pos"));
@@ -259,17 +333,28 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     );
     if !local {
         let addrs: Vec<String> = (0..n).map(|g| format!("win{g} ? g{g}_addr :")).collect();
-        let _ = writeln!(o, "    wire [63:0] pick_addr = {} 64'd0;", addrs.join(" "));
+        // Loads only need its line (a store its place in the line too).
+        let _ = writeln!(
+            o,
+            "    // verilator lint_off UNUSEDSIGNAL\n    wire [63:0] pick_addr = {} 64'd0;\n    // verilator lint_on UNUSEDSIGNAL",
+            addrs.join(" ")
+        );
+        if !cached {
+            // A line's address, for stores (the load cache declares it for loads).
+            let _ = writeln!(o, "    wire [63:0] pick_line_addr = {{pick_addr[63:{s}], {s}'d0}};", s = LINE_BYTES.trailing_zeros());
+        }
     }
     if clears || ordered {
         let cells: Vec<String> = (0..n).map(|g| format!("win{g} ? g{g}_cell :")).collect();
         let _ = writeln!(
             o,
-            "    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] pick_cell_full = {} 64'sd0;\n    // verilator lint_on UNUSEDSIGNAL\n    wire [{}:0] pick_cell = pick_cell_full[{}:0];",
-            cells.join(" "),
-            xw - 1,
-            xw - 1
+            "    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] pick_cell_full = {} 64'sd0;\n    // verilator lint_on UNUSEDSIGNAL",
+            cells.join(" ")
         );
+        // The cell in the array's bits: a temporary's address, and what a store checks (`war`).
+        if local || ordered {
+            let _ = writeln!(o, "    wire [{}:0] pick_cell = pick_cell_full[{}:0];", xw - 1, xw - 1);
+        }
     }
 
     // Fan-out of the σ-next load: which channels get it (`fan<q>`), at which scratchpad cell (`fat<q>`).
@@ -290,14 +375,13 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     }
     // What an issued load carries to its fan-out.
     let mut fields = Vec::new();
-    if shared {
+    if cached {
         fields.push(Field { name: "miss".into(), width: 1, value: "!hit".into() });
-        fields.push(Field { name: "cell".into(), width: xw, value: "pick_cell".into() });
+        fields.push(Field { name: "idx".into(), width: cache.index_bits, value: "pick_idx".into() });
+        fields.push(Field { name: "lane".into(), width: cache.lane_bits, value: "pick_lane".into() });
     }
     if local {
         fields.push(Field { name: "value".into(), width: ew, value: "data[pick_cell]".into() });
-    } else if eb < 8 {
-        fields.push(Field { name: "lane".into(), width: 3, value: "pick_addr[2:0]".into() });
     }
     for (q, users) in &fan {
         let to: Vec<String> = users.iter().map(|(g, k)| format!("(win{g} && g{g}_to{k})")).collect();
@@ -338,8 +422,8 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         o.push_str("    assign st_go = 1'b0;\n");
     }
 
-    // A temporary's memory, or a shared load's cell table (per cell, the band it was last
-    // issued in, counted from 1; its value arrives with the R beat).
+    // A temporary's memory, or the load cache's table (per line, the band it was last fetched
+    // in, counted from 1, and its tag; its data arrives with the R beat).
     if clears {
         let _ = writeln!(o, "    reg [63:0] clear;");
     }
@@ -354,9 +438,9 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
             xw - 1
         );
     }
-    // The band of the σ-next access (nest and every tile coordinate but the last): the cell
-    // table's validity, and which stores a load must wait for.
-    if shared || ordered {
+    // The band of the σ-next access (nest and every tile coordinate but the last): the cache's
+    // validity, and which stores a load must wait for.
+    if cached || ordered {
         for k in 0..bk {
             let per_gen: Vec<String> = gens
                 .iter()
@@ -376,9 +460,8 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
             let _ = writeln!(o, "    wire signed [63:0] pick_band{k} = {e};");
         }
     }
-    if shared {
-        let _ =
-            writeln!(o, "    reg [31:0] band_no;\n    reg [31:0] stamp [0:{}];\n    reg [{}:0] cache [0:{}];", len - 1, ew - 1, len - 1);
+    if cached {
+        cache.declare(&mut o);
         let mut other = vec!["band_no == 32'd0".to_string()];
         for k in 0..bk {
             let _ = writeln!(o, "    reg signed [63:0] band{k};");
@@ -387,10 +470,12 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         let sets: Vec<String> = (0..bk).map(|k| format!("band{k} <= pick_band{k};")).collect();
         let _ = writeln!(
             o,
-            "    wire other_band = {};\n    wire [31:0] next_band = other_band ? band_no + 32'd1 : band_no;\n    wire hit = stamp[pick_cell] == next_band;  // read in this band already: no DDR read\n    always @(posedge clk) begin\n        if (start) band_no <= 32'd0;\n        else if (ld_go) begin\n            band_no <= next_band;\n            {}\n        end\n    end\n    always @(posedge clk) begin\n        if (state == CLEAR) stamp[clear[{}:0]] <= 32'd0;\n        else if (ld_go && !hit) stamp[pick_cell] <= next_band;\n    end",
+            "    wire other_band = {};\n    wire [31:0] next_band = other_band ? band_no + 32'd1 : band_no;\n    // Its line was fetched in this band already: no DDR read.\n    wire hit = stamp[pick_idx] == next_band{};\n    always @(posedge clk) begin\n        if (start) band_no <= 32'd0;\n        else if (ld_go) begin\n            band_no <= next_band;\n            {}\n        end\n    end\n    always @(posedge clk) begin\n        if (state == CLEAR) stamp[clear[{}:0]] <= 32'd0;\n        else if (ld_go && !hit) begin\n            stamp[pick_idx] <= next_band;{}\n        end\n    end",
             other.join(" || "),
+            if cache.tag_bits > 0 { " && tag[pick_idx] == pick_tag" } else { "" },
             sets.join(" "),
-            xw - 1
+            cache.index_bits - 1,
+            if cache.tag_bits > 0 { "\n            tag[pick_idx] <= pick_tag;" } else { "" },
         );
     }
 
@@ -424,20 +509,16 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         let value = if local {
             "h_value".to_string()
         } else {
-            let _ = writeln!(o, "    wire [63:0] rshift = {};", if eb < 8 { "m_rdata >> {h_lane, 3'b000}" } else { "m_rdata" });
-            unused.push("rshift".into());
-            if shared {
-                let _ = writeln!(o, "    wire [{}:0] h_data = h_miss ? rshift[{}:0] : cache[h_cell];", ew - 1, ew - 1);
-                "h_data".into()
-            } else {
-                format!("rshift[{}:0]", ew - 1)
-            }
+            let _ = writeln!(
+                o,
+                "    // The head's line (the R beat on a miss, the cache on a hit) and its element.\n    wire [{lw}:0] h_line = h_miss ? m_rdata : lines[h_idx];\n    wire [{lw}:0] h_shift = h_line >> {{h_lane, {}'d0}};",
+                ew.trailing_zeros(),
+                lw = AXI_DATA_BITS - 1
+            );
+            unused.push("h_shift".into());
+            format!("h_shift[{}:0]", ew - 1)
         };
-        let (beat, rready) = match (local, shared) {
-            (true, _) => ("1'b1", None),
-            (false, true) => ("(!h_miss || m_rvalid)", Some("q_count != 0 && h_miss && can")),
-            (false, false) => ("m_rvalid", Some("q_count != 0 && can")),
-        };
+        let (beat, rready) = if local { ("1'b1", None) } else { ("(!h_miss || m_rvalid)", Some("q_count != 0 && h_miss && can")) };
         let _ = writeln!(
             o,
             "    // Fan-out of the head once its value is there and every target channel can take it.\n    wire can = {};\n    wire fire = q_count != {}'d0 && {beat} && can;",
@@ -461,8 +542,8 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
             "    always @(posedge clk) if (ld_go) q_mem[q_tail] <= q_in;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            q_head <= {qa}'d0;\n            q_tail <= {qa}'d0;\n            q_count <= {w}'d0;\n        end else begin\n            if (ld_go) q_tail <= q_tail + {qa}'d1;\n            if (fire) q_head <= q_head + {qa}'d1;\n            if (ld_go && !fire) q_count <= q_count + {w}'d1;\n            else if (!ld_go && fire) q_count <= q_count - {w}'d1;\n        end\n    end",
             w = qa + 1
         );
-        if shared {
-            let _ = writeln!(o, "    always @(posedge clk) if (fire && h_miss) cache[h_cell] <= rshift[{}:0];", ew - 1);
+        if cached {
+            o.push_str("    always @(posedge clk) if (fire && h_miss) lines[h_idx] <= m_rdata;\n");
         }
         if ordered {
             let _ = writeln!(
@@ -497,8 +578,8 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         ("$H", (hw - 1).to_string()),
         ("$BW", bw.to_string()),
         ("$HW", hw.to_string()),
-        ("$EB", eb.to_string()),
-        ("$SIZE", size.to_string()),
+        ("$LB", LINE_BYTES.to_string()),
+        ("$SIZE", LINE_BYTES.trailing_zeros().to_string()),
         ("$WC", wc.to_string()),
     ];
     if !local && has_stores {
@@ -508,8 +589,14 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
             ("$WBUF", WBUF.to_string()),
             ("$WI", (wc - 1).to_string()),
             ("$WM", (wc - 2).to_string()),
-            ("$PAD", if ew < 64 { format!("{}'d0, ", 64 - ew) } else { String::new() }),
-            ("$MASK", format!("{:08b}", (1u32 << eb) - 1)),
+            ("$PAD", format!("{}'d0, ", AXI_DATA_BITS - ew)),
+            ("$SPAD", format!("{}'d0, ", AXI_DATA_BITS / 8 - eb)),
+            ("$DW", (AXI_DATA_BITS - 1).to_string()),
+            ("$SW", (AXI_DATA_BITS / 8 - 1).to_string()),
+            ("$FW", (AXI_DATA_BITS + AXI_DATA_BITS / 8).to_string()),
+            ("$LS", (LINE_BYTES.trailing_zeros() - 1).to_string()),
+            ("$EW", ew.to_string()),
+            ("$EB", eb.to_string()),
             ("$LEN", len8("wb_beats")),
             ("$SAME", if ordered { " && same_band".into() } else { String::new() }),
             ("$LOADNEXT", if ordered { "(go && pick_load && !same_band) || ".into() } else { String::new() }),
@@ -531,15 +618,15 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     } else if !local {
         let _ = writeln!(
             o,
-            "    assign m_awvalid = 1'b0;\n    assign m_awaddr = 64'd0;\n    assign m_awlen = 8'd0;\n    assign m_awsize = 3'd{size};\n    assign m_awburst = 2'b01;\n    assign m_wvalid = 1'b0;\n    assign m_wdata = 64'd0;\n    assign m_wstrb = 8'd0;\n    assign m_wlast = 1'b0;\n    assign m_bready = 1'b0;"
+            "    assign m_awvalid = 1'b0;\n    assign m_awaddr = 64'd0;\n    assign m_awlen = 8'd0;\n    assign m_awsize = 3'd{size};\n    assign m_awburst = 2'b01;\n    assign m_wvalid = 1'b0;\n    assign m_wdata = {}'d0;\n    assign m_wstrb = {}'d0;\n    assign m_wlast = 1'b0;\n    assign m_bready = 1'b0;",
+            AXI_DATA_BITS,
+            AXI_DATA_BITS / 8
         );
         unused.extend(["m_awready", "m_wready", "m_bvalid"].map(String::from));
     }
     if !local && has_loads {
         let mut t = vec![
             ("$WAIT", if has_stores { "w_old == 16'd0 && (w_out == 16'd0 || same_band) && ".into() } else { String::new() }),
-            ("$HIT", if shared { "hit || ".into() } else { String::new() }),
-            ("$MISS", if shared { " && !hit".into() } else { String::new() }),
             ("$LEN", len8("bl_beats")),
         ];
         t.extend(common.iter().cloned());
@@ -564,7 +651,8 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         "    always @(posedge clk) begin\n        if (rst) begin\n            state <= IDLE;\n            done <= 1'b0;\n        end else if (start) begin\n            state <= {};\n            done <= 1'b0;{}\n        end else if (state == RUN && {}) begin\n            state <= IDLE;\n            done <= 1'b1;\n        end\n    end\nendmodule\n",
         if clears { "CLEAR" } else { "RUN" },
         if clears {
-            format!("\n            clear <= 64'd0;\n        end else if (state == CLEAR) begin\n            if (clear == 64'd{}) state <= RUN;\n            else clear <= clear + 64'd1;", len - 1)
+            let last = if local { len - 1 } else { cache.lines - 1 };
+            format!("\n            clear <= 64'd0;\n        end else if (state == CLEAR) begin\n            if (clear == 64'd{last}) state <= RUN;\n            else clear <= clear + 64'd1;")
         } else {
             String::new()
         },
@@ -606,18 +694,19 @@ const ORDER_UPDATE: &str = "    always @(posedge clk) begin
 ";
 
 /// The write side of a DDR array.
-const WRITE_SIDE: &str = "    // Write side: the open burst (σ-consecutive stores to consecutive elements) with its last beat
-    // held (wlast is known when it closes), the AW offered, the W beats, the count awaiting B.
+const WRITE_SIDE: &str = "    // Write side: the open burst (σ-consecutive stores to the same or the next line) with its last
+    // beat held (stores to its line merge into it; wlast is known when the burst closes), the AW
+    // offered, the W beats, the count awaiting B.
     reg wb_v;
-    reg [63:0] wb_addr, wb_end;
+    reg [63:0] wb_addr, wb_last, wb_end;  // first line, held line, the line after it
     reg [$B:0] wb_beats;
     reg [$H:0] wb_idle;  // cycles since the open burst last grew
-    reg [63:0] wh_data;
-    reg [7:0] wh_strb;
+    reg [$DW:0] wh_data;
+    reg [$SW:0] wh_strb;
     reg aw_v;
     reg [63:0] aw_addr;
     reg [7:0] aw_len;
-    reg [72:0] wf [0:$WL];  // {wlast, wstrb, wdata}
+    reg [$FW:0] wf [0:$WL];  // {wlast, wstrb, wdata}
     reg [$WM:0] wf_head, wf_tail;
     reg [$WI:0] wf_count;
     reg [15:0] w_out;  // write bursts opened and not yet acknowledged
@@ -626,14 +715,16 @@ const WRITE_SIDE: &str = "    // Write side: the open burst (σ-consecutive stor
     assign m_awvalid = aw_v;
     wire aw_free = !aw_v || (m_awvalid && m_awready);
     wire wf_room = wf_count != $WC'd$WBUF;
-    wire aw_ext = wb_v && wb_beats != BURST && pick_addr == wb_end && pick_addr[11:0] != 12'd0$SAME;  // extends it, within 4 KiB
-    assign st_go = go && !pick_load && pop_ok$WAR && wf_room && (aw_ext || !wb_v || aw_free);
+    wire aw_same = wb_v && pick_line_addr == wb_last$SAME;  // merges into the held beat
+    wire aw_ext = wb_v && wb_beats != BURST && pick_line_addr == wb_end && pick_line_addr[11:0] != 12'd0$SAME;  // a beat more, within 4 KiB
+    assign st_go = go && !pick_load && pop_ok$WAR && wf_room && (aw_same || aw_ext || !wb_v || aw_free);
     wire wb_close = wb_v && !st_go && aw_free && wf_room && (wb_beats == BURST || wb_idle == HOLD || $LOADNEXTall_done);
-    wire wb_ship = (st_go && !aw_ext && wb_v) || wb_close;  // the open burst goes to AW
-    wire wf_push = (st_go && wb_v) || wb_close;
+    wire wb_ship = (st_go && !aw_same && !aw_ext && wb_v) || wb_close;  // the open burst goes to AW
+    wire wf_push = (st_go && !aw_same && wb_v) || wb_close;  // the held beat goes to W
     wire wf_pop = m_wvalid && m_wready;
-    wire [63:0] st_data = {$PADpop_value} << {pick_addr[2:0], 3'b000};
-    wire [7:0] st_strb = 8'b$MASK << pick_addr[2:0];
+    wire [$DW:0] st_data = {$PADpop_value} << {pick_addr[$LS:0], 3'b000};
+    wire [$DW:0] st_keep = {$PAD{$EW{1'b1}}} << {pick_addr[$LS:0], 3'b000};
+    wire [$SW:0] st_strb = {$SPAD{$EB{1'b1}}} << pick_addr[$LS:0];
     assign m_awaddr = aw_addr;
     assign m_awlen = aw_len;
     assign m_awsize = 3'd$SIZE;
@@ -660,26 +751,32 @@ const WRITE_SIDE: &str = "    // Write side: the open burst (σ-consecutive stor
             end
             if (st_go && aw_ext) begin
                 wb_beats <= wb_beats + $BW'd1;
-                wb_end <= wb_end + 64'd$EB;
-            end else if (st_go || wb_close) begin
+                wb_last <= pick_line_addr;
+                wb_end <= pick_line_addr + 64'd$LB;
+            end else if ((st_go && !aw_same) || wb_close) begin
                 wb_v <= st_go;
-                wb_addr <= pick_addr;
-                wb_end <= pick_addr + 64'd$EB;
+                wb_addr <= pick_line_addr;
+                wb_last <= pick_line_addr;
+                wb_end <= pick_line_addr + 64'd$LB;
                 wb_beats <= $BW'd1;
             end
-            if (st_go) begin
+            if (st_go && aw_same) begin
+                wh_data <= (wh_data & ~st_keep) | st_data;
+                wh_strb <= wh_strb | st_strb;
+            end else if (st_go) begin
                 wh_data <= st_data;
                 wh_strb <= st_strb;
-                wb_idle <= $HW'd0;
-            end else if (wb_idle != HOLD) wb_idle <= wb_idle + $HW'd1;
+            end
+            if (st_go) wb_idle <= $HW'd0;
+            else if (wb_idle != HOLD) wb_idle <= wb_idle + $HW'd1;
             if (wf_push) wf_tail <= wf_tail + $WI'd1;
             if (wf_pop) wf_head <= wf_head + $WI'd1;
             if (wf_push && !wf_pop) wf_count <= wf_count + $WC'd1;
             else if (!wf_push && wf_pop) wf_count <= wf_count - $WC'd1;
             if (m_awvalid && m_awready && !(wf_pop && m_wlast)) w_credit <= w_credit + 16'd1;
             else if (!(m_awvalid && m_awready) && wf_pop && m_wlast) w_credit <= w_credit - 16'd1;
-            if (st_go && !aw_ext && !b_beat) w_out <= w_out + 16'd1;
-            else if (!(st_go && !aw_ext) && b_beat) w_out <= w_out - 16'd1;
+            if (st_go && !aw_same && !aw_ext && !b_beat) w_out <= w_out + 16'd1;
+            else if (!(st_go && !aw_same && !aw_ext) && b_beat) w_out <= w_out - 16'd1;
         end
     end
 ";
@@ -694,9 +791,9 @@ const READ_SIDE: &str = "    // Read side: the open burst (σ-consecutive loads 
     reg [63:0] ar_addr;
     reg [7:0] ar_len;
     wire ar_free = !ar_v || (m_arvalid && m_arready);
-    wire ar_ext = bl_v && bl_beats != BURST && pick_addr == bl_end && pick_addr[11:0] != 12'd0;  // extends it, within 4 KiB
-    assign ld_go = go && pick_load && $WAITq_count != QUEUE && ($HITar_ext || !bl_v || ar_free);
-    wire ld_miss = ld_go$MISS;  // a load that reads DDR
+    wire ar_ext = bl_v && bl_beats != BURST && pick_line_addr == bl_end && pick_line_addr[11:0] != 12'd0;  // extends it, within 4 KiB
+    assign ld_go = go && pick_load && $WAITq_count != QUEUE && (hit || ar_ext || !bl_v || ar_free);
+    wire ld_miss = ld_go && !hit;  // a load that reads DDR
     wire bl_close = bl_v && ar_free && !ld_miss && (bl_beats == BURST || bl_idle == HOLD || (go && !pick_load) || all_done);
     assign m_arvalid = ar_v;
     assign m_araddr = ar_addr;
@@ -711,7 +808,7 @@ const READ_SIDE: &str = "    // Read side: the open burst (σ-consecutive loads 
             if (m_arvalid && m_arready) ar_v <= 1'b0;
             if (ld_miss && ar_ext) begin
                 bl_beats <= bl_beats + $BW'd1;
-                bl_end <= bl_end + 64'd$EB;
+                bl_end <= bl_end + 64'd$LB;
             end else if (ld_miss || bl_close) begin
                 if (bl_v) begin  // the open burst goes out
                     ar_v <= 1'b1;
@@ -719,8 +816,8 @@ const READ_SIDE: &str = "    // Read side: the open burst (σ-consecutive loads 
                     ar_len <= $LEN;
                 end
                 bl_v <= ld_miss;
-                bl_addr <= pick_addr;
-                bl_end <= pick_addr + 64'd$EB;
+                bl_addr <= pick_line_addr;
+                bl_end <= pick_line_addr + 64'd$LB;
                 bl_beats <= $BW'd1;
             end
             if (ld_go) bl_idle <= $HW'd0;

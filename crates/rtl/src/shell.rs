@@ -22,7 +22,7 @@ fn kernel_xml(d: &Design) -> String {
         t = d.top
     );
     for p in &d.ports {
-        let _ = writeln!(o, "      <port name=\"m_axi_{p}\" mode=\"master\" range=\"0xFFFFFFFFFFFFFFFF\" dataWidth=\"64\" portType=\"addressable\" base=\"0x0\"/>");
+        let _ = writeln!(o, "      <port name=\"m_axi_{p}\" mode=\"master\" range=\"0xFFFFFFFFFFFFFFFF\" dataWidth=\"{}\" portType=\"addressable\" base=\"0x0\"/>", crate::memory::AXI_DATA_BITS);
     }
     o.push_str("    </ports>\n    <args>\n");
     for (k, a) in d.args.iter().enumerate() {

@@ -41,7 +41,7 @@ pub fn spec(design: &dpnc_rtl::Design, verilog: Vec<std::path::PathBuf>) -> Spec
         top: dpnc_rtl::sim_wrapper::module_name(&design.top),
         verilog,
         ports: design.ports.clone(),
-        data_bits: 64,
+        data_bits: dpnc_rtl::memory::AXI_DATA_BITS,
         args: design
             .args
             .iter()

@@ -141,6 +141,8 @@ pub struct Outcome {
     /// Bytes transferred over all ports: R beats' bytes, and W bytes with their strobe set.
     pub bytes_read: u64,
     pub bytes_written: u64,
+    /// The same per m_axi port, in the order of `Spec::ports`.
+    pub ports: Vec<PortTraffic>,
     /// Final contents of every Array argument, in argument order (little-endian bytes).
     pub arrays: Vec<(String, Vec<u8>)>,
     /// Per channel, from `dbg_peak` at the end.
@@ -148,6 +150,16 @@ pub struct Outcome {
     /// Per channel, the cycles from ap_start on in which it was full (`dbg_full`): a write
     /// offered then would have stalled its producer.
     pub full_cycles: Vec<u64>,
+}
+
+/// What one m_axi port carried in a run.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PortTraffic {
+    pub name: String,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub read_bursts: u64,
+    pub write_bursts: u64,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -485,6 +497,7 @@ struct RunResult {
     cycles: u64,
     bytes_read: u64,
     bytes_written: u64,
+    ports: Vec<PortTraffic>,
     peaks: Vec<u32>,
     full_cycles: Vec<u64>,
     arrays: Vec<RunArray>,
@@ -632,6 +645,7 @@ pub fn run(
         cycles: r.cycles,
         bytes_read: r.bytes_read,
         bytes_written: r.bytes_written,
+        ports: r.ports,
         arrays,
         peaks: r.peaks,
         full_cycles: r.full_cycles,
