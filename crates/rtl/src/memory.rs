@@ -138,7 +138,7 @@ impl Cache {
         let (ib, lb) = (self.index_bits, self.index_bits + self.tag_bits);
         let _ = writeln!(
             o,
-            "    // Load cache: {} lines of {LINE_BYTES} bytes, direct-mapped.\n    reg [31:0] band_no;\n    reg [31:0] stamp [0:{n}];\n    reg [{}:0] lines [0:{n}];\n    // verilator lint_off UNUSEDSIGNAL\n    wire [63:0] pick_line = $unsigned(pick_cell_full) >> {};\n    // verilator lint_on UNUSEDSIGNAL\n    wire [63:0] pick_line_addr = {{pick_addr[63:{}], {}'d0}};\n    wire [{}:0] pick_idx = pick_line[{}:0];\n    wire [{}:0] pick_lane = pick_cell_full[{}:0];",
+            "    // Load cache: {} lines of {LINE_BYTES} bytes, direct-mapped.\n    reg [31:0] band_no;\n    reg [{n}:0] filled;\n    reg [31:0] stamp [0:{n}];\n    reg [{}:0] lines [0:{n}];\n    // verilator lint_off UNUSEDSIGNAL\n    wire [63:0] pick_line = $unsigned(pick_cell_full) >> {};\n    // verilator lint_on UNUSEDSIGNAL\n    wire [63:0] pick_line_addr = {{pick_addr[63:{}], {}'d0}};\n    wire [{}:0] pick_idx = pick_line[{}:0];\n    wire [{}:0] pick_lane = pick_cell_full[{}:0];",
             self.lines,
             AXI_DATA_BITS - 1,
             self.lane_bits,
@@ -201,7 +201,7 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     let ordered = !local && has_loads && has_stores;
     // DDR loads go through a line cache (`hit`), valid for one band.
     let cached = !local && has_loads;
-    let clears = local || cached;
+    let clears = local;
     let len = v.len().max(1);
     let xw = index_bits(len);
     let cache = Cache::new(len, eb as usize);
@@ -344,7 +344,7 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
             let _ = writeln!(o, "    wire [63:0] pick_line_addr = {{pick_addr[63:{s}], {s}'d0}};", s = LINE_BYTES.trailing_zeros());
         }
     }
-    if clears || ordered {
+    if local || cached || ordered {
         let cells: Vec<String> = (0..n).map(|g| format!("win{g} ? g{g}_cell :")).collect();
         let _ = writeln!(
             o,
@@ -470,12 +470,12 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         let sets: Vec<String> = (0..bk).map(|k| format!("band{k} <= pick_band{k};")).collect();
         let _ = writeln!(
             o,
-            "    wire other_band = {};\n    wire [31:0] next_band = other_band ? band_no + 32'd1 : band_no;\n    // Its line was fetched in this band already: no DDR read.\n    wire hit = stamp[pick_idx] == next_band{};\n    always @(posedge clk) begin\n        if (start) band_no <= 32'd0;\n        else if (ld_go) begin\n            band_no <= next_band;\n            {}\n        end\n    end\n    always @(posedge clk) begin\n        if (state == CLEAR) stamp[clear[{}:0]] <= 32'd0;\n        else if (ld_go && !hit) begin\n            stamp[pick_idx] <= next_band;{}\n        end\n    end",
+            "    wire other_band = {};\n    wire [31:0] next_band = other_band ? band_no + 32'd1 : band_no;\n    // Its line was fetched in this band already: no DDR read.\n    wire hit = filled[pick_idx] && stamp[pick_idx] == next_band{};\n    always @(posedge clk) begin\n        if (start) begin\n            band_no <= 32'd0;\n            filled <= {n}'d0;\n        end else if (ld_go) begin\n            band_no <= next_band;\n            {}\n            if (!hit) filled[pick_idx] <= 1'b1;\n        end\n    end\n    always @(posedge clk) begin\n        if (ld_go && !hit) begin\n            stamp[pick_idx] <= next_band;{}\n        end\n    end",
             other.join(" || "),
             if cache.tag_bits > 0 { " && tag[pick_idx] == pick_tag" } else { "" },
             sets.join(" "),
-            cache.index_bits - 1,
             if cache.tag_bits > 0 { "\n            tag[pick_idx] <= pick_tag;" } else { "" },
+            n = cache.lines,
         );
     }
 
@@ -651,8 +651,7 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         "    always @(posedge clk) begin\n        if (rst) begin\n            state <= IDLE;\n            done <= 1'b0;\n        end else if (start) begin\n            state <= {};\n            done <= 1'b0;{}\n        end else if (state == RUN && {}) begin\n            state <= IDLE;\n            done <= 1'b1;\n        end\n    end\nendmodule\n",
         if clears { "CLEAR" } else { "RUN" },
         if clears {
-            let last = if local { len - 1 } else { cache.lines - 1 };
-            format!("\n            clear <= 64'd0;\n        end else if (state == CLEAR) begin\n            if (clear == 64'd{last}) state <= RUN;\n            else clear <= clear + 64'd1;")
+            format!("\n            clear <= 64'd0;\n        end else if (state == CLEAR) begin\n            if (clear == 64'd{}) state <= RUN;\n            else clear <= clear + 64'd1;", len - 1)
         } else {
             String::new()
         },
@@ -786,7 +785,7 @@ const READ_SIDE: &str = "    // Read side: the open burst (σ-consecutive loads 
     reg bl_v;
     reg [63:0] bl_addr, bl_end;
     reg [$B:0] bl_beats;
-    reg [$H:0] bl_idle;  // cycles since the open burst last grew
+    reg [$H:0] bl_idle;  // cycles since the open burst last grew (a hit does not restart the count)
     reg ar_v;
     reg [63:0] ar_addr;
     reg [7:0] ar_len;
@@ -820,7 +819,7 @@ const READ_SIDE: &str = "    // Read side: the open burst (σ-consecutive loads 
                 bl_end <= pick_line_addr + 64'd$LB;
                 bl_beats <= $BW'd1;
             end
-            if (ld_go) bl_idle <= $HW'd0;
+            if (ld_miss) bl_idle <= $HW'd0;
             else if (bl_idle != HOLD) bl_idle <= bl_idle + $HW'd1;
         end
     end
