@@ -1,7 +1,7 @@
 //! The memory process of one array: what its Load and Store processes do, merged by σ (as in
 //! the Vitis backend), on one AXI4 master port. Each channel it serves has a generator (the
 //! consumer's or producer's walker, filtered by the channel's first-use or demux condition,
-//! keyed by σ, running ahead into a queue of two accesses); among the loads, and among the
+//! keyed by σ, running ahead into a queue of [`AHEAD`] accesses); among the loads, and among the
 //! stores, the smallest key goes next (`winner` says how the two kinds interleave). A
 //! generator still walking towards its next access does not hold the others back: it walks in
 //! σ order, so the last point it held bounds its next access from below.
@@ -10,14 +10,17 @@
 //! process is a pipeline:
 //! * **Issue** (one access per cycle at most): a load goes into an in-order *issue
 //!   queue* ([`QUEUE`] entries) with everything its fan-out needs later (target channels,
-//!   scratchpad cells, shared-load cell, byte lane), and its element into the *open read
-//!   burst*; a store pops its value into the *open write burst*.
-//! * **Bursts**: σ-consecutive accesses to consecutive elements grow one INCR burst (narrow
-//!   beats of one element, up to [`BURST`] beats, never across 4 KiB); it is sent when the next
-//!   access does not extend it, when it is full, or after [`HOLD`] cycles without growing, so it
-//!   never waits long for an access that is blocked elsewhere.
-//! * **Fan-out**: R beats come back in order; the queue's head takes its beat (or its cached
-//!   value) and goes to all its channels in one cycle (`rready` low while one of them is full),
+//!   scratchpad cells, its line in the load cache (`Cache`) and its place there); a load whose line the
+//!   band has not fetched yet (a miss) adds the line to the *open read burst*. A store pops
+//!   its value into the held beat of the *open write burst*.
+//! * **Bursts**: beats are whole [`LINE_BYTES`] lines ([`AXI_DATA_BITS`] wide). Misses to
+//!   consecutive lines grow one INCR burst, and so do stores to the next line (stores to the
+//!   held line merge into its beat), up to [`BURST`] beats, never across 4 KiB; a burst is sent
+//!   when the next access does not extend it, when it is full, or after [`HOLD`] cycles without
+//!   growing, so it never waits long for an access that is blocked elsewhere.
+//! * **Fan-out**: R beats come back in order; the queue's head takes its beat on a miss (and
+//!   fills its line) or its line from the cache on a hit, and its element goes to all its
+//!   channels in one cycle (`rready` low while one of them is full),
 //!   so every channel sees its values in σ order. ARs take no channel space, so
 //!   issuing ahead cannot deadlock the network.
 //! * **DDR order**: a load waits for the write responses (B) of the stores of earlier bands
