@@ -60,8 +60,9 @@ enum Command {
     ///
     /// Generates the RTL kernel, builds a Verilator model with a harness that drives the
     /// control registers like a host and serves the AXI masters from a memory model (latency,
-    /// seeded jitter), runs it, and compares every output array with the interpreter's. Prints
-    /// cycles, DDR bytes and per-channel peak occupancy (a table, or --json). A deadlock or
+    /// seeded jitter, the board's banks at their peak bandwidth), runs it, and compares every
+    /// output array with the interpreter's. Prints cycles, DDR bytes (the network's, and those
+    /// fetched in whole beats) and per-channel peak occupancy (a table, or --json). A deadlock or
     /// timeout is reported with the processes and channels involved.
     Sim(sim::SimArgs),
     /// Synthesise the Verilog design with Yosys (synth_xilinx, UltraScale+) and report LUT,

@@ -19,6 +19,11 @@ pub(crate) struct SimArgs {
     /// Fill every input with pseudo-random values from SEED (the default, seed 1).
     #[arg(long, value_name = "SEED")]
     random: Option<u64>,
+    /// Memory model: the board whose banks the arrays go on (as `-o` places them), each bank
+    /// moving at most its peak bandwidth at the board's kernel clock: a catalogue name or a
+    /// board TOML file.
+    #[arg(long, value_name = "NAME|FILE", default_value = "vcu1525")]
+    board: String,
     /// Memory model: cycles from a request to its data or response.
     #[arg(long, default_value = "64")]
     latency: u32,
@@ -49,6 +54,8 @@ pub(crate) struct SimArgs {
 }
 
 pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
+    // The board first: a wrong name should not wait for the network.
+    let board = dpnc_boards::load(&args.board).map_err(|e| e.to_string())?;
     let p = load(sm, &args.source)?;
     let params = p.param_values()?;
     Store::check_memory(&p, 3)?;
@@ -73,7 +80,7 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
         Some(d) => (d.clone(), false),
         None => (std::env::temp_dir().join(format!("dpnc-sim-{}", std::process::id())), true),
     };
-    let mem = dpnc_sim::Memory { latency: args.latency, jitter: args.jitter, seed: args.mem_seed, ..dpnc_sim::Memory::default() };
+    let mem = dpnc_sim::Memory { latency: args.latency, jitter: args.jitter, seed: args.mem_seed, ..dpnc_sim::Memory::for_board(&board) };
     // The harness runs in its own directory: the waveform's path must not depend on it.
     let trace = match &args.trace {
         Some(t) => Some(std::path::absolute(t).map_err(|e| format!("--trace {}: {e}", t.display()))?),

@@ -10,9 +10,9 @@
 //! process is a pipeline:
 //! * **Issue** (one access per cycle at most): a load goes into an in-order *issue
 //!   queue* ([`QUEUE`] entries) with everything its fan-out needs later (target channels,
-//!   scratchpad cells, its line in the load cache (`Cache`) and its place there); a load whose line the
-//!   band has not fetched yet (a miss) adds the line to the *open read burst*. A store pops
-//!   its value into the held beat of the *open write burst*.
+//!   scratchpad cells, its line in the load cache, `Cache`, and its place there); a load whose
+//!   line the band has not fetched yet (a miss) adds the line to the *open read burst*. A
+//!   store pops its value into the held beat of the *open write burst*.
 //! * **Bursts**: beats are whole [`LINE_BYTES`] lines ([`AXI_DATA_BITS`] wide). Misses to
 //!   consecutive lines grow one INCR burst, and so do stores to the next line (stores to the
 //!   held line merge into its beat), up to [`BURST`] beats, never across 4 KiB; a burst is sent
@@ -20,9 +20,8 @@
 //!   growing, so it never waits long for an access that is blocked elsewhere.
 //! * **Fan-out**: R beats come back in order; the queue's head takes its beat on a miss (and
 //!   fills its line) or its line from the cache on a hit, and its element goes to all its
-//!   channels in one cycle (`rready` low while one of them is full),
-//!   so every channel sees its values in σ order. ARs take no channel space, so
-//!   issuing ahead cannot deadlock the network.
+//!   channels in one cycle (`rready` low while one of them is full), so every channel sees its
+//!   values in σ order. ARs take no channel space, so issuing ahead cannot deadlock the network.
 //! * **DDR order**: a load waits for the write responses (B) of the stores of earlier bands
 //!   only. A band never loads a value it produces (that one stays on chip), so a store of the
 //!   band that comes first in σ never writes a cell a later load of the band reads: that would
@@ -425,8 +424,7 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         o.push_str("    assign st_go = 1'b0;\n");
     }
 
-    // A temporary's memory, or the load cache's table (per line, the band it was last fetched
-    // in, counted from 1, and its tag; its data arrives with the R beat).
+    // A temporary's memory, cleared at start.
     if clears {
         let _ = writeln!(o, "    reg [63:0] clear;");
     }
@@ -463,6 +461,8 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
             let _ = writeln!(o, "    wire signed [63:0] pick_band{k} = {e};");
         }
     }
+    // The load cache's table: per line, the band it was last fetched in (counted from 1) and
+    // its tag; its data arrives with the R beat.
     if cached {
         cache.declare(&mut o);
         let mut other = vec!["band_no == 32'd0".to_string()];

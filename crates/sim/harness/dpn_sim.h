@@ -4,7 +4,7 @@
 //
 // Command line (the executable is <build dir>/obj/dpn_sim):
 //   dpn_sim [--arg NAME=VALUE]... [--latency N] [--jitter N] [--seed N] [--outstanding N]
-//           [--max-cycles N] [--stall-cycles N] [--poll N] [--progress N] [--out DIR] [--spec HASH]
+//           [--banks N] [--bank-rate N] [--max-cycles N] [--stall-cycles N] [--poll N] [--progress N] [--out DIR] [--spec HASH]
 //           [--trace FILE] [--help]
 //   --arg NAME=VALUE  an argument of the kernel: for an array, a file with its initial bytes (exactly its
 //                     size; arrays not given start zeroed); for a scalar, its bit pattern (decimal or 0x hex)
@@ -12,6 +12,8 @@
 //   --jitter N        plus a uniform random 0..=N cycles per request (default 32)
 //   --seed N          seed of the jitter (and of Verilator's random initial values) (default 1)
 //   --outstanding N   requests in flight per port and direction (default 8)
+//   --banks N         memory banks; port k is on bank k mod N (default 0: a bank per port)
+//   --bank-rate N     bytes a bank moves per 1000 cycles, reads and writes together (default 0: no limit)
 //   --max-cycles N    give up (timeout) after N cycles counted from ap_start (default 100000000)
 //   --stall-cycles N  deadlock after N cycles with no sign of life (default 100000)
 //   --poll N          cycles between two reads of the control register (default 64)
@@ -32,7 +34,11 @@
 // ordered with each other: a design must wait for B before reading what it wrote. Checked: valid dropped or
 // payload changed before ready, wlast on the wrong beat, strobes outside the beat's lanes, unsupported burst
 // type or size, addresses outside the port's arrays, and writes still unacknowledged when ap_done is seen.
+// Bandwidth (--bank-rate): each bank earns the rate every cycle (up to one rate's worth banked) and every R or
+// W beat of its ports spends the beat's bytes; a port offers R data or takes W data only while its bank is not
+// in debt, so the ports of one bank share its bandwidth and a design cannot beat the bank's peak.
 #pragma once
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cinttypes>
@@ -120,7 +126,7 @@ template <typename T> struct Interrupt<T, std::void_t<decltype(std::declval<T&>(
 };
 
 struct Options {
-    uint64_t latency = 64, jitter = 32, seed = 1, outstanding = 8;
+    uint64_t latency = 64, jitter = 32, seed = 1, outstanding = 8, banks = 0, bank_rate = 0;
     uint64_t max_cycles = 100000000, stall_cycles = 100000, poll = 64, progress = 1000000;
     std::string out_dir, spec_hash;
     std::vector<std::pair<std::string, std::string>> args;
@@ -174,6 +180,19 @@ struct Burst {
     Burst(uint64_t a, uint32_t n, uint32_t sz, uint64_t r) : addr(a), beats(n), size(sz), ready(r) {}
 };
 
+// One memory bank's bandwidth, shared by its ports: a budget in thousandths of a byte.
+struct Bank {
+    int64_t rate = 0;    // earned per cycle (0: no limit)
+    int64_t budget = 0;  // may go negative: beats of several ports in one cycle borrow
+    void tick() {
+        if (rate) budget = std::min(budget + rate, rate);
+    }
+    bool open() const { return rate == 0 || budget > 0; }
+    void spend(uint64_t bytes) {
+        if (rate) budget -= int64_t(bytes) * 1000;
+    }
+};
+
 struct Port {
     std::string name;
     unsigned index;
@@ -189,10 +208,11 @@ struct Port {
     uint64_t ar_prev[4], aw_prev[4];
     std::vector<uint8_t> w_prev, w_cur;
     std::vector<Region>* regions;
+    Bank* bank;
 
-    Port(const std::string& n, unsigned i, const AxiPins& p, unsigned bb, const Options& o, std::vector<Region>* r)
+    Port(const std::string& n, unsigned i, const AxiPins& p, unsigned bb, const Options& o, std::vector<Region>* r, Bank* bk)
         : name(n), index(i), pin(p), bus_bytes(bb), max_out(o.outstanding), latency(o.latency), jitter(o.jitter),
-          rng(o.seed * 1000003ull + i), regions(r) {}
+          rng(o.seed * 1000003ull + i), regions(r), bank(bk) {}
 
     uint64_t beat_addr(const Burst& b, uint32_t i) const {
         uint64_t nb = 1ull << b.size;
@@ -227,7 +247,7 @@ struct Port {
     void drive(uint64_t cyc) {
         *pin.awready = wq.size() < max_out;
         *pin.arready = rq.size() < max_out;
-        *pin.wready = w_next < wq.size();
+        *pin.wready = w_next < wq.size() && bank->open();
         *pin.bresp = 0;
         *pin.rresp = 0;
         bool bv = !wq.empty() && wq.front().done == wq.front().beats && cyc >= wq.front().ready;
@@ -241,7 +261,7 @@ struct Port {
                 }
         }
         *pin.bvalid = bv;
-        bool rv = !rq.empty() && cyc >= rq.front().ready;
+        bool rv = !rq.empty() && cyc >= rq.front().ready && bank->open();
         *pin.rvalid = rv;
         std::memset(pin.rdata, 0, bus_bytes);
         *pin.rlast = 0;
@@ -317,6 +337,7 @@ struct Port {
                 b.data[off] = pin.wdata[lane];
                 b.mask[off] = 1;
             }
+            bank->spend(1ull << b.size);
             if (++b.done == b.beats) {
                 b.ready = cyc + 1 + b.delay;
                 w_next++;
@@ -345,6 +366,7 @@ struct Port {
             Burst& b = rq.front();
             uint64_t a = beat_addr(b, b.done);
             bytes_read += ((a & ~((1ull << b.size) - 1)) + (1ull << b.size)) - a;
+            bank->spend(1ull << b.size);
             if (++b.done == b.beats) rq.pop_front();
             life = true;
         }
@@ -445,7 +467,7 @@ static inline bool parse_u64(const std::string& s, uint64_t& v) {
 static inline void usage(FILE* f) {
     std::fprintf(f,
                  "usage: dpn_sim [--arg NAME=VALUE]... [--latency N] [--jitter N] [--seed N] [--outstanding N]\n"
-                 "               [--max-cycles N] [--stall-cycles N] [--poll N] [--progress N] [--out DIR] [--spec HASH]\n"
+                 "               [--banks N] [--bank-rate N] [--max-cycles N] [--stall-cycles N] [--poll N] [--progress N] [--out DIR] [--spec HASH]\n"
                  "               [--trace FILE]\n"
                  "  arrays: --arg NAME=FILE (initial bytes; zeroed when not given); scalars: --arg NAME=BITS\n");
 }
@@ -480,6 +502,8 @@ static inline bool parse_options(int argc, char** argv, Options& o) {
                       : a == "--jitter" ? &o.jitter
                       : a == "--seed" ? &o.seed
                       : a == "--outstanding" ? &o.outstanding
+                      : a == "--banks" ? &o.banks
+                      : a == "--bank-rate" ? &o.bank_rate
                       : a == "--max-cycles" ? &o.max_cycles
                       : a == "--stall-cycles" ? &o.stall_cycles
                       : a == "--poll" ? &o.poll
@@ -576,9 +600,12 @@ inline int run(Design& d, int argc, char** argv) {
     for (size_t k = 0; k < d.args.size(); k++)
         if (!d.args[k].array && !given[k]) std::fprintf(stderr, "dpn_sim: warning: scalar %s not given, passing 0\n", d.args[k].name);
 
+    std::vector<Bank> banks(o.banks ? o.banks : std::max<size_t>(d.ports.size(), 1));
+    for (Bank& b : banks) b.rate = b.budget = int64_t(o.bank_rate);
     std::vector<Port> ports;
     ports.reserve(d.ports.size());
-    for (size_t i = 0; i < d.ports.size(); i++) ports.emplace_back(d.ports[i], unsigned(i), d.axi[i], bus_bytes, o, &regions);
+    for (size_t i = 0; i < d.ports.size(); i++)
+        ports.emplace_back(d.ports[i], unsigned(i), d.axi[i], bus_bytes, o, &regions, &banks[i % banks.size()]);
 
     Host host;
     host.p = d.ctrl;
@@ -588,6 +615,7 @@ inline int run(Design& d, int argc, char** argv) {
     // ---- the clock
     uint64_t cyc = 0;
     auto step = [&](bool check) -> bool {  // one cycle; returns whether anything moved on the m_axi side
+        for (Bank& b : banks) b.tick();
         host.drive();
         for (Port& p : ports) p.drive(cyc);
         *d.clk = 0;

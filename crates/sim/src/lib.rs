@@ -1,6 +1,6 @@
 //! Verilator simulation of a dpnc design: a generated C++ harness drives the design's top module like a
-//! host (AXI4-Lite `ap_ctrl_hs`), serves its AXI4 masters from a memory model with latency and seeded
-//! jitter, detects deadlock and timeout, and reads the arrays back.
+//! host (AXI4-Lite `ap_ctrl_hs`), serves its AXI4 masters from a memory model with latency, seeded
+//! jitter and banks of limited bandwidth, detects deadlock and timeout, and reads the arrays back.
 //!
 //! The simulated top module's ports (Vitis RTL-kernel conventions, plus debug outputs; for a dpnc
 //! kernel that top is its simulation wrapper, `dpnc_rtl::sim_wrapper`, around the kernel):
@@ -114,12 +114,30 @@ pub struct Memory {
     /// Requests in flight per port and direction (AR accepted and last R beat not yet taken; AW accepted
     /// and B not yet taken); `arready` / `awready` are low while the limit is reached.
     pub max_outstanding: u32,
+    /// Memory banks: port k is on bank k mod `banks` (0: a bank per port).
+    pub banks: u32,
+    /// Bytes one bank moves per 1000 cycles, reads and writes together, shared by its ports
+    /// (0: no limit beyond one beat per cycle per port and direction).
+    pub bank_rate: u64,
 }
 
 impl Default for Memory {
-    /// latency 64, jitter 32, seed 1, 8 outstanding requests per port and direction.
+    /// latency 64, jitter 32, seed 1, 8 outstanding requests per port and direction, a bank per
+    /// port with no bandwidth limit.
     fn default() -> Self {
-        Memory { latency: 64, jitter: 32, seed: 1, max_outstanding: 8 }
+        Memory { latency: 64, jitter: 32, seed: 1, max_outstanding: 8, banks: 0, bank_rate: 0 }
+    }
+}
+
+impl Memory {
+    /// The default model with `board`'s banks at its kernel clock: ports placed on its banks
+    /// in turn (as [`dpnc_boards::Board::bank_of`] places arrays), each bank moving at most its
+    /// peak bandwidth a cycle. Banks of different kinds (the U280's HBM and DDR4) all get the
+    /// slowest one's rate.
+    pub fn for_board(board: &dpnc_boards::Board) -> Self {
+        let slowest = board.memory.iter().map(|b| b.bandwidth_gbs).fold(f64::INFINITY, f64::min);
+        let per_cycle = if slowest.is_finite() { slowest * 1e9 / (board.clock_mhz * 1e6) } else { 0.0 };
+        Memory { banks: board.memory.len() as u32, bank_rate: (per_cycle * 1000.0).round() as u64, ..Memory::default() }
     }
 }
 
@@ -582,6 +600,7 @@ pub fn run(
     }
     cmd.args(["--latency", &mem.latency.to_string(), "--jitter", &mem.jitter.to_string(), "--seed", &mem.seed.to_string()])
         .args(["--outstanding", &mem.max_outstanding.max(1).to_string()])
+        .args(["--banks", &mem.banks.to_string(), "--bank-rate", &mem.bank_rate.to_string()])
         .args(["--max-cycles", &max_cycles.to_string(), "--stall-cycles", &stall_cycles.max(1).to_string()])
         .arg("--out")
         .arg(&dir);

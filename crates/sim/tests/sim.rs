@@ -172,6 +172,27 @@ fn vscale_is_exact_and_seeds_change_timing() {
     assert!(o.arrays[1].1 == want);
 }
 
+/// A bank moves at most its rate, reads and writes together, shared by the ports on it: vscale
+/// reads 4,000 bytes on one port and writes 4,000 on the other.
+#[test]
+fn a_bank_shares_its_bandwidth_between_its_ports() {
+    let want: Vec<u8> = le(&a_values().iter().map(|x| x.wrapping_mul(-7)).collect::<Vec<_>>());
+    let (exe, spec) = built("vscale");
+    let mut cycles = Vec::new();
+    // Two bytes a cycle: both ports on one bank, then each on its own.
+    for banks in [1, 2] {
+        let mem = Memory { banks, bank_rate: 2000, ..Memory::default() };
+        let o = run(&exe, &spec, &vscale_inputs(N as u64, -7), &mem, 1_000_000, 10_000, &mut quiet()).unwrap();
+        eprintln!("vscale on {banks} bank(s) of 2 bytes a cycle: {} cycles", o.cycles);
+        assert!(o.arrays[1].1 == want, "B differs from A * k on {banks} bank(s)");
+        let per_bank = 8 * N as u64 / banks as u64;
+        assert!(o.cycles >= per_bank / 2, "{} cycles move {per_bank} bytes through a bank of 2 bytes a cycle", o.cycles);
+        assert!(o.cycles < 2 * per_bank, "{} cycles: far below the bank's rate", o.cycles);
+        cycles.push(o.cycles);
+    }
+    assert!(cycles[1] < cycles[0], "two banks ({} cycles) are no faster than one ({})", cycles[1], cycles[0]);
+}
+
 #[test]
 fn vscale_odd_n_writes_only_its_elements() {
     let (exe, spec) = built("vscale");
@@ -327,4 +348,17 @@ fn misc_narrow_bursts_use_the_right_lanes() {
     assert!(x[80..].iter().all(|&b| b == 0));
     assert_eq!(o.bytes_written, 16 + 16);
     assert_eq!(o.bytes_read, 8);
+}
+
+/// A board's memory model: its banks, each at its peak bandwidth at the kernel clock (the data
+/// sheets' figures, as the board files give them).
+#[test]
+fn board_memory_models() {
+    let vcu1525 = Memory::for_board(&dpnc_boards::load("vcu1525").unwrap());
+    // 4 DDR4-2400 banks: 2400 MT/s × 8 B = 19.2 GB/s, 64 bytes a cycle at 300 MHz.
+    assert_eq!((vcu1525.banks, vcu1525.bank_rate), (4, 64_000));
+    let u280 = Memory::for_board(&dpnc_boards::load("u280").unwrap());
+    // 32 HBM2 pseudo-channels of 14.375 GB/s and 2 DDR4 banks, all at the slowest rate.
+    assert_eq!((u280.banks, u280.bank_rate), (34, 47_917));
+    assert_eq!((u280.latency, u280.jitter, u280.max_outstanding), (64, 32, 8));
 }
