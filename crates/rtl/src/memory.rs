@@ -140,12 +140,10 @@ impl Cache {
         let (ib, lb) = (self.index_bits, self.index_bits + self.tag_bits);
         let _ = writeln!(
             o,
-            "    // Load cache: {} lines of {LINE_BYTES} bytes, direct-mapped.\n    reg [31:0] band_no;\n    reg [{n}:0] filled;\n    reg [31:0] stamp [0:{n}];\n    reg [{}:0] lines [0:{n}];\n    // verilator lint_off UNUSEDSIGNAL\n    wire [63:0] pick_line = $unsigned(pick_cell_full) >> {};\n    // verilator lint_on UNUSEDSIGNAL\n    wire [63:0] pick_line_addr = {{pick_addr[63:{}], {}'d0}};\n    wire [{}:0] pick_idx = pick_line[{}:0];\n    wire [{}:0] pick_lane = pick_cell_full[{}:0];",
+            "    // Load cache: {} lines of {LINE_BYTES} bytes, direct-mapped.\n    reg [31:0] band_no;\n    reg [{n}:0] filled;\n    reg [31:0] stamp [0:{n}];\n    reg [{}:0] lines [0:{n}];\n    // verilator lint_off UNUSEDSIGNAL\n    wire [63:0] pick_line = $unsigned(pick_cell_full) >> {};\n    // verilator lint_on UNUSEDSIGNAL\n    wire [{}:0] pick_idx = pick_line[{}:0];\n    wire [{}:0] pick_lane = pick_cell_full[{}:0];",
             self.lines,
             AXI_DATA_BITS - 1,
             self.lane_bits,
-            LINE_BYTES.trailing_zeros(),
-            LINE_BYTES.trailing_zeros(),
             ib - 1,
             ib - 1,
             self.lane_bits - 1,
@@ -195,6 +193,7 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     }
     let eb = bits(v.ty) / 8;
     let ew = bits(v.ty);
+    // AXI's size field: every beat is a whole line.
     let size = LINE_BYTES.trailing_zeros();
     let n = gens.len();
     let has_loads = gens.iter().any(|g| g.load);
@@ -203,7 +202,6 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     let ordered = !local && has_loads && has_stores;
     // DDR loads go through a line cache (`hit`), valid for one band.
     let cached = !local && has_loads;
-    let clears = local;
     let len = v.len().max(1);
     let xw = index_bits(len);
     let cache = Cache::new(len, eb as usize);
@@ -232,7 +230,7 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     let _ = writeln!(
         o,
         "    localparam [1:0] IDLE = 2'd0, RUN = 2'd1{};\n    reg [1:0] state;\n    wire issue, ld_go, st_go;  // the σ-next access goes this cycle: a load, a store",
-        if clears { ", CLEAR = 2'd2" } else { "" }
+        if local { ", CLEAR = 2'd2" } else { "" }
     );
 
     // Generators.
@@ -341,10 +339,7 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
             "    // verilator lint_off UNUSEDSIGNAL\n    wire [63:0] pick_addr = {} 64'd0;\n    // verilator lint_on UNUSEDSIGNAL",
             addrs.join(" ")
         );
-        if !cached {
-            // A line's address, for stores (the load cache declares it for loads).
-            let _ = writeln!(o, "    wire [63:0] pick_line_addr = {{pick_addr[63:{s}], {s}'d0}};", s = LINE_BYTES.trailing_zeros());
-        }
+        let _ = writeln!(o, "    wire [63:0] pick_line_addr = {{pick_addr[63:{size}], {size}'d0}};");
     }
     if local || cached || ordered {
         let cells: Vec<String> = (0..n).map(|g| format!("win{g} ? g{g}_cell :")).collect();
@@ -425,7 +420,7 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     }
 
     // A temporary's memory, cleared at start.
-    if clears {
+    if local {
         let _ = writeln!(o, "    reg [63:0] clear;");
     }
     if local {
@@ -582,7 +577,7 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         ("$BW", bw.to_string()),
         ("$HW", hw.to_string()),
         ("$LB", LINE_BYTES.to_string()),
-        ("$SIZE", LINE_BYTES.trailing_zeros().to_string()),
+        ("$SIZE", size.to_string()),
         ("$WC", wc.to_string()),
     ];
     if !local && has_stores {
@@ -597,7 +592,7 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
             ("$DW", (AXI_DATA_BITS - 1).to_string()),
             ("$SW", (AXI_DATA_BITS / 8 - 1).to_string()),
             ("$FW", (AXI_DATA_BITS + AXI_DATA_BITS / 8).to_string()),
-            ("$LS", (LINE_BYTES.trailing_zeros() - 1).to_string()),
+            ("$LS", (size - 1).to_string()),
             ("$EW", ew.to_string()),
             ("$EB", eb.to_string()),
             ("$LEN", len8("wb_beats")),
@@ -652,8 +647,8 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     let _ = writeln!(
         o,
         "    always @(posedge clk) begin\n        if (rst) begin\n            state <= IDLE;\n            done <= 1'b0;\n        end else if (start) begin\n            state <= {};\n            done <= 1'b0;{}\n        end else if (state == RUN && {}) begin\n            state <= IDLE;\n            done <= 1'b1;\n        end\n    end\nendmodule\n",
-        if clears { "CLEAR" } else { "RUN" },
-        if clears {
+        if local { "CLEAR" } else { "RUN" },
+        if local {
             format!("\n            clear <= 64'd0;\n        end else if (state == CLEAR) begin\n            if (clear == 64'd{}) state <= RUN;\n            else clear <= clear + 64'd1;", len - 1)
         } else {
             String::new()
