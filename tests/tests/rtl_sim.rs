@@ -38,7 +38,8 @@ fn one(f: &Path, ty: &str, tile: &[i64], par: &[i64], dir: &Path) -> Result<u64,
     let mut cycles = 0;
     for seed in [1, 2] {
         let mut quiet = |_: &str| {};
-        let (got, out, _) = dpnc_sim::kernel::simulate(&c.p, &c.dpn, &c.inputs, dir, &run_with(seed), &mut quiet)?;
+        let dpnc_sim::kernel::Simulated { store: got, outcome: out, .. } =
+            dpnc_sim::kernel::simulate(&c.p, &c.dpn, &c.inputs, dir, &run_with(seed), &mut quiet)?;
         c.compare(&got, &format!("Verilog, memory seed {seed}"))?;
         cycles = out.cycles;
     }
@@ -299,7 +300,8 @@ fn a_trace_names_every_process_and_channel() {
     let vcd = dir.join("run.vcd");
     let run = dpnc_sim::kernel::Run { trace: Some(vcd.clone()), ..run_with(1) };
     let mut quiet = |_: &str| {};
-    let (got, _, channels) = dpnc_sim::kernel::simulate(&c.p, &c.dpn, &c.inputs, &dir.join("vcd"), &run, &mut quiet).unwrap();
+    let dpnc_sim::kernel::Simulated { store: got, channels, .. } =
+        dpnc_sim::kernel::simulate(&c.p, &c.dpn, &c.inputs, &dir.join("vcd"), &run, &mut quiet).unwrap();
     c.compare(&got, "Verilog, traced").unwrap();
     let text = std::fs::read_to_string(&vcd).expect("the trace is written");
     let scopes: Vec<&str> =

@@ -132,11 +132,11 @@ pub(crate) fn run(sm: &mut SourceMap, args: &CheckArgs) -> Result<(), Failure> {
             trace: None,
         };
         rows.push(match dpnc_sim::kernel::simulate(&p, &dpn, &inputs, &work.join("verilog"), &run, &mut progress) {
-            Ok((got, out, _)) => Row {
+            Ok(sim) => Row {
                 backend: "Verilog (Verilator)",
-                status: compare(&got),
+                status: compare(&sim.store),
                 secs: Some(t.elapsed().as_secs_f64()),
-                note: format!("{} cycles, build included", out.cycles),
+                note: format!("{} cycles, build included", sim.outcome.cycles),
             },
             Err(e) => Row { backend: "Verilog (Verilator)", status: Status::Failed(e), secs: None, note: String::new() },
         });

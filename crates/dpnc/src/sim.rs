@@ -93,7 +93,7 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
     if temporary {
         let _ = std::fs::remove_dir_all(&work);
     }
-    let (got, out, names) = result?;
+    let dpnc_sim::kernel::Simulated { store: got, outcome: out, channels: names, processes } = result?;
     let mismatch = Store::compare(&p, &want, &got);
     // The network's DDR traffic, exactly; the run's differs by the whole beats it fetched.
     let needed = dpnc_dpn::metrics::report(&p, &dpn);
@@ -120,6 +120,8 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
             "ddr_bytes_fetched": out.bytes_read,
             "ports": out.ports,
             "channels": peaks,
+            "processes": processes.iter().zip(&out.processes).map(|(n, c)| serde_json::json!({
+                "process": n, "work_cycles": c.work, "wait_in_cycles": c.wait_in, "wait_out_cycles": c.wait_out })).collect::<Vec<_>>(),
         });
         println!("{}", serde_json::to_string_pretty(&j).map_err(|e| e.to_string())?);
     } else {
@@ -139,6 +141,10 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
         let _ = writeln!(o, "{:<44} {:>8} {:>8} {:>12}", "channel (stream)", "size", "peak", "cycles full");
         for (k, (name, pk)) in names.iter().zip(&out.peaks).enumerate() {
             let _ = writeln!(o, "{name:<44} {:>8} {pk:>8} {:>12}", size(name), full(k));
+        }
+        let _ = writeln!(o, "{:<44} {:>10} {:>12} {:>12}", "process (cycles)", "working", "wait input", "wait room");
+        for (name, c) in processes.iter().zip(&out.processes) {
+            let _ = writeln!(o, "{name:<44} {:>10} {:>12} {:>12}", c.work, c.wait_in, c.wait_out);
         }
         print!("{o}");
     }

@@ -58,6 +58,8 @@ pub struct Design {
     /// Names behind the `dbg_*` bits: channel streams and processes, in order.
     pub channels: Vec<String>,
     pub processes: Vec<String>,
+    /// The instance of each of [`Design::processes`] in the top module.
+    pub instances: Vec<String>,
 }
 
 impl Design {

@@ -480,6 +480,14 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     // The issue queue and the fan-out from its head.
     let qa = index_bits(QUEUE);
     let mut quiet = vec!["all_done".to_string()];
+    // What the simulator counts: an access issued or a value fanned out (work); a fan-out
+    // waiting for its DDR beat or a store for its value (inputs); a fan-out waiting for room.
+    let mut work = vec!["issue".to_string()];
+    let mut wait_in = Vec::new();
+    let mut wait_out = Vec::new();
+    if has_stores {
+        wait_in.push("(go && !pick_load && !pop_ok)".to_string());
+    }
     if has_loads {
         let qw: u32 = fields.iter().map(|f| f.width).sum();
         let mut names = Vec::new();
@@ -523,6 +531,12 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
             and(can),
             qa + 1
         );
+        let head = format!("q_count != {}'d0", qa + 1);
+        work.push("fire".into());
+        wait_out.push(format!("({head} && {beat} && !can)"));
+        if !local {
+            wait_in.push(format!("({head} && h_miss && !m_rvalid)"));
+        }
         if let Some(r) = rready {
             let _ = writeln!(o, "    assign m_rready = {};", r.replace("q_count != 0", &format!("q_count != {}'d0", qa + 1)));
         }
@@ -642,6 +656,11 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         unused.extend(["m_bresp", "m_rlast", "m_rresp"].map(String::from));
         let _ = writeln!(o, "    wire unused = &{{1'b0, {}}};  // responses are OKAY, beats counted", unused.join(", "));
     }
+
+    let (work, wait_out) = (work.join(" || "), or(wait_out, "1'b0"));
+    let wait_in = format!("!stat_work && !({wait_out}) && ({})", or(wait_in, "1'b0"));
+    o.push_str(&crate::process::stat_wires(&[&work, &wait_in, &format!("!stat_work && ({wait_out})")]));
+    o.push('\n');
 
     // Start (clearing what the process holds), run, done once everything issued has landed.
     let _ = writeln!(

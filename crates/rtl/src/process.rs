@@ -270,8 +270,12 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
     // stalls on it and the pipeline itself never does.
     let depth = lat + 4;
     let pw = index_bits(depth as usize + 1);
-    let _ =
-        writeln!(o, "    reg [{}:0] pending;\n    assign fire = running && w_valid && guard && {all} && pending < {pw}'d{depth};", pw - 1);
+    let _ = writeln!(
+        o,
+        "    reg [{}:0] pending;\n    wire have_operands = {all};\n    assign fire = running && w_valid && guard && have_operands && pending < {pw}'d{depth};\n{}",
+        pw - 1,
+        stat_wires(&["fire", "running && w_valid && guard && !have_operands", "running && w_valid && guard && have_operands && !fire"])
+    );
     // Pops (FIFO and FIFO+register channels this process reads).
     let mut popped: Vec<usize> = pops.iter().map(|x| x.0).collect();
     popped.sort_unstable();
@@ -413,3 +417,14 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
     o.push_str("endmodule\n\n");
     Ok(o)
 }
+
+/// The simulator's per-process counts (`stat_work`, `stat_wait_in`, `stat_wait_out`: the
+/// cycles a process did its work, waited for its inputs, waited for room), read by the
+/// simulation wrapper only; synthesis drops them.
+pub(crate) fn stat_wires(conds: &[&str; 3]) -> String {
+    let wires: Vec<String> = STAT_WIRES.iter().zip(conds).map(|(name, cond)| format!("    wire {name} = {cond};")).collect();
+    format!("    // verilator lint_off UNUSEDSIGNAL\n{}\n    // verilator lint_on UNUSEDSIGNAL", wires.join("\n"))
+}
+
+/// The names of [`stat_wires`], in their order.
+pub const STAT_WIRES: [&str; 3] = ["stat_work", "stat_wait_in", "stat_wait_out"];

@@ -1,12 +1,17 @@
 //! The simulation wrapper: a module around the kernel's top with the same interface plus the
 //! debug outputs the simulator watches (`dbg_ops`, `dbg_full`, `dbg_empty`, `dbg_done`,
-//! `dbg_peak`), read from inside the top by hierarchical reference. Only `dpnc sim` writes it;
+//! `dbg_peak`, and per process [`STATS`]), read from inside the top by hierarchical reference. Only `dpnc sim` writes it;
 //! the kernel taken to a board has its interface and nothing else.
 
+use crate::process::STAT_WIRES;
 use crate::top::interface;
 use crate::verilog::port;
 use crate::Design;
 use std::fmt::Write;
+
+/// Per-process debug outputs, one bit per process: its work, its wait for inputs, its wait for
+/// room this cycle.
+pub const STATS: [&str; 3] = ["dbg_work", "dbg_wait_in", "dbg_wait_out"];
 
 /// The wrapper's module name for kernel `top`.
 pub fn module_name(top: &str) -> String {
@@ -25,6 +30,7 @@ pub fn generate(design: &Design) -> (String, String) {
     let mut decl: Vec<String> = signals.iter().map(|(prefix, p)| port(prefix, p)).collect();
     let debug = [("dbg_ops", 32), ("dbg_full", nc), ("dbg_empty", nc), ("dbg_done", np), ("dbg_peak", 32 * nc)];
     decl.extend(debug.iter().map(|(name, w)| format!("output wire [{}:0] {name}", w - 1)));
+    decl.extend(STATS.iter().map(|name| format!("output wire [{}:0] {name}", np - 1)));
     let conns: Vec<String> = signals.iter().map(|(prefix, (n, _, _))| format!(".{prefix}{n}({prefix}{n})")).collect();
     let mut o = String::new();
     let _ = writeln!(
@@ -37,6 +43,17 @@ pub fn generate(design: &Design) -> (String, String) {
     );
     for (name, _) in debug {
         let _ = writeln!(o, "    assign {name} = dut.{name};");
+    }
+    // Per process, what it did this cycle (`process::stat_wires`).
+    for (k, inst) in design.instances.iter().enumerate() {
+        for (name, wire) in STATS.iter().zip(STAT_WIRES) {
+            let _ = writeln!(o, "    assign {name}[{k}] = dut.{inst}.{wire};");
+        }
+    }
+    if design.instances.is_empty() {
+        for name in STATS {
+            let _ = writeln!(o, "    assign {name} = 1'b0;");
+        }
     }
     o.push_str("endmodule\n");
     (file_name(&design.top), o)

@@ -205,6 +205,7 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
         let _ = writeln!(o, "    wire done_{};\n    p_{} {} (\n        {}\n    );", pr.name, pr.name, pr.name, conns.join(",\n        "));
         dones.push(format!("done_{}", pr.name));
         design.processes.push(pr.name.clone());
+        design.instances.push(pr.name.clone());
     }
     for &v in &mems {
         let var = &p.vars[v];
@@ -223,6 +224,7 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
         let _ = writeln!(o, "    wire done_m_{n};\n    m_{n} mem_{n} (\n        {}\n    );", conns.join(",\n        "), n = var.name);
         dones.push(format!("done_m_{}", var.name));
         design.processes.push(format!("m_{}", var.name));
+        design.instances.push(format!("mem_{}", var.name));
     }
     // Arrays without loads or stores: an idle port.
     for (k, &v) in arrays.iter().enumerate() {

@@ -111,6 +111,8 @@ struct Design {
     std::vector<AxiPins> axi;
     const uint32_t* dbg_ops = nullptr;
     const uint8_t *dbg_full = nullptr, *dbg_empty = nullptr, *dbg_done = nullptr, *dbg_peak = nullptr;
+    // per process, one bit each: it did its work, waited for inputs, waited for room this cycle
+    const uint8_t *dbg_work = nullptr, *dbg_wait_in = nullptr, *dbg_wait_out = nullptr;
     std::function<void()> eval;
     std::function<bool()> got_finish;
 };
@@ -611,15 +613,30 @@ inline int run(Design& d, int argc, char** argv) {
     host.p = d.ctrl;
     const size_t nc = d.channels.size(), np = d.processes.size();
     std::vector<uint64_t> full_cycles;  // per channel: cycles it could take no value (its producer would stall)
+    std::vector<uint64_t> work_cycles, wait_in_cycles, wait_out_cycles;  // per process (dbg_work, …)
 
     // ---- the clock
     uint64_t cyc = 0;
+    // What each channel and process does in the cycle that ends at the coming edge, once the
+    // run has started: sampled after the inputs for that edge are driven.
+    bool counting = false;
+    full_cycles.assign(nc, 0);
+    if (d.dbg_work && d.dbg_wait_in && d.dbg_wait_out) work_cycles.assign(np, 0), wait_in_cycles.assign(np, 0), wait_out_cycles.assign(np, 0);
+    auto count = [&] {
+        for (size_t k = 0; k < full_cycles.size(); k++) full_cycles[k] += bit_of(d.dbg_full, k);
+        for (size_t k = 0; k < work_cycles.size(); k++) {
+            work_cycles[k] += bit_of(d.dbg_work, k);
+            wait_in_cycles[k] += bit_of(d.dbg_wait_in, k);
+            wait_out_cycles[k] += bit_of(d.dbg_wait_out, k);
+        }
+    };
     auto step = [&](bool check) -> bool {  // one cycle; returns whether anything moved on the m_axi side
         for (Bank& b : banks) b.tick();
         host.drive();
         for (Port& p : ports) p.drive(cyc);
         *d.clk = 0;
         d.eval();
+        if (counting) count();
         bool life = false;
         if (check) {
             host.observe(cyc);
@@ -668,6 +685,7 @@ inline int run(Design& d, int argc, char** argv) {
         seq.push_back([&] {
             host.start_write(0x00, 1, cyc, [&](uint32_t) {
                 started = true;
+                counting = true;
                 t0 = cyc;
             });
         });
@@ -683,7 +701,6 @@ inline int run(Design& d, int argc, char** argv) {
 
         // run until ap_done is seen
         uint32_t last_ops = d.dbg_ops ? *d.dbg_ops : 0;
-        full_cycles.assign(nc, 0);
         uint64_t last_life = cyc, next_poll = cyc + o.poll, next_progress = o.progress;  // relative to t0
         while (!done) {
             if (!host.busy && cyc >= next_poll) {
@@ -697,7 +714,6 @@ inline int run(Design& d, int argc, char** argv) {
             }
             bool life = step(true);
             if (d.got_finish()) throw Violation{fmt("the design called $stop or $finish at cycle %" PRIu64, cyc - t0)};
-            for (size_t k = 0; k < nc; k++) full_cycles[k] += bit_of(d.dbg_full, k);
             if (!irq && *d.interrupt) irq = true, t_irq = cyc;
             uint32_t ops = d.dbg_ops ? *d.dbg_ops : 0;
             if (ops != last_ops) life = true, last_ops = ops;
@@ -773,6 +789,10 @@ inline int run(Design& d, int argc, char** argv) {
     for (size_t k = 0; k < nc; k++) js += fmt("%s%" PRIu32, k ? ", " : "", peaks[k]);
     js += "],\n  \"full_cycles\": [";
     for (size_t k = 0; k < full_cycles.size(); k++) js += fmt("%s%" PRIu64, k ? ", " : "", full_cycles[k]);
+    for (auto [key, counts] : {std::pair{"work_cycles", &work_cycles}, {"wait_in_cycles", &wait_in_cycles}, {"wait_out_cycles", &wait_out_cycles}}) {
+        js += fmt("],\n  \"%s\": [", key);
+        for (size_t k = 0; k < counts->size(); k++) js += fmt("%s%" PRIu64, k ? ", " : "", (*counts)[k]);
+    }
     js += "],\n  \"arrays\": [";
     size_t r = 0;
     bool io_ok = true;

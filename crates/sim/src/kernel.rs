@@ -69,8 +69,18 @@ pub struct Run {
     pub trace: Option<std::path::PathBuf>,
 }
 
-/// Generates the design into `dir`, builds it, runs it on `inputs`; returns the final store,
-/// the simulator's figures and the names of the channel streams they list.
+/// A finished simulation of a kernel.
+pub struct Simulated {
+    /// The arrays at the end.
+    pub store: Store,
+    /// The simulator's figures.
+    pub outcome: Outcome,
+    /// The channel streams and the processes its per-channel and per-process figures list.
+    pub channels: Vec<String>,
+    pub processes: Vec<String>,
+}
+
+/// Generates the design into `dir`, builds it, runs it on `inputs`.
 pub fn simulate(
     p: &Program,
     dpn: &dpnc_dpn::Dpn,
@@ -78,7 +88,7 @@ pub fn simulate(
     dir: &Path,
     run: &Run,
     progress: &mut dyn FnMut(&str),
-) -> Result<(Store, Outcome, Vec<String>), String> {
+) -> Result<Simulated, String> {
     let design = dpnc_rtl::generate(p, dpn).map_err(|e| format!("cannot generate Verilog: {e}"))?;
     let mut sources = design.write(dir)?;
     let (name, wrapper) = dpnc_rtl::sim_wrapper::generate(&design);
@@ -101,5 +111,5 @@ pub fn simulate(
             store.data[k] = from_bytes(&inputs.data[k], bytes);
         }
     }
-    Ok((store, out, spec.channels))
+    Ok(Simulated { store, outcome: out, channels: spec.channels, processes: spec.processes })
 }

@@ -11,8 +11,9 @@
 //! * per memory port P, an AXI4 master `m_axi_P_{aw*,w*,b*,ar*,r*}` without ID signals: 64-bit addresses,
 //!   8-bit len, 3-bit size, 2-bit burst, DW-bit data, DW/8-bit strobes, 2-bit responses;
 //! * `dbg_ops[31:0]` (changes whenever a channel transfers a value), `dbg_full[NC-1:0]`,
-//!   `dbg_empty[NC-1:0]`, `dbg_done[NP-1:0]` and `dbg_peak[32*NC-1:0]`, in the order of
-//!   [`Spec::channels`] and [`Spec::processes`].
+//!   `dbg_empty[NC-1:0]`, `dbg_done[NP-1:0]`, `dbg_peak[32*NC-1:0]`, and per process what it did
+//!   this cycle, `dbg_work`, `dbg_wait_in` and `dbg_wait_out` (each `[NP-1:0]`, see
+//!   [`ProcessCycles`]), in the order of [`Spec::channels`] and [`Spec::processes`].
 //!
 //! The harness (`harness/dpn_sim.h`, which documents its command line and the memory model in detail)
 //! resets the design for 16 cycles, writes every argument and reads it back, enables the ap_done
@@ -168,6 +169,19 @@ pub struct Outcome {
     /// Per channel, the cycles from ap_start on in which it was full (`dbg_full`): a write
     /// offered then would have stalled its producer.
     pub full_cycles: Vec<u64>,
+    /// Per process (`dbg_work`, `dbg_wait_in`, `dbg_wait_out`), in the order of `Spec::processes`.
+    pub processes: Vec<ProcessCycles>,
+}
+
+/// How one process spent the cycles of a run (from ap_start on): doing its work (a compute
+/// process: issuing an iteration; a memory process: issuing an access or handing a loaded value
+/// on), waiting for an input (an operand; a DDR beat or a value to store), or waiting for room
+/// (a channel it writes is full). The rest it was idle: walking, done, or not yet started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ProcessCycles {
+    pub work: u64,
+    pub wait_in: u64,
+    pub wait_out: u64,
 }
 
 /// What one m_axi port carried in a run.
@@ -361,7 +375,9 @@ fn generate_main(spec: &Spec) -> (String, String) {
         }
     }
     if !spec.processes.is_empty() {
-        line("    d.dbg_done = dpn_sim::bytes_of(top->dbg_done);".into());
+        for sig in ["done", "work", "wait_in", "wait_out"] {
+            line(format!("    d.dbg_{sig} = dpn_sim::bytes_of(top->dbg_{sig});"));
+        }
     }
     if let Some(TraceFormat { class, .. }) = traced {
         // Every signal, under the design's own instance names; one time unit per half cycle.
@@ -518,6 +534,9 @@ struct RunResult {
     ports: Vec<PortTraffic>,
     peaks: Vec<u32>,
     full_cycles: Vec<u64>,
+    work_cycles: Vec<u64>,
+    wait_in_cycles: Vec<u64>,
+    wait_out_cycles: Vec<u64>,
     arrays: Vec<RunArray>,
     message: String,
     report: String,
@@ -668,5 +687,12 @@ pub fn run(
         arrays,
         peaks: r.peaks,
         full_cycles: r.full_cycles,
+        processes: (0..r.work_cycles.len())
+            .map(|k| ProcessCycles {
+                work: r.work_cycles[k],
+                wait_in: r.wait_in_cycles.get(k).copied().unwrap_or(0),
+                wait_out: r.wait_out_cycles.get(k).copied().unwrap_or(0),
+            })
+            .collect(),
     })
 }

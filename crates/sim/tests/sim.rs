@@ -164,6 +164,13 @@ fn vscale_is_exact_and_seeds_change_timing() {
     assert!(o.cycles > 2 * o1.cycles, "{} cycles", o.cycles);
     assert_eq!(o.peaks, vec![8]);
     assert!(o.full_cycles.len() == 1 && o.full_cycles[0] > 0 && o.full_cycles[0] < o.cycles, "cycles full {:?}", o.full_cycles);
+    // Per process: each moves every element once, and the load waits for room as often as the
+    // channel is full while it has an element (the writes hold scale back).
+    let [load, scale] = o.processes[..] else { panic!("two processes: {:?}", o.processes) };
+    assert_eq!((load.work, scale.work), (N as u64, N as u64), "{:?}", o.processes);
+    assert!(load.wait_out > 0 && load.wait_out <= o.full_cycles[0], "{load:?}, channel full {} cycles", o.full_cycles[0]);
+    assert!(scale.wait_out > 0 && load.wait_in > 0, "{:?}", o.processes);
+    assert!(load.work + load.wait_in + load.wait_out <= o.cycles, "{load:?} in {} cycles", o.cycles);
     // no latency at all: faster
     let fast = Memory { latency: 0, jitter: 0, ..Memory::default() };
     let o = run(&exe, &spec, &vscale_inputs(N as u64, -7), &fast, 1_000_000, 10_000, &mut quiet()).unwrap();

@@ -78,6 +78,9 @@ module vscale_top (
     output wire [0:0]   dbg_full,
     output wire [0:0]   dbg_empty,
     output wire [1:0]   dbg_done,
+    output wire [1:0]   dbg_work,
+    output wire [1:0]   dbg_wait_in,
+    output wire [1:0]   dbg_wait_out,
     output wire [31:0]  dbg_peak
 );
     wire rst = !ap_rst_n;
@@ -312,6 +315,11 @@ module vscale_top (
     assign dbg_full = ch_count == 4'd8;
     assign dbg_empty = ch_count == 4'd0;
     assign dbg_done = {scale_end, load_end};
+    // load: an element into the channel, waiting for a beat, waiting for room; scale: an
+    // element taken, waiting for one, waiting for the write buffer
+    assign dbg_work = {ch_pop, ch_push};
+    assign dbg_wait_in = {running && !ch_out_valid && consumed != n_r, running && !lhave && emitted != n_r};
+    assign dbg_wait_out = {running && ch_out_valid && !ob_free, ch_in_valid && !ch_in_ready};
     assign dbg_peak = {28'd0, ch_peak};
     /* verilator lint_off UNUSED */
     wire [63:0] unused_args = {args[255:224], args[191:160]};
