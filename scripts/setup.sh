@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what dpnc needs on a Debian machine (run as root): the packages listed in
 # packages.txt (the autotools that isl-rs uses to build its bundled isl, a C/C++ compiler,
-# Verilator, Yosys) and a Rust toolchain if none is present. Idempotent.
+# Verilator, Yosys, Chromium and a font for the design report's browser test) and a Rust toolchain
+# if none is present. Idempotent.
 set -euo pipefail
 mapfile -t packages < "$(dirname "$0")/packages.txt"
 missing=()

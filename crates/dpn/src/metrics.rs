@@ -6,10 +6,10 @@ use dpnc_frontend::interp::instance_counts;
 use dpnc_frontend::ir::BinOp;
 use dpnc_frontend::ir::ScalarType;
 use dpnc_frontend::ir::{Program, TExpr, TKind};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     pub instances: u64,
     /// Floating-point operations (+ - * / and math calls on float or double).

@@ -3,8 +3,10 @@
 mod check;
 mod emit;
 mod explore;
+mod plot;
 mod progress;
 mod publish;
+mod report;
 mod sim;
 mod synth;
 
@@ -189,6 +191,18 @@ enum Target {
     Cpu,
     /// CUDA: every process a single-thread block of one launch (build with nvcc --fmad=false).
     Gpu,
+}
+
+impl Target {
+    /// As `--target` spells it.
+    fn name(self) -> &'static str {
+        match self {
+            Target::Verilog => "verilog",
+            Target::Vitis => "vitis",
+            Target::Cpu => "cpu",
+            Target::Gpu => "gpu",
+        }
+    }
 }
 
 #[derive(Args, Debug)]
@@ -423,6 +437,8 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
             Target::Verilog => verilog_files(&p, dpn, board),
         }
         .map_err(|e| format!("cannot generate code: {e}"))?;
+        let mut files = files;
+        files.extend(report::Facts::of_network(&p, dpn, &src.file, target.name(), board).files()?);
         publish::publish(out, args.force, |dir| dpnc_codegen::native::write_files(dir, &files))?;
         let next = match target {
             Target::Verilog => format!(
@@ -432,6 +448,7 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
             _ => format!("build with `make -C {}`", out.display()),
         };
         eprintln!("dpnc: wrote {} ({next})", out.display());
+        eprintln!("dpnc: its report: {}", out.join(report::PAGE).display());
     }
     match (args.emit, &sare, &dpn) {
         (Some(Emit::Scop), _, _) => print!("{}", emit::scop(&p, sm)?),

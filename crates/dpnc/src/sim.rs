@@ -44,6 +44,10 @@ pub(crate) struct SimArgs {
     /// `.vcd`. The model then builds with Verilator's tracing, and runs slower.
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
+    /// Bring the report of this design in DIR (`report.html`, written by `dpnc KERNEL -o DIR`
+    /// with the same kernel and options) up to date with this run's figures.
+    #[arg(long, value_name = "DIR")]
+    report: Option<PathBuf>,
     /// Keep the design and the Verilator build here (default: a temporary directory, removed).
     #[arg(long, value_name = "DIR")]
     work: Option<PathBuf>,
@@ -76,6 +80,13 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
         }
         ch.size = cap.max(1);
     }
+    // The report first: a wrong directory should not wait for the simulation.
+    let report = match &args.report {
+        Some(dir) => {
+            Some(crate::report::Facts::open(dir, &crate::report::Facts::of_network(&p, &dpn, &args.source.file, "verilog", &board))?)
+        }
+        None => None,
+    };
     let (work, temporary) = match &args.work {
         Some(d) => (d.clone(), false),
         None => (std::env::temp_dir().join(format!("dpnc-sim-{}", std::process::id())), true),
@@ -147,6 +158,32 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
             let _ = writeln!(o, "{name:<44} {:>10} {:>12} {:>12}", c.work, c.wait_in, c.wait_out);
         }
         print!("{o}");
+    }
+    if let (Some(mut facts), Some(dir)) = (report, &args.report) {
+        facts.simulation = Some(crate::report::SimFacts {
+            cycles: out.cycles,
+            bit_exact: mismatch.is_none(),
+            mismatch: mismatch.as_ref().map(|m| m.to_string()),
+            memory: format!(
+                "{}'s banks at their peak bandwidth, latency {} + up to {} cycles, memory seed {}",
+                board.name, args.latency, args.jitter, args.mem_seed
+            ),
+            busiest_iterations: busiest,
+            bytes_fetched: out.bytes_read,
+            bytes_written: out.bytes_written,
+            processes: processes
+                .iter()
+                .zip(&out.processes)
+                .map(|(n, c)| crate::report::SimProcess { name: n.clone(), work: c.work, wait_in: c.wait_in, wait_out: c.wait_out })
+                .collect(),
+            channels: names
+                .iter()
+                .zip(&out.peaks)
+                .enumerate()
+                .map(|(k, (n, pk))| crate::report::SimChannel { name: n.clone(), peak: *pk, cycles_full: full(k) })
+                .collect(),
+        });
+        eprintln!("dpnc: its report: {}", facts.write(dir)?.display());
     }
     if let Some(m) = mismatch {
         return Err(format!("the simulated design differs from the interpreter: first difference {m} (interpreter, then Verilog)").into());

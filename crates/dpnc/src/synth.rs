@@ -23,6 +23,10 @@ pub(crate) struct SynthArgs {
     /// flattened design's: no optimisation across module boundaries).
     #[arg(long)]
     per_module: bool,
+    /// Bring the report of this design in DIR (`report.html`, written by `dpnc KERNEL -o DIR`
+    /// with the same kernel and options) up to date with these figures.
+    #[arg(long, value_name = "DIR")]
+    report: Option<PathBuf>,
     /// Keep the design and Yosys's log here (default: a temporary directory, removed).
     #[arg(long, value_name = "DIR")]
     work: Option<PathBuf>,
@@ -34,6 +38,12 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SynthArgs) -> Result<(), Failure> {
     args.shape.note_hardware();
     let cfg = dpnc_dpn::Config { codegen: true, ..args.shape.config(false) };
     let dpn = dpnc_dpn::build(&p, &dataflow::compute(&p)?, &cfg)?;
+    let report = match &args.report {
+        Some(dir) => {
+            Some(crate::report::Facts::open(dir, &crate::report::Facts::of_network(&p, &dpn, &args.source.file, "verilog", &board))?)
+        }
+        None => None,
+    };
     let design = dpnc_rtl::generate(&p, &dpn).map_err(|e| format!("cannot generate Verilog: {e}"))?;
     let (work, temporary) = match &args.work {
         Some(d) => (d.clone(), false),
@@ -50,6 +60,10 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SynthArgs) -> Result<(), Failure> {
     }
     let dpnc_rtl::synth::Synthesis { total: r, modules } = r?;
     eprintln!("dpnc: yosys took {:.1} s", t.elapsed().as_secs_f64());
+    if let (Some(mut facts), Some(dir)) = (report, &args.report) {
+        facts.synthesis = Some(crate::report::SynthFacts { total: r.clone(), modules: modules.clone() });
+        eprintln!("dpnc: its report: {}", facts.write(dir)?.display());
+    }
     let rows = [
         ("LUT", r.luts as f64, board.luts as f64),
         ("FF", r.ffs as f64, board.ffs as f64),

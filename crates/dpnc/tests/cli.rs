@@ -105,22 +105,6 @@ fn check_compares_every_backend_and_target_cpu_writes_a_program() {
     assert!(src.contains("dpn::run_processes") && src.contains("load_A"), "{}", &src[..src.len().min(400)]);
 }
 
-#[test]
-fn synth_per_module_rows_add_up_to_the_design() {
-    // An integer kernel: no float cells, so Yosys takes about a minute.
-    let out = dpnc().args(["synth", "--tile", "4", "--per-module", "--json"]).arg(kernel("prefix_sum.c")).output().expect("dpnc runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    let modules = j["modules"].as_array().expect("per-module rows");
-    let sum = |what: &str| modules.iter().map(|m| m["total"][what].as_u64().unwrap_or(0)).sum::<u64>();
-    assert!(j["resources"]["luts"].as_u64().unwrap_or(0) > 0);
-    assert_eq!(sum("luts"), j["resources"]["luts"].as_u64().unwrap_or(0));
-    assert_eq!(sum("ffs"), j["resources"]["ffs"].as_u64().unwrap_or(0));
-    // Every process of the network is a module of its own.
-    let names: Vec<&str> = modules.iter().filter_map(|m| m["module"].as_str()).collect();
-    assert!(names.iter().any(|n| n.starts_with("p_S")) && names.iter().any(|n| n.starts_with("m_")), "{names:?}");
-}
-
 /// The lines `make -n TARGET` prints in `dir` (nothing is run).
 fn make_n(dir: &Path, target: &str) -> Vec<String> {
     let out = Command::new("make").arg("-n").arg("-C").arg(dir).arg(target).output().expect("make runs");

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Command;
 
 /// What a design uses, as Yosys maps it.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Resources {
     pub luts: u64,
     pub ffs: u64,
@@ -29,7 +29,7 @@ impl Resources {
 /// A module of a design synthesised with its hierarchy kept: how many instances the design
 /// holds (over every parameterisation of it) and their own cells (submodules' not included),
 /// so that the rows add up to the design.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ModuleUse {
     pub module: String,
     pub instances: u64,
