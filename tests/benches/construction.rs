@@ -28,6 +28,7 @@ fn report(title: &str, files: &[PathBuf], opts: &Options) {
             hyperplanes: None,
             max_instances: 0,
             progress: false,
+            on_step: None,
             keep_traces: false,
             codegen: false,
             every_band: false,

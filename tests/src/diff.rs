@@ -90,6 +90,7 @@ pub fn dpn_engine(cfg: DpnCfg) -> Engine {
                         hyperplanes: None,
                         max_instances: 0,
                         progress: false,
+                        on_step: None,
                         keep_traces: true,
                         codegen: false,
                         every_band: false,

@@ -51,6 +51,8 @@ pub struct Config {
     pub max_instances: u64,
     /// Say on stderr what is happening when the network is large (the CLI sets this).
     pub progress: bool,
+    /// With `progress`: where the bands' progress goes (otherwise, plain lines on stderr).
+    pub on_step: Option<OnStep>,
     /// Keep every process's trace, for the software executor (`exec`); without them,
     /// memory does not grow with the number of bands.
     pub keep_traces: bool,
@@ -73,6 +75,39 @@ pub const STREAM_ABOVE: usize = 1 << 20;
 pub const CHUNK: usize = 1 << 16;
 
 /// Says on stderr how long each step of a long construction took (steps over a second).
+/// How far a long construction is: band `band` (from 0) of the `bands` of loop nest `nest`,
+/// and for a band assembled in parts, the share of it done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub nest: usize,
+    pub band: u64,
+    pub bands: u64,
+    /// Percent of a band assembled in parts.
+    pub percent: Option<u64>,
+}
+
+/// Receives the [`Step`]s of a long construction (the command line draws a bar with them).
+#[derive(Clone)]
+pub struct OnStep(pub std::sync::Arc<dyn Fn(Step) + Send + Sync>);
+
+impl std::fmt::Debug for OnStep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OnStep(…)")
+    }
+}
+
+/// Tells `cfg.on_step`, or without one prints a line at most every two seconds.
+fn tell(cfg: &Config, shown: &mut std::time::Instant, started: std::time::Instant, step: Step) {
+    if let Some(on) = &cfg.on_step {
+        return (on.0)(step);
+    }
+    if shown.elapsed().as_secs() >= 2 {
+        *shown = std::time::Instant::now();
+        let part = step.percent.map_or(String::new(), |pc| format!(", {pc}%"));
+        eprintln!("dpnc:   nest {}: band {}/{}{part} ({:.0} s)", step.nest, step.band + 1, step.bands, started.elapsed().as_secs_f64());
+    }
+}
+
 struct Phase {
     on: bool,
     last: std::cell::Cell<std::time::Instant>,
@@ -1124,10 +1159,9 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                 threads[w].unpark();
             }
             bands += 1;
-            if progress && shown.elapsed().as_secs() >= 2 {
-                shown = std::time::Instant::now();
-                let (ni, bi, total) = at;
-                eprintln!("dpnc:   nest {ni}: band {}/{total} ({:.0} s)", bi + 1, started.elapsed().as_secs_f64());
+            if progress {
+                let (nest, band, bands) = at;
+                tell(cfg, &mut shown, started, Step { nest, band, bands, percent: None });
             }
             for e in evicted {
                 effects.remove(e);
@@ -1168,11 +1202,9 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Diagnostic> 
                         asm.instances(part, c.range.clone(), &c.srcs, &c.plan, ctx, &mut scratch, &mut b, &mut st)?;
                         done = c.range.end;
                         let _ = chunk_back.send(c);
-                        if progress && shown.elapsed().as_secs() >= 2 {
-                            shown = std::time::Instant::now();
-                            let (ni, bi, total) = at;
-                            let pc = 100 * done / n;
-                            eprintln!("dpnc:   nest {ni}: band {}/{total}, {pc}% ({:.0} s)", bi + 1, started.elapsed().as_secs_f64());
+                        if progress {
+                            let (nest, band, bands) = at;
+                            tell(cfg, &mut shown, started, Step { nest, band, bands, percent: Some(100 * done as u64 / n as u64) });
                         }
                     }
                     // Its channels replay here on as many threads as there are workers (for

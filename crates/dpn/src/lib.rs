@@ -19,5 +19,5 @@ pub mod sync;
 pub mod tiling;
 pub mod validate;
 
-pub use build::{build, Config};
+pub use build::{build, Config, OnStep, Step};
 pub use ir::Dpn;

@@ -186,6 +186,7 @@ pub fn run(sm: &mut SourceMap, args: &ExploreArgs) -> Result<(), Failure> {
         hyperplanes: args.hyperplanes.clone(),
         max_instances: 0,
         progress: false,
+        on_step: None,
         keep_traces: false,
         codegen: false,
         every_band: false,

@@ -129,6 +129,7 @@ impl Shape {
             hyperplanes: self.hyperplanes.clone(),
             max_instances: 0,
             progress: true,
+            on_step: Some(progress::construction()),
             keep_traces: traces,
             codegen: false,
             every_band: false,

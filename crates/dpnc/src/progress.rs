@@ -82,6 +82,30 @@ impl Progress {
     }
 }
 
+/// Where a long network construction reports its bands: a bar per loop nest.
+pub fn construction() -> dpnc_dpn::OnStep {
+    let bar: std::sync::Mutex<Option<(usize, Progress)>> = std::sync::Mutex::new(None);
+    dpnc_dpn::OnStep(std::sync::Arc::new(move |step: dpnc_dpn::Step| {
+        let Ok(mut bar) = bar.lock() else { return };
+        if bar.as_ref().is_none_or(|(nest, _)| *nest != step.nest) {
+            if let Some((_, old)) = bar.take() {
+                old.finish();
+            }
+            let label = format!("network, nest {}", step.nest);
+            *bar = Some((step.nest, Progress::new(&label, Some(step.bands))));
+        }
+        if let Some((_, b)) = bar.as_mut() {
+            let what = step.percent.map_or("bands".to_string(), |pc| format!("bands; band {} {pc}% assembled", step.band + 1));
+            b.set(step.band + u64::from(step.percent.is_none()), &what);
+            if step.band + 1 == step.bands && step.percent.is_none() {
+                if let Some((_, done)) = bar.take() {
+                    done.finish();
+                }
+            }
+        }
+    }))
+}
+
 /// A plain progress line: the count, the share and an estimate of the time left when the
 /// total is known.
 fn line(label: &str, done: u64, total: Option<u64>, elapsed: Duration, what: &str) -> String {

@@ -51,7 +51,8 @@ fn groups(f: &Facts) -> Vec<Group> {
         Group { title: title.into(), rows: ps.len(), cols: 1, members: ps.iter().enumerate().map(|(r, &k)| (k, r, 0)).collect() }
     };
     out.push(column("loads", Role::Load));
-    let mut stmts: Vec<&str> = Vec::new();
+    // Statements in the kernel's order.
+    let mut stmts: Vec<&str> = f.nests.iter().flat_map(|n| n.statements.iter().map(String::as_str)).collect();
     for pr in f.processes.iter().filter(|p| p.role == Role::Compute) {
         if !stmts.contains(&pr.of.as_str()) {
             stmts.push(&pr.of);
@@ -108,8 +109,8 @@ pub fn svg(f: &Facts) -> String {
         o,
         r#"<svg id="network" class="{}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0} {height:.0}" width="100%" style="max-width: {width:.0}px; min-width: {:.0}px" role="img" aria-label="the process network of {}">"#,
         if between.len() > LABELLED { "many" } else { "few" },
-        // Shrunk to the page's width, but not below half its size: names stay readable.
-        width.min(900.0).max(width / 2.0),
+        // Shrunk to the page's width, but not much: names stay readable (the box scrolls).
+        width.min(900.0).max(width * 0.8),
         esc(&f.kernel)
     );
     o.push_str("<defs>");
