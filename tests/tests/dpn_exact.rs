@@ -20,6 +20,7 @@ fn cfg(tile: &[i64], par: &[i64], chunk: usize) -> Config {
         hyperplanes: None,
         max_instances: 0,
         progress: false,
+        on_step: None,
         keep_traces: true,
         codegen: false,
         every_band: false,

@@ -44,7 +44,9 @@ pub fn svg(f: &Facts) -> String {
         r##"stroke="#222" stroke-width="2.5""##,
     );
     g.text(x1 - 4.0, ya.at(peak) - 6.0, r#"font-size="12" text-anchor="end""#, &format!("{peak:.0} GFLOP/s ({})", f.board.name));
-    g.text(xa.at(start) + 6.0, ya.at(roof(start)) - 8.0, r#"font-size="12""#, &format!("{bw:.1} GB/s"));
+    // The bandwidth on the slope, halfway to the ridge (in log scale), left of the line.
+    let mid = (start * ridge).sqrt();
+    g.text(xa.at(mid) - 6.0, ya.at(roof(mid)) - 6.0, r#"font-size="12" text-anchor="end""#, &format!("{bw:.1} GB/s"));
     let (px, py) = (xa.at(ai), ya.at(roof(ai)));
     g.line(px, y1, px, py, r##"stroke="#1f5fa8" stroke-dasharray="4 3""##);
     g.circle(px, py, 6.0, "#1f5fa8");
