@@ -53,9 +53,11 @@ pub const AXI_DATA_BITS: u32 = 512;
 pub const LINE_BYTES: usize = AXI_DATA_BITS as usize / 8;
 /// Most beats in one INCR burst: one 4 KiB page of lines (`len` fits in 8 bits).
 pub const BURST: usize = 4096 / LINE_BYTES;
-/// Most lines the load cache of one array holds (32 KiB of 512-bit lines): a tile of a
-/// matrix read down its columns stays in it while the band uses it.
-pub const CACHE_LINES: usize = 512;
+/// Most lines the load cache of one array holds (16 KiB of 512-bit lines): a tile of a
+/// matrix read down its columns stays in it while the band uses it. Its tables are read
+/// in the cycle they are addressed, so they are distributed RAM, at most 256 deep (Yosys
+/// 0.23 cannot map a deeper one for UltraScale+).
+pub const CACHE_LINES: usize = 256;
 /// Accesses a generator finds ahead of its turn (a power of two): enough for a walker that
 /// passes a few points between two first uses to keep up while others take their turns.
 pub const AHEAD: usize = 8;
