@@ -23,8 +23,9 @@ use std::time::Instant;
 /// exact dataflow and its data-aware process network (bands of load, compute and store
 /// processes joined by channels), reports DDR traffic and on-chip memory, and checks every
 /// stage bit for bit against a reference interpreter. `-o DIR` writes the network as a Verilog
-/// RTL kernel for --board (or, with --target, as Vitis HLS C++, CPU C++ or CUDA); `sim` runs
-/// the Verilog under Verilator and `synth` gives its resources from Yosys.
+/// RTL kernel for --board (or, with --target, as Vitis HLS C++, CPU C++ or CUDA) with its report
+/// page beside it (`report.html`); `sim` runs the Verilog under Verilator and `synth` gives its
+/// resources from Yosys, both adding their figures to that page with `--report DIR`.
 #[derive(Parser, Debug)]
 #[command(
     name = "dpnc",
@@ -64,8 +65,9 @@ enum Command {
     /// control registers like a host and serves the AXI masters from a memory model (latency,
     /// seeded jitter, the board's banks at their peak bandwidth), runs it, and compares every
     /// output array with the interpreter's. Prints cycles, DDR bytes (the network's, and those
-    /// fetched in whole beats) and per-channel peak occupancy (a table, or --json). A deadlock or
-    /// timeout is reported with the processes and channels involved.
+    /// fetched in whole beats), per-channel peak occupancy and per process the cycles it worked,
+    /// waited for an input and waited for room (a table, or --json). A deadlock or timeout is
+    /// reported with the processes and channels involved.
     Sim(sim::SimArgs),
     /// Synthesise the Verilog design with Yosys (synth_xilinx, UltraScale+) and report LUT,
     /// FF, BRAM, URAM and DSP use against the board's capacity.
@@ -170,8 +172,9 @@ struct CompileArgs {
     /// The board to build for: a catalogue name (`dpnc boards` lists them) or a board TOML file.
     #[arg(long, value_name = "NAME|FILE", default_value = "vcu1525")]
     board: String,
-    /// Output directory for --target. It is written whole or not at all, replacing what an
-    /// earlier run wrote there.
+    /// Output directory for --target, with the design's report (`report.html`, and its facts
+    /// in `report.json`). It is written whole or not at all, replacing what an earlier run
+    /// wrote there.
     #[arg(short = 'o', value_name = "DIR")]
     out: Option<PathBuf>,
     /// Replace the output directory even if it holds files that dpnc did not write.
