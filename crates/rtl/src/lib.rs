@@ -87,6 +87,7 @@ pub fn cells_dir() -> PathBuf {
 
 /// The design of `dpn` (built with `Config::codegen`).
 pub fn generate(p: &Program, dpn: &Dpn) -> Result<Design, RtlError> {
+    let dpn = &double_buffered(dpn);
     let mut design = Design { top: dpn.kernel.clone(), ..Design::default() };
     let mut cells: Vec<&'static str> =
         vec!["mem/dpn_fifo.v", "mem/dpn_fifo_reg.v", "mem/dpn_fifo_ram.v", "mem/dpn_ram_dp.v", "axi/dpn_axi_lite_ctrl.v"];
@@ -119,4 +120,26 @@ pub fn generate(p: &Program, dpn: &Dpn) -> Result<Design, RtlError> {
     design.cells = cells;
     design.files = files;
     Ok(design)
+}
+
+/// The most cells a scratchpad that a memory process fills gets by [`double_buffered`].
+const DOUBLE_BUFFERED_CELLS: usize = 1024;
+
+/// `dpn` with each scratchpad that a memory process fills holding two windows of values
+/// instead of one (its outermost dimension's window doubled): the values of the next
+/// window arrive while the consumer still reads the last ones, where σ's exact size would
+/// make each wait for the cell its predecessor frees. More cells never deadlock a network
+/// that runs at the exact sizes.
+fn double_buffered(dpn: &Dpn) -> Dpn {
+    let mut dpn = dpn.clone();
+    for c in 0..dpn.channels.len() {
+        let ch = &dpn.channels[c];
+        let fed = matches!(dpn.processes[ch.producer].kind, dpnc_dpn::ir::ProcessKind::Load { .. });
+        // A power of two stays one (a cell is then taken from the subscript's bits).
+        let pow2 = ch.window.first().is_some_and(|&m| m > 0 && m & (m - 1) == 0);
+        if fed && pow2 && ch.kind == dpnc_dpn::ir::ChannelKind::Scratchpad && 2 * ch.cells() <= DOUBLE_BUFFERED_CELLS {
+            dpn.channels[c].window[0] *= 2;
+        }
+    }
+    dpn
 }
