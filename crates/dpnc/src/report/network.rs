@@ -144,14 +144,20 @@ pub fn svg(f: &Facts) -> String {
             let (x0, x1, y) = (px + BOX_W * 0.6, px + BOX_W * 0.9, py);
             (format!("M{x0:.1},{y:.1} C{x0:.1},{:.1} {x1:.1},{:.1} {x1:.1},{y:.1}", y - 16.0, y - 16.0), x1 + 4.0, y - 8.0)
         } else {
-            let (sx, sy) = (px + BOX_W, py + BOX_H / 2.0);
-            let (ex, ey) = (qx, qy + BOX_H / 2.0);
-            let bend = ((ex - sx).abs() / 2.0).max(40.0);
-            (
-                format!("M{sx:.1},{sy:.1} C{:.1},{sy:.1} {:.1},{ey:.1} {ex:.1},{ey:.1}", sx + bend, ex - bend),
-                (sx + ex) / 2.0,
-                (sy + ey) / 2.0 - 3.0,
-            )
+            // Forward: right side to left side; backward (a consumer further left): left side
+            // to right side, between the two columns; within a column: a bow on its right.
+            let (sy, ey) = (py + BOX_H / 2.0, qy + BOX_H / 2.0);
+            let (sx, ex, c1, c2) = if qx > px + BOX_W / 2.0 {
+                let bend = ((qx - px - BOX_W) / 2.0).max(40.0);
+                (px + BOX_W, qx, px + BOX_W + bend, qx - bend)
+            } else if qx + BOX_W / 2.0 < px {
+                let bend = ((px - qx - BOX_W) / 2.0).max(40.0);
+                (px, qx + BOX_W, px - bend, qx + BOX_W + bend)
+            } else {
+                let bow = 24.0 + (ey - sy).abs() / 6.0;
+                (px + BOX_W, qx + BOX_W, px + BOX_W + bow, qx + BOX_W + bow)
+            };
+            (format!("M{sx:.1},{sy:.1} C{c1:.1},{sy:.1} {c2:.1},{ey:.1} {ex:.1},{ey:.1}"), (c1 + c2) / 2.0, (sy + ey) / 2.0 - 3.0)
         };
         let _ = writeln!(
             o,
