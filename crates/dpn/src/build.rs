@@ -74,7 +74,6 @@ pub const STREAM_ABOVE: usize = 1 << 20;
 /// Instances per chunk of a streamed band.
 pub const CHUNK: usize = 1 << 16;
 
-/// Says on stderr how long each step of a long construction took (steps over a second).
 /// How far a long construction is: band `band` (from 0) of the `bands` of loop nest `nest`,
 /// and for a band assembled in parts, the share of it done.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,6 +107,7 @@ fn tell(cfg: &Config, shown: &mut std::time::Instant, started: std::time::Instan
     }
 }
 
+/// Says on stderr how long each step of a long construction took (steps over a second).
 struct Phase {
     on: bool,
     last: std::cell::Cell<std::time::Instant>,
