@@ -29,11 +29,7 @@ pub fn render(p: &Program, dpn: &Dpn) -> String {
             ChannelClass::Local => "dotted",
             ChannelClass::Sync => "dashed",
         };
-        let kind = match c.kind {
-            ChannelKind::Fifo => "FIFO",
-            ChannelKind::FifoReg => "FIFO+reg",
-            ChannelKind::Scratchpad => "scratchpad",
-        };
+        let kind = c.kind.label();
         let port = c.port.map(|r| format!(" r{r}")).unwrap_or_default();
         let _ = writeln!(o, "  p{} -> p{} [style={style}, label=\"{kind} {}{port}\"];", c.producer, c.consumer, c.size);
     }

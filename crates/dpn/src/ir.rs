@@ -76,6 +76,17 @@ pub enum ChannelKind {
     Scratchpad,
 }
 
+impl ChannelKind {
+    /// As reports and drawings name it.
+    pub fn label(self) -> &'static str {
+        match self {
+            ChannelKind::Fifo => "FIFO",
+            ChannelKind::FifoReg => "FIFO+reg",
+            ChannelKind::Scratchpad => "scratchpad",
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Channel {
     pub name: String,

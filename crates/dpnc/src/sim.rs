@@ -81,12 +81,7 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
         ch.size = cap.max(1);
     }
     // The report first: a wrong directory should not wait for the simulation.
-    let report = match &args.report {
-        Some(dir) => {
-            Some(crate::report::Facts::open(dir, &crate::report::Facts::of_network(&p, &dpn, &args.source.file, "verilog", &board))?)
-        }
-        None => None,
-    };
+    let report = crate::report::Facts::open_for(args.report.as_deref(), &p, &dpn, &args.source.file, &board)?;
     let (work, temporary) = match &args.work {
         Some(d) => (d.clone(), false),
         None => (std::env::temp_dir().join(format!("dpnc-sim-{}", std::process::id())), true),
@@ -159,8 +154,8 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
         }
         print!("{o}");
     }
-    if let (Some(mut facts), Some(dir)) = (report, &args.report) {
-        facts.simulation = Some(crate::report::SimFacts {
+    if let (Some(facts), Some(dir)) = (report, &args.report) {
+        let simulation = crate::report::SimFacts {
             cycles: out.cycles,
             bit_exact: mismatch.is_none(),
             mismatch: mismatch.as_ref().map(|m| m.to_string()),
@@ -174,7 +169,7 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
             processes: processes
                 .iter()
                 .zip(&out.processes)
-                .map(|(n, c)| crate::report::SimProcess { name: n.clone(), work: c.work, wait_in: c.wait_in, wait_out: c.wait_out })
+                .map(|(n, c)| crate::report::SimProcess { name: n.clone(), cycles: *c })
                 .collect(),
             channels: names
                 .iter()
@@ -182,8 +177,8 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
                 .enumerate()
                 .map(|(k, (n, pk))| crate::report::SimChannel { name: n.clone(), peak: *pk, cycles_full: full(k) })
                 .collect(),
-        });
-        eprintln!("dpnc: its report: {}", facts.write(dir)?.display());
+        };
+        facts.fill_and_write(dir, |f| f.simulation = Some(simulation))?;
     }
     if let Some(m) = mismatch {
         return Err(format!("the simulated design differs from the interpreter: first difference {m} (interpreter, then Verilog)").into());

@@ -38,12 +38,7 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SynthArgs) -> Result<(), Failure> {
     args.shape.note_hardware();
     let cfg = dpnc_dpn::Config { codegen: true, ..args.shape.config(false) };
     let dpn = dpnc_dpn::build(&p, &dataflow::compute(&p)?, &cfg)?;
-    let report = match &args.report {
-        Some(dir) => {
-            Some(crate::report::Facts::open(dir, &crate::report::Facts::of_network(&p, &dpn, &args.source.file, "verilog", &board))?)
-        }
-        None => None,
-    };
+    let report = crate::report::Facts::open_for(args.report.as_deref(), &p, &dpn, &args.source.file, &board)?;
     let design = dpnc_rtl::generate(&p, &dpn).map_err(|e| format!("cannot generate Verilog: {e}"))?;
     let (work, temporary) = match &args.work {
         Some(d) => (d.clone(), false),
@@ -60,9 +55,8 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SynthArgs) -> Result<(), Failure> {
     }
     let dpnc_rtl::synth::Synthesis { total: r, modules } = r?;
     eprintln!("dpnc: yosys took {:.1} s", t.elapsed().as_secs_f64());
-    if let (Some(mut facts), Some(dir)) = (report, &args.report) {
-        facts.synthesis = Some(crate::report::SynthFacts { total: r.clone(), modules: modules.clone() });
-        eprintln!("dpnc: its report: {}", facts.write(dir)?.display());
+    if let (Some(facts), Some(dir)) = (report, &args.report) {
+        facts.fill_and_write(dir, |f| f.synthesis = Some(crate::report::SynthFacts { total: r.clone(), modules: modules.clone() }))?;
     }
     let rows = [
         ("LUT", r.luts as f64, board.luts as f64),

@@ -11,7 +11,7 @@ mod page;
 mod roofline;
 
 use dpnc_boards::Board;
-use dpnc_dpn::ir::{ChannelClass, ChannelKind, ProcessKind};
+use dpnc_dpn::ir::{ChannelClass, ProcessKind};
 use dpnc_dpn::Dpn;
 use dpnc_frontend::ir::Program;
 use serde::{Deserialize, Serialize};
@@ -148,9 +148,8 @@ pub struct SimFacts {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SimProcess {
     pub name: String,
-    pub work: u64,
-    pub wait_in: u64,
-    pub wait_out: u64,
+    #[serde(flatten)]
+    pub cycles: dpnc_sim::ProcessCycles,
 }
 
 /// How full one channel got.
@@ -227,12 +226,7 @@ impl Facts {
                     ChannelClass::Sync => "sync",
                 }
                 .into(),
-                kind: match c.kind {
-                    ChannelKind::Fifo => "FIFO",
-                    ChannelKind::FifoReg => "FIFO+reg",
-                    ChannelKind::Scratchpad => "scratchpad",
-                }
-                .into(),
+                kind: c.kind.label().into(),
                 size: c.size,
                 elem: c.elem.clone(),
                 writes: c.writes,
@@ -301,6 +295,19 @@ impl Facts {
             std::fs::write(dir.join(&name), text).map_err(|e| format!("{}: {e}", dir.join(&name).display()))?;
         }
         Ok(dir.join(PAGE))
+    }
+
+    /// Writes the facts after `fill` into `dir` and says where the page is.
+    pub fn fill_and_write(mut self, dir: &Path, fill: impl FnOnce(&mut Facts)) -> Result<(), String> {
+        fill(&mut self);
+        eprintln!("dpnc: its report: {}", self.write(dir)?.display());
+        Ok(())
+    }
+
+    /// For `--report DIR` of `dpnc sim` and `dpnc synth`: the report in `dir`, checked against
+    /// the Verilog design of `dpn` for `board` before anything runs.
+    pub fn open_for(dir: Option<&Path>, p: &Program, dpn: &Dpn, source: &Path, board: &Board) -> Result<Option<Facts>, String> {
+        dir.map(|d| Facts::open(d, &Facts::of_network(p, dpn, source, "verilog", board))).transpose()
     }
 
     /// How the design of `self` differs from that of `other`, if it does.

@@ -210,17 +210,18 @@ pub fn render(f: &Facts) -> Result<String, String> {
                         Some(q) => format!("memory of {}", q.of),
                         None => String::new(),
                     };
-                    let busy = p.work + p.wait_in + p.wait_out;
+                    let dpnc_sim::ProcessCycles { work, wait_in, wait_out } = p.cycles;
+                    let busy = work + wait_in + wait_out;
                     let c = s.cycles as f64;
                     ProcessRow {
                         name: p.name.clone(),
                         role,
                         iterations: runs.iter().map(|q| q.iterations).sum(),
-                        work: p.work,
-                        wait_in: p.wait_in,
-                        wait_out: p.wait_out,
+                        work,
+                        wait_in,
+                        wait_out,
                         idle: s.cycles.saturating_sub(busy),
-                        bars: [pct(p.work as f64, c), pct(p.wait_in as f64, c), pct(p.wait_out as f64, c)],
+                        bars: [pct(work as f64, c), pct(wait_in as f64, c), pct(wait_out as f64, c)],
                     }
                 })
                 .collect()
