@@ -111,7 +111,9 @@ pub fn generate(p: &Program, dpn: &Dpn) -> Result<Design, RtlError> {
     }
     for v in 0..p.vars.len() {
         if !dpn.memory_processes(v).is_empty() {
-            files.push((format!("m_{}.v", p.vars[v].name), memory::module(p, dpn, v)?));
+            let m = memory::modules(p, dpn, v)?;
+            files.extend(m.files);
+            cells.extend(m.cells);
         }
     }
     files.insert(0, (format!("{}.v", dpn.kernel), top::module(p, dpn, &mut design)?));

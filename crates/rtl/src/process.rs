@@ -20,6 +20,7 @@ use dpnc_frontend::ir::{Access, Program};
 use std::fmt::Write;
 
 /// The ports of a process module for channel `c`, seen from process `pi`.
+#[derive(Clone)]
 pub struct ChannelPort {
     pub c: usize,
     /// `pi` writes it (`_ov`, `_or`, `_od`); otherwise it reads it (`_v`, `_r`, `_d`).

@@ -11,6 +11,7 @@ const SOURCES: &[&str] = &[
     "axi/dpn_axi_read.v",
     "axi/dpn_axi_write.v",
     "axi/dpn_axi_lite_ctrl.v",
+    "axi/dpn_read_lanes.v",
     "mem/dpn_fifo.v",
     "mem/dpn_fifo_reg.v",
     "mem/dpn_fifo_ram.v",
@@ -47,6 +48,10 @@ fn axi_cells_lint_clean() {
         ("dpn_axi_lite_ctrl", &[]),
         ("dpn_axi_lite_ctrl", &["-GNUM_ARGS=1"]),
         ("dpn_axi_lite_ctrl", &["-GNUM_ARGS=510"]),
+        ("dpn_read_lanes", &[]),
+        ("dpn_read_lanes", &["-GLANES=1"]),
+        ("dpn_read_lanes", &["-GLANES=5", "-GBUF=16", "-GORDER=8"]),
+        ("dpn_read_lanes", &["-GLANES=16", "-GDW=256"]),
     ];
     for (top, params) in cases {
         let out = std::process::Command::new("verilator")

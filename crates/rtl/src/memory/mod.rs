@@ -33,10 +33,15 @@
 //!
 //! A temporary of the kernel (`VarKind::Local`) has no DDR: it lives in a memory here, read at
 //! issue and written at issue, with the same queue for its fan-out.
+//!
+//! An array the kernel only reads is served by [`lanes`]: several such modules, each with a
+//! share of the generators, on one port.
 
 use crate::process::{cell_wire, need, port_decls, ports, pred_v};
 use crate::verilog::{aff, bits, bits_for, functions, index_bits, key, lin, lit};
 use crate::RtlError;
+
+mod lanes;
 use dpnc_dpn::ir::{ChannelKind, Dpn, ProcessKind};
 use dpnc_dpn::predicate::Predicate;
 use dpnc_dpn::sync::{sigma, Key};
@@ -66,6 +71,7 @@ pub const HOLD: usize = 8;
 /// W beats buffered; at least [`BURST`], so an open write burst can always close.
 const WBUF: usize = BURST;
 
+#[derive(Clone)]
 struct Gen<'a> {
     c: usize,
     load: bool,
@@ -165,12 +171,45 @@ impl Cache {
     }
 }
 
-/// The module `m_<array>` of array `var`'s memory process.
-pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
-    let v = &p.vars[var];
-    // A temporary of the kernel lives in a memory of this process (cleared at start), not in DDR.
-    let local = v.kind == VarKind::Local;
-    let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
+/// The modules of array `var`'s memory process: `m_<array>`, and its lanes where it has them.
+pub fn modules(p: &Program, dpn: &Dpn, var: usize) -> Result<Modules, RtlError> {
+    let gens = generators(p, dpn, var)?;
+    let name = format!("m_{}", p.vars[var].name);
+    let all = ports(dpn, &dpn.memory_processes(var));
+    let lanes = if p.vars[var].kind == VarKind::Local { Vec::new() } else { lanes::partition(dpn, &gens, &all) };
+    if lanes.len() < 2 {
+        let text = module(p, dpn, var, &gens, &Shape { name: name.clone(), ports: all, lane: None })?;
+        return Ok(Modules { files: vec![(format!("{name}.v"), text)], cells: Vec::new() });
+    }
+    let mut files = vec![(format!("{name}.v"), lanes::wrapper(p, var, &name, &lanes, &all))];
+    for (k, lane) in lanes.iter().enumerate() {
+        let lane_gens: Vec<Gen> = lane.gens.iter().map(|&g| gens[g].clone()).collect();
+        let shape = Shape { name: lanes::lane_name(&name, k), ports: lane.ports(&all), lane: Some(k) };
+        files.push((format!("{}.v", shape.name), module(p, dpn, var, &lane_gens, &shape)?));
+    }
+    Ok(Modules { files, cells: vec![lanes::CELL] })
+}
+
+/// The generated modules of one memory process, and the library cells they add.
+pub struct Modules {
+    /// (file name, Verilog text), the process's top module first.
+    pub files: Vec<(String, String)>,
+    pub cells: Vec<&'static str>,
+}
+
+/// What one generated memory module serves.
+struct Shape {
+    /// Its module name.
+    name: String,
+    /// The channel streams it reads or writes.
+    ports: Vec<crate::process::ChannelPort>,
+    /// `Some(k)`: lane k of a read-only array, with the read channel only ([`lanes::LANE_AXI`])
+    /// and bursts of at most [`lanes::LANE_BURST`] beats.
+    lane: Option<usize>,
+}
+
+/// One generator per channel the memory process of `var` loads into or stores from.
+fn generators<'a>(p: &'a Program, dpn: &'a Dpn, var: usize) -> Result<Vec<Gen<'a>>, RtlError> {
     let mems = dpn.memory_processes(var);
     let mut gens = Vec::new();
     for (c, ch) in dpn.channels.iter().enumerate() {
@@ -193,6 +232,16 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
             gens.push(Gen { c, load: false, pi: ch.producer, stmt, access: &p.stmts[stmt].write, cond });
         }
     }
+    Ok(gens)
+}
+
+/// The memory module `shape` of array `var` with generators `gens`.
+fn module(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], shape: &Shape) -> Result<String, RtlError> {
+    let v = &p.vars[var];
+    // A temporary of the kernel lives in a memory of this process (cleared at start), not in DDR.
+    let local = v.kind == VarKind::Local;
+    let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
+    let burst = if shape.lane.is_some() { lanes::LANE_BURST } else { BURST };
     let eb = bits(v.ty) / 8;
     let ew = bits(v.ty);
     // AXI's size field: every beat is a whole line.
@@ -207,19 +256,28 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     let len = v.len().max(1);
     let xw = index_bits(len);
     let cache = Cache::new(len, eb as usize);
-    let ports = ports(dpn, &mems);
     let mut decl = vec!["input  wire clk".to_string(), "input  wire rst".into(), "input  wire start".into(), "output reg  done".into()];
     if !local {
         decl.push("input  wire [63:0] base".into());
     }
-    decl.extend(port_decls(&ports));
+    decl.extend(port_decls(&shape.ports));
     if !local {
-        decl.extend(AXI_PORTS.iter().map(|p| crate::verilog::port("m_", p)));
+        let axi = AXI_PORTS.iter().filter(|(n, _, _)| shape.lane.is_none() || lanes::LANE_AXI.contains(n));
+        decl.extend(axi.map(|p| crate::verilog::port("m_", p)));
+    }
+    if shape.lane.is_some() {
+        decl.extend(crate::process::STAT_WIRES.iter().map(|w| format!("output wire {w}")));
     }
     let mut o = String::new();
     if local {
         let _ =
             writeln!(o, "// The on-chip memory of temporary {}: its loads (once per band, at first use) and stores, in σ order.", v.name);
+    } else if let Some(k) = shape.lane {
+        let _ = writeln!(
+            o,
+            "// Lane {k} of the DDR port of {}: the loads of its channels (once per band, at first use), in σ order; pipelined ({QUEUE} in flight), INCR bursts of up to {burst} beats.",
+            v.name
+        );
     } else {
         let _ = writeln!(
             o,
@@ -227,7 +285,7 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
             v.name
         );
     }
-    let _ = writeln!(o, "module m_{} (\n    {}\n);", v.name, decl.join(",\n    "));
+    let _ = writeln!(o, "module {} (\n    {}\n);", shape.name, decl.join(",\n    "));
     o.push_str(&functions());
     let _ = writeln!(
         o,
@@ -242,7 +300,7 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
     // stores go after the loads of their point: a position past every port.
     let after_ports = gens.iter().filter(|g| g.load).map(|g| dpn.channels[g.c].port.unwrap_or(0) as i64 + 1).max().unwrap_or(0);
     let mut key_bits = bits_for(after_ports);
-    for gen in &gens {
+    for gen in gens {
         let r = crate::process::nest(&dpn.processes[gen.pi])?.iter_ranges();
         for k in sigma(p, &dpn.nests, &dpn.tile, gen.stmt) {
             let (lo, hi) = key_range(&k, &r);
@@ -570,10 +628,10 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         }
         quiet.push(format!("q_count == {}'d0", qa + 1));
     }
-    let bw = index_bits(BURST + 1);
+    let bw = index_bits(burst + 1);
     let hw = index_bits(HOLD + 1);
     if !local && (has_loads || has_stores) {
-        let _ = writeln!(o, "    localparam [{}:0] BURST = {bw}'d{BURST};\n    localparam [{}:0] HOLD = {hw}'d{HOLD};", bw - 1, hw - 1);
+        let _ = writeln!(o, "    localparam [{}:0] BURST = {bw}'d{burst};\n    localparam [{}:0] HOLD = {hw}'d{HOLD};", bw - 1, hw - 1);
     }
     let len8 = |x: &str| if bw < 8 { format!("{{{}'d0, {x} - {bw}'d1}}", 8 - bw) } else { format!("{x} - {bw}'d1") };
 
@@ -629,13 +687,8 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
             o.push_str(&fill(ORDER_UPDATE, &[("$SETS", sets.join(" "))]));
         }
         quiet.push(format!("!wb_v && !aw_v && wf_count == {wc}'d0 && w_out == 16'd0"));
-    } else if !local {
-        let _ = writeln!(
-            o,
-            "    assign m_awvalid = 1'b0;\n    assign m_awaddr = 64'd0;\n    assign m_awlen = 8'd0;\n    assign m_awsize = 3'd{size};\n    assign m_awburst = 2'b01;\n    assign m_wvalid = 1'b0;\n    assign m_wdata = {}'d0;\n    assign m_wstrb = {}'d0;\n    assign m_wlast = 1'b0;\n    assign m_bready = 1'b0;",
-            AXI_DATA_BITS,
-            AXI_DATA_BITS / 8
-        );
+    } else if !local && shape.lane.is_none() {
+        o.push_str(&idle_write_side());
         unused.extend(["m_awready", "m_wready", "m_bvalid"].map(String::from));
     }
     if !local && has_loads {
@@ -644,7 +697,13 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
             ("$LEN", len8("bl_beats")),
         ];
         t.extend(common.iter().cloned());
-        o.push_str(&fill(READ_SIDE, &t));
+        let read_side = fill(READ_SIDE, &t);
+        if shape.lane.is_some() {
+            // A lane's AR has neither size nor burst type: the lanes' port sets them.
+            o.extend(read_side.lines().filter(|l| !l.contains("m_arsize") && !l.contains("m_arburst")).map(|l| format!("{l}\n")));
+        } else {
+            o.push_str(&read_side);
+        }
         quiet.push("!bl_v && !ar_v".into());
     } else if !local {
         let _ = writeln!(
@@ -654,14 +713,23 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         unused.extend(["m_arready", "m_rvalid", "m_rdata"].map(String::from));
     }
 
-    if !local {
+    if !local && shape.lane.is_none() {
         unused.extend(["m_bresp", "m_rlast", "m_rresp"].map(String::from));
+    }
+    if !unused.is_empty() {
         let _ = writeln!(o, "    wire unused = &{{1'b0, {}}};  // responses are OKAY, beats counted", unused.join(", "));
     }
 
     let (work, wait_out) = (work.join(" || "), or(wait_out, "1'b0"));
     let wait_in = format!("!stat_work && !({wait_out}) && ({})", or(wait_in, "1'b0"));
-    o.push_str(&crate::process::stat_wires(&[&work, &wait_in, &format!("!stat_work && ({wait_out})")]));
+    let stats = [work, wait_in, format!("!stat_work && ({wait_out})")];
+    if shape.lane.is_some() {
+        for (w, cond) in crate::process::STAT_WIRES.iter().zip(&stats) {
+            let _ = writeln!(o, "    assign {w} = {cond};");
+        }
+    } else {
+        o.push_str(&crate::process::stat_wires(&[&stats[0], &stats[1], &stats[2]]));
+    }
     o.push('\n');
 
     // Start (clearing what the process holds), run, done once everything issued has landed.
@@ -677,6 +745,16 @@ pub fn module(p: &Program, dpn: &Dpn, var: usize) -> Result<String, RtlError> {
         quiet.join(" && ")
     );
     Ok(o)
+}
+
+/// The write channel of a port that only reads, held idle.
+fn idle_write_side() -> String {
+    format!(
+        "    assign m_awvalid = 1'b0;\n    assign m_awaddr = 64'd0;\n    assign m_awlen = 8'd0;\n    assign m_awsize = 3'd{};\n    assign m_awburst = 2'b01;\n    assign m_wvalid = 1'b0;\n    assign m_wdata = {}'d0;\n    assign m_wstrb = {}'d0;\n    assign m_wlast = 1'b0;\n    assign m_bready = 1'b0;\n",
+        LINE_BYTES.trailing_zeros(),
+        AXI_DATA_BITS,
+        AXI_DATA_BITS / 8
+    )
 }
 
 /// `template` with each `$NAME` replaced (longest names first, so `$B` does not eat `$BW`).
