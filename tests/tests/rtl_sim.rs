@@ -322,3 +322,38 @@ fn a_trace_names_every_process_and_channel() {
     let bytes = std::fs::read(&fst).expect("the FST is written");
     assert_eq!(bytes.get(..9), Some(&[0u8, 0, 0, 0, 0, 0, 0, 1, 0x49][..]), "not an FST header");
 }
+
+/// GEMM at 2×2 sub-bands: A and B, which the kernel only reads, get a memory module per lane,
+/// and each channel stream the array's module drives comes from exactly one lane, with the
+/// same port; C, loaded and stored, keeps one module; so does every array of the sequential
+/// design (one group of consumers per array).
+#[test]
+fn read_only_arrays_get_lanes_that_split_their_streams() {
+    let lanes_of = |par: &[i64]| {
+        let c = Case::new(&kernel("gemm.c"), "float", &[4], par).unwrap();
+        let design = dpnc_rtl::generate(&c.p, &c.dpn).unwrap();
+        let text: std::collections::HashMap<String, String> = design.files.into_iter().collect();
+        let lanes = |array: &str| (0..).take_while(|k| text.contains_key(&format!("m_{array}_lane{k}.v"))).count();
+        let counts = [lanes("A"), lanes("B"), lanes("C")];
+        (text, counts)
+    };
+    assert_eq!(lanes_of(&[1]).1, [0, 0, 0], "a sequential design has no lanes");
+    let (text, [a, b, c]) = lanes_of(&[2, 2]);
+    assert!(a >= 2 && b >= 2 && c == 0, "lanes of A, B, C: {a}, {b}, {c}");
+    for (array, n) in [("A", a), ("B", b)] {
+        let whole = &text[&format!("m_{array}.v")];
+        let streams: Vec<(String, bool, u32)> =
+            module_ports(whole, &format!("m_{array}")).into_iter().filter(|(p, _, _)| p.starts_with("ch")).collect();
+        assert!(!streams.is_empty(), "m_{array} drives no stream");
+        for (port, output, width) in &streams {
+            let drivers: Vec<usize> = (0..n)
+                .filter(|k| {
+                    let lane = format!("m_{array}_lane{k}");
+                    module_ports(&text[&format!("{lane}.v")], &lane).contains(&(port.clone(), *output, *width))
+                })
+                .collect();
+            assert_eq!(drivers.len(), 1, "m_{array}'s {port} is a port of lanes {drivers:?}");
+            assert!(whole.contains(&format!(".{port}({port})")), "m_{array} does not connect {port} to its lane");
+        }
+    }
+}
