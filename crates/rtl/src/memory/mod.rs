@@ -34,14 +34,14 @@
 //! A temporary of the kernel (`VarKind::Local`) has no DDR: it lives in a memory here, read at
 //! issue and written at issue, with the same queue for its fan-out.
 //!
-//! An array the kernel only reads is served by [`lanes`]: several such modules, each with a
-//! share of the generators, on one port.
+//! An array the kernel only reads, whose loads go to several groups of consumers, is served
+//! by [`lanes`]: several such modules, each with a share of the generators, on one port.
+
+mod lanes;
 
 use crate::process::{cell_wire, need, port_decls, ports, pred_v};
 use crate::verilog::{aff, bits, bits_for, functions, index_bits, key, lin, lit};
 use crate::RtlError;
-
-mod lanes;
 use dpnc_dpn::ir::{ChannelKind, Dpn, ProcessKind};
 use dpnc_dpn::predicate::Predicate;
 use dpnc_dpn::sync::{sigma, Key};
