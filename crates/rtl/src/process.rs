@@ -78,6 +78,16 @@ pub fn port_decls(ports: &[ChannelPort]) -> Vec<String> {
     v
 }
 
+/// `.chN_…(chN_…)`: each of `ports` connected to the wire of its name.
+pub fn port_conns(ports: &[ChannelPort]) -> Vec<String> {
+    let mut v = Vec::new();
+    for p in ports {
+        let names: [&str; 3] = if p.out { ["ov", "or", "od"] } else { ["v", "r", "d"] };
+        v.extend(names.iter().map(|n| format!(".ch{c}_{n}(ch{c}_{n})", c = p.c)));
+    }
+    v
+}
+
 pub(crate) fn pred_v(p: &Predicate, names: &[String]) -> String {
     let n: Vec<&str> = names.iter().map(String::as_str).collect();
     p.to_verilog(&n, 64)

@@ -246,13 +246,5 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
 
 /// `.chN_…(chN_…)` for the stream ports of `pis`.
 fn channel_conns(dpn: &Dpn, pis: &[usize]) -> Vec<String> {
-    let mut v = Vec::new();
-    for port in ports(dpn, pis) {
-        let c = port.c;
-        let names: [&str; 3] = if port.out { ["ov", "or", "od"] } else { ["v", "r", "d"] };
-        for n in names {
-            v.push(format!(".ch{c}_{n}(ch{c}_{n})"));
-        }
-    }
-    v
+    crate::process::port_conns(&ports(dpn, pis))
 }

@@ -155,10 +155,7 @@ pub fn wrapper(p: &Program, var: usize, name: &str, lanes: &[Lane], all: &[Chann
     for (k, lane) in lanes.iter().enumerate() {
         let mut conns =
             vec![".clk(clk)".to_string(), ".rst(rst)".into(), ".start(start)".into(), format!(".done(l_done[{k}])"), ".base(base)".into()];
-        for port in lane.ports(all) {
-            let names: [&str; 3] = if port.out { ["ov", "or", "od"] } else { ["v", "r", "d"] };
-            conns.extend(names.iter().map(|s| format!(".ch{c}_{s}(ch{c}_{s})", c = port.c)));
-        }
+        conns.extend(crate::process::port_conns(&lane.ports(all)));
         for s in ["arvalid", "arready", "rvalid", "rready"] {
             conns.push(format!(".m_{s}(l_{s}[{k}])"));
         }

@@ -695,15 +695,18 @@ fn module(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], shape: &Shape) -> Re
         let mut t = vec![
             ("$WAIT", if has_stores { "w_old == 16'd0 && (w_out == 16'd0 || same_band) && ".into() } else { String::new() }),
             ("$LEN", len8("bl_beats")),
+            // A lane's AR has neither size nor burst type: the lanes' port sets them.
+            (
+                "$AR_TYPE",
+                if shape.lane.is_some() {
+                    String::new()
+                } else {
+                    format!("    assign m_arsize = 3'd{size};\n    assign m_arburst = 2'b01;\n")
+                },
+            ),
         ];
         t.extend(common.iter().cloned());
-        let read_side = fill(READ_SIDE, &t);
-        if shape.lane.is_some() {
-            // A lane's AR has neither size nor burst type: the lanes' port sets them.
-            o.extend(read_side.lines().filter(|l| !l.contains("m_arsize") && !l.contains("m_arburst")).map(|l| format!("{l}\n")));
-        } else {
-            o.push_str(&read_side);
-        }
+        o.push_str(&fill(READ_SIDE, &t));
         quiet.push("!bl_v && !ar_v".into());
     } else if !local {
         let _ = writeln!(
@@ -894,9 +897,7 @@ const READ_SIDE: &str = "    // Read side: the open burst (σ-consecutive loads 
     assign m_arvalid = ar_v;
     assign m_araddr = ar_addr;
     assign m_arlen = ar_len;
-    assign m_arsize = 3'd$SIZE;
-    assign m_arburst = 2'b01;
-    always @(posedge clk) begin
+$AR_TYPE    always @(posedge clk) begin
         if (rst || start) begin
             bl_v <= 1'b0;
             ar_v <= 1'b0;
