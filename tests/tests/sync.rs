@@ -2,7 +2,9 @@
 //! traces for every kernel of the test set at three tile shapes (two with parallel
 //! sub-bands): a FIFO+register consumer pops exactly when the trace reads a new value, a
 //! scratchpad consumer releases exactly at a value's last read, and merging every Load
-//! process's first-use points in σ order gives its trace, fan-out included.
+//! process's first-use points in σ order gives its trace, fan-out included. A loaded read's
+//! DDR source (`Channel::ddr_source`) is the σ key of the last write to its cell before it in
+//! σ, found here by going through every write of the traces.
 
 use dpnc_dpn::ir::{ChannelKind, ProcessKind, ReadSrc, Trace};
 use dpnc_dpn::sync::{sigma, Key};
@@ -13,7 +15,7 @@ use dpnc_frontend::{dataflow, Options, SourceMap};
 fn sync_predicates_replay_the_traces() {
     let files = dpnc_tests::kernels();
     let mut failures = Vec::new();
-    let mut checked = [0u64; 4];
+    let mut checked = [0u64; 5];
     let mut skipped = std::collections::BTreeSet::new();
     for f in &files {
         let mut sm = SourceMap::new();
@@ -23,6 +25,20 @@ fn sync_predicates_replay_the_traces() {
             let cfg = Config { tile: tile.clone(), par: par.clone(), keep_traces: true, codegen: true, ..Config::default() };
             let dpn = dpnc_dpn::build(&p, &sare, &cfg).unwrap_or_else(|e| panic!("{}: {}", f.display(), e.message));
             let at = format!("{} {tile:?}/{par:?}", f.display());
+            let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
+            let cell = |a: &dpnc_frontend::ir::Access, iters: &[i64]| -> (usize, Vec<i64>) {
+                (a.var, a.index.iter().map(|x| x.eval(iters, &params).expect("subscript")).collect())
+            };
+            // Every write's σ key, per cell.
+            let mut writes: std::collections::HashMap<(usize, Vec<i64>), Vec<Vec<i64>>> = Default::default();
+            for (pr, tr) in dpn.processes.iter().zip(&dpn.traces) {
+                let (ProcessKind::Compute { stmt, .. }, Trace::Compute { ops, .. }) = (&pr.kind, tr) else { continue };
+                let key = sigma(&p, &dpn.nests, &dpn.tile, *stmt);
+                for op in ops {
+                    let k: Vec<i64> = key.iter().map(|x| x.eval(&op.iters)).collect();
+                    writes.entry(cell(&p.stmts[*stmt].write, &op.iters)).or_default().push(k);
+                }
+            }
             // Per load channel: (σ key, port, consumer iterators, fan-out) at its first uses.
             let mut emitted: Vec<Vec<(Vec<i64>, Vec<usize>)>> = vec![Vec::new(); dpn.processes.len()];
             for (pr, tr) in dpn.processes.iter().zip(&dpn.traces) {
@@ -57,6 +73,21 @@ fn sync_predicates_replay_the_traces() {
                                 }
                             }
                             ChannelKind::Fifo => {}
+                        }
+                        if let Some(pieces) = &c.ddr_source {
+                            checked[4] += 1;
+                            let here: Vec<i64> = key.iter().map(|x| x.eval(&op.iters)).collect();
+                            let want = writes
+                                .get(&cell(&p.stmts[*stmt].reads[r], &op.iters))
+                                .and_then(|ks| ks.iter().filter(|k| **k < here).max());
+                            let got: Option<Vec<i64>> = pieces
+                                .iter()
+                                .find(|pc| pc.when.eval(&op.iters))
+                                .map(|pc| pc.key.iter().map(|e| e.eval(&op.iters) as i64).collect());
+                            if got.as_ref() != want {
+                                failures
+                                    .push(format!("{at}: {}{:?} read {r}: DDR source {got:?}, the writes say {want:?}", pr.name, op.iters));
+                            }
                         }
                         previous[ch] = Some(vid);
                         let new_here = seen.insert((ch, vid));
@@ -115,8 +146,8 @@ fn sync_predicates_replay_the_traces() {
         skipped.iter().cloned().collect::<Vec<_>>().join("\n  ")
     );
     println!(
-        "checked {} FIFO+register reads, {} scratchpad reads, {} loads, {} per-channel first uses",
-        checked[0], checked[1], checked[2], checked[3]
+        "checked {} FIFO+register reads, {} scratchpad reads, {} loads, {} per-channel first uses, {} DDR sources",
+        checked[0], checked[1], checked[2], checked[3], checked[4]
     );
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.iter().take(30).cloned().collect::<Vec<_>>().join("\n"));
 }

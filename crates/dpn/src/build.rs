@@ -2945,6 +2945,7 @@ impl Builder {
             first_use: None,
             fanout: Vec::new(),
             shared_load: false,
+            ddr_source: None,
         });
         self.stats.push(ChanStats { in_order: true, extents: extents.to_vec(), window: vec![0; extents.len()], ..ChanStats::default() });
         if self.inputs.len() <= consumer {

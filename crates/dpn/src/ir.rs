@@ -130,6 +130,24 @@ pub struct Channel {
     /// serves each channel at its first use without reading DDR again.
     #[serde(default)]
     pub shared_load: bool,
+    /// Loaded channels of an array the kernel also writes: the σ key of the last write to the
+    /// cell a consumer iteration reads that comes before it in σ (where there is one: outside
+    /// every piece, the cell still holds what the host put there). DDR must hold that write's
+    /// value when the load reads it, so the memory process lets the load go once that store
+    /// has landed. None where isl could not give it as a function (loads then wait for every
+    /// store of earlier bands).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ddr_source: Option<Vec<SourcePiece>>,
+}
+
+/// Where a [`Channel::ddr_source`] is one quasi-affine function of the consumer's iterators.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourcePiece {
+    /// The consumer iterations this piece covers (one conjunction).
+    pub when: crate::predicate::Predicate,
+    /// The source write's σ key ([`crate::sync::sigma`]), one expression per coordinate
+    /// over the consumer's iterators.
+    pub key: Vec<crate::predicate::Affine>,
 }
 
 impl Channel {

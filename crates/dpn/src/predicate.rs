@@ -595,6 +595,28 @@ impl Vlog<'_> {
     }
 }
 
+impl Affine {
+    /// A signed Verilog-2005 expression over `signed [width-1:0]` signals with these names
+    /// (one per variable), computed at the width returned beside it: as wide as any
+    /// intermediate value can need (see [`Predicate::to_verilog`]), and at least `width`.
+    pub fn to_verilog(&self, names: &[&str], width: u32) -> (String, u32) {
+        assert!((1..=64).contains(&width), "width {width} out of 1..=64");
+        let mut need = 0u128;
+        let b = bound(self, width, &mut need);
+        need = need.max(b);
+        let iw = (128 - need.leading_zeros() + 1).max(width);
+        (Vlog { names, width, iw }.sum(&self.terms, self.cst as i128), iw)
+    }
+
+    /// Whether variable `i` occurs, at the top or inside a floor.
+    pub fn mentions(&self, i: usize) -> bool {
+        self.terms.iter().any(|(_, t)| match t {
+            Term::Var(v) => *v == i,
+            Term::Floor(f) => f.num.mentions(i),
+        })
+    }
+}
+
 fn verilog_constraint(c: &Constraint, names: &[&str], width: u32) -> String {
     let (pos, neg) = split(c);
     let cst = c.expr.cst as i128;

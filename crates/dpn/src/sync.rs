@@ -6,7 +6,7 @@
 //! sequential schedule ([`sigma`]), the order the network was built in.
 
 use crate::ir::*;
-use crate::predicate::Predicate;
+use crate::predicate::{Affine as Expr, Cmp, Constraint, Predicate, Term};
 use crate::tiling::{nest_of, Affine, Nest};
 use dpnc_frontend::ir::{Program, SchedTerm};
 use dpnc_frontend::polyhedral::{isl_name, Model};
@@ -141,6 +141,170 @@ impl Ctx<'_> {
     }
 }
 
+/// [`Channel::ddr_source`] of channel `c`: none unless it is loaded from an array the kernel
+/// writes: `{ L -> W }`, the writes W of the cell that load L reads with σ(W) < σ(L), taken
+/// to σ(W) and its lexicographic maximum, each of whose basic maps must give every key
+/// coordinate as a function of L ([`solve`]), or there is no source to give.
+fn ddr_source_of(cx: &Ctx, c: usize) -> Result<Option<Vec<SourcePiece>>, Diagnostic> {
+    let (p, dpn) = (cx.p, cx.dpn);
+    let ch = &dpn.channels[c];
+    let ProcessKind::Load { var } = dpn.processes[ch.producer].kind else { return Ok(None) };
+    let Some(stmt) = dpn.processes[ch.consumer].stmt() else { return Ok(None) };
+    let writers: Vec<usize> = (0..p.stmts.len()).filter(|&s| p.stmts[s].write.var == var).collect();
+    if writers.is_empty() {
+        return Ok(None);
+    }
+    let name = &p.stmts[stmt].name;
+    let (mut writes, mut sig_w) = (cx.umap("{ }")?, cx.umap("{ }")?);
+    for &s in &writers {
+        // Their own tuples: the consumer may be one of them.
+        let tuple = format!("{}_w", p.stmts[s].name);
+        writes = writes.union(cx.umap(&retag(&cx.model.writes[s], &p.stmts[s].name, &tuple))?).map_err(isl_err)?;
+        sig_w = sig_w.union(cx.sigma(s, &tuple, None)?).map_err(isl_err)?;
+    }
+    let sig_l = cx.sigma(stmt, name, None)?;
+    let keys = cx
+        .umap(&ch.relation)?
+        .apply_range(writes.reverse().map_err(isl_err)?)
+        .and_then(|m| m.intersect(sig_l.lex_gt_union_map(sig_w.copy()?)?))
+        .and_then(|m| m.apply_range(sig_w))
+        .and_then(|m| m.lexmax())
+        .map_err(isl_err)?;
+    if keys.is_empty().map_err(isl_err)? {
+        return Ok(Some(Vec::new()));
+    }
+    let domain = Set::read_from_str(&cx.isl, &dpn.processes[ch.consumer].domain)
+        .and_then(|d| d.set_tuple_name(name))
+        .and_then(|d| d.intersect_params(Set::read_from_str(&cx.isl, &cx.fixed)?))
+        .map_err(isl_err)?;
+    let graph = isl_rs::Map::from_union_map(keys)
+        .and_then(|m| m.gist_domain(domain))
+        .and_then(|m| m.wrap())
+        .and_then(|s| s.flatten())
+        .map_err(isl_err)?;
+    let flat = Predicate::from_set(&graph, &dpn.params)
+        .map_err(|e| Diagnostic::global(format!("internal error: a DDR source as a predicate: {e}")))?;
+    let n_in = p.stmts[stmt].iters.len();
+    let n_out = flat.dims.len() - n_in;
+    let dims: Vec<String> = flat.dims[..n_in].to_vec();
+    let mut pieces = Vec::new();
+    for conj in &flat.disjuncts {
+        let Some(piece) = solve(conj, n_in, n_out) else { return Ok(None) };
+        if let Some((when, key)) = piece {
+            pieces.push(SourcePiece { when: Predicate { dims: dims.clone(), disjuncts: vec![when] }, key });
+        }
+    }
+    Ok(Some(pieces))
+}
+
+/// A conjunction over `n_in` inputs and `n_out` outputs as (condition on the inputs, each
+/// output as a function of them), or None if some output is not determined by an equality
+/// (`k·o = e`: o = e/k, where k divides e) or by a pair of inequalities that pin it to a
+/// floor (`m·o <= e <= m·o + d`, d < m: o = ⌊e/m⌋). Some(None): the conjunction is
+/// unsatisfiable.
+#[allow(clippy::type_complexity)]
+fn solve(conj: &[Constraint], n_in: usize, n_out: usize) -> Option<Option<(Vec<Constraint>, Vec<Expr>)>> {
+    let mut def: Vec<Option<Expr>> = vec![None; n_out];
+    let mut used = vec![false; conj.len()];
+    let mut when = Vec::new();
+    // `expr` with every defined output replaced, if it mentions no other output.
+    let known = |def: &[Option<Expr>], e: &Expr| -> Option<Expr> {
+        let mut e = e.clone();
+        for (o, d) in def.iter().enumerate() {
+            if let Some(d) = d {
+                e = substitute(&e, n_in + o, d);
+            }
+        }
+        (0..n_out).all(|o| !e.mentions(n_in + o)).then_some(e)
+    };
+    // The top-level coefficient of output o in `e`, and `e` without it, where o occurs only there.
+    let split = |e: &Expr, o: usize| -> Option<(i64, Expr)> {
+        let k = e.terms.iter().find(|(_, t)| *t == Term::Var(n_in + o))?.0;
+        let mut rest = e.clone();
+        rest.add_scaled(&Expr::var(n_in + o), -k);
+        (!rest.mentions(n_in + o)).then_some((k, rest))
+    };
+    let mut progress = true;
+    while progress {
+        progress = false;
+        for o in 0..n_out {
+            if def[o].is_some() {
+                continue;
+            }
+            // k·o + rest == 0.
+            let eq = conj.iter().enumerate().find_map(|(i, c)| {
+                let (k, rest) = split(&c.expr, o).filter(|_| c.cmp == Cmp::Eq && !used[i])?;
+                Some((i, k, known(&def, &rest)?))
+            });
+            if let Some((i, k, rest)) = eq {
+                let mut e = Expr::default();
+                e.add_scaled(&rest, -k.signum());
+                let m = k.abs();
+                let value = e.floor_div(m);
+                if m > 1 {
+                    let mut exact = e;
+                    exact.add_scaled(&value, -m);
+                    when.push(Constraint { expr: exact, cmp: Cmp::Eq });
+                }
+                (def[o], used[i], progress) = (Some(value), true, true);
+                continue;
+            }
+            // rest_a − m·o >= 0 and m·o + rest_b >= 0 with rest_a + rest_b = d in 0..m.
+            let bounds: Vec<(usize, i64, Expr)> = conj
+                .iter()
+                .enumerate()
+                .filter(|(i, c)| c.cmp == Cmp::Ge && !used[*i])
+                .filter_map(|(i, c)| {
+                    let (k, rest) = split(&c.expr, o)?;
+                    Some((i, k, known(&def, &rest)?))
+                })
+                .collect();
+            let pair = bounds.iter().find_map(|(a, ka, ra)| {
+                bounds.iter().find_map(|(b, kb, rb)| {
+                    let mut sum = ra.clone();
+                    sum.add_scaled(rb, 1);
+                    let pins = *ka < 0 && *kb == -ka && sum.terms.is_empty() && (0..*kb).contains(&sum.cst);
+                    pins.then(|| (*a, *b, *kb, ra.clone(), sum.cst == kb - 1))
+                })
+            });
+            // With d < m − 1 (the consumer's domain gisted the pair) the pair also bounds
+            // rest_a mod m: the lower bound then stays as a condition.
+            if let Some((a, b, m, ra, exact)) = pair {
+                (def[o], used[a], used[b], progress) = (Some(ra.floor_div(m)), true, exact, true);
+            }
+        }
+    }
+    let def: Vec<Expr> = def.into_iter().collect::<Option<_>>()?;
+    for (c, _) in conj.iter().zip(&used).filter(|(_, u)| !**u) {
+        let mut expr = c.expr.clone();
+        for (o, d) in def.iter().enumerate() {
+            expr = substitute(&expr, n_in + o, d);
+        }
+        if expr.terms.is_empty() {
+            let holds = if c.cmp == Cmp::Eq { expr.cst == 0 } else { expr.cst >= 0 };
+            if !holds {
+                return Some(None);
+            }
+            continue;
+        }
+        when.push(Constraint { expr, cmp: c.cmp });
+    }
+    Some(Some((when, def)))
+}
+
+/// `e` with variable `var` replaced by `by`, inside floors too.
+fn substitute(e: &Expr, var: usize, by: &Expr) -> Expr {
+    let mut out = Expr::constant(e.cst);
+    for (k, t) in &e.terms {
+        match t {
+            Term::Var(v) if *v == var => out.add_scaled(by, *k),
+            Term::Var(_) => out.add_scaled(&Expr { terms: vec![(1, t.clone())], cst: 0 }, *k),
+            Term::Floor(f) => out.add_scaled(&substitute(&f.num, var, by).floor_div(f.den), *k),
+        }
+    }
+    out
+}
+
 /// `x ↦ the same value` (relation `c -> c'` of the consumer reading what `c` reads).
 fn same_value(r: &UnionMap) -> Result<UnionMap, Diagnostic> {
     r.copy().and_then(|a| a.apply_range(r.copy()?.reverse()?)).map_err(isl_err)
@@ -255,7 +419,15 @@ pub fn derive(p: &Program, dpn: &mut Dpn) -> Result<(), Diagnostic> {
             }
         }
     }
+    // Where isl fails or exceeds its budget, loads keep waiting for whole earlier bands.
+    let mut ddr_source: Vec<Option<Vec<SourcePiece>>> = (0..n)
+        .map(|c| {
+            cx.isl.reset_operations();
+            ddr_source_of(&cx, c).ok().flatten()
+        })
+        .collect();
     for (c, ch) in dpn.channels.iter_mut().enumerate() {
+        ch.ddr_source = ddr_source[c].take();
         ch.first_read = first_read[c].take();
         ch.last_read = last_read[c].take();
         ch.first_use = first_use[c].take();

@@ -33,6 +33,10 @@ pub(crate) struct SimArgs {
     /// Memory model: seed of the jitter (different seeds, different interleavings).
     #[arg(long, value_name = "SEED", default_value = "1")]
     mem_seed: u64,
+    /// Memory model: read requests, and write requests, in flight per port (an AR or AW is
+    /// accepted only while fewer are).
+    #[arg(long, value_name = "N", default_value = "8", value_parser = clap::value_parser!(u32).range(1..))]
+    outstanding: u32,
     /// Give up after this many cycles.
     #[arg(long, default_value = "2000000000")]
     max_cycles: u64,
@@ -86,7 +90,13 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
         Some(d) => (d.clone(), false),
         None => (std::env::temp_dir().join(format!("dpnc-sim-{}", std::process::id())), true),
     };
-    let mem = dpnc_sim::Memory { latency: args.latency, jitter: args.jitter, seed: args.mem_seed, ..dpnc_sim::Memory::for_board(&board) };
+    let mem = dpnc_sim::Memory {
+        latency: args.latency,
+        jitter: args.jitter,
+        seed: args.mem_seed,
+        max_outstanding: args.outstanding,
+        ..dpnc_sim::Memory::for_board(&board)
+    };
     // The harness runs in its own directory: the waveform's path must not depend on it.
     let trace = match &args.trace {
         Some(t) => Some(std::path::absolute(t).map_err(|e| format!("--trace {}: {e}", t.display()))?),
@@ -160,8 +170,8 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
             bit_exact: mismatch.is_none(),
             mismatch: mismatch.as_ref().map(|m| m.to_string()),
             memory: format!(
-                "{}'s banks at their peak bandwidth, latency {} + up to {} cycles, memory seed {}",
-                board.name, args.latency, args.jitter, args.mem_seed
+                "{}'s banks at their peak bandwidth, latency {} + up to {} cycles, {} requests in flight per port, memory seed {}",
+                board.name, args.latency, args.jitter, args.outstanding, args.mem_seed
             ),
             busiest_iterations: busiest,
             bytes_fetched: out.bytes_read,

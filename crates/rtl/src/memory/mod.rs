@@ -31,6 +31,13 @@
 //!   is still in the issue queue, so no store overtakes an earlier read of its cell. Stores are
 //!   posted: their B responses are only counted.
 //!
+//!   Where the network gives every load its DDR source (`Channel::ddr_source`: the σ key of
+//!   the last store to its cell before it), a load waits for that store only, not for whole
+//!   bands: stores go in σ order and their B responses come back in order, so it has landed
+//!   once a burst holding it or a later one is acknowledged. Then a band's loads overlap the
+//!   end of the band before it (GEMM's next tile of C, BICG's next partial sums of q). The
+//!   line cache then keeps, per entry, whether a store to it issued since its fetch (`FRESH`).
+//!
 //! A temporary of the kernel (`VarKind::Local`) has no DDR: it lives in a memory here, read at
 //! issue and written at issue, with the same queue for its fan-out.
 //!
@@ -253,6 +260,8 @@ fn module(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], shape: &Shape) -> Re
     let ordered = !local && has_loads && has_stores;
     // DDR loads go through a line cache (`hit`), valid for one band.
     let cached = !local && has_loads;
+    // Loads wait for the stores of their cells only (`SOURCE_WAIT`), not for whole bands.
+    let fine = ordered && gens.iter().filter(|g| g.load).all(|g| dpn.channels[g.c].ddr_source.is_some());
     let len = v.len().max(1);
     let xw = index_bits(len);
     let cache = Cache::new(len, eb as usize);
@@ -306,6 +315,32 @@ fn module(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], shape: &Shape) -> Re
             let (lo, hi) = key_range(&k, &r);
             key_bits = key_bits.max(bits_for(lo)).max(bits_for(hi));
         }
+    }
+    // Every generator's key: σ, then its port (loads) or a place after every port (stores).
+    let klen = sigma(p, &dpn.nests, &dpn.tile, gens[0].stmt).len() + 1;
+    let kw = klen as u32 * key_bits;
+    let lb = LANDED.trailing_zeros();
+    // Some load has a store to wait for: the write side keeps the keys of its bursts.
+    let keyed = fine && gens.iter().any(|g| g.load && dpn.channels[g.c].ddr_source.as_ref().is_some_and(|s| !s.is_empty()));
+    let keys_if = |text: &str| if keyed { text.to_string() } else { String::new() };
+    let landed: Vec<(&str, String)> = vec![
+        (
+            "$WHAT",
+            if keyed { "the σ key of its last store and the\n    // stores issued up to it" } else { "the stores issued up to its last" }
+                .to_string(),
+        ),
+        ("$KEYS", keys_if(SOURCE_KEYS)),
+        ("$KEY_SET", keys_if("\n            bk_key[bk_at] <= st_key;")),
+        ("$KEY_RESET", keys_if("\n            acked_any <= 1'b0;")),
+        ("$KEY_ACK", keys_if("\n                acked_key <= bk_key[bk_head];\n                acked_any <= 1'b1;")),
+        ("$LANDED", LANDED.to_string()),
+        ("$LM", (LANDED - 1).to_string()),
+        ("$BKI", (lb - 1).to_string()),
+        ("$BKW", lb.to_string()),
+        ("$KW", (kw - 1).to_string()),
+    ];
+    if fine {
+        o.push_str(&fill(SOURCES, &landed));
     }
     for (g, gen) in gens.iter().enumerate() {
         let pr = &dpn.processes[gen.pi];
@@ -368,6 +403,9 @@ fn module(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], shape: &Shape) -> Re
                 );
             }
         }
+        if let (true, true, Some(pieces)) = (fine, gen.load, &dpn.channels[gen.c].ddr_source) {
+            source_ok(&mut o, g, pieces, &names, after_ports, key_bits);
+        }
         // The array cell, and its byte address in DDR.
         let mut flat = "64'sd0".to_string();
         for (x, dsz) in gen.access.index.iter().zip(&v.dims) {
@@ -381,7 +419,7 @@ fn module(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], shape: &Shape) -> Re
     }
     let store_of: Vec<Option<usize>> = gens.iter().map(|gen| (!gen.load).then_some(gen.c)).collect();
     let bk = dpnc_dpn::sync::band_key(p, &dpn.nests, &dpn.tile, 0).len();
-    winner(&mut o, &store_of, accs.first().map_or(0, |a| a.0), key_bits, bk);
+    winner(&mut o, &store_of, klen, key_bits, bk, fine, keyed);
     let or = |v: Vec<String>, none: &str| if v.is_empty() { none.to_string() } else { v.join(" || ") };
     let and = |v: Vec<String>| if v.is_empty() { "1'b1".to_string() } else { v.join(" && ") };
     let _ = writeln!(o, "    wire all_done = {};", and((0..n).map(|g| format!("g{g}_done")).collect()));
@@ -526,11 +564,15 @@ fn module(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], shape: &Shape) -> Re
             other.push(format!("band{k} != pick_band{k}"));
         }
         let sets: Vec<String> = (0..bk).map(|k| format!("band{k} <= pick_band{k};")).collect();
+        if fine {
+            o.push_str(&fill(FRESH, &[("$N", (cache.lines - 1).to_string()), ("$W", cache.lines.to_string())]));
+        }
         let _ = writeln!(
             o,
-            "    wire other_band = {};\n    wire [31:0] next_band = other_band ? band_no + 32'd1 : band_no;\n    // Its line was fetched in this band already: no DDR read.\n    wire hit = filled[pick_idx] && stamp[pick_idx] == next_band{};\n    always @(posedge clk) begin\n        if (start) begin\n            band_no <= 32'd0;\n            filled <= {n}'d0;\n        end else if (ld_go) begin\n            band_no <= next_band;\n            {}\n            if (!hit) filled[pick_idx] <= 1'b1;\n        end\n    end\n    always @(posedge clk) begin\n        if (ld_go && !hit) begin\n            stamp[pick_idx] <= next_band;{}\n        end\n    end",
+            "    wire other_band = {};\n    wire [31:0] next_band = other_band ? band_no + 32'd1 : band_no;\n    // Its line was fetched in this band already: no DDR read.\n    wire hit = filled[pick_idx] && stamp[pick_idx] == next_band{}{};\n    always @(posedge clk) begin\n        if (start) begin\n            band_no <= 32'd0;\n            filled <= {n}'d0;\n        end else if (ld_go) begin\n            band_no <= next_band;\n            {}\n            if (!hit) filled[pick_idx] <= 1'b1;\n        end\n    end\n    always @(posedge clk) begin\n        if (ld_go && !hit) begin\n            stamp[pick_idx] <= next_band;{}\n        end\n    end",
             other.join(" || "),
             if cache.tag_bits > 0 { " && tag[pick_idx] == pick_tag" } else { "" },
+            if fine { " && fresh" } else { "" },
             sets.join(" "),
             if cache.tag_bits > 0 { "\n            tag[pick_idx] <= pick_tag;" } else { "" },
             n = cache.lines,
@@ -673,18 +715,30 @@ fn module(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], shape: &Shape) -> Re
             ("$SAME", if ordered { " && same_band".into() } else { String::new() }),
             ("$LOADNEXT", if ordered { "(go && pick_load && !same_band) || ".into() } else { String::new() }),
             ("$WAR", if ordered { " && !war".into() } else { String::new() }),
+            ("$WFULL", if fine { format!(" && (aw_same || aw_ext || w_out != 16'd{LANDED})") } else { String::new() }),
         ];
         t.extend(common.iter().cloned());
         if ordered {
             o.push_str(&fill(
                 ORDER,
-                &[("$BANDS", (0..bk).map(|k| format!("w_band{k}")).collect::<Vec<_>>().join(", ")), ("$SAME", and(same))],
+                &[
+                    ("$BANDS", (0..bk).map(|k| format!("w_band{k}")).collect::<Vec<_>>().join(", ")),
+                    ("$SAME", and(same)),
+                    ("$LOADS", if fine { SOURCE_WAIT } else { BAND_WAIT }.to_string()),
+                    ("$OLD_DECL", if fine { String::new() } else { OLD_DECL.to_string() }),
+                ],
             ));
         }
         o.push_str(&fill(WRITE_SIDE, &t));
         if ordered {
             let sets: Vec<String> = (0..bk).map(|k| format!("w_band{k} <= pick_band{k};")).collect();
-            o.push_str(&fill(ORDER_UPDATE, &[("$SETS", sets.join(" "))]));
+            o.push_str(&fill(
+                ORDER_UPDATE,
+                &[("$SETS", sets.join(" ")), ("$OLD_UPDATE", if fine { String::new() } else { OLD_UPDATE.to_string() })],
+            ));
+        }
+        if fine {
+            o.push_str(&fill(SOURCES_UPDATE, &landed));
         }
         quiet.push(format!("!wb_v && !aw_v && wf_count == {wc}'d0 && w_out == 16'd0"));
     } else if !local && shape.lane.is_none() {
@@ -693,7 +747,7 @@ fn module(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], shape: &Shape) -> Re
     }
     if !local && has_loads {
         let mut t = vec![
-            ("$WAIT", if has_stores { "w_old == 16'd0 && (w_out == 16'd0 || same_band) && ".into() } else { String::new() }),
+            ("$WAIT", if has_stores && !fine { "w_old == 16'd0 && (w_out == 16'd0 || same_band) && ".into() } else { String::new() }),
             ("$LEN", len8("bl_beats")),
             // A lane's AR has neither size nor burst type: the lanes' port sets them.
             (
@@ -772,21 +826,95 @@ fn fill(template: &str, subs: &[(&str, String)]) -> String {
 }
 
 /// DDR order between the two sides (an array both loaded and stored).
-const ORDER: &str = "    // DDR order. A load waits for the write responses of earlier bands' stores only: a band never
-    // loads what it stores itself (that value stays on chip), so its own stores cannot hold what
-    // it reads. A store waits while a load of its cell is in flight (`war`), so no store
-    // overtakes an earlier read of its cell.
+const ORDER: &str = "    // DDR order. $LOADS
+    // A store waits while a load of its cell is in flight (`war`), so no store overtakes an
+    // earlier read of its cell. Write bursts hold the stores of one band.
     reg signed [63:0] $BANDS;  // the band of the last store
     wire same_band = $SAME;
-    reg [15:0] w_old;  // of the write bursts awaiting B, those of bands before w_band
+$OLD_DECL";
+
+/// How loads wait for stores, without [`SOURCES`].
+const BAND_WAIT: &str = "A load waits for the write responses of earlier bands' stores only: a band never
+    // loads what it stores itself (that value stays on chip), so its own stores cannot hold what
+    // it reads.";
+
+/// The counter of [`BAND_WAIT`].
+const OLD_DECL: &str = "    reg [15:0] w_old;  // of the write bursts awaiting B, those of bands before w_band\n";
+const OLD_UPDATE: &str = "        if (rst || start) w_old <= 16'd0;
+        else if (st_go && !aw_ext && !same_band) w_old <= w_out - {15'd0, b_beat};  // every burst now belongs to an earlier band
+        else if (b_beat && w_old != 16'd0) w_old <= w_old - 16'd1;
 ";
+
+/// How loads wait for stores where every load channel has its [`Channel::ddr_source`].
+///
+/// [`Channel::ddr_source`]: dpnc_dpn::ir::Channel::ddr_source
+const SOURCE_WAIT: &str = "A load waits until the last store to its cell before it in σ (`g<k>_src_ok`)
+    // has landed: stores go in σ order and their write responses come back in order, so that
+    // is when the burst holding it, or a later one, has been acknowledged (`acked_key`).";
+
+/// Landed stores, for [`SOURCE_WAIT`]: per write burst awaiting B, the σ key of its last store
+/// and the number of stores issued up to it; a B retires the oldest.
+const SOURCES: &str = "    // Landed stores: per write burst awaiting B (at most $LANDED), $WHAT;
+    // a B retires the oldest.
+$KEYS    reg [31:0] bk_count [0:$LM];
+    reg [$BKI:0] bk_head, bk_tail;
+    reg [31:0] st_count, acked_count;  // stores issued; of them, those landed
+";
+
+/// The keys of [`SOURCES`], where some load has a source.
+const SOURCE_KEYS: &str = "    reg [$KW:0] bk_key [0:$LM];
+    reg [$KW:0] acked_key;
+    reg acked_any;
+";
+
+/// [`SOURCES`] updated with the write side.
+const SOURCES_UPDATE: &str = "    wire [$BKI:0] bk_at = (aw_same || aw_ext) ? bk_tail - $BKW'd1 : bk_tail;  // the open burst's
+    always @(posedge clk) begin
+        if (st_go) begin$KEY_SET
+            bk_count[bk_at] <= st_count + 32'd1;
+        end
+    end
+    always @(posedge clk) begin
+        if (rst || start) begin
+            bk_head <= $BKW'd0;
+            bk_tail <= $BKW'd0;$KEY_RESET
+            st_count <= 32'd0;
+            acked_count <= 32'd0;
+        end else begin
+            if (st_go && !aw_same && !aw_ext) bk_tail <= bk_tail + $BKW'd1;
+            if (st_go) st_count <= st_count + 32'd1;
+            if (b_beat) begin$KEY_ACK
+                acked_count <= bk_count[bk_head];
+                bk_head <= bk_head + $BKW'd1;
+            end
+        end
+    end
+";
+
+/// The load cache where loads wait for their sources only ([`SOURCE_WAIT`]): stores of
+/// earlier bands may then land after a line is fetched, so a line is used again only if every
+/// store to its entry issued so far had landed when it was fetched.
+const FRESH: &str = "    // A line is current if every store to its entry had landed when it was fetched.
+    reg [31:0] fill_count [0:$N];  // acked_count when the line was fetched
+    reg [31:0] wrote_count [0:$N];  // the number of the last store to the entry
+    reg [$N:0] wrote;
+    wire fresh = !wrote[pick_idx] || $signed(fill_count[pick_idx] - wrote_count[pick_idx]) >= 32'sd0;
+    always @(posedge clk) begin
+        if (ld_go && !hit) fill_count[pick_idx] <= acked_count;
+        if (st_go) wrote_count[pick_idx] <= st_count + 32'd1;
+    end
+    always @(posedge clk) begin
+        if (rst || start) wrote <= $W'd0;
+        else if (st_go) wrote[pick_idx] <= 1'b1;
+    end
+";
+
+/// Most write bursts awaiting B where loads wait for their sources ([`SOURCES`]).
+const LANDED: usize = 16;
 
 /// Band and wait counters of [`ORDER`], updated with the write side.
 const ORDER_UPDATE: &str = "    always @(posedge clk) begin
-        if (rst || start) w_old <= 16'd0;
-        else if (st_go && !aw_ext && !same_band) w_old <= w_out - {15'd0, b_beat};  // every burst now belongs to an earlier band
-        else if (b_beat && w_old != 16'd0) w_old <= w_old - 16'd1;
-        if (st_go) begin
+$OLD_UPDATE        if (st_go) begin
             $SETS
         end
     end
@@ -816,7 +944,7 @@ const WRITE_SIDE: &str = "    // Write side: the open burst (σ-consecutive stor
     wire wf_room = wf_count != $WC'd$WBUF;
     wire aw_same = wb_v && pick_line_addr == wb_last$SAME;  // merges into the held beat
     wire aw_ext = wb_v && wb_beats != BURST && pick_line_addr == wb_end && pick_line_addr[11:0] != 12'd0$SAME;  // a beat more, within 4 KiB
-    assign st_go = go && !pick_load && pop_ok$WAR && wf_room && (aw_same || aw_ext || !wb_v || aw_free);
+    assign st_go = go && !pick_load && pop_ok$WAR && wf_room && (aw_same || aw_ext || !wb_v || aw_free)$WFULL;
     wire wb_close = wb_v && !st_go && aw_free && wf_room && (wb_beats == BURST || wb_idle == HOLD || $LOADNEXTall_done);
     wire wb_ship = (st_go && !aw_same && !aw_ext && wb_v) || wb_close;  // the open burst goes to AW
     wire wf_push = (st_go && !aw_same && wb_v) || wb_close;  // the held beat goes to W
@@ -935,8 +1063,10 @@ $AR_TYPE    always @(posedge clk) begin
 /// come from the band), and a store waits while a queued load reads its cell (`war`). So a
 /// store still waiting for its value does not hold back the loads of the next points (BICG's
 /// q: the load for row i + 1 need not wait for row i's store). A store goes when it precedes
-/// every pending load in σ, first if its value is there.
-fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, key_bits: u32, band_keys: usize) {
+/// every pending load in σ, first if its value is there. With `fine`, a load goes once its
+/// source has landed (`g<g>_src_ok`) instead; with `keyed`, some load has one, and `st_key`
+/// is the σ-next store's key.
+fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, key_bits: u32, band_keys: usize, fine: bool, keyed: bool) {
     let n = stores.len();
     if n == 1 {
         o.push_str("    wire win0 = g0_acc;\n");
@@ -989,9 +1119,18 @@ fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, key_bits: u32, 
         v.join(" || ")
     };
     let ready: Vec<String> = st.iter().map(|&g| format!("({s}_idx == {ib}'d{g} && ch{}_v)", stores[g].unwrap_or(0))).collect();
+    let (rule, after) = if fine {
+        let ok: Vec<String> = ld.iter().map(|g| format!("({l}_idx == {ib}'d{g} && g{g}_src_ok)")).collect();
+        if keyed {
+            let _ = writeln!(o, "    wire [{}:0] st_key = {s}_key;", kw - 1);
+        }
+        ("its source has landed", format!("({})", ok.join(" || ")))
+    } else {
+        ("no pending store belongs to an earlier band", format!("(!{s}_alive || {s}_key{top} >= {l}_key{top})"))
+    };
     let _ = writeln!(
         o,
-        "    // σ-next load and store: the store goes if it precedes every pending load (first when its value\n    // is there); the load if no pending store belongs to an earlier band.\n    wire l_can = !held && {l}_alive && ({}) && (!{s}_alive || {s}_key{top} >= {l}_key{top});\n    wire s_can = !held && {s}_alive && ({}) && (!{l}_alive || {s}_key < {l}_key);\n    wire s_ready = {};\n    wire l_pick = l_can && !(s_can && s_ready);",
+        "    // σ-next load and store: the store goes if it precedes every pending load (first when its value\n    // is there); the load if {rule}.\n    wire l_can = !held && {l}_alive && ({}) && {after};\n    wire s_can = !held && {s}_alive && ({}) && (!{l}_alive || {s}_key < {l}_key);\n    wire s_ready = {};\n    wire l_pick = l_can && !(s_can && s_ready);",
         acc(&ld, &l),
         acc(&st, &s),
         ready.join(" || ")
@@ -1002,6 +1141,35 @@ fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, key_bits: u32, 
     for g in st {
         let _ = writeln!(o, "    wire win{g} = s_can && !l_pick && {s}_idx == {ib}'d{g};");
     }
+}
+
+/// `g<g>_src_ok`: the load at generator g's position may read DDR, as the last store to its
+/// cell before it (`pieces`, over the iterators `names`) has landed, or there is none.
+fn source_ok(o: &mut String, g: usize, pieces: &[dpnc_dpn::ir::SourcePiece], names: &[String], after_ports: i64, key_bits: u32) {
+    let w = key_bits - 1;
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut arms = Vec::new();
+    for (k, piece) in pieces.iter().enumerate() {
+        let mut parts = Vec::new();
+        let place = dpnc_dpn::predicate::Affine::constant(after_ports);
+        for (c, e) in piece.key.iter().chain([&place]).enumerate() {
+            let (v, iw) = e.to_verilog(&refs, 64);
+            let x = format!("g{g}_s{k}_k{c}");
+            let _ = writeln!(
+                o,
+                "    // verilator lint_off UNUSEDSIGNAL\n    wire signed [{}:0] {x}_full = {v};\n    // verilator lint_on UNUSEDSIGNAL\n    wire signed [{w}:0] {x} = {x}_full[{w}:0];",
+                iw - 1
+            );
+            parts.push(format!("~{x}[{w}], {x}[{}:0]", w - 1));
+        }
+        let _ = writeln!(o, "    wire [{}:0] g{g}_s{k}_key = {{{}}};", parts.len() as u32 * key_bits - 1, parts.join(", "));
+        arms.push(format!("{} ? acked_any && g{g}_s{k}_key <= acked_key :", pred_v(&piece.when, names)));
+    }
+    let _ = writeln!(
+        o,
+        "    // Its cell's last store before it (none outside these pieces) has landed.\n    wire g{g}_src_ok = {} 1'b1;",
+        arms.join(" ")
+    );
 }
 
 /// The values σ key `k` takes over a box of iterator values `r`.
