@@ -13,13 +13,16 @@ use dpnc_dpn::ir::{Channel, ChannelClass, ChannelKind, Dpn, ProcessKind};
 use dpnc_frontend::ir::{Program, VarKind};
 use std::fmt::Write;
 
-/// Least places of a channel to or from a memory process. Sizes come from the sequential order
-/// σ, where a value is loaded at its first use; with parallel sub-bands, one memory process
-/// serves them all in σ order, and a consumer that is a few points behind the others (a
-/// reduction chained through sub-bands: BICG's q) would hold back every load after its own.
-/// Sixteen places let the loads run that far ahead in registers (more gain nothing on the
-/// paper's cases).
-const IO_DEPTH: usize = 16;
+/// Least places of a FIFO stream to or from a memory process: a band's worth of the values a
+/// process takes or gives, so that the memory process fetches the next band's tile while this
+/// one computes (GEMM reads its tile of B in the first row of the band, then reuses it on
+/// chip) and a process that is behind the others (a reduction chained through sub-bands:
+/// BICG's q) holds back no access of theirs. A block RAM of 18 Kb holds 256 doubles.
+const IO_DEPTH: usize = 256;
+
+/// Least places of a scratchpad's stream from a memory process: its values wait only for their
+/// cells, so a few more than [`SCRATCHPAD_STREAM_DEPTH`] let the loads run ahead in registers.
+const IO_SCRATCHPAD_DEPTH: usize = 16;
 
 /// Least places of any other stream. σ runs one iteration at a time, so it sizes a FIFO read
 /// beside a scratchpad at a value or two; in hardware the scratchpad's copy of the same result
@@ -34,14 +37,18 @@ const SCRATCHPAD_STREAM_DEPTH: usize = 8;
 
 /// Places of a channel's stream FIFO: one more than the network's size (with a registered
 /// `in_ready`, FULL_PASS 0, a FIFO passes a value every cycle only while it is not full) and at
-/// least [`MIN_DEPTH`] or [`IO_DEPTH`]. A deeper FIFO cannot deadlock a network that runs at
-/// the exact sizes.
+/// least [`MIN_DEPTH`], [`IO_DEPTH`] or [`IO_SCRATCHPAD_DEPTH`]. A deeper FIFO cannot deadlock a
+/// network that runs at the exact sizes.
 fn stream_depth(ch: &Channel) -> usize {
     let natural = match ch.kind {
         ChannelKind::Scratchpad => (ch.cells() + 1).min(SCRATCHPAD_STREAM_DEPTH),
         _ => ch.size + 1,
     };
-    natural.max(if ch.class == ChannelClass::Io { IO_DEPTH } else { MIN_DEPTH })
+    natural.max(match (ch.class, ch.kind) {
+        (ChannelClass::Io, ChannelKind::Scratchpad) => IO_SCRATCHPAD_DEPTH,
+        (ChannelClass::Io, _) => IO_DEPTH,
+        _ => MIN_DEPTH,
+    })
 }
 
 /// The AXI4-Lite control slave's signals (prefix `s_axi_control_`): (name, output, width).
