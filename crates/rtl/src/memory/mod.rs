@@ -45,6 +45,7 @@
 //! by [`lanes`]: several such modules, each with a share of the generators, on one port.
 
 mod lanes;
+mod sources;
 
 use crate::process::{cell_wire, need, port_decls, ports, pred_v};
 use crate::verilog::{aff, bits, bits_for, functions, index_bits, key, lin, lit};
@@ -53,6 +54,7 @@ use dpnc_dpn::ir::{ChannelKind, Dpn, ProcessKind};
 use dpnc_dpn::predicate::Predicate;
 use dpnc_dpn::sync::{sigma, Key};
 use dpnc_frontend::ir::{Access, Program, VarKind};
+use sources::{source_ok, FRESH, LANDED, SOURCES, SOURCES_UPDATE, SOURCE_WAIT};
 use std::fmt::Write;
 
 /// Loads issued and not yet fanned out: enough to keep a latency of about a hundred cycles
@@ -319,26 +321,9 @@ fn module(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], shape: &Shape) -> Re
     // Every generator's key: σ, then its port (loads) or a place after every port (stores).
     let klen = sigma(p, &dpn.nests, &dpn.tile, gens[0].stmt).len() + 1;
     let kw = klen as u32 * key_bits;
-    let lb = LANDED.trailing_zeros();
     // Some load has a store to wait for: the write side keeps the keys of its bursts.
     let keyed = fine && gens.iter().any(|g| g.load && dpn.channels[g.c].ddr_source.as_ref().is_some_and(|s| !s.is_empty()));
-    let keys_if = |text: &str| if keyed { text.to_string() } else { String::new() };
-    let landed: Vec<(&str, String)> = vec![
-        (
-            "$WHAT",
-            if keyed { "the σ key of its last store and the\n    // stores issued up to it" } else { "the stores issued up to its last" }
-                .to_string(),
-        ),
-        ("$KEYS", keys_if(SOURCE_KEYS)),
-        ("$KEY_SET", keys_if("\n            bk_key[bk_at] <= st_key;")),
-        ("$KEY_RESET", keys_if("\n            acked_any <= 1'b0;")),
-        ("$KEY_ACK", keys_if("\n                acked_key <= bk_key[bk_head];\n                acked_any <= 1'b1;")),
-        ("$LANDED", LANDED.to_string()),
-        ("$LM", (LANDED - 1).to_string()),
-        ("$BKI", (lb - 1).to_string()),
-        ("$BKW", lb.to_string()),
-        ("$KW", (kw - 1).to_string()),
-    ];
+    let landed = sources::slots(keyed, kw);
     if fine {
         o.push_str(&fill(SOURCES, &landed));
     }
@@ -845,73 +830,6 @@ const OLD_UPDATE: &str = "        if (rst || start) w_old <= 16'd0;
         else if (b_beat && w_old != 16'd0) w_old <= w_old - 16'd1;
 ";
 
-/// How loads wait for stores where every load channel has its [`Channel::ddr_source`].
-///
-/// [`Channel::ddr_source`]: dpnc_dpn::ir::Channel::ddr_source
-const SOURCE_WAIT: &str = "A load waits until the last store to its cell before it in σ (`g<k>_src_ok`)
-    // has landed: stores go in σ order and their write responses come back in order, so that
-    // is when the burst holding it, or a later one, has been acknowledged (`acked_key`).";
-
-/// Landed stores, for [`SOURCE_WAIT`]: per write burst awaiting B, the σ key of its last store
-/// and the number of stores issued up to it; a B retires the oldest.
-const SOURCES: &str = "    // Landed stores: per write burst awaiting B (at most $LANDED), $WHAT;
-    // a B retires the oldest.
-$KEYS    reg [31:0] bk_count [0:$LM];
-    reg [$BKI:0] bk_head, bk_tail;
-    reg [31:0] st_count, acked_count;  // stores issued; of them, those landed
-";
-
-/// The keys of [`SOURCES`], where some load has a source.
-const SOURCE_KEYS: &str = "    reg [$KW:0] bk_key [0:$LM];
-    reg [$KW:0] acked_key;
-    reg acked_any;
-";
-
-/// [`SOURCES`] updated with the write side.
-const SOURCES_UPDATE: &str = "    wire [$BKI:0] bk_at = (aw_same || aw_ext) ? bk_tail - $BKW'd1 : bk_tail;  // the open burst's
-    always @(posedge clk) begin
-        if (st_go) begin$KEY_SET
-            bk_count[bk_at] <= st_count + 32'd1;
-        end
-    end
-    always @(posedge clk) begin
-        if (rst || start) begin
-            bk_head <= $BKW'd0;
-            bk_tail <= $BKW'd0;$KEY_RESET
-            st_count <= 32'd0;
-            acked_count <= 32'd0;
-        end else begin
-            if (st_go && !aw_same && !aw_ext) bk_tail <= bk_tail + $BKW'd1;
-            if (st_go) st_count <= st_count + 32'd1;
-            if (b_beat) begin$KEY_ACK
-                acked_count <= bk_count[bk_head];
-                bk_head <= bk_head + $BKW'd1;
-            end
-        end
-    end
-";
-
-/// The load cache where loads wait for their sources only ([`SOURCE_WAIT`]): stores of
-/// earlier bands may then land after a line is fetched, so a line is used again only if every
-/// store to its entry issued so far had landed when it was fetched.
-const FRESH: &str = "    // A line is current if every store to its entry had landed when it was fetched.
-    reg [31:0] fill_count [0:$N];  // acked_count when the line was fetched
-    reg [31:0] wrote_count [0:$N];  // the number of the last store to the entry
-    reg [$N:0] wrote;
-    wire fresh = !wrote[pick_idx] || $signed(fill_count[pick_idx] - wrote_count[pick_idx]) >= 32'sd0;
-    always @(posedge clk) begin
-        if (ld_go && !hit) fill_count[pick_idx] <= acked_count;
-        if (st_go) wrote_count[pick_idx] <= st_count + 32'd1;
-    end
-    always @(posedge clk) begin
-        if (rst || start) wrote <= $W'd0;
-        else if (st_go) wrote[pick_idx] <= 1'b1;
-    end
-";
-
-/// Most write bursts awaiting B where loads wait for their sources ([`SOURCES`]).
-const LANDED: usize = 16;
-
 /// Band and wait counters of [`ORDER`], updated with the write side.
 const ORDER_UPDATE: &str = "    always @(posedge clk) begin
 $OLD_UPDATE        if (st_go) begin
@@ -1141,35 +1059,6 @@ fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, key_bits: u32, 
     for g in st {
         let _ = writeln!(o, "    wire win{g} = s_can && !l_pick && {s}_idx == {ib}'d{g};");
     }
-}
-
-/// `g<g>_src_ok`: the load at generator g's position may read DDR, as the last store to its
-/// cell before it (`pieces`, over the iterators `names`) has landed, or there is none.
-fn source_ok(o: &mut String, g: usize, pieces: &[dpnc_dpn::ir::SourcePiece], names: &[String], after_ports: i64, key_bits: u32) {
-    let w = key_bits - 1;
-    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let mut arms = Vec::new();
-    for (k, piece) in pieces.iter().enumerate() {
-        let mut parts = Vec::new();
-        let place = dpnc_dpn::predicate::Affine::constant(after_ports);
-        for (c, e) in piece.key.iter().chain([&place]).enumerate() {
-            let (v, iw) = e.to_verilog(&refs, 64);
-            let x = format!("g{g}_s{k}_k{c}");
-            let _ = writeln!(
-                o,
-                "    // verilator lint_off UNUSEDSIGNAL\n    wire signed [{}:0] {x}_full = {v};\n    // verilator lint_on UNUSEDSIGNAL\n    wire signed [{w}:0] {x} = {x}_full[{w}:0];",
-                iw - 1
-            );
-            parts.push(format!("~{x}[{w}], {x}[{}:0]", w - 1));
-        }
-        let _ = writeln!(o, "    wire [{}:0] g{g}_s{k}_key = {{{}}};", parts.len() as u32 * key_bits - 1, parts.join(", "));
-        arms.push(format!("{} ? acked_any && g{g}_s{k}_key <= acked_key :", pred_v(&piece.when, names)));
-    }
-    let _ = writeln!(
-        o,
-        "    // Its cell's last store before it (none outside these pieces) has landed.\n    wire g{g}_src_ok = {} 1'b1;",
-        arms.join(" ")
-    );
 }
 
 /// The values σ key `k` takes over a box of iterator values `r`.
