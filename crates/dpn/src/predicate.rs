@@ -595,16 +595,20 @@ impl Vlog<'_> {
     }
 }
 
+/// Bits (signed) that hold every value `a`'s Verilog form computes, signals being `width` bits.
+fn inner_width(a: &Affine, width: u32) -> u32 {
+    let mut need = 0u128;
+    let b = bound(a, width, &mut need);
+    (128 - need.max(b).leading_zeros() + 1).max(width)
+}
+
 impl Affine {
     /// A signed Verilog-2005 expression over `signed [width-1:0]` signals with these names
     /// (one per variable), computed at the width returned beside it: as wide as any
     /// intermediate value can need (see [`Predicate::to_verilog`]), and at least `width`.
     pub fn to_verilog(&self, names: &[&str], width: u32) -> (String, u32) {
         assert!((1..=64).contains(&width), "width {width} out of 1..=64");
-        let mut need = 0u128;
-        let b = bound(self, width, &mut need);
-        need = need.max(b);
-        let iw = (128 - need.leading_zeros() + 1).max(width);
+        let iw = inner_width(self, width);
         (Vlog { names, width, iw }.sum(&self.terms, self.cst as i128), iw)
     }
 
@@ -635,11 +639,7 @@ fn verilog_constraint(c: &Constraint, names: &[&str], width: u32) -> String {
             return format!("{} {} {v}", names[*i], if c.cmp == Cmp::Eq { "==" } else { "<=" });
         }
     }
-    let mut need = 0u128;
-    let b = bound(&c.expr, width, &mut need);
-    need = need.max(b);
-    let iw = (128 - need.leading_zeros() + 1).max(width);
-    let v = Vlog { names, width, iw };
+    let v = Vlog { names, width, iw: inner_width(&c.expr, width) };
     let op = if c.cmp == Cmp::Eq { "==" } else { ">=" };
     if pos.is_empty() {
         let op = if c.cmp == Cmp::Eq { "==" } else { "<=" };
