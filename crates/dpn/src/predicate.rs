@@ -612,6 +612,19 @@ impl Affine {
         (Vlog { names, width, iw }.sum(&self.terms, self.cst as i128), iw)
     }
 
+    /// `self` with variable `var` replaced by `by`, inside floors too.
+    pub fn substitute(&self, var: usize, by: &Affine) -> Affine {
+        let mut out = Affine::constant(self.cst);
+        for (k, t) in &self.terms {
+            match t {
+                Term::Var(v) if *v == var => out.add_scaled(by, *k),
+                Term::Var(_) => out.add_scaled(&Affine { terms: vec![(1, t.clone())], cst: 0 }, *k),
+                Term::Floor(f) => out.add_scaled(&f.num.substitute(var, by).floor_div(f.den), *k),
+            }
+        }
+        out
+    }
+
     /// Whether variable `i` occurs, at the top or inside a floor.
     pub fn mentions(&self, i: usize) -> bool {
         self.terms.iter().any(|(_, t)| match t {

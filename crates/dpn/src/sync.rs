@@ -212,7 +212,7 @@ fn solve(conj: &[Constraint], n_in: usize, n_out: usize) -> Option<Option<(Vec<C
         let mut e = e.clone();
         for (o, d) in def.iter().enumerate() {
             if let Some(d) = d {
-                e = substitute(&e, n_in + o, d);
+                e = e.substitute(n_in + o, d);
             }
         }
         (0..n_out).all(|o| !e.mentions(n_in + o)).then_some(e)
@@ -278,7 +278,7 @@ fn solve(conj: &[Constraint], n_in: usize, n_out: usize) -> Option<Option<(Vec<C
     for (c, _) in conj.iter().zip(&used).filter(|(_, u)| !**u) {
         let mut expr = c.expr.clone();
         for (o, d) in def.iter().enumerate() {
-            expr = substitute(&expr, n_in + o, d);
+            expr = expr.substitute(n_in + o, d);
         }
         if expr.terms.is_empty() {
             let holds = if c.cmp == Cmp::Eq { expr.cst == 0 } else { expr.cst >= 0 };
@@ -290,19 +290,6 @@ fn solve(conj: &[Constraint], n_in: usize, n_out: usize) -> Option<Option<(Vec<C
         when.push(Constraint { expr, cmp: c.cmp });
     }
     Some(Some((when, def)))
-}
-
-/// `e` with variable `var` replaced by `by`, inside floors too.
-fn substitute(e: &Expr, var: usize, by: &Expr) -> Expr {
-    let mut out = Expr::constant(e.cst);
-    for (k, t) in &e.terms {
-        match t {
-            Term::Var(v) if *v == var => out.add_scaled(by, *k),
-            Term::Var(_) => out.add_scaled(&Expr { terms: vec![(1, t.clone())], cst: 0 }, *k),
-            Term::Floor(f) => out.add_scaled(&substitute(&f.num, var, by).floor_div(f.den), *k),
-        }
-    }
-    out
 }
 
 /// `x ↦ the same value` (relation `c -> c'` of the consumer reading what `c` reads).

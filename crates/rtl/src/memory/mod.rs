@@ -130,7 +130,9 @@ struct Field {
 /// The load cache of one array: direct-mapped, one [`LINE_BYTES`] line per entry. A line is
 /// valid for the band that fetched it only: a band never loads a cell it stores (that value
 /// stays on chip), so within a band what a line holds of the cells it loads is current, and a
-/// later band fetches it again after the earlier bands' stores have landed. Tags and stamps
+/// later band fetches it again after the earlier bands' stores have landed (where loads wait
+/// only for their own sources, [`sources::FRESH`] also refetches a line a store reached after
+/// its fetch). Tags and stamps
 /// change at issue and the lines at fan-out, both in issue order, so a hit finds its line
 /// filled by the miss before it, whatever comes after.
 struct Cache {
@@ -305,7 +307,8 @@ fn module(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], shape: &Shape) -> Re
     );
 
     // Generators.
-    let mut accs = Vec::new();
+    // Per generator, its iterators' wire names.
+    let mut iter_names = Vec::new();
     // σ keys are compared in as few bits as hold every generator's values (64-bit
     // comparisons, a quadratic number of them, made Yosys run out of memory at par 16);
     // stores go after the loads of their point: a position past every port.
@@ -400,7 +403,7 @@ fn module(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], shape: &Shape) -> Re
         if !local {
             let _ = writeln!(o, "    wire [63:0] g{g}_addr = base + $unsigned(g{g}_cell) * 64'd{eb};");
         }
-        accs.push((keys.len(), names));
+        iter_names.push(names);
     }
     let store_of: Vec<Option<usize>> = gens.iter().map(|gen| (!gen.load).then_some(gen.c)).collect();
     let bk = dpnc_dpn::sync::band_key(p, &dpn.nests, &dpn.tile, 0).len();
@@ -440,7 +443,7 @@ fn module(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], shape: &Shape) -> Re
     // Fan-out of the σ-next load: which channels get it (`fan<q>`), at which scratchpad cell (`fat<q>`).
     let mut fan: Vec<(usize, Vec<(usize, usize)>)> = Vec::new(); // q -> [(g, k)]
     for (g, gen) in gens.iter().enumerate().filter(|(_, gen)| gen.load) {
-        let names = &accs[g].1;
+        let names = &iter_names[g];
         for (k, (q, pred)) in dpn.channels[gen.c].fanout.iter().enumerate() {
             let _ = writeln!(o, "    wire g{g}_to{k} = {};", pred_v(pred, names));
             let qch = &dpn.channels[*q];
@@ -525,7 +528,7 @@ fn module(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], shape: &Shape) -> Re
                 .iter()
                 .enumerate()
                 .map(|(g, gen)| {
-                    dpnc_dpn::sync::band_key(p, &dpn.nests, &dpn.tile, gen.stmt).get(k).map_or(lit(0), |kk| key(kk, &accs[g].1))
+                    dpnc_dpn::sync::band_key(p, &dpn.nests, &dpn.tile, gen.stmt).get(k).map_or(lit(0), |kk| key(kk, &iter_names[g]))
                 })
                 .collect();
             // The same for every generator (a constant): no multiplexer.
