@@ -1,7 +1,8 @@
 //! Every compute process's loop nest (the iteration generator the backends emit) visits
 //! exactly its trace's instances, in the trace's order, and its mux and demux predicates
-//! choose exactly the channels of the trace, for every kernel of the test set at three tile
-//! shapes (two with parallel sub-bands).
+//! choose exactly the channels of the trace, and the nest restricted to a channel's condition
+//! keeps exactly the points that meet it, for every kernel of the test set at three tile shapes
+//! (two with parallel sub-bands).
 
 use dpnc_dpn::ir::{ProcessKind, ReadSrc, Trace};
 use dpnc_dpn::Config;
@@ -11,7 +12,7 @@ use dpnc_frontend::{dataflow, Options, SourceMap};
 fn loop_nests_replay_the_traces() {
     let files = dpnc_tests::kernels();
     assert!(files.len() >= 20);
-    let (mut failures, mut processes, mut instances) = (Vec::new(), 0, 0u64);
+    let (mut failures, mut processes, mut instances, mut restricted_walks) = (Vec::new(), 0, 0u64, 0);
     for f in &files {
         let mut sm = SourceMap::new();
         let p = dpnc_frontend::load(&mut sm, f, &Options::default()).unwrap_or_else(|d| panic!("{}", d.render(&sm)));
@@ -19,7 +20,7 @@ fn loop_nests_replay_the_traces() {
         for (tile, par) in [(vec![4], vec![1]), (vec![4, 6], vec![2, 3]), (vec![3, 5, 2], vec![3, 2])] {
             let cfg = Config { tile: tile.clone(), par: par.clone(), keep_traces: true, ..Config::default() };
             let dpn = dpnc_dpn::build(&p, &sare, &cfg).unwrap_or_else(|e| panic!("{}: {}", f.display(), e.message));
-            for (pr, tr) in dpn.processes.iter().zip(&dpn.traces) {
+            for (pi, (pr, tr)) in dpn.processes.iter().zip(&dpn.traces).enumerate() {
                 let (ProcessKind::Compute { .. }, Trace::Compute { ops, .. }) = (&pr.kind, tr) else { continue };
                 processes += 1;
                 let Some(loops) = &pr.loops else {
@@ -59,6 +60,29 @@ fn loop_nests_replay_the_traces() {
                         ));
                     }
                 }
+                // A memory process's generator walks this nest restricted by its channel's
+                // condition (a load's first use, a store's demux predicate): the points that
+                // meet the condition, in the same order.
+                let conds = dpn.channels.iter().filter(|ch| ch.consumer == pi).filter_map(|ch| ch.first_use.as_ref());
+                for cond in conds.chain(pr.demux.iter().filter_map(|c| c.pred.as_ref())) {
+                    let restricted = loops.restricted(cond);
+                    if restricted == *loops {
+                        continue;
+                    }
+                    let (mut whole, mut fewer) = (Vec::new(), Vec::new());
+                    loops.for_each(&mut |it| whole.extend(cond.eval(it).then(|| it.to_vec())));
+                    restricted.for_each(&mut |it| fewer.extend(cond.eval(it).then(|| it.to_vec())));
+                    restricted_walks += 1;
+                    if whole != fewer {
+                        failures.push(format!(
+                            "{} {tile:?}/{par:?}: {} restricted to {cond:?}: {} points, {} in the whole walk",
+                            f.display(),
+                            pr.name,
+                            fewer.len(),
+                            whole.len()
+                        ));
+                    }
+                }
                 let want: Vec<&Vec<i64>> = ops.iter().map(|op| &op.iters).collect();
                 if seen.iter().collect::<Vec<_>>() != want {
                     let first = seen.iter().zip(&want).position(|(a, b)| a != *b).unwrap_or(seen.len().min(want.len()));
@@ -75,6 +99,7 @@ fn loop_nests_replay_the_traces() {
             }
         }
     }
-    println!("{processes} compute processes, {instances} instances replayed");
+    println!("{processes} compute processes, {instances} instances replayed, {restricted_walks} restricted walks");
+    assert!(restricted_walks > 0, "no channel condition bounded a walk further");
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }

@@ -185,6 +185,16 @@ impl LoopNest {
         Some(LoopNest { counters, iters, guard })
     }
 
+    /// This nest with the bounds that `cond` (over the statement's iterators) also implies:
+    /// a walk that wants only the points meeting `cond` (a memory process's accesses on one
+    /// channel, such as the stores of a reduction's last step) visits them in the same order
+    /// and skips more of the others. The guard is unchanged: `cond` is still checked per point.
+    pub fn restricted(&self, cond: &Predicate) -> LoopNest {
+        let mut counters = self.counters.clone();
+        tighten(&mut counters, &self.iters, cond);
+        LoopNest { counters, iters: self.iters.clone(), guard: self.guard.clone() }
+    }
+
     /// Calls `f` with the statement's iterators of every instance, in schedule order.
     pub fn for_each(&self, f: &mut dyn FnMut(&[i64])) {
         let mut c = vec![0i64; self.counters.len()];
@@ -218,23 +228,13 @@ impl LoopNest {
 /// coefficient ±1 bounds that counter by the outer ones. The walk then skips fewer points the
 /// guard rejects (a skewed Jacobi-1D tile's triangles), in the same order: the guard stays.
 fn tighten(counters: &mut [Counter], iters: &[Lin], guard: &Predicate) {
-    use crate::predicate::{Cmp, Term};
+    use crate::predicate::Cmp;
     let Some((first, rest)) = guard.disjuncts.split_first() else { return };
     for c in first.iter().filter(|c| rest.iter().all(|d| d.contains(c))) {
-        // Σ a·it + cst over the counters.
-        let mut l = Lin { coef: vec![0; counters.len()], cst: c.expr.cst };
-        let affine = c.expr.terms.iter().all(|(a, t)| match t {
-            Term::Var(j) => {
-                let it = &iters[*j];
-                l.coef.iter_mut().zip(&it.coef).for_each(|(x, y)| *x += a * y);
-                l.cst += a * it.cst;
-                true
-            }
-            Term::Floor(_) => false,
-        });
+        let Some(mut l) = over_counters(&c.expr, iters, counters) else { continue };
         let Some(k) = l.coef.iter().rposition(|&a| a != 0) else { continue };
         let a = l.coef[k];
-        if !affine || a.abs() != 1 {
+        if a.abs() != 1 {
             continue;
         }
         // a·c_k + rest ≥ 0 (or = 0): c_k ≥ −rest for a = 1, c_k ≤ rest for a = −1.
@@ -253,6 +253,40 @@ fn tighten(counters: &mut [Counter], iters: &[Lin], guard: &Predicate) {
             add(&mut counter.upper);
         }
     }
+}
+
+/// `e` (over the statement's iterators) as an affine function of the counters, where it is
+/// one: each iterator is, and a floor `⌊(c_m + δ) / s⌋` is the tile counter `T` when `c_m`
+/// runs within `s·T + lo ..= s·T + hi` and `0 ≤ lo + δ`, `hi + δ < s` (a hyperplane's value
+/// divided by its tile size, as in "the first point of its tile").
+fn over_counters(e: &crate::predicate::Affine, iters: &[Lin], counters: &[Counter]) -> Option<Lin> {
+    use crate::predicate::Term;
+    let mut l = Lin { coef: vec![0; counters.len()], cst: e.cst };
+    for (a, t) in &e.terms {
+        let part = match t {
+            Term::Var(j) => iters[*j].clone(),
+            Term::Floor(f) => {
+                let num = over_counters(&f.num, iters, counters)?;
+                let m = num.coef.iter().position(|&x| x != 0)?;
+                if num.coef[m] != 1 || num.coef.iter().filter(|&&x| x != 0).count() != 1 {
+                    return None;
+                }
+                // The tile counter t with c_m ≥ s·T + lo and c_m ≤ s·T + hi.
+                let tiled = |b: &Lin| {
+                    let t = b.coef.iter().position(|&x| x != 0)?;
+                    (b.coef[t] == f.den && b.coef.iter().filter(|&&x| x != 0).count() == 1).then_some((t, b.cst + num.cst))
+                };
+                let lo = counters[m].lower.iter().filter_map(tiled).find(|&(_, lo)| lo >= 0)?;
+                let hi = counters[m].upper.iter().filter_map(tiled).find(|&(t, hi)| t == lo.0 && hi < f.den)?;
+                let mut coef = vec![0; counters.len()];
+                coef[hi.0] = 1;
+                Lin { coef, cst: 0 }
+            }
+        };
+        l.coef.iter_mut().zip(&part.coef).for_each(|(x, y)| *x += a * y);
+        l.cst += a * part.cst;
+    }
+    Some(l)
 }
 
 /// The inverse of a square integer matrix when it is integral (unimodular), by Gauss–Jordan

@@ -137,7 +137,7 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
             "ports": out.ports,
             "channels": peaks,
             "processes": processes.iter().zip(&out.processes).map(|(n, c)| serde_json::json!({
-                "process": n, "work_cycles": c.work, "wait_in_cycles": c.wait_in, "wait_out_cycles": c.wait_out })).collect::<Vec<_>>(),
+                "process": n, "work_cycles": c.work, "wait_in_cycles": c.wait_in, "wait_out_cycles": c.wait_out, "done_at": c.done_at })).collect::<Vec<_>>(),
         });
         println!("{}", serde_json::to_string_pretty(&j).map_err(|e| e.to_string())?);
     } else {
@@ -158,9 +158,9 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
         for (k, (name, pk)) in names.iter().zip(&out.peaks).enumerate() {
             let _ = writeln!(o, "{name:<44} {:>8} {pk:>8} {:>12}", size(name), full(k));
         }
-        let _ = writeln!(o, "{:<44} {:>10} {:>12} {:>12}", "process (cycles)", "working", "wait input", "wait room");
+        let _ = writeln!(o, "{:<44} {:>10} {:>12} {:>12} {:>10}", "process (cycles)", "working", "wait input", "wait room", "done at");
         for (name, c) in processes.iter().zip(&out.processes) {
-            let _ = writeln!(o, "{name:<44} {:>10} {:>12} {:>12}", c.work, c.wait_in, c.wait_out);
+            let _ = writeln!(o, "{name:<44} {:>10} {:>12} {:>12} {:>10}", c.work, c.wait_in, c.wait_out, c.done_at);
         }
         print!("{o}");
     }

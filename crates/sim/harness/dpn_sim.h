@@ -614,6 +614,8 @@ inline int run(Design& d, int argc, char** argv) {
     const size_t nc = d.channels.size(), np = d.processes.size();
     std::vector<uint64_t> full_cycles;  // per channel: cycles it could take no value (its producer would stall)
     std::vector<uint64_t> work_cycles, wait_in_cycles, wait_out_cycles;  // per process (dbg_work, …)
+    std::vector<uint64_t> done_cycles(np, 0);  // per process: the counted cycle in which its dbg_done first rose
+    uint64_t counted = 0;
 
     // ---- the clock
     uint64_t cyc = 0;
@@ -629,6 +631,9 @@ inline int run(Design& d, int argc, char** argv) {
             wait_in_cycles[k] += bit_of(d.dbg_wait_in, k);
             wait_out_cycles[k] += bit_of(d.dbg_wait_out, k);
         }
+        counted++;
+        for (size_t k = 0; k < np; k++)
+            if (!done_cycles[k] && bit_of(d.dbg_done, k)) done_cycles[k] = counted;
     };
     auto step = [&](bool check) -> bool {  // one cycle; returns whether anything moved on the m_axi side
         for (Bank& b : banks) b.tick();
@@ -789,7 +794,7 @@ inline int run(Design& d, int argc, char** argv) {
     for (size_t k = 0; k < nc; k++) js += fmt("%s%" PRIu32, k ? ", " : "", peaks[k]);
     js += "],\n  \"full_cycles\": [";
     for (size_t k = 0; k < full_cycles.size(); k++) js += fmt("%s%" PRIu64, k ? ", " : "", full_cycles[k]);
-    for (auto [key, counts] : {std::pair{"work_cycles", &work_cycles}, {"wait_in_cycles", &wait_in_cycles}, {"wait_out_cycles", &wait_out_cycles}}) {
+    for (auto [key, counts] : {std::pair{"work_cycles", &work_cycles}, {"wait_in_cycles", &wait_in_cycles}, {"wait_out_cycles", &wait_out_cycles}, {"done_cycles", &done_cycles}}) {
         js += fmt("],\n  \"%s\": [", key);
         for (size_t k = 0; k < counts->size(); k++) js += fmt("%s%" PRIu64, k ? ", " : "", (*counts)[k]);
     }

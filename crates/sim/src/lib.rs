@@ -182,6 +182,9 @@ pub struct ProcessCycles {
     pub work: u64,
     pub wait_in: u64,
     pub wait_out: u64,
+    /// The cycle (from ap_start, counting from 1) in which it first reported done; 0 if it never
+    /// did. The last process done sets the run's length, so this shows which one it is.
+    pub done_at: u64,
 }
 
 /// What one m_axi port carried in a run.
@@ -537,6 +540,7 @@ struct RunResult {
     work_cycles: Vec<u64>,
     wait_in_cycles: Vec<u64>,
     wait_out_cycles: Vec<u64>,
+    done_cycles: Vec<u64>,
     arrays: Vec<RunArray>,
     message: String,
     report: String,
@@ -692,6 +696,7 @@ pub fn run(
                 work: r.work_cycles[k],
                 wait_in: r.wait_in_cycles.get(k).copied().unwrap_or(0),
                 wait_out: r.wait_out_cycles.get(k).copied().unwrap_or(0),
+                done_at: r.done_cycles.get(k).copied().unwrap_or(0),
             })
             .collect(),
     })

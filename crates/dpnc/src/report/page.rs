@@ -210,7 +210,7 @@ pub fn render(f: &Facts) -> Result<String, String> {
                         Some(q) => format!("memory of {}", q.of),
                         None => String::new(),
                     };
-                    let dpnc_sim::ProcessCycles { work, wait_in, wait_out } = p.cycles;
+                    let dpnc_sim::ProcessCycles { work, wait_in, wait_out, .. } = p.cycles;
                     let busy = work + wait_in + wait_out;
                     let c = s.cycles as f64;
                     ProcessRow {

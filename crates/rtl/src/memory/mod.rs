@@ -188,16 +188,19 @@ pub fn modules(p: &Program, dpn: &Dpn, var: usize) -> Result<Modules, RtlError> 
     let name = format!("m_{}", p.vars[var].name);
     let all = ports(dpn, &dpn.memory_processes(var));
     let lanes = if p.vars[var].kind == VarKind::Local { Vec::new() } else { lanes::partition(dpn, &gens, &all) };
+    let mut walkers = Vec::new();
     if lanes.len() < 2 {
-        let text = module(p, dpn, var, &gens, &Shape { name: name.clone(), ports: all, lane: None })?;
-        return Ok(Modules { files: vec![(format!("{name}.v"), text)], cells: Vec::new() });
+        let text = module(p, dpn, var, &gens, &Shape { name: name.clone(), ports: all, lane: None }, &mut walkers)?;
+        let files = std::iter::once((format!("{name}.v"), text)).chain(walkers).collect();
+        return Ok(Modules { files, cells: Vec::new() });
     }
     let mut files = vec![(format!("{name}.v"), lanes::wrapper(p, var, &name, &lanes, &all))];
     for (k, lane) in lanes.iter().enumerate() {
         let lane_gens: Vec<Gen> = lane.gens.iter().map(|&g| gens[g].clone()).collect();
         let shape = Shape { name: lanes::lane_name(&name, k), ports: lane.ports(&all), lane: Some(k) };
-        files.push((format!("{}.v", shape.name), module(p, dpn, var, &lane_gens, &shape)?));
+        files.push((format!("{}.v", shape.name), module(p, dpn, var, &lane_gens, &shape, &mut walkers)?));
     }
+    files.extend(walkers);
     Ok(Modules { files, cells: vec![lanes::CELL] })
 }
 
@@ -246,8 +249,16 @@ fn generators<'a>(p: &'a Program, dpn: &'a Dpn, var: usize) -> Result<Vec<Gen<'a
     Ok(gens)
 }
 
-/// The memory module `shape` of array `var` with generators `gens`.
-fn module(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], shape: &Shape) -> Result<String, RtlError> {
+/// The memory module `shape` of array `var` with generators `gens`; the walkers of its own
+/// that it instantiates go to `walkers` as (file name, Verilog text).
+fn module(
+    p: &Program,
+    dpn: &Dpn,
+    var: usize,
+    gens: &[Gen],
+    shape: &Shape,
+    walkers: &mut Vec<(String, String)>,
+) -> Result<String, RtlError> {
     let v = &p.vars[var];
     // A temporary of the kernel lives in a memory of this process (cleared at start), not in DDR.
     let local = v.kind == VarKind::Local;
@@ -332,17 +343,26 @@ fn module(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], shape: &Shape) -> Re
     }
     for (g, gen) in gens.iter().enumerate() {
         let pr = &dpn.processes[gen.pi];
-        let l = crate::process::nest(pr)?;
+        // The process's walk, bounded further by what the channel's accesses imply (a
+        // reduction's stores are on its last step only): a walker of its own where that differs.
+        let own = crate::process::nest(pr)?;
+        let restricted = own.restricted(gen.cond);
+        let (l, walker) = if restricted == *own {
+            (own, format!("w_{}", pr.name))
+        } else {
+            let walker = format!("{}_w{g}", shape.name);
+            walkers.push((format!("{walker}.v"), crate::walk::module(&walker, &restricted)));
+            (&restricted, walker)
+        };
         let cw = crate::walk::cs_bits(l) - 1;
         let s = &p.stmts[gen.stmt];
         let names: Vec<String> = s.iters.iter().map(|i| format!("g{g}_{i}")).collect();
         let done = if n > 1 { "wdone" } else { "done" };
         let _ = writeln!(
             o,
-            "    // Generator {g}: {} {} ({}).\n    wire g{g}_valid, g{g}_{done}, g{g}_next;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{w}:0] g{g}_cs;\n    // verilator lint_on UNUSEDSIGNAL\n    w_{} walk{g} (.clk(clk), .rst(rst), .start(start), .next(g{g}_next), .valid(g{g}_valid), .done(g{g}_{done}), .cs(g{g}_cs));",
+            "    // Generator {g}: {} {} ({}).\n    wire g{g}_valid, g{g}_{done}, g{g}_next;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{w}:0] g{g}_cs;\n    // verilator lint_on UNUSEDSIGNAL\n    {walker} walk{g} (.clk(clk), .rst(rst), .start(start), .next(g{g}_next), .valid(g{g}_valid), .done(g{g}_{done}), .cs(g{g}_cs));",
             if gen.load { "loads for" } else { "stores from" },
             dpn.channels[gen.c].name,
-            pr.name,
             pr.name,
             w = cw,
         );
