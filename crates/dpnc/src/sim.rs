@@ -111,7 +111,8 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
     }
     let dpnc_sim::kernel::Simulated { store: got, outcome: out, channels: names, processes } = result?;
     let mismatch = Store::compare(&p, &want, &got);
-    // The network's DDR traffic, exactly; the run's differs by the whole beats it fetched.
+    // The network's DDR traffic, exactly; the run's differs by the whole beats it fetched and
+    // the lines its caches kept across bands.
     let needed = dpnc_dpn::metrics::report(&p, &dpn);
     let busiest = dpn.processes.iter().filter(|pr| pr.stmt().is_some()).map(|pr| pr.iterations).max().unwrap_or(0);
     let ratio = if busiest > 0 { out.cycles as f64 / busiest as f64 } else { 0.0 };
@@ -145,13 +146,18 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
         let _ = writeln!(o, "kernel {}: {}", dpn.kernel, if mismatch.is_none() { "bit-exact with the interpreter" } else { "MISMATCH" });
         let _ = writeln!(o, "cycles              {}", out.cycles);
         let _ = writeln!(o, "busiest process     {busiest} iterations ({ratio:.2} cycles per iteration)");
-        let extra = out.bytes_read.saturating_sub(needed.ddr_read_bytes);
+        // More: whole beats hold cells the network does not load; fewer: a line the cache still
+        // holds serves a later band's load of it.
+        let (more, diff) = match out.bytes_read.checked_sub(needed.ddr_read_bytes) {
+            Some(d) => ("more", d),
+            None => ("fewer", needed.ddr_read_bytes - out.bytes_read),
+        };
         let _ = writeln!(
             o,
-            "DDR bytes read      {} (the network's loads), {} fetched in whole beats: {extra} more ({:.1} %)",
+            "DDR bytes read      {} (the network's loads), {} fetched in whole beats: {diff} {more} ({:.1} %)",
             needed.ddr_read_bytes,
             out.bytes_read,
-            100.0 * extra as f64 / needed.ddr_read_bytes.max(1) as f64
+            100.0 * diff as f64 / needed.ddr_read_bytes.max(1) as f64
         );
         let _ = writeln!(o, "DDR bytes written   {}", out.bytes_written);
         let _ = writeln!(o, "{:<44} {:>8} {:>8} {:>12}", "channel (stream)", "size", "peak", "cycles full");

@@ -155,12 +155,13 @@ impl Cache {
     }
 
     /// Its table, its lines, and the σ-next load's line split into index, tag and lane.
-    fn declare(&self, o: &mut String) {
+    fn declare(&self, o: &mut String, stamped: bool) {
         let (ib, lb) = (self.index_bits, self.index_bits + self.tag_bits);
         let _ = writeln!(
             o,
-            "    // Load cache: {} lines of {LINE_BYTES} bytes, direct-mapped.\n    reg [31:0] band_no;\n    reg [{n}:0] filled;\n    reg [31:0] stamp [0:{n}];\n    reg [{}:0] lines [0:{n}];\n    // verilator lint_off UNUSEDSIGNAL\n    wire [63:0] pick_line = $unsigned(pick_cell_full) >> {};\n    // verilator lint_on UNUSEDSIGNAL\n    wire [{}:0] pick_idx = pick_line[{}:0];\n    wire [{}:0] pick_lane = pick_cell_full[{}:0];",
+            "    // Load cache: {} lines of {LINE_BYTES} bytes, direct-mapped.\n{}    reg [{n}:0] filled;\n    reg [{}:0] lines [0:{n}];\n    // verilator lint_off UNUSEDSIGNAL\n    wire [63:0] pick_line = $unsigned(pick_cell_full) >> {};\n    // verilator lint_on UNUSEDSIGNAL\n    wire [{}:0] pick_idx = pick_line[{}:0];\n    wire [{}:0] pick_lane = pick_cell_full[{}:0];",
             self.lines,
+            if stamped { format!("    reg [31:0] band_no;\n    reg [31:0] stamp [0:{}];\n", self.lines - 1) } else { String::new() },
             AXI_DATA_BITS - 1,
             self.lane_bits,
             ib - 1,
@@ -273,10 +274,14 @@ fn module(
     let has_stores = gens.iter().any(|g| !g.load);
     // Loads and stores of DDR: their order matters (`winner`, `war`).
     let ordered = !local && has_loads && has_stores;
-    // DDR loads go through a line cache (`hit`), valid for one band.
+    // DDR loads go through a line cache (`hit`).
     let cached = !local && has_loads;
     // Loads wait for the stores of their cells only (`SOURCE_WAIT`), not for whole bands.
     let fine = ordered && gens.iter().filter(|g| g.load).all(|g| dpn.channels[g.c].ddr_source.is_some());
+    // A cached line is valid for the band that fetched it only, unless no store can change it
+    // behind the cache's back: the array is only read, or each line's stores are tracked
+    // ([`sources::FRESH`]).
+    let stamped = has_stores && !fine;
     let len = v.len().max(1);
     let xw = index_bits(len);
     let cache = Cache::new(len, eb as usize);
@@ -542,7 +547,7 @@ fn module(
     }
     // The band of the σ-next access (nest and every tile coordinate but the last): the cache's
     // validity, and which stores a load must wait for.
-    if cached || ordered {
+    if stamped || ordered {
         for k in 0..bk {
             let per_gen: Vec<String> = gens
                 .iter()
@@ -564,23 +569,34 @@ fn module(
     }
     // The load cache's table: per line, the band it was last fetched in (counted from 1) and
     // its tag; its data arrives with the R beat.
-    if cached {
-        cache.declare(&mut o);
+    if cached && !stamped {
+        cache.declare(&mut o, false);
+        if fine {
+            o.push_str(&fill(FRESH, &[("$N", (cache.lines - 1).to_string()), ("$W", cache.lines.to_string())]));
+        }
+        let tag = cache.tag_bits > 0;
+        let _ = writeln!(
+            o,
+            "    // Its line was fetched already{}: no DDR read.\n    wire hit = filled[pick_idx]{}{};\n    always @(posedge clk) begin\n        if (start) filled <= {n}'d0;\n        else if (ld_go && !hit) filled[pick_idx] <= 1'b1;\n    end{}",
+            if fine { " and no store reached it since" } else { "" },
+            if tag { " && tag[pick_idx] == pick_tag" } else { "" },
+            if fine { " && fresh" } else { "" },
+            if tag { "\n    always @(posedge clk) if (ld_go && !hit) tag[pick_idx] <= pick_tag;" } else { "" },
+            n = cache.lines,
+        );
+    } else if cached {
+        cache.declare(&mut o, true);
         let mut other = vec!["band_no == 32'd0".to_string()];
         for k in 0..bk {
             let _ = writeln!(o, "    reg signed [63:0] band{k};");
             other.push(format!("band{k} != pick_band{k}"));
         }
         let sets: Vec<String> = (0..bk).map(|k| format!("band{k} <= pick_band{k};")).collect();
-        if fine {
-            o.push_str(&fill(FRESH, &[("$N", (cache.lines - 1).to_string()), ("$W", cache.lines.to_string())]));
-        }
         let _ = writeln!(
             o,
-            "    wire other_band = {};\n    wire [31:0] next_band = other_band ? band_no + 32'd1 : band_no;\n    // Its line was fetched in this band already: no DDR read.\n    wire hit = filled[pick_idx] && stamp[pick_idx] == next_band{}{};\n    always @(posedge clk) begin\n        if (start) begin\n            band_no <= 32'd0;\n            filled <= {n}'d0;\n        end else if (ld_go) begin\n            band_no <= next_band;\n            {}\n            if (!hit) filled[pick_idx] <= 1'b1;\n        end\n    end\n    always @(posedge clk) begin\n        if (ld_go && !hit) begin\n            stamp[pick_idx] <= next_band;{}\n        end\n    end",
+            "    wire other_band = {};\n    wire [31:0] next_band = other_band ? band_no + 32'd1 : band_no;\n    // Its line was fetched in this band already: no DDR read.\n    wire hit = filled[pick_idx] && stamp[pick_idx] == next_band{};\n    always @(posedge clk) begin\n        if (start) begin\n            band_no <= 32'd0;\n            filled <= {n}'d0;\n        end else if (ld_go) begin\n            band_no <= next_band;\n            {}\n            if (!hit) filled[pick_idx] <= 1'b1;\n        end\n    end\n    always @(posedge clk) begin\n        if (ld_go && !hit) begin\n            stamp[pick_idx] <= next_band;{}\n        end\n    end",
             other.join(" || "),
             if cache.tag_bits > 0 { " && tag[pick_idx] == pick_tag" } else { "" },
-            if fine { " && fresh" } else { "" },
             sets.join(" "),
             if cache.tag_bits > 0 { "\n            tag[pick_idx] <= pick_tag;" } else { "" },
             n = cache.lines,
