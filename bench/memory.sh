@@ -3,7 +3,9 @@
 # usage: [DPNC=path] [CASES="gemm44 bicg16 …"] bench/memory.sh POLYBENCH_DIR
 # Per case: cycles, the busiest process's iterations, the DDR bound (bytes through the busiest
 # port ÷ 64 B per cycle, one 512-bit beat), cycles ÷ the larger bound, the bytes the network
-# reads, those the run fetched (whole beats) and how many more that is, and the bytes written.
+# reads, those the run fetched (whole beats) and how many more that is (negative: lines cached
+# across bands), of those the bytes fetched again (their line had been read before), and the
+# bytes written.
 set -euo pipefail
 dir=${1:?usage: bench/memory.sh POLYBENCH_DIR}
 cd "$(dirname "$0")/.."
@@ -13,16 +15,19 @@ trap 'rm -rf "$work"' EXIT
 pb=(-I "$dir/utilities" -DDATA_TYPE_IS_FLOAT)
 gemm=$dir/linear-algebra/blas/gemm/gemm.c
 bicg=$dir/linear-algebra/kernels/bicg/bicg.c
+jacobi=$dir/stencils/jacobi-1d/jacobi-1d.c
 declare -A args=(
   [gemm1]="$gemm ${pb[*]} -DSMALL_DATASET --tile 32 --par 1"
   [gemm44]="$gemm ${pb[*]} -DSMALL_DATASET --tile 32 --par 4,4"
   [bicg1]="$bicg ${pb[*]} -DSMALL_DATASET --tile 32 --par 1"
   [bicg16]="$bicg ${pb[*]} -DSMALL_DATASET --tile 32 --par 16"
+  [jacobi1]="$jacobi ${pb[*]} -DMEDIUM_DATASET --tile 64 --par 1"
+  [jacobi16]="$jacobi ${pb[*]} -DMEDIUM_DATASET --tile 64 --par 16"
   [saxpy]="bench/kernels/saxpy.c --tile 1024"
   [gemm44-medium]="$gemm ${pb[*]} -DMEDIUM_DATASET --tile 32 --par 4,4"
 )
-printf '%-14s %9s %9s %9s %6s %10s %10s %6s %10s\n' case cycles busiest "DDR bound" ratio "read (B)" "fetched" "extra" "written"
-for c in ${CASES:-gemm1 gemm44 bicg1 bicg16 saxpy}; do
+printf '%-14s %9s %9s %9s %6s %10s %10s %6s %8s %10s\n' case cycles busiest "DDR bound" ratio "read (B)" "fetched" "extra" "again" "written"
+for c in ${CASES:-gemm1 gemm44 bicg1 bicg16 jacobi1 jacobi16 saxpy}; do
   # shellcheck disable=SC2086
   "$DPNC" sim ${args[$c]} --random 1 --json --max-cycles 50000000 > "$work/$c.json" 2> "$work/$c.err" || {
     echo "$c: dpnc sim failed:"; tail -3 "$work/$c.err"; continue; }
@@ -34,6 +39,7 @@ ddr = max(p["bytes_read"] + p["bytes_written"] for p in ports) / 64
 bound = max(d["busiest_process_iterations"], ddr)
 fetched = d.get("ddr_bytes_fetched", d["ddr_bytes_read"])
 extra = 100 * (fetched - d["ddr_bytes_read"]) / max(1, d["ddr_bytes_read"])
-print(f'{sys.argv[2]:<14} {d["cycles"]:>9} {d["busiest_process_iterations"]:>9} {ddr:>9.0f} {d["cycles"] / bound:>6.2f} {d["ddr_bytes_read"]:>10} {fetched:>10} {extra:>5.1f}% {d["ddr_bytes_written"]:>10}' + ("" if d["bit_exact"] else "  NOT BIT-EXACT"))
+again = sum(p.get("bytes_reread", 0) for p in ports)
+print(f'{sys.argv[2]:<14} {d["cycles"]:>9} {d["busiest_process_iterations"]:>9} {ddr:>9.0f} {d["cycles"] / bound:>6.2f} {d["ddr_bytes_read"]:>10} {fetched:>10} {extra:>5.1f}% {again:>8} {d["ddr_bytes_written"]:>10}' + ("" if d["bit_exact"] else "  NOT BIT-EXACT"))
 PY
 done

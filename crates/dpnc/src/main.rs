@@ -66,7 +66,8 @@ enum Command {
     /// seeded jitter, the board's banks at their peak bandwidth), runs it, and compares every
     /// output array with the interpreter's. Prints cycles, DDR bytes (the network's, and those
     /// fetched in whole beats), per-channel peak occupancy and per process the cycles it worked,
-    /// waited for an input and waited for room (a table, or --json). A deadlock or timeout is
+    /// waited for an input and waited for room, and the cycle it was done (a table, or --json):
+    /// the last process done is the one that set the run's length. A deadlock or timeout is
     /// reported with the processes and channels involved.
     Sim(sim::SimArgs),
     /// Synthesise the Verilog design with Yosys (synth_xilinx, UltraScale+) and report LUT,

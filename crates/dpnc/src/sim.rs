@@ -152,9 +152,10 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
             Some(d) => ("more", d),
             None => ("fewer", needed.ddr_read_bytes - out.bytes_read),
         };
+        let again: u64 = out.ports.iter().map(|p| p.bytes_reread).sum();
         let _ = writeln!(
             o,
-            "DDR bytes read      {} (the network's loads), {} fetched in whole beats: {diff} {more} ({:.1} %)",
+            "DDR bytes read      {} (the network's loads), {} fetched in whole beats: {diff} {more} ({:.1} %); {again} of them fetched again",
             needed.ddr_read_bytes,
             out.bytes_read,
             100.0 * diff as f64 / needed.ddr_read_bytes.max(1) as f64

@@ -52,6 +52,7 @@
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -205,6 +206,8 @@ struct Port {
     std::deque<Burst> rq, wq;
     size_t w_next = 0;  // index in wq of the burst receiving W beats
     uint64_t bytes_read = 0, bytes_written = 0, read_bursts = 0, write_bursts = 0;
+    uint64_t bytes_reread = 0;                  // read bytes of beats whose bus-wide line an earlier beat read
+    std::unordered_set<uint64_t> lines_read;  // bus-wide lines read so far
     // handshakes or pending valids of the previous cycle, for the stability checks
     bool ar_wait = false, aw_wait = false, w_wait = false;
     uint64_t ar_prev[4], aw_prev[4];
@@ -367,7 +370,9 @@ struct Port {
         if (*pin.rvalid && *pin.rready) {
             Burst& b = rq.front();
             uint64_t a = beat_addr(b, b.done);
-            bytes_read += ((a & ~((1ull << b.size) - 1)) + (1ull << b.size)) - a;
+            uint64_t n = ((a & ~((1ull << b.size) - 1)) + (1ull << b.size)) - a;
+            bytes_read += n;
+            if (!lines_read.insert(a / bus_bytes).second) bytes_reread += n;
             bank->spend(1ull << b.size);
             if (++b.done == b.beats) rq.pop_front();
             life = true;
@@ -786,10 +791,10 @@ inline int run(Design& d, int argc, char** argv) {
     js += fmt("  \"bytes_read\": %" PRIu64 ",\n  \"bytes_written\": %" PRIu64 ",\n", rd, wr);
     js += "  \"ports\": [";
     for (size_t i = 0; i < ports.size(); i++)
-        js += fmt("%s{\"name\": %s, \"bytes_read\": %" PRIu64 ", \"bytes_written\": %" PRIu64 ", \"read_bursts\": %" PRIu64
-                  ", \"write_bursts\": %" PRIu64 "}",
-                  i ? ", " : "", json_str(ports[i].name).c_str(), ports[i].bytes_read, ports[i].bytes_written, ports[i].read_bursts,
-                  ports[i].write_bursts);
+        js += fmt("%s{\"name\": %s, \"bytes_read\": %" PRIu64 ", \"bytes_reread\": %" PRIu64 ", \"bytes_written\": %" PRIu64
+                  ", \"read_bursts\": %" PRIu64 ", \"write_bursts\": %" PRIu64 "}",
+                  i ? ", " : "", json_str(ports[i].name).c_str(), ports[i].bytes_read, ports[i].bytes_reread, ports[i].bytes_written,
+                  ports[i].read_bursts, ports[i].write_bursts);
     js += "],\n  \"peaks\": [";
     for (size_t k = 0; k < nc; k++) js += fmt("%s%" PRIu32, k ? ", " : "", peaks[k]);
     js += "],\n  \"full_cycles\": [";

@@ -281,7 +281,7 @@ fn module(
     // A cached line is valid for the band that fetched it only, unless no store can change it
     // behind the cache's back: the array is only read, or each line's stores are tracked
     // ([`sources::FRESH`]).
-    let stamped = has_stores && !fine;
+    let stamped = cached && has_stores && !fine;
     let len = v.len().max(1);
     let xw = index_bits(len);
     let cache = Cache::new(len, eb as usize);
