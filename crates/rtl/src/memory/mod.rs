@@ -127,14 +127,14 @@ struct Field {
     value: String,
 }
 
-/// The load cache of one array: direct-mapped, one [`LINE_BYTES`] line per entry. A line is
-/// valid for the band that fetched it only: a band never loads a cell it stores (that value
-/// stays on chip), so within a band what a line holds of the cells it loads is current, and a
-/// later band fetches it again after the earlier bands' stores have landed (where loads wait
-/// only for their own sources, [`sources::FRESH`] also refetches a line a store reached after
-/// its fetch). Tags and stamps
-/// change at issue and the lines at fan-out, both in issue order, so a hit finds its line
-/// filled by the miss before it, whatever comes after.
+/// The load cache of one array: direct-mapped, one [`LINE_BYTES`] line per entry. Where the
+/// array is only read, or its loads wait for their own sources ([`sources::FRESH`] refetches a
+/// line a store reached after its fetch), a line stays valid. Otherwise it is valid for the
+/// band that fetched it only: a band never loads a cell it stores (that value stays on chip),
+/// so within a band what a line holds of the cells it loads is current, and a later band
+/// fetches it again after the earlier bands' stores have landed. Tags and stamps change at
+/// issue and the lines at fan-out, both in issue order, so a hit finds its line filled by the
+/// miss before it, whatever comes after.
 struct Cache {
     /// Entries, a power of two.
     lines: usize,
@@ -231,6 +231,12 @@ fn generators<'a>(p: &'a Program, dpn: &'a Dpn, var: usize) -> Result<Vec<Gen<'a
         if mems.contains(&ch.producer) {
             let ProcessKind::Compute { stmt, .. } = dpn.processes[ch.consumer].kind else { continue };
             let cond = need(dpn, c, &ch.first_use, "first-use")?;
+            // A channel whose values all come with another channel's first uses (`fanout`)
+            // needs no walk of its own: walking its consumer's points would only hold back
+            // the σ order of the generators that load.
+            if cond.is_false() {
+                continue;
+            }
             gens.push(Gen { c, load: true, pi: ch.consumer, stmt, access: &p.stmts[stmt].reads[ch.port.unwrap_or(0)], cond });
         }
     }
