@@ -92,6 +92,8 @@ fn the_report_shows_the_network_simulation_and_synthesis_in_a_browser() {
         assert_eq!((&p["process"], &p["work_cycles"]), (&q["name"], &q["work"]));
         let spent = ["work_cycles", "wait_in_cycles", "wait_out_cycles"].iter().map(|w| p[w].as_u64().unwrap_or(0)).sum::<u64>();
         assert!(spent <= sim["cycles"].as_u64().unwrap_or(0), "{p}");
+        let done = p["done_at"].as_u64().unwrap_or(0);
+        assert!(done > 0 && done <= sim["cycles"].as_u64().unwrap_or(0), "{p}");
     }
     // Every compute process works once per iteration.
     for pr in facts(&dir)["processes"].as_array().into_iter().flatten().filter(|p| p["role"] == "Compute") {

@@ -206,8 +206,8 @@ struct Port {
     std::deque<Burst> rq, wq;
     size_t w_next = 0;  // index in wq of the burst receiving W beats
     uint64_t bytes_read = 0, bytes_written = 0, read_bursts = 0, write_bursts = 0;
-    uint64_t bytes_reread = 0;                  // read bytes of beats whose bus-wide line an earlier beat read
-    std::unordered_set<uint64_t> lines_read;  // bus-wide lines read so far
+    uint64_t bytes_reread = 0;               // read bytes of beats that an earlier beat of their size had read
+    std::unordered_set<uint64_t> beats_read;  // (aligned address, size) of the beats read so far
     // handshakes or pending valids of the previous cycle, for the stability checks
     bool ar_wait = false, aw_wait = false, w_wait = false;
     uint64_t ar_prev[4], aw_prev[4];
@@ -372,7 +372,7 @@ struct Port {
             uint64_t a = beat_addr(b, b.done);
             uint64_t n = ((a & ~((1ull << b.size) - 1)) + (1ull << b.size)) - a;
             bytes_read += n;
-            if (!lines_read.insert(a / bus_bytes).second) bytes_reread += n;
+            if (!beats_read.insert(((a >> b.size) << 3) | b.size).second) bytes_reread += n;
             bank->spend(1ull << b.size);
             if (++b.done == b.beats) rq.pop_front();
             life = true;

@@ -192,7 +192,7 @@ pub struct ProcessCycles {
 pub struct PortTraffic {
     pub name: String,
     pub bytes_read: u64,
-    /// Of `bytes_read`, those of beats whose bus-wide line an earlier beat had read: fetched
+    /// Of `bytes_read`, those of beats that an earlier beat of the same size had read: fetched
     /// again (a cache line evicted, or fetched by two lanes), not beats wider than the data.
     pub bytes_reread: u64,
     pub bytes_written: u64,

@@ -148,8 +148,13 @@ fn vscale_is_exact_and_seeds_change_timing() {
         assert!(o.cycles > N as u64, "{} cycles for {N} elements at one per cycle", o.cycles);
         assert!(o.cycles < 20 * N as u64, "{} cycles", o.cycles);
         assert_eq!(o.bytes_read, 4 * N as u64);
+        assert_eq!(o.ports.iter().map(|p| p.bytes_reread).sum::<u64>(), 0, "every element is read once");
         assert_eq!(o.bytes_written, 4 * N as u64);
         assert_eq!(o.peaks.len(), 1);
+        // Each process is done after its work and before the host saw ap_done.
+        for p in &o.processes {
+            assert!(p.done_at >= p.work && p.done_at <= o.cycles, "{p:?} in {} cycles", o.cycles);
+        }
         assert!((1..=8).contains(&o.peaks[0]), "peak {} of a depth-8 FIFO", o.peaks[0]);
     }
     assert_ne!(o1.cycles, o2.cycles, "the seed did not change the timing");

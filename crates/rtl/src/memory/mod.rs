@@ -573,8 +573,8 @@ fn module(
             let _ = writeln!(o, "    wire signed [63:0] pick_band{k} = {e};");
         }
     }
-    // The load cache's table: per line, the band it was last fetched in (counted from 1) and
-    // its tag; its data arrives with the R beat.
+    // The load cache's table: per line, its tag and (where lines serve one band) the band it
+    // was last fetched in, counted from 1; its data arrives with the R beat.
     if cached && !stamped {
         cache.declare(&mut o, false);
         if fine {
