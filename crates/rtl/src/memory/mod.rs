@@ -575,36 +575,47 @@ fn module(
     }
     // The load cache's table: per line, its tag and (where lines serve one band) the band it
     // was last fetched in, counted from 1; its data arrives with the R beat.
-    if cached && !stamped {
-        cache.declare(&mut o, false);
+    if cached {
+        cache.declare(&mut o, stamped);
         if fine {
             o.push_str(&fill(FRESH, &[("$N", (cache.lines - 1).to_string()), ("$W", cache.lines.to_string())]));
         }
+        // Where lines serve one band: the band of the σ-next load, counted from 1.
+        let (mut cond, mut clear, mut step, mut note) = (String::new(), String::new(), String::new(), String::new());
+        if stamped {
+            let mut other = vec!["band_no == 32'd0".to_string()];
+            for k in 0..bk {
+                let _ = writeln!(o, "    reg signed [63:0] band{k};");
+                other.push(format!("band{k} != pick_band{k}"));
+            }
+            let _ = writeln!(
+                o,
+                "    wire other_band = {};\n    wire [31:0] next_band = other_band ? band_no + 32'd1 : band_no;",
+                other.join(" || ")
+            );
+            let sets: Vec<String> = (0..bk).map(|k| format!(" band{k} <= pick_band{k};")).collect();
+            cond = " && stamp[pick_idx] == next_band".into();
+            clear = " band_no <= 32'd0;".into();
+            step = format!("\n            band_no <= next_band;{}", sets.concat());
+            note = " in this band".into();
+        }
+        if fine {
+            note.push_str(" and no store reached it since");
+        }
         let tag = cache.tag_bits > 0;
+        let mut fetched = Vec::new();
+        if stamped {
+            fetched.push("stamp[pick_idx] <= next_band;");
+        }
+        if tag {
+            fetched.push("tag[pick_idx] <= pick_tag;");
+        }
         let _ = writeln!(
             o,
-            "    // Its line was fetched already{}: no DDR read.\n    wire hit = filled[pick_idx]{}{};\n    always @(posedge clk) begin\n        if (start) filled <= {n}'d0;\n        else if (ld_go && !hit) filled[pick_idx] <= 1'b1;\n    end{}",
-            if fine { " and no store reached it since" } else { "" },
+            "    // Its line was fetched already{note}: no DDR read.\n    wire hit = filled[pick_idx]{cond}{}{};\n    always @(posedge clk) begin\n        if (start) begin\n            filled <= {n}'d0;{clear}\n        end else if (ld_go) begin{step}\n            if (!hit) filled[pick_idx] <= 1'b1;\n        end\n    end{}",
             if tag { " && tag[pick_idx] == pick_tag" } else { "" },
             if fine { " && fresh" } else { "" },
-            if tag { "\n    always @(posedge clk) if (ld_go && !hit) tag[pick_idx] <= pick_tag;" } else { "" },
-            n = cache.lines,
-        );
-    } else if cached {
-        cache.declare(&mut o, true);
-        let mut other = vec!["band_no == 32'd0".to_string()];
-        for k in 0..bk {
-            let _ = writeln!(o, "    reg signed [63:0] band{k};");
-            other.push(format!("band{k} != pick_band{k}"));
-        }
-        let sets: Vec<String> = (0..bk).map(|k| format!("band{k} <= pick_band{k};")).collect();
-        let _ = writeln!(
-            o,
-            "    wire other_band = {};\n    wire [31:0] next_band = other_band ? band_no + 32'd1 : band_no;\n    // Its line was fetched in this band already: no DDR read.\n    wire hit = filled[pick_idx] && stamp[pick_idx] == next_band{};\n    always @(posedge clk) begin\n        if (start) begin\n            band_no <= 32'd0;\n            filled <= {n}'d0;\n        end else if (ld_go) begin\n            band_no <= next_band;\n            {}\n            if (!hit) filled[pick_idx] <= 1'b1;\n        end\n    end\n    always @(posedge clk) begin\n        if (ld_go && !hit) begin\n            stamp[pick_idx] <= next_band;{}\n        end\n    end",
-            other.join(" || "),
-            if cache.tag_bits > 0 { " && tag[pick_idx] == pick_tag" } else { "" },
-            sets.join(" "),
-            if cache.tag_bits > 0 { "\n            tag[pick_idx] <= pick_tag;" } else { "" },
+            if fetched.is_empty() { String::new() } else { format!("\n    always @(posedge clk) if (ld_go && !hit) begin {} end", fetched.join(" ")) },
             n = cache.lines,
         );
     }
