@@ -79,7 +79,15 @@ fn every_board_gets_its_platform_part_and_banks() {
             assert!(sps.contains(&format!("{kernel}_1.{array}:{want_bank}").as_str()), "{name}: {array} is not on {want_bank}: {sps:?}");
             let pragma = lines_with(&files["kernel.cpp"], &format!("#pragma HLS interface m_axi port={array} "));
             let [pragma] = pragma.as_slice() else { panic!("{name}: {array} has {} m_axi pragmas", pragma.len()) };
-            let bundle = pragma.split_whitespace().find_map(|w| w.strip_prefix("bundle=")).unwrap().to_string();
+            let field = |key: &str| {
+                pragma.split_whitespace().find_map(|w| w.strip_prefix(key)).unwrap_or_else(|| panic!("{name}: no {key} in {pragma}"))
+            };
+            // A 512-bit port: the array's 64-byte beats, in bursts of up to 4 KiB.
+            let v = c.p.vars.iter().find(|v| v.name == *array).unwrap();
+            assert_eq!(field("depth="), (v.len() * 4).div_ceil(64).to_string(), "{name}: {pragma}");
+            assert_eq!((field("max_read_burst_length="), field("max_write_burst_length=")), ("64", "64"), "{name}");
+            assert!(files["kernel.cpp"].contains(&format!("dpn_hls::Line* {array}")), "{name}: {array} is not a 512-bit port");
+            let bundle = field("bundle=").to_string();
             let bank = bank_of_bundle.entry(bundle.clone()).or_insert_with(|| want_bank.clone());
             assert_eq!(bank, want_bank, "{name}: bundle {bundle} spans two banks");
         }

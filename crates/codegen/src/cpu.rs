@@ -55,7 +55,7 @@ impl<'a> Gen<'a> {
         for (pi, pr) in dpn.processes.iter().enumerate() {
             match (pr.kind.clone(), g.flavour) {
                 (ProcessKind::Compute { stmt, .. }, _) => g.compute(&mut out, pi, stmt)?,
-                // Vitis: one memory process per array does both (see `vitis.rs`).
+                // Vitis: one memory process per array does both (see `vitis/`).
                 (_, Flavour::Vitis) => {}
                 (ProcessKind::Load { var }, _) => g.load(&mut out, pi, var)?,
                 (ProcessKind::Store { var }, _) => g.store(&mut out, pi, var)?,
@@ -202,10 +202,10 @@ impl Gen<'_> {
         })
     }
     /// The flat offset of `a` in its array, and the subscripts, over `names`.
-    fn subscripts(&self, a: &Access, names: &[String]) -> Vec<String> {
+    pub(crate) fn subscripts(&self, a: &Access, names: &[String]) -> Vec<String> {
         a.index.iter().map(|x| expr::aff(x, names, &self.params)).collect()
     }
-    fn flat(&self, var: usize, idx: &[String]) -> String {
+    pub(crate) fn flat(&self, var: usize, idx: &[String]) -> String {
         let dims = &self.p.vars[var].dims;
         let mut s = String::from("0LL");
         for (x, d) in idx.iter().zip(dims) {
@@ -323,7 +323,7 @@ struct Walk {
         }
         for (c, ch) in self.dpn.channels.iter().enumerate() {
             match (ch.kind, self.flavour) {
-                // Vitis streams are declared in the top function (see `vitis.rs`).
+                // Vitis streams are declared in the top function (see `vitis/`).
                 (ChannelKind::Fifo | ChannelKind::FifoReg, Flavour::Vitis) => {}
                 (ChannelKind::Fifo | ChannelKind::FifoReg, Flavour::Cuda) => {
                     let _ = writeln!(out, "__device__ dpn_gpu::Fifo<{}, {}> {};", ch.elem, ch.size.max(1), self.chan_obj(c));
@@ -647,36 +647,26 @@ struct Walk {
     }
 
     /// Whether the Load generators `gens` share DDR reads through a cell table.
-    pub(crate) fn shared(&self, gens: &[LoadGen]) -> bool {
+    fn shared(&self, gens: &[LoadGen]) -> bool {
         gens.iter().any(|g| self.dpn.channels[g.c].shared_load)
     }
 
-    /// The cell table of a shared Load of `var`: declarations (`static` inside the process for
-    /// Vitis, where nothing is shared at file scope) and the merge state.
-    pub(crate) fn shared_state(&self, var: usize) -> (String, String) {
+    /// The cell table of a shared Load of `var`: its declarations and the merge state.
+    fn shared_state(&self, var: usize) -> (String, String) {
         let v = &self.p.vars[var];
         let (n, len, ty) = (&v.name, v.len().max(1), v.ty.c_name());
         let bk = band_key(self.p, &self.dpn.nests, &self.dpn.tile, 0).len();
-        let mut state = format!("    dpn_key_t band[{bk}];\n    long long band_no = 0;");
-        let decl = if self.flavour == Flavour::Vitis {
-            let _ = write!(
-                state,
-                "\n    static long long stamp_{n}[{len}];\n    static {ty} cache_{n}[{len}];\n    for (long long x = 0; x < {len}; ++x) stamp_{n}[x] = 0;"
-            );
-            String::new()
-        } else {
-            format!("{q} long long stamp_{n}[{len}];\n{q} {ty} cache_{n}[{len}];\n", q = self.qual())
-        };
         (
             format!(
-                "// Each channel is served at its own first use; a cell is read from DDR once per band\n// (stamp: the band it was last read in, counted from 1).\n{decl}"
+                "// Each channel is served at its own first use; a cell is read from DDR once per band\n// (stamp: the band it was last read in, counted from 1).\n{q} long long stamp_{n}[{len}];\n{q} {ty} cache_{n}[{len}];\n",
+                q = self.qual()
             ),
-            state,
+            format!("    dpn_key_t band[{bk}];\n    long long band_no = 0;"),
         )
     }
 
     /// Case `g` of a Load merge: generator `gen` reads its cell of `var` and fans it out.
-    pub(crate) fn load_case(&self, out: &mut String, g: usize, gen: &LoadGen, var: usize, shared: bool) {
+    fn load_case(&self, out: &mut String, g: usize, gen: &LoadGen, var: usize, shared: bool) {
         let names = self.case_open(out, g, gen.stmt);
         let a = &self.p.stmts[gen.stmt].reads[gen.port];
         let idx = self.subscripts(a, &names);
@@ -693,24 +683,29 @@ struct Walk {
         } else {
             let _ = writeln!(out, "            const {} v = {}[{}];", self.p.vars[var].ty.c_name(), self.array(var), self.flat(var, &idx));
         }
+        self.fan_out(out, g, gen, &names, &idx);
+    }
+
+    /// The end of load case `g`: its value `v` (of cell `idx`) goes to every channel of
+    /// generator `gen`'s fan-out, and the generator moves on.
+    pub(crate) fn fan_out(&self, out: &mut String, g: usize, gen: &LoadGen, names: &[String], idx: &[String]) {
         for (q, pred) in &self.dpn.channels[gen.c].fanout {
-            let wr = self.write_channel(*q, &idx, "v");
+            let wr = self.write_channel(*q, idx, "v");
             if pred.is_true() {
                 let _ = writeln!(out, "            {wr}");
             } else {
-                let _ = writeln!(out, "            if ({}) {wr}", pred_c(pred, &names));
+                let _ = writeln!(out, "            if ({}) {wr}", pred_c(pred, names));
             }
         }
         let _ = writeln!(out, "            h{g} = g{g}.next();\n            break;\n        }}");
     }
 
     /// Case `g` of a Store merge: generator `gen`'s value goes to its cell of `var`.
-    pub(crate) fn store_case(&self, out: &mut String, g: usize, gen: &LoadGen, var: usize) {
+    fn store_case(&self, out: &mut String, g: usize, gen: &LoadGen, var: usize) {
         let names = self.case_open(out, g, gen.stmt);
         let idx = self.subscripts(&self.p.stmts[gen.stmt].write, &names);
         let obj = self.chan_obj(gen.c);
-        let pop = if self.flavour == Flavour::Vitis { format!("{obj}.read()") } else { format!("{obj}.pop({})", self.id(gen.c, true)) };
-        let _ = writeln!(out, "            {}[{}] = {pop};", self.array(var), self.flat(var, &idx));
+        let _ = writeln!(out, "            {}[{}] = {obj}.pop({});", self.array(var), self.flat(var, &idx), self.id(gen.c, true));
         let _ = writeln!(out, "            h{g} = g{g}.next();\n            break;\n        }}");
     }
 
@@ -802,7 +797,7 @@ struct Walk {
     }
 
     /// Opens `case g` of a merge with the instance's iterators named; returns the names.
-    fn case_open(&self, out: &mut String, g: usize, stmt: usize) -> Vec<String> {
+    pub(crate) fn case_open(&self, out: &mut String, g: usize, stmt: usize) -> Vec<String> {
         let names = it_names(self.p, stmt);
         let _ = writeln!(out, "        case {g}: {{");
         for (i, n) in names.iter().enumerate() {

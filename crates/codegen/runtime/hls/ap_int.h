@@ -2,7 +2,8 @@
 // for dpnc, so that the HLS C++ dpnc generates compiles with a plain C++17 compiler. It is not
 // Xilinx's header; real HLS builds use Vitis's own.
 //
-// Supported: widths 1 <= W <= 64 (a static_assert rejects others). An ap_uint<W> holds a value
+// Supported: widths 1 <= W <= 64 (a static_assert rejects others), and ap_uint<512>, the width of
+// a Vitis kernel's m_axi data port, with only what a bus beat needs (see its class below). An ap_uint<W> holds a value
 // in [0, 2^W), an ap_int<W> a two's-complement value in [-2^(W-1), 2^(W-1)); every constructor
 // and assignment wraps modulo 2^W, as in Vitis.
 //
@@ -338,4 +339,59 @@ class ap_uint : public ap_int_base<W, false> {
   constexpr ap_uint(T v) : base(v) {}
   template <int W2, bool S2>
   constexpr ap_uint(const ap_int_base<W2, S2>& o) : base(o) {}
+};
+
+// ap_uint<512>: one beat of a 512-bit m_axi port. Only what dpnc's kernels do with a beat: zero
+// construction, copies, equality, and fields of 1 to 64 bits read and written through
+// range(hi, lo) with hi >= lo, as Vitis's range references do (`x.range(31, 0) = v;`,
+// `x.range(31, 0).to_uint64()`). Bit 64k + j is bit j of w[k], so on a little-endian host the
+// object's bytes are the beat's bytes in address order.
+template <>
+class ap_uint<512> {
+ public:
+  uint64_t w[8];
+
+  constexpr ap_uint() : w{} {}
+
+  // A field of at most 64 bits, hi >= lo.
+  template <class Word>
+  class field {
+    Word* w_;
+    int hi_, lo_;
+
+   public:
+    constexpr field(Word* w, int hi, int lo) : w_(w), hi_(hi), lo_(lo) {
+      if (hi < 0 || hi >= 512) ap_detail::bad_bit("range", hi, 512);
+      if (lo < 0 || lo > hi || hi - lo >= 64) ap_detail::bad_bit("range (a field of 1 to 64 bits, hi >= lo)", lo, 512);
+    }
+    constexpr uint64_t mask() const { return hi_ - lo_ == 63 ? ~0ull : (1ull << (hi_ - lo_ + 1)) - 1; }
+    constexpr uint64_t to_uint64() const {
+      const int k = lo_ / 64, s = lo_ % 64;
+      uint64_t v = w_[k] >> s;
+      if (s != 0 && k < 7) v |= w_[k + 1] << (64 - s);
+      return v & mask();
+    }
+    // Writes the low bits of v into the field; the other bits of the beat are kept.
+    template <class V, std::enable_if_t<!std::is_const_v<Word> && (std::is_integral_v<V> || ap_detail::is_ap_v<V>), int> = 0>
+    constexpr field& operator=(const V& v) {
+      const uint64_t bits = static_cast<uint64_t>(v) & mask();
+      const int k = lo_ / 64, s = lo_ % 64;
+      w_[k] = (w_[k] & ~(mask() << s)) | (bits << s);
+      if (s != 0 && k < 7) {
+        const uint64_t m = mask() >> (64 - s);
+        w_[k + 1] = (w_[k + 1] & ~m) | (bits >> (64 - s));
+      }
+      return *this;
+    }
+  };
+
+  constexpr field<uint64_t> range(int hi, int lo) { return field<uint64_t>(w, hi, lo); }
+  constexpr field<const uint64_t> range(int hi, int lo) const { return field<const uint64_t>(w, hi, lo); }
+
+  constexpr bool operator==(const ap_uint& o) const {
+    for (int k = 0; k < 8; ++k)
+      if (w[k] != o.w[k]) return false;
+    return true;
+  }
+  constexpr bool operator!=(const ap_uint& o) const { return !(*this == o); }
 };

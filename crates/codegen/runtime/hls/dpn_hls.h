@@ -23,6 +23,7 @@
 #define DPN_PROCESS(f, ...) f(__VA_ARGS__)
 #define DPN_DATAFLOW_END
 #else
+#include <vector>
 #include "dpn_rt.hpp"
 #define DPN_FAIL(msg) dpn::fail(msg)
 #define DPN_DATAFLOW_BEGIN { std::vector<std::pair<std::string, std::function<void()>>> dpn_processes_;
@@ -81,5 +82,164 @@ struct Scratchpad {
     }
     void release(size_t at) { valid[at] = false; }
 };
+
+// One beat of a 512-bit m_axi port: 64 bytes of an array, in address order.
+typedef ap_uint<512> Line;
+const int LINE_BYTES = 64;
+// Beats in 4 KiB, the most one AXI burst may span (it must not cross a 4 KiB boundary, and
+// arrays start on one).
+const int PAGE_LINES = 4096 / LINE_BYTES;
+
+template <int BYTES>
+struct UintOf;
+template <>
+struct UintOf<1> {
+    typedef uint8_t type;
+};
+template <>
+struct UintOf<4> {
+    typedef uint32_t type;
+};
+template <>
+struct UintOf<8> {
+    typedef uint64_t type;
+};
+
+// A value's bits and back, unchanged (a union, which Vitis HLS accepts for type punning).
+template <class T>
+uint64_t to_bits(T v) {
+    union {
+        T t;
+        typename UintOf<sizeof(T)>::type u;
+    } x;
+    x.t = v;
+    return x.u;
+}
+template <class T>
+T from_bits(uint64_t b) {
+    union {
+        T t;
+        typename UintOf<sizeof(T)>::type u;
+    } x;
+    x.u = (typename UintOf<sizeof(T)>::type)b;
+    return x.t;
+}
+
+// Element k of a beat holding elements of type T, and its write.
+template <class T>
+T lane(const Line& l, int k) {
+    return from_bits<T>(l.range(8 * sizeof(T) * (k + 1) - 1, 8 * sizeof(T) * k).to_uint64());
+}
+template <class T>
+void set_lane(Line& l, int k, T v) {
+    l.range(8 * sizeof(T) * (k + 1) - 1, 8 * sizeof(T) * k) = to_bits(v);
+}
+
+// The DDR side of a memory process: the loads and stores of one array of T (LINES beats long)
+// on its m_axi port, in the order the process makes them. Nothing else uses the port (Vitis
+// dataflow gives each m_axi argument one process), so what this object holds is always the
+// array as the process's order has made it:
+// * loads go through a direct-mapped cache of CACHE lines. A miss fetches its line in a
+//   burst, and a miss on the line after the previous fetch doubles the burst (up to 4 KiB),
+//   so streaming through an array reads long bursts and a tile row reads little beyond itself;
+// * stores write into the cached copy of their line, if any, and into the held run of
+//   consecutive lines, which goes out as one burst when a store leaves it, before a fetch
+//   that overlaps it, and at the end. Lines of the run that not every element was stored to
+//   take the rest from the cache or from DDR first.
+// Both burst loops move a beat per cycle (PIPELINE II=1).
+template <class T, long long LINES, int CACHE = 256>
+struct Port {
+    static const int PER_LINE = LINE_BYTES / sizeof(T);
+    static const uint64_t ELEM_MASK = (1ull << sizeof(T)) - 1;  // an element's bytes
+
+    Line cache[CACHE];
+    long long tag[CACHE];  // the line held in each entry, -1: none
+    Line held[PAGE_LINES];
+    uint64_t stored[PAGE_LINES];  // per held line, the bytes stored to it
+    long long held_at;
+    int held_n;
+    long long next_fetch;  // the line after the last fetch
+    int burst;             // that fetch's length
+
+    Port() : held_at(0), held_n(0), next_fetch(-1), burst(1) {
+        for (int i = 0; i < CACHE; ++i) tag[i] = -1;
+    }
+
+    T load(Line* mem, long long x) {
+        const long long l = x / PER_LINE;
+        if (tag[l % CACHE] != l) fetch(mem, l);
+        return lane<T>(cache[l % CACHE], (int)(x % PER_LINE));
+    }
+
+    void store(Line* mem, long long x, T v) {
+        const long long l = x / PER_LINE;
+        const int k = (int)(x % PER_LINE);
+        if (tag[l % CACHE] == l) set_lane<T>(cache[l % CACHE], k, v);
+        int i;
+        if (held_n > 0 && l >= held_at && l < held_at + held_n) {
+            i = (int)(l - held_at);
+        } else {
+            if (!(held_n > 0 && l == held_at + held_n && l % PAGE_LINES != 0)) {
+                flush(mem);
+                held_at = l;
+            }
+            i = held_n++;
+            held[i] = Line();
+            stored[i] = 0;
+        }
+        set_lane<T>(held[i], k, v);
+        stored[i] |= ELEM_MASK << (k * sizeof(T));
+    }
+
+    // The held stores, out to DDR in one burst.
+    void flush(Line* mem) {
+        if (held_n == 0) return;
+        for (int i = 0; i < held_n; ++i) {
+            if (stored[i] == ~0ull) continue;
+            const long long l = held_at + i;
+            const Line old = tag[l % CACHE] == l ? cache[l % CACHE] : mem[l];
+            for (int k = 0; k < PER_LINE; ++k)
+                if (((stored[i] >> (k * sizeof(T))) & 1) == 0) set_lane<T>(held[i], k, lane<T>(old, k));
+        }
+        for (int i = 0; i < held_n; ++i) {
+#pragma HLS pipeline II = 1
+            mem[held_at + i] = held[i];
+        }
+        held_n = 0;
+    }
+
+   private:
+    void fetch(Line* mem, long long l) {
+        int n = l == next_fetch ? 2 * burst : 1;
+        if (n > PAGE_LINES - (int)(l % PAGE_LINES)) n = PAGE_LINES - (int)(l % PAGE_LINES);
+        if (n > LINES - l) n = (int)(LINES - l);
+        if (n > CACHE) n = CACHE;  // line l must still be there after its burst
+        if (held_n > 0 && held_at < l + n && l < held_at + held_n) flush(mem);
+        for (int i = 0; i < n; ++i) {
+#pragma HLS pipeline II = 1
+            cache[(l + i) % CACHE] = mem[l + i];
+            tag[(l + i) % CACHE] = l + i;
+        }
+        next_fetch = l + n;
+        burst = n;
+    }
+};
+
+#ifndef __SYNTHESIS__
+// An array as the lines of its m_axi port (the last one padded with zeros), and back: what a
+// test bench passes to the kernel.
+template <class T>
+std::vector<Line> to_lines(const std::vector<T>& a) {
+    const size_t per = LINE_BYTES / sizeof(T);
+    std::vector<Line> lines((a.size() + per - 1) / per);
+    for (size_t x = 0; x < a.size(); ++x) set_lane<T>(lines[x / per], (int)(x % per), a[x]);
+    return lines;
+}
+template <class T>
+void from_lines(const std::vector<Line>& lines, std::vector<T>& a) {
+    const size_t per = LINE_BYTES / sizeof(T);
+    for (size_t x = 0; x < a.size(); ++x) a[x] = lane<T>(lines[x / per], (int)(x % per));
+}
+#endif
 
 }  // namespace dpn_hls

@@ -1,5 +1,5 @@
-// Tests for the software stand-ins hls_stream.h and ap_int.h.
-// Build: g++ -std=c++17 -O2 -Wall -Wextra -Werror -pthread -I<runtime> -I<runtime>/hls test_hls.cpp
+// Tests for the software stand-ins hls_stream.h and ap_int.h, and for dpn_hls.h's memory port.
+// Build: g++ -std=c++17 -O2 -Wall -Wextra -Werror -Wno-unknown-pragmas -pthread -I<runtime> -I<runtime>/hls test_hls.cpp
 //
 //   test_hls                 all tests; exit 0 when all pass, otherwise prints each failed check
 //                            and exits 1
@@ -11,6 +11,8 @@
 #include <atomic>
 #include <chrono>
 #include <climits>
+#include <cstring>
+#include <memory>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "ap_int.h"
+#include "dpn_hls.h"
 #include "hls_stream.h"
 
 #include "test_check.h"
@@ -658,6 +661,90 @@ static_assert(sizeof(ap_uint<12>) == 8, "one 64-bit word");
 // ---------------------------------------------------------------------------------------------
 // Fatal modes (exit status 3 from the runtime, or abort).
 
+// ---------------------------------------------------------------------------------------------
+// ap_uint<512>, a beat of an m_axi port: fields written and read against a byte model.
+
+uint64_t next_rand(uint64_t& s) {
+  s ^= s << 13;
+  s ^= s >> 7;
+  s ^= s << 17;
+  return s;
+}
+
+void test_ap_uint512() {
+  static_assert(sizeof(ap_uint<512>) == 64, "a beat is 64 bytes");
+  uint64_t rng = 0x9E3779B97F4A7C15ull;
+  ap_uint<512> beat;
+  unsigned char model[64] = {};
+  for (int t = 0; t < 20000; ++t) {
+    const int n = 1 + int(next_rand(rng) % 64), lo = int(next_rand(rng) % (513 - n));
+    const uint64_t v = next_rand(rng);
+    beat.range(lo + n - 1, lo) = v;
+    for (int b = 0; b < n; ++b) {
+      const int at = lo + b;
+      model[at / 8] = (unsigned char)((model[at / 8] & ~(1u << (at % 8))) | (((v >> b) & 1) << (at % 8)));
+    }
+    const int rn = 1 + int(next_rand(rng) % 64), rlo = int(next_rand(rng) % (513 - rn));
+    uint64_t want = 0;
+    for (int b = 0; b < rn; ++b) want |= uint64_t((model[(rlo + b) / 8] >> ((rlo + b) % 8)) & 1) << b;
+    CHECK_AT(beat.range(rlo + rn - 1, rlo).to_uint64() == want, 512, rlo, rn);
+  }
+  CHECK(std::memcmp(&beat, model, 64) == 0);  // the bytes in address order (little-endian host)
+  ap_uint<512> copy = beat;
+  CHECK(copy == beat);
+  copy.range(511, 511) = ~copy.range(511, 511).to_uint64();
+  CHECK(copy != beat);
+  CHECK(ap_uint<512>() == ap_uint<512>());
+}
+
+// ---------------------------------------------------------------------------------------------
+// dpn_hls::Port: loads and stores through the line cache and write bursts see, and leave, what a
+// plain array would. Arrays of three 4 KiB pages and more, a cache of 8 lines so that lines are
+// evicted, and phases of sequential, strided and random accesses with more or fewer stores.
+
+template <class T, int CACHE>
+void check_port(uint64_t seed) {
+  constexpr long long N = 3 * 4096 / sizeof(T) + 37;  // a partial last line, across pages
+  constexpr long long LINES = (N * sizeof(T) + 63) / 64;
+  std::vector<T> model(N);
+  uint64_t rng = seed;
+  for (auto& x : model) x = dpn_hls::from_bits<T>(next_rand(rng));
+  std::vector<dpn_hls::Line> ddr = dpn_hls::to_lines(model);
+  CHECK(ddr.size() == size_t(LINES));
+  auto port = std::make_unique<dpn_hls::Port<T, LINES, CACHE>>();
+  long long x = 0;
+  for (int phase = 0; phase < 200; ++phase) {
+    const int kind = int(next_rand(rng) % 3), stores = int(next_rand(rng) % 4);  // stores in quarters
+    const long long stride = kind == 0 ? 1 : 64 / sizeof(T) * 37 + 1;
+    x = (long long)(next_rand(rng) % N);
+    for (int op = 0; op < 100; ++op) {
+      x = kind == 2 ? (long long)(next_rand(rng) % N) : (x + stride) % N;
+      if (int(next_rand(rng) % 4) < stores) {
+        const T v = dpn_hls::from_bits<T>(next_rand(rng));
+        port->store(ddr.data(), x, v);
+        model[x] = v;
+      } else {
+        CHECK_AT(dpn_hls::to_bits(port->load(ddr.data(), x)) == dpn_hls::to_bits(model[x]), int(sizeof(T)), x, phase);
+      }
+    }
+  }
+  port->flush(ddr.data());
+  std::vector<T> back(N);
+  dpn_hls::from_lines(ddr, back);
+  long long wrong = 0;
+  for (long long i = 0; i < N; ++i) wrong += dpn_hls::to_bits(back[i]) != dpn_hls::to_bits(model[i]);
+  CHECK_AT(wrong == 0, int(sizeof(T)), wrong, seed);
+}
+
+void test_port() {
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    check_port<float, 8>(seed * 0x2545F4914F6CDD1Dull);
+    check_port<double, 8>(seed * 0x2545F4914F6CDD1Dull);
+    check_port<char, 8>(seed * 0x2545F4914F6CDD1Dull);
+    check_port<int, 256>(seed * 0x2545F4914F6CDD1Dull);
+  }
+}
+
 void read_one(hls::stream<int>& in) { (void)in.read(); }
 
 void scenario_deadlock() {
@@ -716,6 +803,8 @@ int main(int argc, char** argv) {
   check_widths(std::integer_sequence<int, 1, 2, 7, 8, 12, 31, 32, 33, 62, 63, 64>{});
   test_ap_exhaustive_8bit();
   test_ap_specifics();
+  test_ap_uint512();
+  test_port();
 
   if (g_failures.load() != 0) {
     std::printf("%d check(s) failed\n", g_failures.load());

@@ -7,20 +7,21 @@
 //! * A **scratchpad** belongs to the process that reads it (`dpn_hls::Scratchpad` in
 //!   `runtime/hls/dpn_hls.h`); its producer sends (cell, value) pairs down a stream as deep
 //!   as the scratchpad, so no array is shared between dataflow processes.
-//! * One **memory process** per array does what the Load and the Store process of that
-//!   array do, merged in σ order: its DDR reads and writes are then ordered as the DDR rule
-//!   needs without progress tokens between processes (the CPU backend's Load and Store
-//!   already wait for each other in σ order, so nothing runs less in parallel), and each
-//!   `m_axi` argument has a single process using it, as Vitis dataflow requires.
-//! * The **top function** is `extern "C"`: `m_axi` per array, bundled per memory bank (arrays go
-//!   to the board's banks in turn), `s_axilite` control, `#pragma HLS dataflow` over the calls.
+//! * One **memory process** per array ([`memory`]) does what the Load and the Store process of
+//!   that array do, merged in σ order, on the array's 512-bit `m_axi` port through a line cache
+//!   and write bursts (`dpn_hls::Port`).
+//! * The **top function** is `extern "C"`: each array an `ap_uint<512>` pointer (`dpn_hls::Line`,
+//!   a beat of 64 bytes) on an `m_axi` port, bundled per memory bank (arrays go to the board's
+//!   banks in turn), `s_axilite` control, `#pragma HLS dataflow` over the calls.
 //!
 //! Beside `kernel.cpp`: a software test bench (`tb.cpp`: `.npy` in, kernel, `.npy` out), an XRT
 //! host (`host.cpp`), the `v++` connectivity file, a Vitis HLS C-simulation script, a Makefile
 //! (`sw`, `csim`, `hw_emu`, `hw`), and the stand-in `hls_stream.h` / `ap_int.h` (in `sw/`) with
 //! which the same kernel builds with g++ and runs as threads.
 
-use crate::cpu::{Flavour, Gen, LoadGen};
+mod memory;
+
+use crate::cpu::{Flavour, Gen};
 use crate::CodegenError;
 use dpnc_boards::Board;
 use dpnc_dpn::ir::{index_bits, ChannelKind, Dpn, ProcessKind};
@@ -28,10 +29,10 @@ use dpnc_frontend::ir::{Program, VarKind};
 use std::fmt::Write;
 
 /// Our header for the kernels (dataflow macros, scratchpads).
-pub const DPN_HLS: &str = include_str!("../runtime/hls/dpn_hls.h");
+pub const DPN_HLS: &str = include_str!("../../runtime/hls/dpn_hls.h");
 /// Stand-ins for Vitis's headers, for software runs with g++ (written for dpnc).
-pub const HLS_STREAM: &str = include_str!("../runtime/hls/hls_stream.h");
-pub const AP_INT: &str = include_str!("../runtime/hls/ap_int.h");
+pub const HLS_STREAM: &str = include_str!("../../runtime/hls/hls_stream.h");
+pub const AP_INT: &str = include_str!("../../runtime/hls/ap_int.h");
 
 /// The files of the Vitis backend for `board`.
 pub fn generate(p: &Program, dpn: &Dpn, board: &Board) -> Result<Vec<(String, String)>, CodegenError> {
@@ -171,7 +172,7 @@ impl Gen<'_> {
             ProcessKind::Load { var } | ProcessKind::Store { var } => {
                 let v = &self.p.vars[var];
                 if v.kind == VarKind::Argument {
-                    params.push((format!("{}* {}", v.ty.c_name(), self.array(var)), v.name.clone()));
+                    params.push((format!("dpn_hls::Line* {}", self.array(var)), v.name.clone()));
                 }
             }
         }
@@ -230,51 +231,6 @@ impl Gen<'_> {
         !self.dpn.channels.iter().any(|ch| ch.consumer == pi && ch.producer != pi && ch.kind == ChannelKind::Scratchpad)
     }
 
-    /// The memory process of `var`: its Load's and Store's generators merged in σ order, loads
-    /// before the store of the same instance (a read comes before the write).
-    fn mem(&self, out: &mut String, var: usize) -> Result<(), CodegenError> {
-        let members = self.dpn.memory_processes(var);
-        let (mut loads, mut stores): (Vec<LoadGen>, Vec<LoadGen>) = (Vec::new(), Vec::new());
-        for &q in &members {
-            match self.dpn.processes[q].kind {
-                ProcessKind::Load { .. } => loads = self.load_gens(out, q)?,
-                _ => stores = self.store_gens(out, q, i64::MAX)?,
-            }
-        }
-        let v = &self.p.vars[var];
-        let _ = writeln!(
-            out,
-            "// The DDR port of {}: every value a band reads from outside it (once per band, at its first\n// use, to every channel that needs it) and every value leaving its band, in σ order.",
-            v.name
-        );
-        let shared = self.shared(&loads);
-        let mut state = String::new();
-        if shared {
-            let (decl, st) = self.shared_state(var);
-            out.push_str(&decl);
-            state = st;
-        }
-        if v.kind == VarKind::Local {
-            let (n, len) = (self.array(var), v.len().max(1));
-            let _ = write!(
-                state,
-                "{}    static {} {n}[{len}];  // a temporary of the kernel, initially zero\n    for (long long x = 0; x < {len}; ++x) {n}[x] = 0;",
-                if state.is_empty() { "" } else { "\n" },
-                v.ty.c_name()
-            );
-        }
-        let names = loads.iter().chain(&stores).map(|g| g.name.as_str());
-        self.merge_open(out, &self.vitis_head(&members), names, &state, None, None);
-        for (g, gen) in loads.iter().enumerate() {
-            self.load_case(out, g, gen, var, shared);
-        }
-        for (g, gen) in stores.iter().enumerate() {
-            self.store_case(out, loads.len() + g, gen, var);
-        }
-        self.merge_close(out, None);
-        Ok(())
-    }
-
     /// The memory processes, then the top function: interfaces (arrays on `ports`), streams,
     /// the dataflow region.
     fn top_vitis(&self, out: &mut String, ports: &[Port]) -> Result<(), CodegenError> {
@@ -284,7 +240,7 @@ impl Gen<'_> {
             if let ProcessKind::Load { var } | ProcessKind::Store { var } = pr.kind {
                 if self.dpn.memory_processes(var)[0] == pi {
                     firsts.push(pi);
-                    self.mem(out, var)?;
+                    self.memory_process(out, var)?;
                 }
             }
         }
@@ -295,10 +251,11 @@ impl Gen<'_> {
             if let Some(port) = ports.iter().find(|q| q.var == v.name) {
                 let _ = writeln!(
                     out,
-                    "#pragma HLS interface m_axi port={} offset=slave bundle={} depth={}",
+                    "#pragma HLS interface m_axi port={} offset=slave bundle={} depth={} max_read_burst_length={burst} max_write_burst_length={burst}",
                     v.name,
                     port.bundle,
-                    v.len().max(1)
+                    lines(v),
+                    burst = 4096 / LINE_BYTES
                 );
             }
             let _ = writeln!(out, "#pragma HLS interface s_axilite port={}", v.name);
@@ -331,7 +288,7 @@ impl Gen<'_> {
         let (p, kernel) = (self.p, &self.dpn.kernel);
         let mut out = format!(
             "// {kernel}: test bench of the Vitis HLS kernel, for software runs and C simulation (generated by dpnc).\n\
-             #include \"dpn_rt.hpp\"  // .npy files\n#include <string>\n#include <vector>\n\n\
+             #include \"dpn_hls.h\"  // arrays as the lines of their m_axi ports\n#include \"dpn_rt.hpp\"  // .npy files\n#include <string>\n#include <vector>\n\n\
              extern \"C\" void {kernel}({});\n\n\
              int main(int argc, char** argv) {{\n    if (argc != 3) {{\n        std::fprintf(stderr, \"usage: %s IN_DIR OUT_DIR (one NAME.npy per kernel argument)\\n\", argv[0]);\n        return 2;\n    }}\n    const std::string in = argv[1], out = argv[2];\n",
             self.top_params().join(", ")
@@ -343,26 +300,43 @@ impl Gen<'_> {
                 let _ = writeln!(out, "    const {ty} h_{n} = dpn::npy_load<{ty}>(in + \"/{n}.npy\", {{}})[0];");
                 call.push(format!("h_{n}"));
             } else {
-                let _ = writeln!(out, "    std::vector<{ty}> h_{n} = dpn::npy_load<{ty}>(in + \"/{n}.npy\", {{{}}});", shape(v));
-                call.push(format!("h_{n}.data()"));
+                let _ = writeln!(
+                    out,
+                    "    std::vector<{ty}> h_{n} = dpn::npy_load<{ty}>(in + \"/{n}.npy\", {{{}}});\n    std::vector<dpn_hls::Line> l_{n} = dpn_hls::to_lines(h_{n});",
+                    shape(v)
+                );
+                call.push(format!("l_{n}.data()"));
             }
         }
         let _ = writeln!(out, "    {kernel}({});", call.join(", "));
         for v in p.vars.iter().filter(|v| v.kind == VarKind::Argument && v.written) {
-            let _ = writeln!(out, "    dpn::npy_save<{}>(out + \"/{n}.npy\", {{{}}}, h_{n});", v.ty.c_name(), shape(v), n = v.name);
+            let _ = writeln!(
+                out,
+                "    dpn_hls::from_lines(l_{n}, h_{n});\n    dpn::npy_save<{}>(out + \"/{n}.npy\", {{{}}}, h_{n});",
+                v.ty.c_name(),
+                shape(v),
+                n = v.name
+            );
         }
         out.push_str("    return 0;\n}\n");
         out
     }
 
-    /// The top function's parameters: arrays as pointers, read-only scalars by value.
+    /// The top function's parameters: arrays as pointers to their 512-bit lines, read-only
+    /// scalars by value.
     fn top_params(&self) -> Vec<String> {
         let vars = self.p.vars.iter().filter(|v| v.kind == VarKind::Argument);
-        vars.map(
-            |v| if v.is_scalar_argument() { format!("{} {}", v.ty.c_name(), v.name) } else { format!("{}* {}", v.ty.c_name(), v.name) },
-        )
-        .collect()
+        vars.map(|v| if v.is_scalar_argument() { format!("{} {}", v.ty.c_name(), v.name) } else { format!("dpn_hls::Line* {}", v.name) })
+            .collect()
     }
+}
+
+/// Bytes in a beat of an `m_axi` port (`dpn_hls::LINE_BYTES`).
+const LINE_BYTES: usize = 64;
+
+/// The beats array `v` spans on its port.
+fn lines(v: &dpnc_frontend::ir::Variable) -> usize {
+    (v.len().max(1) * v.ty.size()).div_ceil(LINE_BYTES)
 }
 
 fn shape(v: &dpnc_frontend::ir::Variable) -> String {
