@@ -2,7 +2,7 @@
 //! kernel, which share the kernel's arguments): `./host KERNEL.xclbin IN_DIR OUT_DIR` loads
 //! one `NAME.npy` per argument, runs the kernel once and writes the arrays it wrote.
 
-use dpnc_frontend::ir::{Program, VarKind};
+use dpnc_frontend::ir::{Program, VarKind, Variable};
 
 /// The Makefile rules that build the host and run or build the kernel with it, shared by both
 /// Vitis targets: `host`, `emconfig.json`, `hw_emu` (a run on `in/*.npy` into `out/`) and `hw`,
@@ -25,34 +25,54 @@ pub fn generate(p: &Program, kernel: &str) -> String {
          #include \"dpn_rt.hpp\"  // .npy files\n#include <xrt/xrt_bo.h>\n#include <xrt/xrt_device.h>\n#include <xrt/xrt_kernel.h>\n\n\
          int main(int argc, char** argv) {{\n    if (argc != 4) {{\n        std::fprintf(stderr, \"usage: %s KERNEL.xclbin IN_DIR OUT_DIR (one NAME.npy per kernel argument)\\n\", argv[0]);\n        return 2;\n    }}\n    const std::string in = argv[2], out = argv[3];\n    xrt::device device(0u);\n    const xrt::uuid uuid = device.load_xclbin(std::string(argv[1]));\n    xrt::kernel krnl(device, uuid, \"{kernel}\");\n"
     );
-    let mut call = Vec::new();
-    for (k, v) in p.vars.iter().filter(|v| v.kind == VarKind::Argument).enumerate() {
-        let (ty, n) = (v.ty.c_name(), &v.name);
-        if v.is_scalar_argument() {
-            let _ = writeln!(out, "    const {ty} h_{n} = dpn::npy_load<{ty}>(in + \"/{n}.npy\", {{}})[0];");
-            call.push(format!("h_{n}"));
-        } else {
-            let _ = writeln!(
-                out,
-                "    std::vector<{ty}> h_{n} = dpn::npy_load<{ty}>(in + \"/{n}.npy\", {{{}}});\n    const size_t bytes_{n} = h_{n}.size() * sizeof({ty});\n    xrt::bo bo_{n}(device, (bytes_{n} + 63) / 64 * 64, krnl.group_id({k}));  // whole 64-byte beats\n    bo_{n}.write(h_{n}.data(), bytes_{n}, 0);\n    bo_{n}.sync(XCL_BO_SYNC_BO_TO_DEVICE);",
-                shape(v)
+    out += &npy_io(
+        p,
+        |k, v| {
+            let (ty, n) = (v.ty.c_name(), &v.name);
+            let copy_in = format!(
+                "    const size_t bytes_{n} = h_{n}.size() * sizeof({ty});\n    xrt::bo bo_{n}(device, (bytes_{n} + 63) / 64 * 64, krnl.group_id({k}));  // whole 64-byte beats\n    bo_{n}.write(h_{n}.data(), bytes_{n}, 0);\n    bo_{n}.sync(XCL_BO_SYNC_BO_TO_DEVICE);\n"
             );
-            call.push(format!("bo_{n}"));
-        }
-    }
-    let _ = writeln!(out, "    xrt::run run = krnl({});\n    run.wait();", call.join(", "));
-    for v in p.vars.iter().filter(|v| v.kind == VarKind::Argument && v.written) {
-        let (ty, n) = (v.ty.c_name(), &v.name);
-        let _ = writeln!(
-            out,
-            "    bo_{n}.sync(XCL_BO_SYNC_BO_FROM_DEVICE);\n    bo_{n}.read(h_{n}.data(), bytes_{n}, 0);\n    dpn::npy_save<{ty}>(out + \"/{n}.npy\", {{{}}}, h_{n});",
-            shape(v)
-        );
-    }
+            (copy_in, format!("bo_{n}"))
+        },
+        |args| format!("    xrt::run run = krnl({args});\n    run.wait();\n"),
+        |v| format!("    bo_{n}.sync(XCL_BO_SYNC_BO_FROM_DEVICE);\n    bo_{n}.read(h_{n}.data(), bytes_{n}, 0);\n", n = v.name),
+    );
     out.push_str("    return 0;\n}\n");
     out
 }
 
-fn shape(v: &dpnc_frontend::ir::Variable) -> String {
+/// What a host or a test bench does around the kernel: each argument `h_<name>` loaded from
+/// its `.npy` file, each array then put where the kernel reads it by `array_in(k, v)` (array
+/// argument k), which also says what the call passes; the call, `call(arguments)`; then each
+/// array the kernel wrote brought back into `h_<name>` by `array_out(v)` and saved.
+pub(crate) fn npy_io(
+    p: &Program,
+    array_in: impl Fn(usize, &Variable) -> (String, String),
+    call: impl Fn(&str) -> String,
+    array_out: impl Fn(&Variable) -> String,
+) -> String {
+    let mut out = String::new();
+    let mut args = Vec::new();
+    for (k, v) in p.vars.iter().filter(|v| v.kind == VarKind::Argument).enumerate() {
+        let (ty, n) = (v.ty.c_name(), &v.name);
+        if v.is_scalar_argument() {
+            let _ = writeln!(out, "    const {ty} h_{n} = dpn::npy_load<{ty}>(in + \"/{n}.npy\", {{}})[0];");
+            args.push(format!("h_{n}"));
+        } else {
+            let _ = writeln!(out, "    std::vector<{ty}> h_{n} = dpn::npy_load<{ty}>(in + \"/{n}.npy\", {{{}}});", shape(v));
+            let (copy_in, arg) = array_in(k, v);
+            out += &copy_in;
+            args.push(arg);
+        }
+    }
+    out += &call(&args.join(", "));
+    for v in p.vars.iter().filter(|v| v.kind == VarKind::Argument && v.written) {
+        out += &array_out(v);
+        let _ = writeln!(out, "    dpn::npy_save<{}>(out + \"/{n}.npy\", {{{}}}, h_{n});", v.ty.c_name(), shape(v), n = v.name);
+    }
+    out
+}
+
+fn shape(v: &Variable) -> String {
     v.dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")
 }

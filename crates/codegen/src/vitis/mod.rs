@@ -293,31 +293,14 @@ impl Gen<'_> {
              int main(int argc, char** argv) {{\n    if (argc != 3) {{\n        std::fprintf(stderr, \"usage: %s IN_DIR OUT_DIR (one NAME.npy per kernel argument)\\n\", argv[0]);\n        return 2;\n    }}\n    const std::string in = argv[1], out = argv[2];\n",
             self.top_params().join(", ")
         );
-        let mut call = Vec::new();
-        for v in p.vars.iter().filter(|v| v.kind == VarKind::Argument) {
-            let (ty, n) = (v.ty.c_name(), &v.name);
-            if v.is_scalar_argument() {
-                let _ = writeln!(out, "    const {ty} h_{n} = dpn::npy_load<{ty}>(in + \"/{n}.npy\", {{}})[0];");
-                call.push(format!("h_{n}"));
-            } else {
-                let _ = writeln!(
-                    out,
-                    "    std::vector<{ty}> h_{n} = dpn::npy_load<{ty}>(in + \"/{n}.npy\", {{{}}});\n    std::vector<dpn_hls::Line> l_{n} = dpn_hls::to_lines(h_{n});",
-                    shape(v)
-                );
-                call.push(format!("l_{n}.data()"));
-            }
-        }
-        let _ = writeln!(out, "    {kernel}({});", call.join(", "));
-        for v in p.vars.iter().filter(|v| v.kind == VarKind::Argument && v.written) {
-            let _ = writeln!(
-                out,
-                "    dpn_hls::from_lines(l_{n}, h_{n});\n    dpn::npy_save<{}>(out + \"/{n}.npy\", {{{}}}, h_{n});",
-                v.ty.c_name(),
-                shape(v),
-                n = v.name
-            );
-        }
+        out += &crate::xrt_host::npy_io(
+            p,
+            |_, v| {
+                (format!("    std::vector<dpn_hls::Line> l_{n} = dpn_hls::to_lines(h_{n});\n", n = v.name), format!("l_{}.data()", v.name))
+            },
+            |args| format!("    {kernel}({args});\n"),
+            |v| format!("    dpn_hls::from_lines(l_{n}, h_{n});\n", n = v.name),
+        );
         out.push_str("    return 0;\n}\n");
         out
     }
@@ -337,8 +320,4 @@ const LINE_BYTES: usize = 64;
 /// The beats array `v` spans on its port.
 fn lines(v: &dpnc_frontend::ir::Variable) -> usize {
     (v.len().max(1) * v.ty.size()).div_ceil(LINE_BYTES)
-}
-
-fn shape(v: &dpnc_frontend::ir::Variable) -> String {
-    v.dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")
 }
