@@ -23,6 +23,11 @@ pub(crate) struct SynthArgs {
     /// flattened design's: no optimisation across module boundaries).
     #[arg(long)]
     per_module: bool,
+    /// Also say how deep the logic is: per module (hierarchy kept), its deepest combinational
+    /// path between registers, ports or submodule pins, in LUT levels, carry cells, MUXF cells
+    /// and unregistered DSP slices, and where it starts and ends.
+    #[arg(long)]
+    timing: bool,
     /// Bring the report of this design in DIR (`report.html`, written by `dpnc KERNEL -o DIR`
     /// with the same kernel and options) up to date with these figures.
     #[arg(long, value_name = "DIR")]
@@ -48,12 +53,13 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SynthArgs) -> Result<(), Failure> {
     let mut bar = crate::progress::Progress::new("dpnc synth", None);
     bar.note(&format!("yosys synth_xilinx on {} ({} files); large designs take minutes …", design.top, files.len()));
     let t = std::time::Instant::now();
-    let r = dpnc_rtl::synth::yosys(&work, &design.top, &files, args.per_module);
+    let ask = dpnc_rtl::synth::Ask { per_module: args.per_module, timing: args.timing };
+    let r = dpnc_rtl::synth::yosys(&work, &design.top, &files, ask);
     bar.finish();
     if temporary {
         let _ = std::fs::remove_dir_all(&work);
     }
-    let dpnc_rtl::synth::Synthesis { total: r, modules } = r?;
+    let dpnc_rtl::synth::Synthesis { total: r, modules, paths } = r?;
     eprintln!("dpnc: yosys took {:.1} s", t.elapsed().as_secs_f64());
     if let (Some(facts), Some(dir)) = (report, &args.report) {
         facts.fill_and_write(dir, |f| f.synthesis = Some(crate::report::SynthFacts { total: r.clone(), modules: modules.clone() }))?;
@@ -66,7 +72,7 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SynthArgs) -> Result<(), Failure> {
         ("DSP", r.dsps as f64, board.dsps as f64),
     ];
     if args.json {
-        let j = serde_json::json!({ "kernel": design.top, "board": board.name, "part": board.part, "resources": r, "modules": modules,
+        let j = serde_json::json!({ "kernel": design.top, "board": board.name, "part": board.part, "resources": r, "modules": modules, "paths": paths,
             "capacity": { "luts": board.luts, "ffs": board.ffs, "bram36": board.bram36, "uram": board.uram, "dsps": board.dsps } });
         println!("{}", serde_json::to_string_pretty(&j).map_err(|e| e.to_string())?);
     } else {
@@ -81,6 +87,24 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SynthArgs) -> Result<(), Failure> {
             for m in &modules {
                 let t = &m.total;
                 println!("{:<28} {:>9} {:>9} {:>8} {:>7} {:>6} {:>6}", m.module, m.instances, t.luts, t.ffs, t.bram36, t.uram, t.dsps);
+            }
+        }
+        if args.timing {
+            println!("\ndeepest path per module (hierarchy kept; deepest first):");
+            println!("{:<28} {:>6} {:>4} {:>5} {:>4} {:>3}  from -> to", "module", "levels", "LUT", "carry", "MUXF", "DSP");
+            for p in &paths {
+                let d = &p.depth;
+                println!(
+                    "{:<28} {:>6} {:>4} {:>5} {:>4} {:>3}  {} -> {}",
+                    p.module,
+                    d.levels(),
+                    d.luts,
+                    d.carries,
+                    d.muxes,
+                    d.dsps,
+                    p.from,
+                    p.to
+                );
             }
         }
     }

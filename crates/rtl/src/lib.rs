@@ -13,6 +13,7 @@ pub mod process;
 pub mod shell;
 pub mod sim_wrapper;
 pub mod synth;
+pub mod timing;
 pub mod top;
 pub mod verilog;
 pub mod walk;

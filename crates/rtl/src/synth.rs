@@ -36,11 +36,23 @@ pub struct ModuleUse {
     pub total: Resources,
 }
 
-/// What Yosys reports: the design's figures, and per module when the hierarchy was kept.
+/// What Yosys reports: the design's figures, per module when the hierarchy was kept, and
+/// each module's deepest path when asked for.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Synthesis {
     pub total: Resources,
     pub modules: Vec<ModuleUse>,
+    pub paths: Vec<crate::timing::ModuleDepth>,
+}
+
+/// What to ask Yosys for beyond the design's total.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Ask {
+    /// Keep the hierarchy (no optimisation across module boundaries, so the total comes out
+    /// a little above the flattened design's) to say where the resources go.
+    pub per_module: bool,
+    /// Each module's deepest path ([`crate::timing`]); keeps the hierarchy.
+    pub timing: bool,
 }
 
 /// Sums the cell counts of a `stat` report (the last one: the whole design).
@@ -51,7 +63,7 @@ pub fn parse_stat(text: &str) -> Resources {
 
 /// A module's name without Yosys's parameterisation (`$paramod$<hash>\dpn_fifo`,
 /// `$paramod\dpn_axi_lite_ctrl\NUM_ARGS=…`).
-fn base_name(m: &str) -> &str {
+pub(crate) fn base_name(m: &str) -> &str {
     match m.strip_prefix("$paramod") {
         Some(rest) => {
             let rest = rest.trim_start_matches('$');
@@ -132,15 +144,35 @@ fn cells(text: &str) -> Resources {
 }
 
 /// Runs `yosys` on `files` with top `top` (output in `dir/yosys.log`); `Err` carries the log's
-/// tail. `per_module` keeps the hierarchy (no optimisation across module boundaries, so the
-/// total comes out a little above the flattened design's) to say where the resources go.
-pub fn yosys(dir: &Path, top: &str, files: &[std::path::PathBuf], per_module: bool) -> Result<Synthesis, String> {
+/// tail.
+pub fn yosys(dir: &Path, top: &str, files: &[std::path::PathBuf], ask: Ask) -> Result<Synthesis, String> {
+    let hierarchy = ask.per_module || ask.timing;
+    run_yosys(
+        dir,
+        top,
+        files,
+        hierarchy,
+        if ask.timing { "tee -o stat.txt stat; write_json netlist.json" } else { "tee -o stat.txt stat" },
+    )?;
+    let stat = std::fs::read_to_string(dir.join("stat.txt")).map_err(|e| format!("yosys wrote no statistics: {e}"))?;
+    let paths = match ask.timing {
+        true => crate::timing::deepest_paths(
+            &std::fs::read_to_string(dir.join("netlist.json")).map_err(|e| format!("yosys wrote no netlist: {e}"))?,
+        )?,
+        false => Vec::new(),
+    };
+    Ok(Synthesis { total: parse_stat(&stat), modules: if ask.per_module { parse_modules(&stat) } else { Vec::new() }, paths })
+}
+
+/// Runs `synth_xilinx` on `files` in `dir` (hierarchy kept where `per_module`), then `then`
+/// (Yosys commands that write what the caller reads).
+pub(crate) fn run_yosys(dir: &Path, top: &str, files: &[std::path::PathBuf], per_module: bool, then: &str) -> Result<(), String> {
     let reads: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     // synth_xilinx's script with its `coarse` step spelt out minus `share`: that SAT-based
     // resource sharing ran out of 24 GB on a small GEMM design (64-bit loop arithmetic).
     let flow = format!("synth_xilinx{} -family xcup -top {top}", if per_module { "" } else { " -flatten" });
     let script = format!(
-        "read_verilog {}; {flow} -run :coarse; techmap -map +/cmp2lut.v -map +/cmp2lcu.v -D LUT_WIDTH=6; alumacc; opt; memory -nomap; opt_clean; {flow} -run map_memory:; tee -o stat.txt stat",
+        "read_verilog {}; {flow} -run :coarse; techmap -map +/cmp2lut.v -map +/cmp2lcu.v -D LUT_WIDTH=6; alumacc; opt; memory -nomap; opt_clean; {flow} -run map_memory:; {then}",
         reads.join(" ")
     );
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -161,8 +193,7 @@ pub fn yosys(dir: &Path, top: &str, files: &[std::path::PathBuf], per_module: bo
         };
         return Err(format!("yosys {how}; the end of its log:\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n")));
     }
-    let stat = std::fs::read_to_string(dir.join("stat.txt")).map_err(|e| format!("yosys wrote no statistics: {e}"))?;
-    Ok(Synthesis { total: parse_stat(&stat), modules: if per_module { parse_modules(&stat) } else { Vec::new() } })
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,0 +1,291 @@
+//! Logic depth after synthesis (`dpnc synth --timing`): per module of a design that Yosys's
+//! `synth_xilinx` mapped with its hierarchy kept, the deepest combinational path between two
+//! timing points, counted in the cells it crosses: LUT levels, carry cells, wide-function
+//! multiplexers (`MUXF7/8/9`, which sit behind a LUT in the same slice) and DSP slices crossed
+//! without a register.
+//!
+//! Yosys has no UltraScale+ delays, so the depth is the measure: a path is deeper when it
+//! crosses more cells (logic levels, as Vivado counts them), then more LUTs. Timing points are what a clock edge launches or
+//! captures: flip-flops, block and ultra RAMs, a DSP slice's registered side, the clocked write
+//! side of LUT RAMs and shift registers, and the module's own ports and its submodules' pins,
+//! so a path that leaves through a port continues in the module it reaches, where it is counted
+//! from that port.
+
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// The cells one path crosses. Paths compare by their logic levels (every cell counted, as
+/// Vivado counts them), then by their LUTs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Depth {
+    /// LUTs (and the read port of a LUT RAM or shift register, which is a LUT).
+    pub luts: u32,
+    /// Carry-chain cells (`CARRY4`/`CARRY8`).
+    pub carries: u32,
+    /// `MUXF7`/`MUXF8`/`MUXF9`.
+    pub muxes: u32,
+    /// DSP slices crossed without their output register.
+    pub dsps: u32,
+}
+
+impl Ord for Depth {
+    fn cmp(&self, o: &Depth) -> std::cmp::Ordering {
+        let key = |d: &Depth| (d.levels(), d.luts, d.carries, d.muxes, d.dsps);
+        key(self).cmp(&key(o))
+    }
+}
+
+impl PartialOrd for Depth {
+    fn partial_cmp(&self, o: &Depth) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl Depth {
+    /// Every cell on the path: LUTs, carry cells, MUXF cells and DSP slices.
+    pub fn levels(&self) -> u32 {
+        self.luts + self.carries + self.muxes + self.dsps
+    }
+
+    fn plus(self, kind: Kind) -> Depth {
+        let mut d = self;
+        match kind {
+            Kind::Lut => d.luts += 1,
+            Kind::Carry => d.carries += 1,
+            Kind::Mux => d.muxes += 1,
+            Kind::Dsp => d.dsps += 1,
+            Kind::Wire => {}
+        }
+        d
+    }
+}
+
+/// The deepest path of one module.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ModuleDepth {
+    /// The module, without Yosys's parameterisation.
+    pub module: String,
+    pub depth: Depth,
+    /// Where the path starts and ends: a named signal (a register's output, a port, a
+    /// submodule's pin) and the kind of cell or port it is.
+    pub from: String,
+    pub to: String,
+}
+
+/// What a cell does to a path through it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Lut,
+    Carry,
+    Mux,
+    Dsp,
+    /// Buffers and inverters that synthesis leaves (I/O and clock buffers, `INV`).
+    Wire,
+}
+
+/// How a cell type is timed: combinational from every input (`Through`), or a timing point
+/// whose outputs are launched by a clock and whose inputs are captured, except for `through`,
+/// the input ports that also reach its outputs combinationally (a LUT RAM's read address).
+enum Role {
+    Through(Kind),
+    Point { through: fn(&str) -> bool, kind: Kind },
+}
+
+fn role(ty: &str, params: &serde_json::Map<String, Value>) -> Role {
+    let param = |k: &str| params.get(k).and_then(Value::as_str).and_then(|b| u64::from_str_radix(b, 2).ok()).unwrap_or(0);
+    match ty {
+        t if t.starts_with("LUT") => Role::Through(Kind::Lut),
+        "CARRY4" | "CARRY8" => Role::Through(Kind::Carry),
+        "MUXF7" | "MUXF8" | "MUXF9" => Role::Through(Kind::Mux),
+        "INV" | "BUF" | "IBUF" | "OBUF" | "BUFG" | "IBUFG" | "BUFGCE" => Role::Through(Kind::Wire),
+        // Unregistered output: the slice is logic on the path.
+        "DSP48E2" if param("PREG") == 0 => Role::Through(Kind::Dsp),
+        // Shift registers and LUT RAMs: written on the clock, read through the LUT by address.
+        t if t.starts_with("SRL") => Role::Point { through: |p| p.starts_with('A'), kind: Kind::Lut },
+        t if t.starts_with("RAM") && !t.starts_with("RAMB") => Role::Point {
+            through: |p| {
+                p.starts_with("ADDR") || p.starts_with("DPRA") || (p.starts_with('A') && p[1..].bytes().all(|b| b.is_ascii_digit()))
+            },
+            kind: Kind::Lut,
+        },
+        // Flip-flops, block RAM, UltraRAM, registered DSPs, submodules and anything else.
+        _ => Role::Point { through: |_| false, kind: Kind::Wire },
+    }
+}
+
+/// One module's netlist, as far as timing needs it.
+struct Module<'a> {
+    cells: Vec<Cell<'a>>,
+    /// For each net bit, the cell output driving it (cell, port).
+    driver: HashMap<u64, (usize, &'a str)>,
+    /// A public name for each bit that has one.
+    names: HashMap<u64, String>,
+}
+
+struct Cell<'a> {
+    ty: &'a str,
+    role: Role,
+    inputs: Vec<(&'a str, Vec<u64>)>,
+}
+
+/// The deepest path found so far to each bit, and the bit it came from.
+#[derive(Clone, Copy)]
+struct Reach {
+    depth: Depth,
+    from: Option<u64>,
+}
+
+impl<'a> Module<'a> {
+    fn new(m: &'a Value) -> Module<'a> {
+        let mut cells = Vec::new();
+        let mut driver = HashMap::new();
+        let empty = serde_json::Map::new();
+        for c in m["cells"].as_object().into_iter().flat_map(|o| o.values()) {
+            let ty = c["type"].as_str().unwrap_or("");
+            let dirs = c["port_directions"].as_object().unwrap_or(&empty);
+            let mut inputs = Vec::new();
+            for (port, bits) in c["connections"].as_object().into_iter().flatten() {
+                let bits: Vec<u64> = bits.as_array().map_or(Vec::new(), |a| a.iter().filter_map(Value::as_u64).collect());
+                match dirs.get(port).and_then(Value::as_str) {
+                    Some("output") => {
+                        for b in bits {
+                            driver.insert(b, (cells.len(), port.as_str()));
+                        }
+                    }
+                    _ => inputs.push((port.as_str(), bits)),
+                }
+            }
+            cells.push(Cell { ty, role: role(ty, c["parameters"].as_object().unwrap_or(&empty)), inputs });
+        }
+        let mut names: HashMap<u64, String> = HashMap::new();
+        for (name, n) in m["netnames"].as_object().into_iter().flatten() {
+            if n["hide_name"].as_u64() == Some(1) {
+                continue;
+            }
+            let bits = n["bits"].as_array().map_or(&[][..], |a| a.as_slice());
+            for (i, b) in bits.iter().enumerate().filter_map(|(i, b)| b.as_u64().map(|b| (i, b))) {
+                let label = if bits.len() == 1 { name.clone() } else { format!("{name}[{i}]") };
+                // Prefer the shortest name of a bit (a port over an internal alias).
+                names
+                    .entry(b)
+                    .and_modify(|old| {
+                        if label.len() < old.len() {
+                            *old = label.clone()
+                        }
+                    })
+                    .or_insert(label);
+            }
+        }
+        Module { cells, driver, names }
+    }
+
+    /// The deepest path ending at `bit`, over the cells that drive it combinationally.
+    fn reach(&self, bit: u64, memo: &mut HashMap<u64, Reach>) -> Reach {
+        if let Some(r) = memo.get(&bit) {
+            return *r;
+        }
+        // A combinational loop (none in a design that simulates) is cut where it closes.
+        memo.insert(bit, Reach { depth: Depth::default(), from: None });
+        let r = match self.driver.get(&bit) {
+            None => Reach { depth: Depth::default(), from: None },
+            Some(&(c, _)) => {
+                let cell = &self.cells[c];
+                let (kind, through): (Kind, &dyn Fn(&str) -> bool) = match &cell.role {
+                    Role::Through(k) => (*k, &|_| true),
+                    Role::Point { through, kind } => (*kind, through),
+                };
+                let mut best: Option<Reach> = None;
+                for (port, bits) in cell.inputs.iter().filter(|(p, _)| through(p)) {
+                    let _ = port;
+                    for &b in bits {
+                        let d = self.reach(b, memo).depth;
+                        if best.is_none_or(|x| d > x.depth) {
+                            best = Some(Reach { depth: d, from: Some(b) });
+                        }
+                    }
+                }
+                match best {
+                    Some(b) => Reach { depth: b.depth.plus(kind), from: b.from },
+                    None => Reach { depth: Depth::default(), from: None },
+                }
+            }
+        };
+        memo.insert(bit, r);
+        r
+    }
+
+    /// Where a path that reached `bit` started: back along `from` to a bit no cell drives
+    /// combinationally.
+    fn start(&self, mut bit: u64, memo: &HashMap<u64, Reach>) -> u64 {
+        let mut steps = 0;
+        while let Some(Reach { from: Some(b), .. }) = memo.get(&bit) {
+            bit = *b;
+            steps += 1;
+            if steps > memo.len() {
+                break;
+            }
+        }
+        bit
+    }
+
+    fn name(&self, bit: u64) -> String {
+        self.names.get(&bit).cloned().unwrap_or_else(|| format!("net {bit}"))
+    }
+
+    /// A path's start: its signal and what launches it.
+    fn describe(&self, bit: u64) -> String {
+        match self.driver.get(&bit) {
+            Some(&(c, port)) => format!("{} ({} {port})", self.name(bit), crate::synth::base_name(self.cells[c].ty)),
+            None => format!("{} (port)", self.name(bit)),
+        }
+    }
+}
+
+/// The deepest path of each module of a Yosys JSON netlist (`write_json`), deepest first;
+/// library cells (blackboxes) are not modules of the design.
+pub fn deepest_paths(netlist: &str) -> Result<Vec<ModuleDepth>, String> {
+    let v: Value = serde_json::from_str(netlist).map_err(|e| format!("Yosys's JSON netlist does not parse: {e}"))?;
+    let modules = v["modules"].as_object().ok_or("Yosys's JSON netlist has no `modules`")?;
+    let mut rows: Vec<ModuleDepth> = Vec::new();
+    for (name, m) in modules {
+        if m["attributes"].get("blackbox").is_some() {
+            continue;
+        }
+        let module = Module::new(m);
+        let mut memo: HashMap<u64, Reach> = HashMap::new();
+        // Endpoints: the module's outputs and every input of a timing point that a clock
+        // captures (not those that pass through to its outputs).
+        let mut ends: Vec<(u64, String)> = Vec::new();
+        for p in m["ports"].as_object().into_iter().flat_map(|o| o.values()) {
+            if p["direction"].as_str() == Some("output") {
+                ends.extend(p["bits"].as_array().into_iter().flatten().filter_map(Value::as_u64).map(|b| (b, "port".to_string())));
+            }
+        }
+        for cell in &module.cells {
+            if let Role::Point { through, .. } = &cell.role {
+                for (port, bits) in cell.inputs.iter().filter(|(p, _)| !through(p)) {
+                    ends.extend(bits.iter().map(|&b| (b, format!("into {} {port}", crate::synth::base_name(cell.ty)))));
+                }
+            }
+        }
+        let mut best: Option<(Depth, &(u64, String))> = None;
+        for end in &ends {
+            let d = module.reach(end.0, &mut memo).depth;
+            if best.is_none_or(|(x, _)| d > x) {
+                best = Some((d, end));
+            }
+        }
+        let Some((depth, (end, into))) = best else { continue };
+        let start = module.start(*end, &memo);
+        let to = format!("{} ({into})", module.name(*end));
+        let row = ModuleDepth { module: crate::synth::base_name(name).to_string(), depth, from: module.describe(start), to };
+        // Parameterisations of one module: keep the deepest.
+        match rows.iter_mut().find(|r| r.module == row.module) {
+            Some(r) if row.depth > r.depth => *r = row,
+            Some(_) => {}
+            None => rows.push(row),
+        }
+    }
+    rows.sort_by(|a, b| b.depth.cmp(&a.depth).then(a.module.cmp(&b.module)));
+    Ok(rows)
+}
