@@ -1,5 +1,6 @@
-// LATENCY-deep delay line advancing when ce=1 (LATENCY=0: a wire); every pipelined operator
-// cell computes combinationally and ends with one, leaving retiming to synthesis.
+// LATENCY-deep delay line advancing when ce=1 (LATENCY=0: a wire). The staged cells (dpn_fadd,
+// dpn_fmul) use it for each stage register; the others compute combinationally and end with
+// one, leaving retiming to synthesis.
 module dpn_delay #(
     parameter W = 32,
     parameter LATENCY = 1

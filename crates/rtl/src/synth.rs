@@ -51,7 +51,8 @@ pub struct Ask {
     /// Keep the hierarchy (no optimisation across module boundaries, so the total comes out
     /// a little above the flattened design's) to say where the resources go.
     pub per_module: bool,
-    /// Each module's deepest path ([`crate::timing`]); keeps the hierarchy.
+    /// Each module's deepest path ([`crate::timing`]); keeps the hierarchy (flattened after the
+    /// resources are counted, so that paths cross module boundaries).
     pub timing: bool,
 }
 
@@ -147,20 +148,12 @@ fn cells(text: &str) -> Resources {
 /// tail.
 pub fn yosys(dir: &Path, top: &str, files: &[std::path::PathBuf], ask: Ask) -> Result<Synthesis, String> {
     let hierarchy = ask.per_module || ask.timing;
-    run_yosys(
-        dir,
-        top,
-        files,
-        hierarchy,
-        if ask.timing { "tee -o stat.txt stat; write_json netlist.json" } else { "tee -o stat.txt stat" },
-    )?;
-    let stat = std::fs::read_to_string(dir.join("stat.txt")).map_err(|e| format!("yosys wrote no statistics: {e}"))?;
-    let paths = match ask.timing {
-        true => crate::timing::deepest_paths(
-            &std::fs::read_to_string(dir.join("netlist.json")).map_err(|e| format!("yosys wrote no netlist: {e}"))?,
-        )?,
-        false => Vec::new(),
-    };
+    let then =
+        if ask.timing { "tee -o stat.txt stat; write_json hier.json; flatten; write_json flat.json" } else { "tee -o stat.txt stat" };
+    run_yosys(dir, top, files, hierarchy, then)?;
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).map_err(|e| format!("yosys wrote no {f}: {e}"));
+    let stat = read("stat.txt")?;
+    let paths = if ask.timing { crate::timing::deepest_paths(&read("hier.json")?, &read("flat.json")?, top)? } else { Vec::new() };
     Ok(Synthesis { total: parse_stat(&stat), modules: if ask.per_module { parse_modules(&stat) } else { Vec::new() }, paths })
 }
 

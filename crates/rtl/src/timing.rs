@@ -1,15 +1,15 @@
-//! Logic depth after synthesis (`dpnc synth --timing`): per module of a design that Yosys's
-//! `synth_xilinx` mapped with its hierarchy kept, the deepest combinational path between two
-//! timing points, counted in the cells it crosses: LUT levels, carry cells, wide-function
-//! multiplexers (`MUXF7/8/9`, which sit behind a LUT in the same slice) and DSP slices crossed
-//! without a register.
+//! Logic depth after synthesis (`dpnc synth --timing`): the deepest combinational paths between
+//! registers of a design that Yosys's `synth_xilinx` mapped and then flattened, counted in the
+//! cells they cross: LUT levels, carry cells, wide-function multiplexers (`MUXF7/8/9`, which
+//! sit behind a LUT in the same slice) and DSP slices crossed without their output register.
+//! Each path is told to the module that captures it (found from the design's hierarchy, written
+//! before flattening), and each module keeps its deepest.
 //!
 //! Yosys has no UltraScale+ delays, so the depth is the measure: a path is deeper when it
-//! crosses more cells (logic levels, as Vivado counts them), then more LUTs. Timing points are what a clock edge launches or
-//! captures: flip-flops, block and ultra RAMs, a DSP slice's registered side, the clocked write
-//! side of LUT RAMs and shift registers, and the module's own ports and its submodules' pins,
-//! so a path that leaves through a port continues in the module it reaches, where it is counted
-//! from that port.
+//! crosses more cells (logic levels, as Vivado counts them), then more LUTs. Timing points are
+//! what a clock edge launches or captures: flip-flops, block and ultra RAMs, a DSP slice's
+//! registered side, the clocked write side of LUT RAMs and shift registers, and the design's
+//! ports.
 
 use serde_json::Value;
 use std::collections::HashMap;
@@ -113,12 +113,12 @@ fn role(ty: &str, params: &serde_json::Map<String, Value>) -> Role {
     }
 }
 
-/// One module's netlist, as far as timing needs it.
+/// The flattened design's netlist, as far as timing needs it.
 struct Module<'a> {
     cells: Vec<Cell<'a>>,
     /// For each net bit, the cell output driving it (cell, port).
     driver: HashMap<u64, (usize, &'a str)>,
-    /// A public name for each bit that has one.
+    /// A public name for each bit that has one: the one deepest in the hierarchy.
     names: HashMap<u64, String>,
 }
 
@@ -126,6 +126,7 @@ struct Cell<'a> {
     ty: &'a str,
     role: Role,
     inputs: Vec<(&'a str, Vec<u64>)>,
+    outputs: Vec<u64>,
 }
 
 /// The deepest path found so far to each bit, and the bit it came from.
@@ -143,19 +144,20 @@ impl<'a> Module<'a> {
         for c in m["cells"].as_object().into_iter().flat_map(|o| o.values()) {
             let ty = c["type"].as_str().unwrap_or("");
             let dirs = c["port_directions"].as_object().unwrap_or(&empty);
-            let mut inputs = Vec::new();
+            let (mut inputs, mut outputs) = (Vec::new(), Vec::new());
             for (port, bits) in c["connections"].as_object().into_iter().flatten() {
                 let bits: Vec<u64> = bits.as_array().map_or(Vec::new(), |a| a.iter().filter_map(Value::as_u64).collect());
                 match dirs.get(port).and_then(Value::as_str) {
                     Some("output") => {
-                        for b in bits {
+                        for &b in &bits {
                             driver.insert(b, (cells.len(), port.as_str()));
                         }
+                        outputs.extend(bits);
                     }
                     _ => inputs.push((port.as_str(), bits)),
                 }
             }
-            cells.push(Cell { ty, role: role(ty, c["parameters"].as_object().unwrap_or(&empty)), inputs });
+            cells.push(Cell { ty, role: role(ty, c["parameters"].as_object().unwrap_or(&empty)), inputs, outputs });
         }
         let mut names: HashMap<u64, String> = HashMap::new();
         for (name, n) in m["netnames"].as_object().into_iter().flatten() {
@@ -165,11 +167,13 @@ impl<'a> Module<'a> {
             let bits = n["bits"].as_array().map_or(&[][..], |a| a.as_slice());
             for (i, b) in bits.iter().enumerate().filter_map(|(i, b)| b.as_u64().map(|b| (i, b))) {
                 let label = if bits.len() == 1 { name.clone() } else { format!("{name}[{i}]") };
-                // Prefer the shortest name of a bit (a port over an internal alias).
+                // Of a bit's names (one per level of the hierarchy it crosses), the deepest says
+                // where it is; then the shortest.
+                let rank = |l: &str| (std::cmp::Reverse(depth_of(l)), l.len());
                 names
                     .entry(b)
                     .and_modify(|old| {
-                        if label.len() < old.len() {
+                        if rank(&label) < rank(old) {
                             *old = label.clone()
                         }
                     })
@@ -241,51 +245,130 @@ impl<'a> Module<'a> {
     }
 }
 
-/// The deepest path of each module of a Yosys JSON netlist (`write_json`), deepest first;
-/// library cells (blackboxes) are not modules of the design.
-pub fn deepest_paths(netlist: &str) -> Result<Vec<ModuleDepth>, String> {
-    let v: Value = serde_json::from_str(netlist).map_err(|e| format!("Yosys's JSON netlist does not parse: {e}"))?;
-    let modules = v["modules"].as_object().ok_or("Yosys's JSON netlist has no `modules`")?;
+/// The instance path of a flattened name (`p_S1.dp.u_add.sum[3]` → `p_S1.dp.u_add`; a name
+/// of the top module → ``).
+fn scope(name: &str) -> &str {
+    let base = name.split('[').next().unwrap_or(name);
+    base.rfind('.').map_or("", |i| &name[..i])
+}
+
+/// The longest instance path that holds both `a` and `b` (whole components only).
+fn common_scope<'s>(a: &'s str, b: &str) -> &'s str {
+    let mut end = 0;
+    for ((i, x), y) in a
+        .split('.')
+        .scan(0, |at, part| {
+            let start = *at;
+            *at += part.len() + 1;
+            Some((start, part))
+        })
+        .zip(b.split('.'))
+    {
+        if x != y {
+            break;
+        }
+        end = i + x.len();
+    }
+    &a[..end]
+}
+
+/// How many instances deep a flattened name is.
+fn depth_of(name: &str) -> usize {
+    let s = scope(name);
+    if s.is_empty() {
+        0
+    } else {
+        s.matches('.').count() + 1
+    }
+}
+
+/// Each instance of the hierarchical netlist `hier` below `top`, by instance path, with its
+/// module (parameterisations merged); the top is the empty path.
+fn instances(hier: &Value, top: &str) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    let mut stack = vec![(String::new(), top.to_string())];
+    while let Some((path, module)) = stack.pop() {
+        for (name, c) in hier["modules"][&module]["cells"].as_object().into_iter().flatten() {
+            let ty = c["type"].as_str().unwrap_or("");
+            if hier["modules"].get(ty).is_some_and(|m| m["attributes"].get("blackbox").is_none()) {
+                let child = if path.is_empty() { name.clone() } else { format!("{path}.{name}") };
+                stack.push((child, ty.to_string()));
+            }
+        }
+        out.insert(path, crate::synth::base_name(&module).to_string());
+    }
+    out
+}
+
+/// Each module's deepest path, deepest first, from Yosys's JSON netlists of the design before
+/// (`hier`) and after (`flat`) flattening, with top module `top`.
+pub fn deepest_paths(hier: &str, flat: &str, top: &str) -> Result<Vec<ModuleDepth>, String> {
+    let parse = |text: &str| serde_json::from_str::<Value>(text).map_err(|e| format!("Yosys's JSON netlist does not parse: {e}"));
+    let (hier, flat) = (parse(hier)?, parse(flat)?);
+    let module_of = instances(&hier, top);
+    let m = flat["modules"].get(top).ok_or_else(|| format!("the flattened netlist has no module {top}"))?;
+    let design = Module::new(m);
+    let mut memo: HashMap<u64, Reach> = HashMap::new();
+    // Endpoints: the design's outputs and every input of a timing point that a clock captures
+    // (not those that pass through to its outputs), each with what captures it and where.
+    let mut ends: Vec<(u64, String, &str)> = Vec::new();
+    for p in m["ports"].as_object().into_iter().flat_map(|o| o.values()) {
+        if p["direction"].as_str() == Some("output") {
+            ends.extend(p["bits"].as_array().into_iter().flatten().filter_map(Value::as_u64).map(|b| (b, "port".to_string(), "")));
+        }
+    }
+    for cell in &design.cells {
+        if let Role::Point { through, .. } = &cell.role {
+            // The capturing cell is where its outputs are named.
+            let at = cell.outputs.iter().filter_map(|b| design.names.get(b)).map(|n| scope(n)).max_by_key(|s| s.len()).unwrap_or("");
+            for (port, bits) in cell.inputs.iter().filter(|(p, _)| !through(p)) {
+                ends.extend(bits.iter().map(|&b| (b, format!("into {} {port}", crate::synth::base_name(cell.ty)), at)));
+            }
+        }
+    }
     let mut rows: Vec<ModuleDepth> = Vec::new();
-    for (name, m) in modules {
-        if m["attributes"].get("blackbox").is_some() {
+    for (end, into, at) in &ends {
+        let depth = design.reach(*end, &mut memo).depth;
+        // A path belongs to the smallest instance holding both its ends (a path between two
+        // stage registers of an adder is the adder's, not the register module's), or to the
+        // nearest enclosing instance the hierarchy knows.
+        let start = design.start(*end, &memo);
+        let from_at = design.names.get(&start).map_or("", |n| scope(n));
+        let mut path = common_scope(at, from_at);
+        let module = loop {
+            if let Some(m) = module_of.get(path) {
+                break m.clone();
+            }
+            path = path.rfind('.').map_or("", |i| &path[..i]);
+        };
+        if rows.iter().any(|r| r.module == module && r.depth >= depth) {
             continue;
         }
-        let module = Module::new(m);
-        let mut memo: HashMap<u64, Reach> = HashMap::new();
-        // Endpoints: the module's outputs and every input of a timing point that a clock
-        // captures (not those that pass through to its outputs).
-        let mut ends: Vec<(u64, String)> = Vec::new();
-        for p in m["ports"].as_object().into_iter().flat_map(|o| o.values()) {
-            if p["direction"].as_str() == Some("output") {
-                ends.extend(p["bits"].as_array().into_iter().flatten().filter_map(Value::as_u64).map(|b| (b, "port".to_string())));
-            }
-        }
-        for cell in &module.cells {
-            if let Role::Point { through, .. } = &cell.role {
-                for (port, bits) in cell.inputs.iter().filter(|(p, _)| !through(p)) {
-                    ends.extend(bits.iter().map(|&b| (b, format!("into {} {port}", crate::synth::base_name(cell.ty)))));
-                }
-            }
-        }
-        let mut best: Option<(Depth, &(u64, String))> = None;
-        for end in &ends {
-            let d = module.reach(end.0, &mut memo).depth;
-            if best.is_none_or(|(x, _)| d > x) {
-                best = Some((d, end));
-            }
-        }
-        let Some((depth, (end, into))) = best else { continue };
-        let start = module.start(*end, &memo);
-        let to = format!("{} ({into})", module.name(*end));
-        let row = ModuleDepth { module: crate::synth::base_name(name).to_string(), depth, from: module.describe(start), to };
-        // Parameterisations of one module: keep the deepest.
+        let row = ModuleDepth { module, depth, from: design.describe(start), to: format!("{} ({into})", design.name(*end)) };
         match rows.iter_mut().find(|r| r.module == row.module) {
-            Some(r) if row.depth > r.depth => *r = row,
-            Some(_) => {}
+            Some(r) => *r = row,
             None => rows.push(row),
         }
     }
     rows.sort_by(|a, b| b.depth.cmp(&a.depth).then(a.module.cmp(&b.module)));
     Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scopes_are_whole_instance_paths() {
+        assert_eq!(scope("S0.dp.u_add.sum[3]"), "S0.dp.u_add");
+        assert_eq!(scope("rx[3]"), "");
+        assert_eq!(scope("u.a[1.5]"), "u");
+        assert_eq!(depth_of("S0.dp.u_add.sum"), 3);
+        assert_eq!(depth_of("p"), 0);
+        assert_eq!(common_scope("S0.dp.u_n4.u_stage3", "S0.dp.u_n4.u_stage4"), "S0.dp.u_n4");
+        assert_eq!(common_scope("mem_C", "fifo_C"), "");
+        assert_eq!(common_scope("u.a", "u.ab"), "u");
+        assert_eq!(common_scope("u", "u.x"), "u");
+        assert_eq!(common_scope("", "u"), "");
+    }
 }

@@ -53,7 +53,7 @@ fn float_cells_f64_bit_exact() {
     run_format("f64");
 }
 
-/// Each cell alone, with its default parameters, both formats and LATENCY 0, 1 and 3, is lint-clean.
+/// Each cell alone, with its default parameters, both formats and LATENCY 0, 1, 3 and 5, is lint-clean.
 #[test]
 fn float_cells_lint_clean() {
     let cells = common::cells_dir();
@@ -75,7 +75,7 @@ fn float_cells_lint_clean() {
     ];
     for (top, formats) in cases {
         for params in formats.iter() {
-            for latency in ["-GLATENCY=0", "-GLATENCY=1", "-GLATENCY=3"] {
+            for latency in ["-GLATENCY=0", "-GLATENCY=1", "-GLATENCY=3", "-GLATENCY=5"] {
                 let out = std::process::Command::new("verilator")
                     .args(["--lint-only", "-Wall", "--top-module", top])
                     .args(params.iter())

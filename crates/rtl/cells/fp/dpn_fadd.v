@@ -4,8 +4,11 @@
 // Subnormals are handled in and out, exact zero sums are +0 (-0 only for -0 + -0), inf - inf gives
 // the x86 default NaN (sign set, quiet bit set); a NaN operand is returned quieted, a before b (as
 // SSE addss/subss: for a - b a NaN b is returned without its sign flipped).
-// The sum is computed combinationally and followed by a LATENCY-deep register delay line that moves
-// only when ce = 1 (retiming is left to synthesis); LATENCY = 0 gives a combinational cell.
+// Four stages, each ending in a register that moves only when ce = 1: (1) order the operands and
+// find the special cases, (2) align and add, (3) normalise, (4) round and select. LATENCY sets how
+// many of those registers exist (the output register first, then those after the sum, after
+// normalisation and after ordering); beyond four, a delay line follows. LATENCY = 0 gives a
+// combinational cell.
 module dpn_fadd #(
     parameter EW = 8,
     parameter MW = 23,
@@ -39,7 +42,14 @@ module dpn_fadd #(
         end
     endfunction
 
-    // Operands.
+    // Which stage boundaries hold a register (1: after ordering, ..., 4: the output).
+    localparam R4 = LATENCY >= 1 ? 1 : 0;
+    localparam R2 = LATENCY >= 2 ? 1 : 0;
+    localparam R3 = LATENCY >= 3 ? 1 : 0;
+    localparam R1 = LATENCY >= 4 ? 1 : 0;
+    localparam TAIL = LATENCY > 4 ? LATENCY - 4 : 0;
+
+    // Stage 1: operands, special cases, order by magnitude (x is the larger, z the smaller).
     wire          sign_a = a[W-1];
     wire          sign_b = b[W-1] ^ sub;
     wire [EW-1:0] exp_a = a[W-2:MW];
@@ -53,45 +63,74 @@ module dpn_fadd #(
     wire [W-1:0]  quiet_a = a | ({{(W - 1){1'b0}}, 1'b1} << (MW - 1));
     wire [W-1:0]  quiet_b = b | ({{(W - 1){1'b0}}, 1'b1} << (MW - 1));
     wire [W-1:0]  default_nan = {1'b1, EMAX, 1'b1, {(MW - 1){1'b0}}};
+    wire          special_1 = nan_a || nan_b || inf_a || inf_b;
+    wire [W-1:0]  special_y_1 = nan_a ? quiet_a
+                              : nan_b ? quiet_b
+                              : inf_a && inf_b && sign_a != sign_b ? default_nan
+                              : inf_a ? {sign_a, EMAX, {MW{1'b0}}}
+                              : {sign_b, EMAX, {MW{1'b0}}};
 
-    // Order by magnitude: x is the larger, z the smaller.
     wire          swap = b[W-2:0] > a[W-2:0];
-    wire          sign_x = swap ? sign_b : sign_a;
+    wire          sign_x_1 = swap ? sign_b : sign_a;
     wire          sign_z = swap ? sign_a : sign_b;
     wire [EW-1:0] exp_x_raw = swap ? exp_b : exp_a;
     wire [EW-1:0] exp_z_raw = swap ? exp_a : exp_b;
     wire [MW-1:0] frac_x = swap ? frac_b : frac_a;
     wire [MW-1:0] frac_z = swap ? frac_a : frac_b;
-    wire [EW-1:0] exp_x = exp_x_raw == 0 ? {{(EW - 1){1'b0}}, 1'b1} : exp_x_raw;  // subnormals: exponent 1, no hidden bit
+    wire [EW-1:0] exp_x_1 = exp_x_raw == 0 ? {{(EW - 1){1'b0}}, 1'b1} : exp_x_raw;  // subnormals: exponent 1, no hidden bit
     wire [EW-1:0] exp_z = exp_z_raw == 0 ? {{(EW - 1){1'b0}}, 1'b1} : exp_z_raw;
-    wire [NW-1:0] man_x = {1'b0, exp_x_raw != 0, frac_x, 3'b000};
-    wire [NW-1:0] man_z = {1'b0, exp_z_raw != 0, frac_z, 3'b000};
+    wire [NW-1:0] man_x_1 = {1'b0, exp_x_raw != 0, frac_x, 3'b000};
+    wire [NW-1:0] man_z_1 = {1'b0, exp_z_raw != 0, frac_z, 3'b000};
+    wire [EW-1:0] diff_1 = exp_x_1 - exp_z;
+    wire          subtract_1 = sign_x_1 ^ sign_z;
+    wire          both_negative_1 = sign_a & sign_b;
 
-    // Align z to x; bits shifted out are ORed into the sticky bit (bit 0).
-    wire [EW-1:0]   diff = exp_x - exp_z;
-    wire [EW-1:0]   shift = diff > NW[EW-1:0] ? NW[EW-1:0] : diff;
-    wire [2*NW-1:0] z_shifted = {man_z, {NW{1'b0}}} >> shift;
+    localparam B1 = 1 + W + 1 + 1 + 1 + EW + NW + NW + EW;
+    wire          special_2, sign_x_2, subtract_2, both_negative_2;
+    wire [W-1:0]  special_y_2;
+    wire [EW-1:0] exp_x_2, diff_2;
+    wire [NW-1:0] man_x_2, man_z_2;
+    dpn_delay #(.W(B1), .LATENCY(R1)) u_stage1 (.clk(clk), .ce(ce),
+        .d({special_1, special_y_1, sign_x_1, subtract_1, both_negative_1, exp_x_1, man_x_1, man_z_1, diff_1}),
+        .q({special_2, special_y_2, sign_x_2, subtract_2, both_negative_2, exp_x_2, man_x_2, man_z_2, diff_2}));
+
+    // Stage 2: align z to x (bits shifted out are ORed into the sticky bit, bit 0) and add.
+    wire [EW-1:0]   shift = diff_2 > NW[EW-1:0] ? NW[EW-1:0] : diff_2;
+    wire [2*NW-1:0] z_shifted = {man_z_2, {NW{1'b0}}} >> shift;
     wire [NW-1:0]   z_aligned = z_shifted[2*NW-1:NW] | {{(NW - 1){1'b0}}, |z_shifted[NW-1:0]};
+    wire [NW-1:0]   sum_2 = subtract_2 ? man_x_2 - z_aligned : man_x_2 + z_aligned;
 
-    wire          subtract = sign_x ^ sign_z;
-    wire [NW-1:0] sum = subtract ? man_x - z_aligned : man_x + z_aligned;
+    localparam B2 = 1 + W + 1 + 1 + EW + NW;
+    wire          special_3, sign_x_3, both_negative_3;
+    wire [W-1:0]  special_y_3;
+    wire [EW-1:0] exp_x_3;
+    wire [NW-1:0] sum_3;
+    dpn_delay #(.W(B2), .LATENCY(R2)) u_stage2 (.clk(clk), .ce(ce),
+        .d({special_2, special_y_2, sign_x_2, both_negative_2, exp_x_2, sum_2}),
+        .q({special_3, special_y_3, sign_x_3, both_negative_3, exp_x_3, sum_3}));
 
-    // Normalise (leading one to bit NW-1) and round.
-    wire [LW-1:0]        lz = leading_zeros(sum);
-    wire [NW-1:0]        normalised = sum << lz;
-    wire signed [XW-1:0] exp_sum = $signed({3'b000, exp_x}) + 1 - $signed({{(XW - LW){1'b0}}, lz});
-    wire                 sign_sum = sum == 0 ? sign_a & sign_b : sign_x;
-    wire [W-1:0]         rounded;
+    // Stage 3: normalise (leading one to bit NW-1).
+    wire [LW-1:0]        lz = leading_zeros(sum_3);
+    wire [NW-1:0]        normalised_3 = sum_3 << lz;
+    wire signed [XW-1:0] exp_sum_3 = $signed({3'b000, exp_x_3}) + 1 - $signed({{(XW - LW){1'b0}}, lz});
+    wire                 sign_sum_3 = sum_3 == 0 ? both_negative_3 : sign_x_3;
+
+    localparam B3 = 1 + W + 1 + XW + NW;
+    wire                 special_4, sign_sum_4;
+    wire [W-1:0]         special_y_4;
+    wire signed [XW-1:0] exp_sum_4;
+    wire [NW-1:0]        normalised_4;
+    dpn_delay #(.W(B3), .LATENCY(R3)) u_stage3 (.clk(clk), .ce(ce),
+        .d({special_3, special_y_3, sign_sum_3, exp_sum_3, normalised_3}),
+        .q({special_4, special_y_4, sign_sum_4, exp_sum_4, normalised_4}));
+
+    // Stage 4: round, and the special cases.
+    wire [W-1:0] rounded;
     dpn_fp_round #(.EW(EW), .MW(MW), .G(4), .XW(XW)) round (
-        .sign(sign_sum), .exp(exp_sum), .man(normalised), .sticky(1'b0), .result(rounded)
+        .sign(sign_sum_4), .exp(exp_sum_4), .man(normalised_4), .sticky(1'b0), .result(rounded)
     );
-
-    wire [W-1:0] y_comb = nan_a ? quiet_a
-                        : nan_b ? quiet_b
-                        : inf_a && inf_b && subtract ? default_nan
-                        : inf_a ? {sign_a, EMAX, {MW{1'b0}}}
-                        : inf_b ? {sign_b, EMAX, {MW{1'b0}}}
-                        : rounded;
-
-    dpn_delay #(.W(W), .LATENCY(LATENCY)) u_delay (.clk(clk), .ce(ce), .d(y_comb), .q(y));
+    wire [W-1:0] y_4 = special_4 ? special_y_4 : rounded;
+    wire [W-1:0] y_out;
+    dpn_delay #(.W(W), .LATENCY(R4)) u_stage4 (.clk(clk), .ce(ce), .d(y_4), .q(y_out));
+    dpn_delay #(.W(W), .LATENCY(TAIL)) u_delay (.clk(clk), .ce(ce), .d(y_out), .q(y));
 endmodule

@@ -3,8 +3,12 @@
 // Format: EW exponent bits, MW fraction bits (8/23 binary32, 11/52 binary64). Needs dpn_fp_round.v and dpn_fp_unpack.v.
 // Subnormals are handled in and out; 0 * inf gives the x86 default NaN (sign set, quiet bit set); a
 // NaN operand is returned quieted, a before b (as SSE mulss/mulsd).
-// The product is computed combinationally and followed by a LATENCY-deep register delay line that
-// moves only when ce = 1 (retiming is left to synthesis); LATENCY = 0 gives a combinational cell.
+// Four stages, each ending in a register that moves only when ce = 1: (1) unpack the operands
+// (subnormals normalised) and find the special cases, (2) multiply (the registers around the
+// product are where a DSP48E2 keeps its own), (3) normalise, (4) round and select. LATENCY sets
+// how many of those registers exist (the output register first, then those after the product,
+// after normalisation and after unpacking); beyond four, a delay line follows. LATENCY = 0 gives
+// a combinational cell.
 module dpn_fmul #(
     parameter EW = 8,
     parameter MW = 23,
@@ -22,36 +26,75 @@ module dpn_fmul #(
     localparam [XW-1:0] BIAS = {{(XW - EW + 1){1'b0}}, {(EW - 1){1'b1}}};
 
 
-    wire          sign = a[W-1] ^ b[W-1];
+    // Which stage boundaries hold a register (1: after unpacking, ..., 4: the output).
+    localparam R4 = LATENCY >= 1 ? 1 : 0;
+    localparam R2 = LATENCY >= 2 ? 1 : 0;
+    localparam R3 = LATENCY >= 3 ? 1 : 0;
+    localparam R1 = LATENCY >= 4 ? 1 : 0;
+    localparam TAIL = LATENCY > 4 ? LATENCY - 4 : 0;
+
+    // Stage 1: unpack, special cases.
+    wire          sign_1 = a[W-1] ^ b[W-1];
     wire nan_a, inf_a, zero_a;
     wire [W-1:0] quiet_a;
-    wire [MW:0] norm_a;
+    wire [MW:0] norm_a_1;
     wire signed [XW-1:0] eff_a;
-    dpn_fp_unpack #(.EW(EW), .MW(MW)) u_unpack_a (.x(a), .nan(nan_a), .inf(inf_a), .zero(zero_a), .quiet(quiet_a), .norm(norm_a), .eff(eff_a));
+    dpn_fp_unpack #(.EW(EW), .MW(MW)) u_unpack_a (.x(a), .nan(nan_a), .inf(inf_a), .zero(zero_a), .quiet(quiet_a), .norm(norm_a_1), .eff(eff_a));
     wire nan_b, inf_b, zero_b;
     wire [W-1:0] quiet_b;
-    wire [MW:0] norm_b;
+    wire [MW:0] norm_b_1;
     wire signed [XW-1:0] eff_b;
-    dpn_fp_unpack #(.EW(EW), .MW(MW)) u_unpack_b (.x(b), .nan(nan_b), .inf(inf_b), .zero(zero_b), .quiet(quiet_b), .norm(norm_b), .eff(eff_b));
+    dpn_fp_unpack #(.EW(EW), .MW(MW)) u_unpack_b (.x(b), .nan(nan_b), .inf(inf_b), .zero(zero_b), .quiet(quiet_b), .norm(norm_b_1), .eff(eff_b));
     wire [W-1:0]  default_nan = {1'b1, EMAX, 1'b1, {(MW - 1){1'b0}}};
+    wire          special_1 = nan_a || nan_b || inf_a || inf_b || zero_a || zero_b;
+    wire [W-1:0]  special_y_1 = nan_a ? quiet_a
+                              : nan_b ? quiet_b
+                              : (inf_a && zero_b) || (zero_a && inf_b) ? default_nan
+                              : inf_a || inf_b ? {sign_1, EMAX, {MW{1'b0}}}
+                              : {sign_1, {(W - 1){1'b0}}};
+    wire signed [XW-1:0] exp_1 = eff_a + eff_b - $signed(BIAS);
 
+    localparam B1 = 1 + W + 1 + XW + 2 * (MW + 1);
+    wire                 special_2, sign_2;
+    wire [W-1:0]         special_y_2;
+    wire signed [XW-1:0] exp_2;
+    wire [MW:0]          norm_a_2, norm_b_2;
+    dpn_delay #(.W(B1), .LATENCY(R1)) u_stage1 (.clk(clk), .ce(ce),
+        .d({special_1, special_y_1, sign_1, exp_1, norm_a_1, norm_b_1}),
+        .q({special_2, special_y_2, sign_2, exp_2, norm_a_2, norm_b_2}));
 
-    // Product in [1, 4): leading one at bit 2MW+1 or 2MW.
-    wire [2*MW+1:0]      product = norm_a * norm_b;
-    wire                 carry = product[2*MW+1];
-    wire [2*MW+1:0]      normalised = carry ? product : product << 1;
-    wire signed [XW-1:0] exp_product = eff_a + eff_b - $signed(BIAS) + $signed({{(XW - 1){1'b0}}, carry});
-    wire [W-1:0]         rounded;
+    // Stage 2: the product, in [1, 4): leading one at bit 2MW+1 or 2MW.
+    wire [2*MW+1:0] product_2 = norm_a_2 * norm_b_2;
+
+    localparam B2 = 1 + W + 1 + XW + 2 * MW + 2;
+    wire                 special_3, sign_3;
+    wire [W-1:0]         special_y_3;
+    wire signed [XW-1:0] exp_3;
+    wire [2*MW+1:0]      product_3;
+    dpn_delay #(.W(B2), .LATENCY(R2)) u_stage2 (.clk(clk), .ce(ce),
+        .d({special_2, special_y_2, sign_2, exp_2, product_2}),
+        .q({special_3, special_y_3, sign_3, exp_3, product_3}));
+
+    // Stage 3: normalise.
+    wire                 carry = product_3[2*MW+1];
+    wire [2*MW+1:0]      normalised_3 = carry ? product_3 : product_3 << 1;
+    wire signed [XW-1:0] exp_product_3 = exp_3 + $signed({{(XW - 1){1'b0}}, carry});
+
+    wire                 special_4, sign_4;
+    wire [W-1:0]         special_y_4;
+    wire signed [XW-1:0] exp_product_4;
+    wire [2*MW+1:0]      normalised_4;
+    dpn_delay #(.W(B2), .LATENCY(R3)) u_stage3 (.clk(clk), .ce(ce),
+        .d({special_3, special_y_3, sign_3, exp_product_3, normalised_3}),
+        .q({special_4, special_y_4, sign_4, exp_product_4, normalised_4}));
+
+    // Stage 4: round, and the special cases.
+    wire [W-1:0] rounded;
     dpn_fp_round #(.EW(EW), .MW(MW), .G(MW + 1), .XW(XW)) round (
-        .sign(sign), .exp(exp_product), .man(normalised), .sticky(1'b0), .result(rounded)
+        .sign(sign_4), .exp(exp_product_4), .man(normalised_4), .sticky(1'b0), .result(rounded)
     );
-
-    wire [W-1:0] y_comb = nan_a ? quiet_a
-                        : nan_b ? quiet_b
-                        : (inf_a && zero_b) || (zero_a && inf_b) ? default_nan
-                        : inf_a || inf_b ? {sign, EMAX, {MW{1'b0}}}
-                        : zero_a || zero_b ? {sign, {(W - 1){1'b0}}}
-                        : rounded;
-
-    dpn_delay #(.W(W), .LATENCY(LATENCY)) u_delay (.clk(clk), .ce(ce), .d(y_comb), .q(y));
+    wire [W-1:0] y_4 = special_4 ? special_y_4 : rounded;
+    wire [W-1:0] y_out;
+    dpn_delay #(.W(W), .LATENCY(R4)) u_stage4 (.clk(clk), .ce(ce), .d(y_4), .q(y_out));
+    dpn_delay #(.W(W), .LATENCY(TAIL)) u_delay (.clk(clk), .ce(ce), .d(y_out), .q(y));
 endmodule

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Logic-depth benchmark (issue 31): `dpnc synth --timing` on the paper's cases and on kernels
+# that use every cell of the library; per design, its modules' deepest paths, deepest first.
+# usage: [DPNC=path] [CASES="gemm1 bicg1 …"] [TOP=n] bench/timing.sh POLYBENCH_DIR
+# TOP: how many modules to print per design (default 8). The parallel cases (gemm44, bicg16,
+# jacobi16) take Yosys several minutes each.
+set -euo pipefail
+dir=${1:?usage: bench/timing.sh POLYBENCH_DIR}
+cd "$(dirname "$0")/.."
+if [ -z "${DPNC:-}" ]; then cargo build --release -q -p dpnc; DPNC=$PWD/target/release/dpnc; fi
+pb=(-I "$dir/utilities" -DDATA_TYPE_IS_FLOAT)
+gemm=$dir/linear-algebra/blas/gemm/gemm.c
+bicg=$dir/linear-algebra/kernels/bicg/bicg.c
+jacobi=$dir/stencils/jacobi-1d/jacobi-1d.c
+declare -A args=(
+  [gemm1]="$gemm ${pb[*]} -DSMALL_DATASET --tile 32 --par 1"
+  [gemm44]="$gemm ${pb[*]} -DSMALL_DATASET --tile 32 --par 4,4"
+  [bicg1]="$bicg ${pb[*]} -DSMALL_DATASET --tile 32 --par 1"
+  [bicg16]="$bicg ${pb[*]} -DSMALL_DATASET --tile 32 --par 16"
+  [jacobi1]="$jacobi ${pb[*]} -DMEDIUM_DATASET --tile 64 --par 1"
+  [jacobi16]="$jacobi ${pb[*]} -DMEDIUM_DATASET --tile 64 --par 16"
+  # Cells the paper's cases do not use: division and square root (float), integer division.
+  [cholesky]="tests/kernels/cholesky.c -DDATA_TYPE=float --tile 4"
+  [negdiv]="tests/kernels/negative_division.c -DDATA_TYPE=float --tile 4"
+)
+for c in ${CASES:-gemm1 bicg1 jacobi1 cholesky negdiv}; do
+  [ -n "${args[$c]:-}" ] || { echo "unknown case $c; known: ${!args[*]}" >&2; exit 2; }
+  echo "== $c: dpnc synth ${args[$c]} --timing"
+  # shellcheck disable=SC2086
+  "$DPNC" synth ${args[$c]} --timing 2>/dev/null | sed -n '/^deepest path/,$p' | head -n $((2 + ${TOP:-8}))
+done
