@@ -12,20 +12,8 @@ cd "$(dirname "$0")/.."
 if [ -z "${DPNC:-}" ]; then cargo build --release -q -p dpnc; DPNC=$PWD/target/release/dpnc; fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-pb=(-I "$dir/utilities" -DDATA_TYPE_IS_FLOAT)
-gemm=$dir/linear-algebra/blas/gemm/gemm.c
-bicg=$dir/linear-algebra/kernels/bicg/bicg.c
-jacobi=$dir/stencils/jacobi-1d/jacobi-1d.c
-declare -A args=(
-  [gemm1]="$gemm ${pb[*]} -DSMALL_DATASET --tile 32 --par 1"
-  [gemm44]="$gemm ${pb[*]} -DSMALL_DATASET --tile 32 --par 4,4"
-  [bicg1]="$bicg ${pb[*]} -DSMALL_DATASET --tile 32 --par 1"
-  [bicg16]="$bicg ${pb[*]} -DSMALL_DATASET --tile 32 --par 16"
-  [jacobi1]="$jacobi ${pb[*]} -DMEDIUM_DATASET --tile 64 --par 1"
-  [jacobi16]="$jacobi ${pb[*]} -DMEDIUM_DATASET --tile 64 --par 16"
-  [saxpy]="bench/kernels/saxpy.c --tile 1024"
-  [gemm44-medium]="$gemm ${pb[*]} -DMEDIUM_DATASET --tile 32 --par 4,4"
-)
+# shellcheck source=bench/cases.sh
+source bench/cases.sh
 printf '%-14s %9s %9s %9s %6s %10s %10s %6s %8s %10s\n' case cycles busiest "DDR bound" ratio "read (B)" "fetched" "extra" "again" "written"
 for c in ${CASES:-gemm1 gemm44 bicg1 bicg16 jacobi1 jacobi16 saxpy}; do
   # shellcheck disable=SC2086

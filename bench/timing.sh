@@ -8,21 +8,11 @@ set -euo pipefail
 dir=${1:?usage: bench/timing.sh POLYBENCH_DIR}
 cd "$(dirname "$0")/.."
 if [ -z "${DPNC:-}" ]; then cargo build --release -q -p dpnc; DPNC=$PWD/target/release/dpnc; fi
-pb=(-I "$dir/utilities" -DDATA_TYPE_IS_FLOAT)
-gemm=$dir/linear-algebra/blas/gemm/gemm.c
-bicg=$dir/linear-algebra/kernels/bicg/bicg.c
-jacobi=$dir/stencils/jacobi-1d/jacobi-1d.c
-declare -A args=(
-  [gemm1]="$gemm ${pb[*]} -DSMALL_DATASET --tile 32 --par 1"
-  [gemm44]="$gemm ${pb[*]} -DSMALL_DATASET --tile 32 --par 4,4"
-  [bicg1]="$bicg ${pb[*]} -DSMALL_DATASET --tile 32 --par 1"
-  [bicg16]="$bicg ${pb[*]} -DSMALL_DATASET --tile 32 --par 16"
-  [jacobi1]="$jacobi ${pb[*]} -DMEDIUM_DATASET --tile 64 --par 1"
-  [jacobi16]="$jacobi ${pb[*]} -DMEDIUM_DATASET --tile 64 --par 16"
-  # Cells the paper's cases do not use: division and square root (float), integer division.
-  [cholesky]="tests/kernels/cholesky.c -DDATA_TYPE=float --tile 4"
-  [negdiv]="tests/kernels/negative_division.c -DDATA_TYPE=float --tile 4"
-)
+# shellcheck source=bench/cases.sh
+source bench/cases.sh
+# Cells the paper's cases do not use: division and square root (float), integer division.
+args[cholesky]="tests/kernels/cholesky.c -DDATA_TYPE=float --tile 4"
+args[negdiv]="tests/kernels/negative_division.c -DDATA_TYPE=float --tile 4"
 for c in ${CASES:-gemm1 bicg1 jacobi1 cholesky negdiv}; do
   [ -n "${args[$c]:-}" ] || { echo "unknown case $c; known: ${!args[*]}" >&2; exit 2; }
   echo "== $c: dpnc synth ${args[$c]} --timing"

@@ -4,7 +4,7 @@
 //
 // Command line (the executable is <build dir>/obj/dpn_sim):
 //   dpn_sim [--arg NAME=VALUE]... [--latency N] [--jitter N] [--seed N] [--outstanding N]
-//           [--banks N] [--bank-rate N] [--max-cycles N] [--stall-cycles N] [--poll N] [--progress N] [--out DIR] [--spec HASH]
+//           [--bank-rates N,N,...] [--max-cycles N] [--stall-cycles N] [--poll N] [--progress N] [--out DIR] [--spec HASH]
 //           [--trace FILE] [--help]
 //   --arg NAME=VALUE  an argument of the kernel: for an array, a file with its initial bytes (exactly its
 //                     size; arrays not given start zeroed); for a scalar, its bit pattern (decimal or 0x hex)
@@ -12,8 +12,9 @@
 //   --jitter N        plus a uniform random 0..=N cycles per request (default 32)
 //   --seed N          seed of the jitter (and of Verilator's random initial values) (default 1)
 //   --outstanding N   requests in flight per port and direction (default 8)
-//   --banks N         memory banks; port k is on bank k mod N (default 0: a bank per port)
-//   --bank-rate N     bytes a bank moves per 1000 cycles, reads and writes together (default 0: no limit)
+//   --bank-rates L    the memory banks, each as the bytes it moves per 1000 cycles, reads and writes
+//                     together (0: no limit); port k is on bank k mod their number (default empty:
+//                     a bank per port, none limited)
 //   --max-cycles N    give up (timeout) after N cycles counted from ap_start (default 100000000)
 //   --stall-cycles N  deadlock after N cycles with no sign of life (default 100000)
 //   --poll N          cycles between two reads of the control register (default 64)
@@ -34,7 +35,7 @@
 // ordered with each other: a design must wait for B before reading what it wrote. Checked: valid dropped or
 // payload changed before ready, wlast on the wrong beat, strobes outside the beat's lanes, unsupported burst
 // type or size, addresses outside the port's arrays, and writes still unacknowledged when ap_done is seen.
-// Bandwidth (--bank-rate): each bank earns the rate every cycle (up to one rate's worth banked) and every R or
+// Bandwidth (--bank-rates): each bank earns its rate every cycle (up to one rate's worth banked) and every R or
 // W beat of its ports spends the beat's bytes; a port offers R data or takes W data only while its bank is not
 // in debt, so the ports of one bank share its bandwidth and a design cannot beat the bank's peak.
 #pragma once
@@ -129,7 +130,8 @@ template <typename T> struct Interrupt<T, std::void_t<decltype(std::declval<T&>(
 };
 
 struct Options {
-    uint64_t latency = 64, jitter = 32, seed = 1, outstanding = 8, banks = 0, bank_rate = 0;
+    uint64_t latency = 64, jitter = 32, seed = 1, outstanding = 8;
+    std::vector<uint64_t> bank_rates;
     uint64_t max_cycles = 100000000, stall_cycles = 100000, poll = 64, progress = 1000000;
     std::string out_dir, spec_hash;
     std::vector<std::pair<std::string, std::string>> args;
@@ -474,7 +476,7 @@ static inline bool parse_u64(const std::string& s, uint64_t& v) {
 static inline void usage(FILE* f) {
     std::fprintf(f,
                  "usage: dpn_sim [--arg NAME=VALUE]... [--latency N] [--jitter N] [--seed N] [--outstanding N]\n"
-                 "               [--banks N] [--bank-rate N] [--max-cycles N] [--stall-cycles N] [--poll N] [--progress N] [--out DIR] [--spec HASH]\n"
+                 "               [--bank-rates N,N,...] [--max-cycles N] [--stall-cycles N] [--poll N] [--progress N] [--out DIR] [--spec HASH]\n"
                  "               [--trace FILE]\n"
                  "  arrays: --arg NAME=FILE (initial bytes; zeroed when not given); scalars: --arg NAME=BITS\n");
 }
@@ -509,8 +511,6 @@ static inline bool parse_options(int argc, char** argv, Options& o) {
                       : a == "--jitter" ? &o.jitter
                       : a == "--seed" ? &o.seed
                       : a == "--outstanding" ? &o.outstanding
-                      : a == "--banks" ? &o.banks
-                      : a == "--bank-rate" ? &o.bank_rate
                       : a == "--max-cycles" ? &o.max_cycles
                       : a == "--stall-cycles" ? &o.stall_cycles
                       : a == "--poll" ? &o.poll
@@ -520,6 +520,18 @@ static inline bool parse_options(int argc, char** argv, Options& o) {
             if (!parse_u64(v, *n)) {
                 std::fprintf(stderr, "dpn_sim: %s: not a number: %s\n", a.c_str(), v.c_str());
                 return false;
+            }
+        } else if (a == "--bank-rates") {
+            o.bank_rates.clear();
+            for (size_t at = 0; at < v.size();) {
+                size_t comma = std::min(v.find(',', at), v.size());
+                uint64_t r;
+                if (!parse_u64(v.substr(at, comma - at), r)) {
+                    std::fprintf(stderr, "dpn_sim: --bank-rates: not a list of numbers: %s\n", v.c_str());
+                    return false;
+                }
+                o.bank_rates.push_back(r);
+                at = comma + 1;
             }
         } else if (a == "--out") {
             o.out_dir = v;
@@ -607,8 +619,8 @@ inline int run(Design& d, int argc, char** argv) {
     for (size_t k = 0; k < d.args.size(); k++)
         if (!d.args[k].array && !given[k]) std::fprintf(stderr, "dpn_sim: warning: scalar %s not given, passing 0\n", d.args[k].name);
 
-    std::vector<Bank> banks(o.banks ? o.banks : std::max<size_t>(d.ports.size(), 1));
-    for (Bank& b : banks) b.rate = b.budget = int64_t(o.bank_rate);
+    std::vector<Bank> banks(o.bank_rates.empty() ? std::max<size_t>(d.ports.size(), 1) : o.bank_rates.size());
+    for (size_t k = 0; k < o.bank_rates.size(); k++) banks[k].rate = banks[k].budget = int64_t(o.bank_rates[k]);
     std::vector<Port> ports;
     ports.reserve(d.ports.size());
     for (size_t i = 0; i < d.ports.size(); i++)

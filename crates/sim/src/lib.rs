@@ -103,7 +103,7 @@ pub enum ArgKind {
 }
 
 /// The memory model's parameters (per m_axi port).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Memory {
     /// Cycles from a read request's acceptance (AR) to its first data beat, and from a write's last W beat
     /// to its response (B).
@@ -115,30 +115,27 @@ pub struct Memory {
     /// Requests in flight per port and direction (AR accepted and last R beat not yet taken; AW accepted
     /// and B not yet taken); `arready` / `awready` are low while the limit is reached.
     pub max_outstanding: u32,
-    /// Memory banks: port k is on bank k mod `banks` (0: a bank per port).
-    pub banks: u32,
-    /// Bytes one bank moves per 1000 cycles, reads and writes together, shared by its ports
-    /// (0: no limit beyond one beat per cycle per port and direction).
-    pub bank_rate: u64,
+    /// Memory banks, each by the bytes it moves per 1000 cycles, reads and writes together,
+    /// shared by its ports (0: no limit beyond one beat per cycle per port and direction); port
+    /// k is on bank k mod their number. Empty: a bank per port, none limited.
+    pub bank_rates: Vec<u64>,
 }
 
 impl Default for Memory {
     /// latency 64, jitter 32, seed 1, 8 outstanding requests per port and direction, a bank per
     /// port with no bandwidth limit.
     fn default() -> Self {
-        Memory { latency: 64, jitter: 32, seed: 1, max_outstanding: 8, banks: 0, bank_rate: 0 }
+        Memory { latency: 64, jitter: 32, seed: 1, max_outstanding: 8, bank_rates: Vec::new() }
     }
 }
 
 impl Memory {
     /// The default model with `board`'s banks at its kernel clock: ports placed on its banks
     /// in turn (as [`dpnc_boards::Board::bank_of`] places arrays), each bank moving at most its
-    /// peak bandwidth a cycle. Banks of different kinds (the U280's HBM and DDR4) all get the
-    /// slowest one's rate.
+    /// own peak bandwidth a cycle (the U280's HBM pseudo-channels theirs, its DDR4 banks theirs).
     pub fn for_board(board: &dpnc_boards::Board) -> Self {
-        let slowest = board.memory.iter().map(|b| b.bandwidth_gbs).fold(f64::INFINITY, f64::min);
-        let per_cycle = if slowest.is_finite() { slowest * 1e9 / (board.clock_mhz * 1e6) } else { 0.0 };
-        Memory { banks: board.memory.len() as u32, bank_rate: (per_cycle * 1000.0).round() as u64, ..Memory::default() }
+        let per_kilocycle = |gbs: f64| (gbs * 1e9 / (board.clock_mhz * 1e6) * 1000.0).round() as u64;
+        Memory { bank_rates: board.memory.iter().map(|b| per_kilocycle(b.bandwidth_gbs)).collect(), ..Memory::default() }
     }
 }
 
@@ -626,7 +623,7 @@ pub fn run(
     }
     cmd.args(["--latency", &mem.latency.to_string(), "--jitter", &mem.jitter.to_string(), "--seed", &mem.seed.to_string()])
         .args(["--outstanding", &mem.max_outstanding.max(1).to_string()])
-        .args(["--banks", &mem.banks.to_string(), "--bank-rate", &mem.bank_rate.to_string()])
+        .args(["--bank-rates", &mem.bank_rates.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(",")])
         .args(["--max-cycles", &max_cycles.to_string(), "--stall-cycles", &stall_cycles.max(1).to_string()])
         .arg("--out")
         .arg(&dir);

@@ -193,7 +193,7 @@ fn a_bank_shares_its_bandwidth_between_its_ports() {
     let mut cycles = Vec::new();
     // Two bytes a cycle: both ports on one bank, then each on its own.
     for banks in [1, 2] {
-        let mem = Memory { banks, bank_rate: 2000, ..Memory::default() };
+        let mem = Memory { bank_rates: vec![2000; banks], ..Memory::default() };
         let o = run(&exe, &spec, &vscale_inputs(N as u64, -7), &mem, 1_000_000, 10_000, &mut quiet()).unwrap();
         eprintln!("vscale on {banks} bank(s) of 2 bytes a cycle: {} cycles", o.cycles);
         assert!(o.arrays[1].1 == want, "B differs from A * k on {banks} bank(s)");
@@ -368,9 +368,11 @@ fn misc_narrow_bursts_use_the_right_lanes() {
 fn board_memory_models() {
     let vcu1525 = Memory::for_board(&dpnc_boards::load("vcu1525").unwrap());
     // 4 DDR4-2400 banks: 2400 MT/s × 8 B = 19.2 GB/s, 64 bytes a cycle at 300 MHz.
-    assert_eq!((vcu1525.banks, vcu1525.bank_rate), (4, 64_000));
+    assert_eq!(vcu1525.bank_rates, [64_000; 4]);
     let u280 = Memory::for_board(&dpnc_boards::load("u280").unwrap());
-    // 32 HBM2 pseudo-channels of 14.375 GB/s and 2 DDR4 banks, all at the slowest rate.
-    assert_eq!((u280.banks, u280.bank_rate), (34, 47_917));
+    // 32 HBM2 pseudo-channels of 14.375 GB/s (47.917 bytes a cycle), then 2 DDR4 banks of
+    // 19.2 GB/s, each at its own rate.
+    assert_eq!(u280.bank_rates[..32], [47_917; 32]);
+    assert_eq!(u280.bank_rates[32..], [64_000; 2]);
     assert_eq!((u280.latency, u280.jitter, u280.max_outstanding), (64, 32, 8));
 }
