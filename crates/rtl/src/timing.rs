@@ -134,6 +134,12 @@ struct Cell<'a> {
 struct Reach {
     depth: Depth,
     from: Option<u64>,
+    /// The bit is a constant (its logic has no input but constants): no path starts there.
+    constant: bool,
+}
+
+impl Reach {
+    const START: Reach = Reach { depth: Depth { luts: 0, carries: 0, muxes: 0, dsps: 0 }, from: None, constant: false };
 }
 
 impl<'a> Module<'a> {
@@ -189,28 +195,31 @@ impl<'a> Module<'a> {
             return *r;
         }
         // A combinational loop (none in a design that simulates) is cut where it closes.
-        memo.insert(bit, Reach { depth: Depth::default(), from: None });
+        memo.insert(bit, Reach::START);
         let r = match self.driver.get(&bit) {
-            None => Reach { depth: Depth::default(), from: None },
+            None => Reach::START,
             Some(&(c, _)) => {
                 let cell = &self.cells[c];
                 let (kind, through): (Kind, &dyn Fn(&str) -> bool) = match &cell.role {
                     Role::Through(k) => (*k, &|_| true),
                     Role::Point { through, kind } => (*kind, through),
                 };
+                // The deepest input that is not a constant (constant inputs were dropped when
+                // the netlist was read).
                 let mut best: Option<Reach> = None;
-                for (port, bits) in cell.inputs.iter().filter(|(p, _)| through(p)) {
-                    let _ = port;
+                for (_, bits) in cell.inputs.iter().filter(|(p, _)| through(p)) {
                     for &b in bits {
-                        let d = self.reach(b, memo).depth;
-                        if best.is_none_or(|x| d > x.depth) {
-                            best = Some(Reach { depth: d, from: Some(b) });
+                        let r = self.reach(b, memo);
+                        if !r.constant && best.is_none_or(|x| r.depth > x.depth) {
+                            best = Some(Reach { depth: r.depth, from: Some(b), constant: false });
                         }
                     }
                 }
-                match best {
-                    Some(b) => Reach { depth: b.depth.plus(kind), from: b.from },
-                    None => Reach { depth: Depth::default(), from: None },
+                match (best, &cell.role) {
+                    (Some(b), _) => Reach { depth: b.depth.plus(kind), ..b },
+                    // Logic of constants only is a constant; a timing point launches.
+                    (None, Role::Through(_)) => Reach { constant: true, ..Reach::START },
+                    (None, Role::Point { .. }) => Reach::START,
                 }
             }
         };
@@ -328,7 +337,10 @@ pub fn deepest_paths(hier: &str, flat: &str, top: &str) -> Result<Vec<ModuleDept
     }
     let mut rows: Vec<ModuleDepth> = Vec::new();
     for (end, into, at) in &ends {
-        let depth = design.reach(*end, &mut memo).depth;
+        let Reach { depth, constant, .. } = design.reach(*end, &mut memo);
+        if constant {
+            continue;
+        }
         // A path belongs to the smallest instance holding both its ends (a path between two
         // stage registers of an adder is the adder's, not the register module's), or to the
         // nearest enclosing instance the hierarchy knows.
@@ -370,5 +382,49 @@ mod tests {
         assert_eq!(common_scope("u.a", "u.ab"), "u");
         assert_eq!(common_scope("u", "u.x"), "u");
         assert_eq!(common_scope("", "u"), "");
+    }
+
+    /// A flattened netlist by hand: a register fed by LUT2(a, INV(1)) through LUT1, and an
+    /// inverter of a constant feeding a chain of three LUTs to another register. The constant's
+    /// chain is not a path; the deepest path is the port `a`'s two LUTs.
+    #[test]
+    fn constants_start_no_path() {
+        let cell = |ty: &str, ins: &[(&str, &str)], out: (&str, u64)| {
+            let mut conn = serde_json::Map::new();
+            let mut dirs = serde_json::Map::new();
+            for (p, b) in ins {
+                // `k0`/`k1`: a constant, as Yosys writes it ("0", "1"); otherwise a bit number.
+                let bit: Value = b.strip_prefix('k').map_or_else(|| Value::from(b.parse::<u64>().unwrap()), Value::from);
+                conn.insert(p.to_string(), Value::from(vec![bit]));
+                dirs.insert(p.to_string(), Value::from("input"));
+            }
+            conn.insert(out.0.to_string(), Value::from(vec![out.1]));
+            dirs.insert(out.0.to_string(), Value::from("output"));
+            serde_json::json!({ "type": ty, "parameters": {}, "port_directions": dirs, "connections": conn })
+        };
+        let flat = serde_json::json!({ "modules": { "top": {
+            "attributes": {},
+            "ports": { "a": { "direction": "input", "bits": [2] }, "clk": { "direction": "input", "bits": [3] } },
+            "cells": {
+                "inv": cell("INV", &[("I", "k1")], ("O", 10)),
+                "l1": cell("LUT2", &[("I0", "2"), ("I1", "10")], ("O", 11)),
+                "l2": cell("LUT1", &[("I0", "11")], ("O", 12)),
+                "r1": cell("FDRE", &[("D", "12"), ("C", "3"), ("CE", "k1"), ("R", "k0")], ("Q", 13)),
+                "k1": cell("LUT1", &[("I0", "10")], ("O", 20)),
+                "k2": cell("LUT1", &[("I0", "20")], ("O", 21)),
+                "k3": cell("LUT1", &[("I0", "21")], ("O", 22)),
+                "r2": cell("FDRE", &[("D", "22"), ("C", "3"), ("CE", "k1"), ("R", "k0")], ("Q", 23)),
+            },
+            "netnames": {
+                "a": { "hide_name": 0, "bits": [2] },
+                "q1": { "hide_name": 0, "bits": [13] },
+                "q2": { "hide_name": 0, "bits": [23] },
+            },
+        } } });
+        let hier = serde_json::json!({ "modules": { "top": { "attributes": {}, "cells": {} } } });
+        let rows = deepest_paths(&hier.to_string(), &flat.to_string(), "top").unwrap();
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        assert_eq!((rows[0].depth.luts, rows[0].depth.levels()), (2, 2), "{rows:?}");
+        assert_eq!(rows[0].from, "a (port)");
     }
 }
