@@ -1,6 +1,6 @@
 // LATENCY-deep delay line advancing when ce=1 (LATENCY=0: a wire). The staged cells (dpn_fadd,
-// dpn_fmul) use it for each stage register; the others compute combinationally and end with
-// one, leaving retiming to synthesis.
+// dpn_fmul, dpn_fdiv, dpn_fsqrt) use it for each stage register; the others compute
+// combinationally and end with one, leaving retiming to synthesis.
 module dpn_delay #(
     parameter W = 32,
     parameter LATENCY = 1

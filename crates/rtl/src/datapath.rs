@@ -13,9 +13,10 @@
 //! value is valid (inputs at 0). An operator starts when its latest operand is valid; earlier
 //! operands are delayed by `dpn_delay` lines (one chain per signal, tapped at every delay some
 //! user needs), so every path from an input to `y` crosses the same number of registers.
-//! Latencies, chosen for about 300 MHz (`dpn_fadd` and `dpn_fmul` put their registers between
-//! their stages; the other cells compute combinationally and end with a delay line that
-//! synthesis may retime into the logic):
+//! Latencies, chosen for about 300 MHz (`dpn_fadd`, `dpn_fmul`, `dpn_fdiv` and `dpn_fsqrt` put
+//! their registers between their stages, the last two spread over their digit steps; the other
+//! cells compute combinationally and end with a delay line that synthesis may retime into the
+//! logic):
 //!
 //! | operator | binary32 | binary64 |
 //! | --- | --- | --- |

@@ -27,8 +27,8 @@ module fp_tb_cells #(
     dpn_fadd #(.EW(EW), .MW(MW), .LATENCY(5)) u_add (.clk(clk), .ce(ce), .a(a), .b(b), .sub(1'b0), .y(add_y));
     dpn_fadd #(.EW(EW), .MW(MW), .LATENCY(2)) u_sub (.clk(clk), .ce(ce), .a(a), .b(b), .sub(1'b1), .y(sub_y));
     dpn_fmul #(.EW(EW), .MW(MW), .LATENCY(4)) u_mul (.clk(clk), .ce(ce), .a(a), .b(b), .y(mul_y));
-    dpn_fdiv #(.EW(EW), .MW(MW), .LATENCY(5)) u_div (.clk(clk), .ce(ce), .a(a), .b(b), .y(div_y));
-    dpn_fsqrt #(.EW(EW), .MW(MW), .LATENCY(4)) u_sqrt (.clk(clk), .ce(ce), .a(a), .y(sqrt_y));
+    dpn_fdiv #(.EW(EW), .MW(MW), .LATENCY(16)) u_div (.clk(clk), .ce(ce), .a(a), .b(b), .y(div_y));
+    dpn_fsqrt #(.EW(EW), .MW(MW), .LATENCY(16)) u_sqrt (.clk(clk), .ce(ce), .a(a), .y(sqrt_y));
     dpn_fcmp #(.EW(EW), .MW(MW), .LATENCY(1)) u_cmp (
         .clk(clk), .ce(ce), .a(a), .b(b),
         .lt(cmp_y[5]), .le(cmp_y[4]), .gt(cmp_y[3]), .ge(cmp_y[2]), .eq(cmp_y[1]), .ne(cmp_y[0])
