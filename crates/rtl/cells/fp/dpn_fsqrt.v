@@ -5,8 +5,9 @@
 // gives the x86 default NaN (sign set, quiet bit set), a NaN is returned quieted (as SSE sqrtss).
 // The root comes from a non-restoring integer square root (MW+3 root bits plus a sticky remainder
 // bit), one adder per root bit. Registers, each moving only when ce = 1: one at the output, one
-// after unpacking (LATENCY >= 2), and the rest spread evenly between the root's steps; what
-// LATENCY leaves over is a delay line at the end. LATENCY = 0 gives a combinational cell.
+// after unpacking (LATENCY >= 2), one between the sticky bit and rounding (LATENCY >= 3), and the
+// rest spread evenly between the root's steps; what LATENCY leaves over is a delay line at the
+// end. LATENCY = 0 gives a combinational cell.
 module dpn_fsqrt #(
     parameter EW = 8,
     parameter MW = 23,
@@ -27,10 +28,11 @@ module dpn_fsqrt #(
     localparam STEPS = RW;
     localparam RO = LATENCY >= 1 ? 1 : 0;  // output register
     localparam RU = LATENCY >= 2 ? 1 : 0;  // after unpacking
-    localparam SPARE = LATENCY > 2 ? LATENCY - 2 : 0;  // registers for the steps
+    localparam RS = LATENCY >= 3 ? 1 : 0;  // after the sticky bit, before rounding
+    localparam SPARE = LATENCY > 3 ? LATENCY - 3 : 0;  // registers for the steps
     localparam GROUP = (STEPS + SPARE) / (SPARE + 1);  // steps between two step registers: ceil(STEPS / (SPARE + 1))
     localparam USED = (STEPS - 1) / GROUP;  // step registers placed: after steps GROUP, 2 GROUP, ... below STEPS
-    localparam TAIL = LATENCY - RO - RU - USED;
+    localparam TAIL = LATENCY - RO - RU - RS - USED;
 
     wire          sign = a[W-1];
     wire nan_a, inf_a, zero_a;
@@ -96,10 +98,17 @@ module dpn_fsqrt #(
     wire signed [XW-1:0] exp_n = side_n[XW-1:0];
     wire [RW+5:0]        rem = part_n[RW+5] ? part_n + {4'b0000, root_n, 1'b1} : part_n;
     wire [W-1:0]         rounded;
+    localparam BS = 1 + W + XW + RW + 1;
+    wire                 special_s, sticky_s;
+    wire [W-1:0]         special_y_s;
+    wire signed [XW-1:0] exp_s;
+    wire [RW-1:0]        man_s;
+    dpn_delay #(.W(BS), .LATENCY(RS)) u_sticky (.clk(clk), .ce(ce),
+        .d({special_n, special_y_n, exp_n, root_n, rem != 0}), .q({special_s, special_y_s, exp_s, man_s, sticky_s}));
     dpn_fp_round #(.EW(EW), .MW(MW), .G(2), .XW(XW)) round (
-        .sign(1'b0), .exp(exp_n), .man(root_n), .sticky(rem != 0), .result(rounded)
+        .sign(1'b0), .exp(exp_s), .man(man_s), .sticky(sticky_s), .result(rounded)
     );
-    wire [W-1:0] y_n = special_n ? special_y_n : rounded;
+    wire [W-1:0] y_n = special_s ? special_y_s : rounded;
     wire [W-1:0] y_out;
     dpn_delay #(.W(W), .LATENCY(RO)) u_out (.clk(clk), .ce(ce), .d(y_n), .q(y_out));
     dpn_delay #(.W(W), .LATENCY(TAIL)) u_delay (.clk(clk), .ce(ce), .d(y_out), .q(y));
