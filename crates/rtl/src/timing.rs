@@ -257,8 +257,18 @@ impl<'a> Module<'a> {
 /// The instance path of a flattened name (`p_S1.dp.u_add.sum[3]` → `p_S1.dp.u_add`; a name
 /// of the top module → ``).
 fn scope(name: &str) -> &str {
-    let base = name.split('[').next().unwrap_or(name);
-    base.rfind('.').map_or("", |i| &name[..i])
+    // The last `.` outside brackets: generate blocks index instances (`g_step[3].u_step`).
+    let mut depth = 0i32;
+    let mut last = None;
+    for (i, c) in name.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            '.' if depth == 0 => last = Some(i),
+            _ => {}
+        }
+    }
+    last.map_or("", |i| &name[..i])
 }
 
 /// The longest instance path that holds both `a` and `b` (whole components only).
@@ -375,6 +385,8 @@ mod tests {
         assert_eq!(scope("S0.dp.u_add.sum[3]"), "S0.dp.u_add");
         assert_eq!(scope("rx[3]"), "");
         assert_eq!(scope("u.a[1.5]"), "u");
+        assert_eq!(scope("S1.u_n3.g_step[54].u_step.q[3]"), "S1.u_n3.g_step[54].u_step");
+        assert_eq!(depth_of("S1.u_n3.g_step[54].u_step.q[3]"), 4);
         assert_eq!(depth_of("S0.dp.u_add.sum"), 3);
         assert_eq!(depth_of("p"), 0);
         assert_eq!(common_scope("S0.dp.u_n4.u_stage3", "S0.dp.u_n4.u_stage4"), "S0.dp.u_n4");
