@@ -697,7 +697,7 @@ struct Walk {
                 let _ = writeln!(out, "            if ({}) {wr}", pred_c(pred, names));
             }
         }
-        let _ = writeln!(out, "            h{g} = g{g}.next();\n            break;\n        }}");
+        self.case_close(out, g);
     }
 
     /// Case `g` of a Store merge: generator `gen`'s value goes to its cell of `var`.
@@ -706,7 +706,7 @@ struct Walk {
         let idx = self.subscripts(&self.p.stmts[gen.stmt].write, &names);
         let obj = self.chan_obj(gen.c);
         let _ = writeln!(out, "            {}[{}] = {obj}.pop({});", self.array(var), self.flat(var, &idx), self.id(gen.c, true));
-        let _ = writeln!(out, "            h{g} = g{g}.next();\n            break;\n        }}");
+        self.case_close(out, g);
     }
 
     fn load(&self, out: &mut String, pi: usize, var: usize) -> Result<(), CodegenError> {
@@ -794,6 +794,11 @@ struct Walk {
             );
         }
         let _ = writeln!(out, "        switch (b) {{");
+    }
+
+    /// Closes `case g` of a merge: its generator moves on.
+    pub(crate) fn case_close(&self, out: &mut String, g: usize) {
+        let _ = writeln!(out, "            h{g} = g{g}.next();\n            break;\n        }}");
     }
 
     /// Opens `case g` of a merge with the instance's iterators named; returns the names.

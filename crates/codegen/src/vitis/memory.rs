@@ -63,7 +63,7 @@ impl Gen<'_> {
                 "            {};",
                 if on_chip { format!("{n}[{x}] = {value}") } else { format!("port.store({n}, {x}, {value})") }
             );
-            let _ = writeln!(out, "            h{g} = g{g}.next();\n            break;\n        }}");
+            self.case_close(out, g);
         }
         out.push_str("        }\n    }\n");
         if !on_chip {
