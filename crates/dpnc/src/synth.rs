@@ -23,9 +23,9 @@ pub(crate) struct SynthArgs {
     /// flattened design's: no optimisation across module boundaries).
     #[arg(long)]
     per_module: bool,
-    /// Also say how deep the logic is: per module (hierarchy kept), its deepest combinational
-    /// path between registers, ports or submodule pins, in LUT levels, carry cells, MUXF cells
-    /// and unregistered DSP slices, and where it starts and ends.
+    /// Also say how deep the logic is: per module, the deepest combinational path between
+    /// registers (or ports) that one of its instances holds whole, after flattening, in LUT
+    /// levels, carry cells, MUXF cells and unregistered DSP slices, and where it starts and ends.
     #[arg(long)]
     timing: bool,
     /// Bring the report of this design in DIR (`report.html`, written by `dpnc KERNEL -o DIR`
@@ -90,7 +90,7 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SynthArgs) -> Result<(), Failure> {
             }
         }
         if args.timing {
-            println!("\ndeepest path per module (hierarchy kept; deepest first):");
+            println!("\ndeepest path per module (flattened; deepest first):");
             println!("{:<28} {:>6} {:>4} {:>5} {:>4} {:>3}  from -> to", "module", "levels", "LUT", "carry", "MUXF", "DSP");
             for p in &paths {
                 let d = &p.depth;

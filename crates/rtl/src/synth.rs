@@ -159,7 +159,7 @@ pub fn yosys(dir: &Path, top: &str, files: &[std::path::PathBuf], ask: Ask) -> R
 
 /// Runs `synth_xilinx` on `files` in `dir` (hierarchy kept where `per_module`), then `then`
 /// (Yosys commands that write what the caller reads).
-pub(crate) fn run_yosys(dir: &Path, top: &str, files: &[std::path::PathBuf], per_module: bool, then: &str) -> Result<(), String> {
+fn run_yosys(dir: &Path, top: &str, files: &[std::path::PathBuf], per_module: bool, then: &str) -> Result<(), String> {
     let reads: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     // synth_xilinx's script with its `coarse` step spelt out minus `share`: that SAT-based
     // resource sharing ran out of 24 GB on a small GEMM design (64-bit loop arithmetic).

@@ -2,8 +2,9 @@
 //! registers of a design that Yosys's `synth_xilinx` mapped and then flattened, counted in the
 //! cells they cross: LUT levels, carry cells, wide-function multiplexers (`MUXF7/8/9`, which
 //! sit behind a LUT in the same slice) and DSP slices crossed without their output register.
-//! Each path is told to the module that captures it (found from the design's hierarchy, written
-//! before flattening), and each module keeps its deepest.
+//! Each path is told to the smallest instance holding both its ends, and so to that instance's
+//! module (found from the design's hierarchy, written before flattening); each module keeps its
+//! deepest.
 //!
 //! Yosys has no UltraScale+ delays, so the depth is the measure: a path is deeper when it
 //! crosses more cells (logic levels, as Vivado counts them), then more LUTs. Timing points are
@@ -66,8 +67,8 @@ pub struct ModuleDepth {
     /// The module, without Yosys's parameterisation.
     pub module: String,
     pub depth: Depth,
-    /// Where the path starts and ends: a named signal (a register's output, a port, a
-    /// submodule's pin) and the kind of cell or port it is.
+    /// Where the path starts and ends: a named signal (hierarchical, as flattening names it)
+    /// and the cell or port that launches or captures it.
     pub from: String,
     pub to: String,
 }
@@ -114,7 +115,7 @@ fn role(ty: &str, params: &serde_json::Map<String, Value>) -> Role {
 }
 
 /// The flattened design's netlist, as far as timing needs it.
-struct Module<'a> {
+struct Netlist<'a> {
     cells: Vec<Cell<'a>>,
     /// For each net bit, the cell output driving it (cell, port).
     driver: HashMap<u64, (usize, &'a str)>,
@@ -142,8 +143,8 @@ impl Reach {
     const START: Reach = Reach { depth: Depth { luts: 0, carries: 0, muxes: 0, dsps: 0 }, from: None, constant: false };
 }
 
-impl<'a> Module<'a> {
-    fn new(m: &'a Value) -> Module<'a> {
+impl<'a> Netlist<'a> {
+    fn new(m: &'a Value) -> Netlist<'a> {
         let mut cells = Vec::new();
         let mut driver = HashMap::new();
         let empty = serde_json::Map::new();
@@ -186,7 +187,7 @@ impl<'a> Module<'a> {
                     .or_insert(label);
             }
         }
-        Module { cells, driver, names }
+        Netlist { cells, driver, names }
     }
 
     /// The deepest path ending at `bit`, over the cells that drive it combinationally.
@@ -273,22 +274,9 @@ fn scope(name: &str) -> &str {
 
 /// The longest instance path that holds both `a` and `b` (whole components only).
 fn common_scope<'s>(a: &'s str, b: &str) -> &'s str {
-    let mut end = 0;
-    for ((i, x), y) in a
-        .split('.')
-        .scan(0, |at, part| {
-            let start = *at;
-            *at += part.len() + 1;
-            Some((start, part))
-        })
-        .zip(b.split('.'))
-    {
-        if x != y {
-            break;
-        }
-        end = i + x.len();
-    }
-    &a[..end]
+    // The bytes of the components that match, each with its dot.
+    let same: usize = a.split('.').zip(b.split('.')).take_while(|(x, y)| x == y).map(|(x, _)| x.len() + 1).sum();
+    &a[..same.saturating_sub(1)]
 }
 
 /// How many instances deep a flattened name is.
@@ -326,7 +314,7 @@ pub fn deepest_paths(hier: &str, flat: &str, top: &str) -> Result<Vec<ModuleDept
     let (hier, flat) = (parse(hier)?, parse(flat)?);
     let module_of = instances(&hier, top);
     let m = flat["modules"].get(top).ok_or_else(|| format!("the flattened netlist has no module {top}"))?;
-    let design = Module::new(m);
+    let design = Netlist::new(m);
     let mut memo: HashMap<u64, Reach> = HashMap::new();
     // Endpoints: the design's outputs and every input of a timing point that a clock captures
     // (not those that pass through to its outputs), each with what captures it and where.
@@ -363,13 +351,12 @@ pub fn deepest_paths(hier: &str, flat: &str, top: &str) -> Result<Vec<ModuleDept
             }
             path = path.rfind('.').map_or("", |i| &path[..i]);
         };
-        if rows.iter().any(|r| r.module == module && r.depth >= depth) {
-            continue;
-        }
-        let row = ModuleDepth { module, depth, from: design.describe(start), to: format!("{} ({into})", design.name(*end)) };
-        match rows.iter_mut().find(|r| r.module == row.module) {
-            Some(r) => *r = row,
-            None => rows.push(row),
+        let row =
+            || ModuleDepth { module: module.clone(), depth, from: design.describe(start), to: format!("{} ({into})", design.name(*end)) };
+        match rows.iter().position(|r| r.module == module) {
+            Some(i) if rows[i].depth >= depth => {}
+            Some(i) => rows[i] = row(),
+            None => rows.push(row()),
         }
     }
     rows.sort_by(|a, b| b.depth.cmp(&a.depth).then(a.module.cmp(&b.module)));
