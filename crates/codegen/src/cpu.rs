@@ -101,11 +101,11 @@ pub(crate) struct LoadGen {
     pub(crate) name: String,
 }
 
-fn it_names(p: &Program, stmt: usize) -> Vec<String> {
+pub(crate) fn it_names(p: &Program, stmt: usize) -> Vec<String> {
     p.stmts[stmt].iters.iter().map(|i| format!("it_{i}")).collect()
 }
 
-fn pred_c(pred: &Predicate, names: &[String]) -> String {
+pub(crate) fn pred_c(pred: &Predicate, names: &[String]) -> String {
     let n: Vec<&str> = names.iter().map(String::as_str).collect();
     pred.to_c(&n)
 }
@@ -129,12 +129,12 @@ fn linear_c(coef: &[i64], names: &[String], cst: i64) -> String {
 }
 
 /// `l` over the counters named `ctr`.
-fn lin_c(l: &Lin, ctr: &[String]) -> String {
+pub(crate) fn lin_c(l: &Lin, ctr: &[String]) -> String {
     linear_c(&l.coef, ctr, l.cst)
 }
 
 /// The counters of a compute process's loop nest as locals (`c_T0`, `c_p0`, `c_i`, …).
-fn counter_names(l: &LoopNest) -> Vec<String> {
+pub(crate) fn counter_names(l: &LoopNest) -> Vec<String> {
     l.counters.iter().map(|k| format!("c_{}", k.name)).collect()
 }
 
@@ -213,7 +213,7 @@ impl Gen<'_> {
         }
         s
     }
-    fn addr(&self, c: usize, idx: &[String]) -> String {
+    pub(crate) fn addr(&self, c: usize, idx: &[String]) -> String {
         format!("addr{c}({})", idx.join(", "))
     }
 
@@ -389,7 +389,7 @@ struct Walk {
     }
 
     /// How a consumer reads channel `c` into `dst` at the iteration named by `names`.
-    fn read_channel(&self, c: usize, a: &Access, names: &[String], dst: &str) -> Result<Vec<String>, CodegenError> {
+    pub(crate) fn read_channel(&self, c: usize, a: &Access, names: &[String], dst: &str) -> Result<Vec<String>, CodegenError> {
         let ch: &Channel = &self.dpn.channels[c];
         let obj = self.chan_obj(c);
         let vitis = self.flavour == Flavour::Vitis;
@@ -403,12 +403,16 @@ struct Walk {
             ChannelKind::Scratchpad => {
                 let last = self.need(c, &ch.last_read, "last-read")?;
                 let at = self.addr(c, &self.subscripts(a, names));
-                let (read, release) = match (vitis, ch.producer == ch.consumer) {
-                    (false, _) => (format!("{obj}.read(at{c}{})", self.id(c, false)), format!("{obj}.release(at{c})")),
-                    (true, false) => (format!("sp{c}.read({obj}, at{c})"), format!("sp{c}.release(at{c})")),
-                    (true, true) => (format!("sp{c}.get(at{c})"), format!("sp{c}.release(at{c})")),
-                };
-                vec![format!("const size_t at{c} = {at};"), format!("{dst} = {read};"), format!("if ({}) {release};", pred_c(last, names))]
+                let release =
+                    format!("if ({}) {}.release(at{c});", pred_c(last, names), if vitis { format!("sp{c}") } else { obj.clone() });
+                match (vitis, ch.producer == ch.consumer) {
+                    (false, _) => {
+                        vec![format!("const size_t at{c} = {at};"), format!("{dst} = {obj}.read(at{c}{});", self.id(c, false)), release]
+                    }
+                    // Vitis: the point has waited until the cell arrived, and named it (`vitis::compute`).
+                    (true, false) => vec![format!("{dst} = sp{c}.get(at{c});"), release],
+                    (true, true) => vec![format!("const size_t at{c} = {at};"), format!("{dst} = sp{c}.get(at{c});"), release],
+                }
             }
         })
     }
@@ -447,8 +451,6 @@ struct Walk {
         let pr = &self.dpn.processes[pi];
         let s = &self.p.stmts[stmt];
         let l = self.loops(pr)?;
-        let names = it_names(self.p, stmt);
-        let w = &self.p.vars[s.write.var];
         let _ = writeln!(out, "// {}: statement {} ({} iterations).", pr.name, s.name, pr.iterations);
         let _ = writeln!(out, "{} {{", self.fn_head(&[pi]));
         if self.flavour == Flavour::Vitis {
@@ -461,17 +463,57 @@ struct Walk {
                 let _ = writeln!(out, "    {} reg{} = {{}};", ch.elem, clause.channel);
             }
         }
+        if self.flavour == Flavour::Vitis {
+            self.flattened(out, pi, stmt)?;
+            out.push_str("}\n\n");
+            return Ok(());
+        }
+        let names = it_names(self.p, stmt);
         let mut depth = String::from("    ");
         self.loop_open(out, l, &mut depth);
-        if self.flavour == Flavour::Vitis && self.pipelined(pi) {
-            let _ = writeln!(out, "{depth}#pragma HLS pipeline II=1");
-        }
         for (n, lin) in names.iter().zip(&l.iters) {
             let _ = writeln!(out, "{depth}const long long {n} = {};", lin_c(lin, &counter_names(l)));
         }
         if !l.guard.is_true() {
             let _ = writeln!(out, "{depth}if (!{}) continue;", pred_c(&l.guard, &names));
         }
+        self.point(out, pi, stmt, &depth)?;
+        for _ in &l.counters {
+            depth.truncate(depth.len() - 4);
+            let _ = writeln!(out, "{depth}}}");
+        }
+        out.push_str("}\n\n");
+        Ok(())
+    }
+
+    /// The mux conditions of compute process `pi`: per read, each clause's channel and
+    /// predicate, in the order they are tried.
+    pub(crate) fn mux_clauses(&self, pi: usize) -> Result<Vec<Vec<(usize, &Predicate)>>, CodegenError> {
+        let pr = &self.dpn.processes[pi];
+        (0..pr.mux.len())
+            .map(|r| {
+                pr.mux[r]
+                    .iter()
+                    .map(|cl| {
+                        let pred = cl.pred.as_ref().ok_or_else(|| CodegenError::Channel {
+                            channel: self.dpn.channels[cl.channel].name.clone(),
+                            why: "its mux condition has no predicate".into(),
+                        })?;
+                        Ok((cl.channel, pred))
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// One instance of compute process `pi` at `depth`, its iterators named: each operand read
+    /// from the channel its mux names, the statement, the value to the channels its demux names.
+    pub(crate) fn point(&self, out: &mut String, pi: usize, stmt: usize, depth: &str) -> Result<(), CodegenError> {
+        let pr = &self.dpn.processes[pi];
+        let s = &self.p.stmts[stmt];
+        let names = it_names(self.p, stmt);
+        let w = &self.p.vars[s.write.var];
+        let mux = self.mux_clauses(pi)?;
         let mut operands = Vec::new();
         for (r, a) in s.reads.iter().enumerate() {
             let v = &self.p.vars[a.var];
@@ -481,30 +523,21 @@ struct Walk {
             }
             let dst = format!("r{r}");
             let _ = writeln!(out, "{depth}{} {dst};", v.ty.c_name());
-            let clauses = pr.mux.get(r).map(Vec::as_slice).unwrap_or(&[]);
-            let preds = clauses
-                .iter()
-                .map(|cl| {
-                    cl.pred.as_ref().ok_or_else(|| CodegenError::Channel {
-                        channel: self.dpn.channels[cl.channel].name.clone(),
-                        why: "its mux condition has no predicate".into(),
-                    })
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            if let ([cl], [pred]) = (clauses, preds.as_slice()) {
+            let clauses = mux.get(r).map(Vec::as_slice).unwrap_or(&[]);
+            if let [(c, pred)] = clauses {
                 if pred.is_true() {
                     // One channel for every iteration: no mux.
-                    for line in self.read_channel(cl.channel, a, &names, &dst)? {
+                    for line in self.read_channel(*c, a, &names, &dst)? {
                         let _ = writeln!(out, "{depth}{line}");
                     }
                     operands.push(dst);
                     continue;
                 }
             }
-            for (k, (cl, pred)) in clauses.iter().zip(&preds).enumerate() {
+            for (k, (c, pred)) in clauses.iter().enumerate() {
                 let cond = if k == 0 { "if" } else { "} else if" };
                 let _ = writeln!(out, "{depth}{cond} ({}) {{", pred_c(pred, &names));
-                for line in self.read_channel(cl.channel, a, &names, &dst)? {
+                for line in self.read_channel(*c, a, &names, &dst)? {
                     let _ = writeln!(out, "{depth}    {line}");
                 }
             }
@@ -530,11 +563,6 @@ struct Walk {
                 let _ = writeln!(out, "{depth}if ({}) {wr}", pred_c(pred, &names));
             }
         }
-        for _ in &l.counters {
-            depth.truncate(depth.len() - 4);
-            let _ = writeln!(out, "{depth}}}");
-        }
-        out.push_str("}\n\n");
         Ok(())
     }
 
@@ -859,7 +887,7 @@ struct Walk {
 }
 
 /// `max(…)`/`min(…)` of a counter's bounds over the outer counters `ctr`.
-fn bound(ls: &[Lin], f: &str, empty: &str, ctr: &[String]) -> String {
+pub(crate) fn bound(ls: &[Lin], f: &str, empty: &str, ctr: &[String]) -> String {
     let mut it = ls.iter().map(|l| lin_c(l, ctr));
     let Some(first) = it.next() else { return empty.into() };
     it.fold(first, |acc, x| format!("{f}({acc}, {x})"))

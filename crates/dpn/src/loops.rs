@@ -33,6 +33,11 @@ pub fn span(coef: &[i64], cst: i64, r: &[(i64, i64)]) -> (i64, i64) {
     })
 }
 
+/// Bits of a signed number holding `x` and one more, for a step past it (at most 64).
+pub fn signed_bits(x: i64) -> u32 {
+    (u64::BITS - (if x < 0 { !x } else { x } as u64).leading_zeros() + 2).min(64)
+}
+
 /// One loop: from the largest lower bound to the smallest upper bound, by `step` (±1).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counter {
@@ -64,6 +69,23 @@ impl LoopNest {
             r.push((lo, hi));
         }
         r
+    }
+
+    /// Bits of each counter as hardware walks the nest (signed): enough for every value a
+    /// counter, a bound, a coefficient or a constant takes, and one step past a bound. Both
+    /// hardware backends size their counters by it: 64-bit counters made Yosys run out of
+    /// memory at par 16, and HLS would build 64-bit adders and comparators.
+    pub fn counter_bits(&self) -> u32 {
+        let r = self.counter_ranges();
+        let mut w = signed_bits(-1);
+        for (k, c) in self.counters.iter().enumerate() {
+            w = w.max(signed_bits(r[k].0)).max(signed_bits(r[k].1));
+            for b in c.lower.iter().chain(&c.upper) {
+                let (lo, hi) = span(&b.coef, b.cst, &r[..k]);
+                w = b.coef.iter().fold(w.max(signed_bits(lo)).max(signed_bits(hi)).max(signed_bits(b.cst)), |w, a| w.max(signed_bits(*a)));
+            }
+        }
+        w
     }
 
     /// A box holding every value each statement iterator takes in this nest.

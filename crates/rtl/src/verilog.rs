@@ -52,7 +52,7 @@ pub fn lin(l: &Lin, names: &[String]) -> String {
 /// Bits of a signed number holding `x`: its magnitude's, a sign bit and one of margin (at
 /// most 64).
 pub fn bits_for(x: i64) -> u32 {
-    (u64::BITS - (if x < 0 { !x } else { x } as u64).leading_zeros() + 2).min(64)
+    dpnc_dpn::loops::signed_bits(x)
 }
 
 /// Bits `lo .. lo + w` of vector `v`, a signed number sign-extended to 64 bits.

@@ -8,45 +8,28 @@
 //! Compute processes use it for their own iterations; memory processes run one per channel
 //! they serve (the consumer's or producer's nest) and merge them in σ order.
 
-use crate::verilog::{bits_for, linear_w, lit_w, min_max, sext};
-use dpnc_dpn::loops::{span, Lin, LoopNest};
+use crate::verilog::{linear_w, lit_w, min_max, sext};
+use dpnc_dpn::loops::{Lin, LoopNest};
 use std::fmt::Write;
-
-/// Bits of each of `l`'s counters in its walker, and of the walker's arithmetic: enough for
-/// every value a counter, a bound, a coefficient or a constant takes, and one step past a
-/// bound (64-bit counters made Yosys run out of memory at par 16: memory processes run one
-/// walker per generator).
-pub fn counter_bits(l: &LoopNest) -> u32 {
-    let r = l.counter_ranges();
-    let mut w = bits_for(-1);
-    for (k, c) in l.counters.iter().enumerate() {
-        w = w.max(bits_for(r[k].0)).max(bits_for(r[k].1));
-        for b in c.lower.iter().chain(&c.upper) {
-            let (lo, hi) = span(&b.coef, b.cst, &r[..k]);
-            w = b.coef.iter().fold(w.max(bits_for(lo)).max(bits_for(hi)).max(bits_for(b.cst)), |w, a| w.max(bits_for(*a)));
-        }
-    }
-    w
-}
 
 /// Bits of the walker's `cs` port: every counter, packed.
 pub fn cs_bits(l: &LoopNest) -> u32 {
-    counter_bits(l) * l.counters.len().max(1) as u32
+    l.counter_bits() * l.counters.len().max(1) as u32
 }
 
 /// The counters held in `v` (a walker's `cs`, or a copy), each sign-extended to 64 bits.
 pub fn counters(v: &str, l: &LoopNest) -> Vec<String> {
-    let w = counter_bits(l);
+    let w = l.counter_bits();
     (0..l.counters.len() as u32).map(|k| sext(v, w * k, w)).collect()
 }
 
 /// Module `name` walking `l`: `start` begins at the first point, `valid` says the counters
-/// (`cs`, [`counter_bits`] each, signed, outermost in the low bits) hold a point, `next`
+/// (`cs`, [`LoopNest::counter_bits`] each, signed, outermost in the low bits) hold a point, `next`
 /// leaves it (`valid` may stay high with the next point in the following cycle), `done`
 /// says there are no more.
 pub fn module(name: &str, l: &LoopNest) -> String {
     let d = l.counters.len();
-    let w = counter_bits(l);
+    let w = l.counter_bits();
     let lit = |v: i64| lit_w(v, w);
     let mut o = String::new();
     let _ = writeln!(o, "// Iteration generator: {d} nested loops ({}), one point per cycle within the innermost loop.", {

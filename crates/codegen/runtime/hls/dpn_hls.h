@@ -51,9 +51,10 @@ Cell<T, AW> cell(size_t at, T v) {
 
 // A scratchpad as the process that reads it holds it: values arrive through a stream in their
 // producer's order and wait in their cells (valid bit set) until their last read releases them.
-// Reading a cell that is not valid yet takes arrivals until it is. The cell count comes from the
-// schedule: when an arrival is taken, the value that last lived in its cell has had its last
-// read, so an arrival never lands on a live value (checked in software).
+// A process about to read a cell that is not valid yet takes one arrival per pass of its loop
+// until it is (`has`, `take`). The cell count comes from the schedule: when an arrival is taken,
+// the value that last lived in its cell has had its last read, so an arrival never lands on a
+// live value (checked in software).
 template <class T, int CELLS, int AW>
 struct Scratchpad {
     T data[CELLS];
@@ -68,16 +69,15 @@ struct Scratchpad {
         data[at] = v;
         valid[at] = true;
     }
-    T read(hls::stream<Cell<T, AW>>& in, size_t at) {
-        while (!valid[at]) {
-            const Cell<T, AW> c = in.read();
-            put(c.at, c.v);
-        }
-        return data[at];
+    bool has(size_t at) const { return valid[at]; }
+    // The next arrival, into its cell.
+    void take(hls::stream<Cell<T, AW>>& in) {
+        const Cell<T, AW> c = in.read();
+        put(c.at, c.v);
     }
-    // A value the process wrote itself, earlier in its own order.
+    // The value in cell `at`, which has arrived or which the process wrote itself.
     T get(size_t at) {
-        if (!valid[at]) DPN_FAIL("scratchpad: read of a cell the process has not written");
+        if (!valid[at]) DPN_FAIL("scratchpad: read of a cell that holds no value");
         return data[at];
     }
     void release(size_t at) { valid[at] = false; }

@@ -2,8 +2,8 @@
 //! platform, plus the files that flow needs.
 //!
 //! * Every **compute process** is a function taking its channels as `hls::stream&`, its loop
-//!   nest pipelined (`II=1`) unless it waits on a scratchpad. Channels from a process to itself
-//!   are local to its function.
+//!   nest flattened into one loop pipelined at `II=1` ([`compute`]). Channels from a process to
+//!   itself are local to its function.
 //! * A **scratchpad** belongs to the process that reads it (`dpn_hls::Scratchpad` in
 //!   `runtime/hls/dpn_hls.h`); its producer sends (cell, value) pairs down a stream as deep
 //!   as the scratchpad, so no array is shared between dataflow processes.
@@ -19,6 +19,7 @@
 //! (`sw`, `csim`, `hw_emu`, `hw`), and the stand-in `hls_stream.h` / `ap_int.h` (in `sw/`) with
 //! which the same kernel builds with g++ and runs as threads.
 
+mod compute;
 mod memory;
 
 use crate::cpu::{Flavour, Gen};
@@ -223,12 +224,6 @@ impl Gen<'_> {
                 _ => {}
             }
         }
-    }
-
-    /// Whether compute process `pi` can take an iteration per cycle: it never waits inside an
-    /// iteration for values arriving at a scratchpad.
-    pub(crate) fn pipelined(&self, pi: usize) -> bool {
-        !self.dpn.channels.iter().any(|ch| ch.consumer == pi && ch.producer != pi && ch.kind == ChannelKind::Scratchpad)
     }
 
     /// The memory processes, then the top function: interfaces (arrays on `ports`), streams,

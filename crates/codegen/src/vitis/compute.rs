@@ -1,0 +1,131 @@
+//! A Vitis compute process: its loop nest as one flattened loop that HLS pipelines at II=1.
+//!
+//! Nested loops would fill and drain HLS's pipeline on every pass of the innermost loop (a
+//! tile row of 2 to 32 points), and a `while` inside a pass blocks `PIPELINE` altogether. So
+//! the counters are state of a single loop: each pass runs the point they hold, when it is in
+//! every loop's range and in the process's domain, then moves them on as an odometer does. The
+//! innermost counter steps; where it is at its bound, the next outer one steps and the inner
+//! ones restart at their bounds, computed from the new outer values. An empty loop is found in
+//! the pass that lands on it (its counter starts beyond its bound) and costs that one pass.
+//!
+//! A read from a scratchpad whose cell has not arrived holds the point: the pass takes one
+//! arrival from the producer's stream and leaves the counters where they are, so the next pass
+//! tries the same point again. Counters are `ap_int` of the width the nest needs
+//! ([`LoopNest::counter_bits`]); the bounds are affine in them, without division.
+
+use crate::cpu::{bound, counter_names, it_names, lin_c, pred_c, Gen};
+use crate::CodegenError;
+use dpnc_dpn::ir::ChannelKind;
+use dpnc_dpn::loops::LoopNest;
+use std::fmt::Write;
+
+impl Gen<'_> {
+    /// The body of compute process `pi` (statement `stmt`) after its locals: the flattened loop.
+    pub(crate) fn flattened(&self, out: &mut String, pi: usize, stmt: usize) -> Result<(), CodegenError> {
+        let pr = &self.dpn.processes[pi];
+        let l = pr.loops.as_ref().ok_or_else(|| CodegenError::Process {
+            process: pr.name.clone(),
+            why: "its hyperplanes are not a unimodular change of its iterators, so it has no loop nest".into(),
+        })?;
+        let ctr = counter_names(l);
+        let names = it_names(self.p, stmt);
+        let order: Vec<&str> = l.counters.iter().map(|k| k.name.as_str()).collect();
+        let _ = writeln!(
+            out,
+            "    // The loop nest ({}) as one pipelined loop: a pass runs the point the counters hold,\n    \
+             // if it is in every loop's range and in the domain, then moves them to the next point.",
+            order.join(", ")
+        );
+        let ty = format!("ap_int<{}>", l.counter_bits());
+        for (k, n) in ctr.iter().enumerate() {
+            let _ = writeln!(out, "    {ty} {n} = {};", first(l, k, &ctr));
+        }
+        out.push_str("    for (bool more = true; more;) {\n#pragma HLS pipeline II=1\n");
+        let mut inside = String::from("true");
+        for (k, c) in l.counters.iter().enumerate() {
+            let n = &ctr[k];
+            let outer = if k == 0 { String::new() } else { format!("{inside} && ") };
+            let _ = writeln!(
+                out,
+                "        const long long lo{k} = {}, hi{k} = {};\n        const bool in{k} = {outer}lo{k} <= {n} && {n} <= hi{k};",
+                bound(&c.lower, "dpn_max", "0LL", &ctr),
+                bound(&c.upper, "dpn_min", "-1LL", &ctr),
+            );
+            inside = format!("in{k}");
+        }
+        for (n, lin) in names.iter().zip(&l.iters) {
+            let _ = writeln!(out, "        const long long {n} = {};", lin_c(lin, &ctr));
+        }
+        let guard = if l.guard.is_true() { inside } else { format!("{inside} && {}", pred_c(&l.guard, &names)) };
+        let _ =
+            writeln!(out, "        const bool live = {guard};\n        bool hold = false;  // a scratchpad cell it reads has not arrived");
+        self.arrivals(out, pi, stmt)?;
+        out.push_str("        if (live && !hold) {\n");
+        self.point(out, pi, stmt, "            ")?;
+        out.push_str("        }\n        if (!hold) {\n");
+        advance(out, l, &ctr);
+        out.push_str("        }\n    }\n");
+        Ok(())
+    }
+
+    /// For each read from another process's scratchpad: where the point reads it and the cell
+    /// has not arrived, take one arrival and hold the point.
+    fn arrivals(&self, out: &mut String, pi: usize, stmt: usize) -> Result<(), CodegenError> {
+        let names = it_names(self.p, stmt);
+        for (r, clauses) in self.mux_clauses(pi)?.iter().enumerate() {
+            let mut before: Vec<String> = Vec::new();
+            for &(c, pred) in clauses {
+                let ch = &self.dpn.channels[c];
+                let taken = if pred.is_true() { None } else { Some(pred_c(pred, &names)) };
+                if ch.kind == ChannelKind::Scratchpad && ch.producer != pi {
+                    let at = self.addr(c, &self.subscripts(&self.p.stmts[stmt].reads[r], &names));
+                    let mut cond = vec!["live".to_string()];
+                    cond.extend(before.iter().map(|p| format!("!({p})")));
+                    cond.extend(taken.clone());
+                    let _ = writeln!(
+                        out,
+                        "        const size_t at{c} = {at};\n        if ({} && !sp{c}.has(at{c})) {{\n            sp{c}.take({});\n            hold = true;\n        }}",
+                        cond.join(" && "),
+                        self.chan_obj(c)
+                    );
+                }
+                match taken {
+                    Some(p) => before.push(p),
+                    None => break,
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Counter `k`'s first value once the outer ones are set: where its loop starts.
+fn first(l: &LoopNest, k: usize, ctr: &[String]) -> String {
+    let c = &l.counters[k];
+    if c.step > 0 {
+        bound(&c.lower, "dpn_max", "0LL", ctr)
+    } else {
+        bound(&c.upper, "dpn_min", "-1LL", ctr)
+    }
+}
+
+/// The odometer step: the innermost counter in its range and short of its last value moves
+/// on, and every counter inside it restarts; with none, the loop ends.
+fn advance(out: &mut String, l: &LoopNest, ctr: &[String]) {
+    let d = l.counters.len();
+    for k in (0..d).rev() {
+        let (n, c) = (&ctr[k], &l.counters[k]);
+        let (more, step) =
+            if c.step > 0 { (format!("{n} < hi{k}"), format!("++{n};")) } else { (format!("{n} > lo{k}"), format!("--{n};")) };
+        let cond = if k + 1 == d { "if" } else { "} else if" };
+        let _ = writeln!(out, "            {cond} (in{k} && {more}) {{\n                {step}");
+        for m in k + 1..d {
+            let _ = writeln!(out, "                {} = {};", ctr[m], first(l, m, ctr));
+        }
+    }
+    if d == 0 {
+        out.push_str("            more = false;\n");
+    } else {
+        out.push_str("            } else {\n                more = false;\n            }\n");
+    }
+}
