@@ -4,8 +4,7 @@
 //!   bit-exact with the reference interpreter on every kernel of the test set, in double
 //!   without parallel sub-bands and in float with them; its XRT host compiles against the
 //!   stand-in XRT headers (`tests/stand-in/xrt`);
-//! * every compute process is one loop that HLS can pipeline (see
-//!   [`compute_processes_are_one_pipelined_loop`]);
+//! * every process is one loop that HLS can pipeline (see [`processes_are_one_pipelined_loop`]);
 //! * for every board of the catalogue, the Makefile, the C-simulation script, the `v++`
 //!   connectivity and the kernel's `m_axi` bundles name that board's platform, part and banks.
 
@@ -20,7 +19,7 @@ fn one(f: &Path, ty: &str, tile: &[i64], par: &[i64], dir: &Path) -> Result<(), 
     c.compare(&got, "Vitis HLS C++ as software")?;
     let kernel = std::fs::read_to_string(dir.join("kernel.cpp")).map_err(|e| format!("kernel.cpp: {e}"))?;
     streams_are_at_least_two_deep(&kernel)?;
-    compute_processes_are_one_pipelined_loop(&kernel)?;
+    processes_are_one_pipelined_loop(&kernel)?;
     let xrt = Path::new(env!("CARGO_MANIFEST_DIR")).join("stand-in/xrt/include");
     let xrt = format!("-I{}", xrt.display());
     dpnc_codegen::native::compile(dir, "g++", &["-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", &xrt, "host.cpp"])
@@ -50,47 +49,67 @@ fn streams_are_at_least_two_deep(kernel: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Each compute process's function (`process_S…`; memory processes are `process_mem_…`) holds
-/// exactly one loop, pipelined at II=1 by the pragma on its first line. Its counters are
-/// `ap_int` narrower than 64 bits (the software run, where `ap_int` wraps, says they are wide
-/// enough), and its loop control (the counters' first values, their bounds, the step) has no
-/// division or modulo, which would be a divider in the loop's recurrence.
-fn compute_processes_are_one_pipelined_loop(kernel: &str) -> Result<(), String> {
-    let mut seen = 0;
-    let mut lines = kernel.lines();
-    while let Some(head) = lines.by_ref().find(|l| l.starts_with("static void process_") && !l.starts_with("static void process_mem_")) {
-        let name = head.split('(').next().unwrap_or(head);
-        let body: Vec<&str> = lines.by_ref().take_while(|l| *l != "}").collect();
-        let loops: Vec<usize> = (0..body.len())
-            .filter(|&i| {
-                ["for (", "while (", "do {"].iter().any(|k| body[i].trim_start().starts_with(k) || body[i].contains(&format!(" {k}")))
-            })
-            .collect();
-        let [at] = loops.as_slice() else { return Err(format!("{name}: {} loops, not one", loops.len())) };
-        if body.get(at + 1).map(|l| l.trim()) != Some("#pragma HLS pipeline II=1") {
-            return Err(format!("{name}: its loop is not pipelined at II=1"));
-        }
-        let counters: Vec<&str> = body[..*at].iter().filter(|l| l.trim_start().starts_with("ap_int<")).copied().collect();
-        for c in &counters {
-            let w: u32 =
-                c.trim_start()["ap_int<".len()..].split('>').next().and_then(|w| w.parse().ok()).ok_or_else(|| format!("{name}: {c}"))?;
-            if w >= 64 {
-                return Err(format!("{name}: a {w}-bit counter: {c}"));
+/// Each process's function (`process_…`) holds exactly one loop, pipelined at II=1 by the pragma
+/// on its first line. Compute processes keep their counters in the function, memory processes in
+/// their walkers (`struct gen…`). Counters are `ap_int` narrower than 64 bits (the software run,
+/// where `ap_int` wraps, says they are wide enough), and loop control (the counters' first
+/// values, their bounds, the step) has no division or modulo, which would put a divider in the
+/// loop's recurrence.
+fn processes_are_one_pipelined_loop(kernel: &str) -> Result<(), String> {
+    let lines: Vec<&str> = kernel.lines().collect();
+    let block = |from: usize, end: &str| -> &[&str] {
+        let n = lines[from..].iter().position(|l| *l == end).unwrap_or(lines.len() - from);
+        &lines[from..from + n]
+    };
+    let (mut processes, mut walkers) = (0, 0);
+    for (i, head) in lines.iter().enumerate() {
+        if head.starts_with("static void process_") {
+            let name = head.split('(').next().unwrap_or(head);
+            let body = block(i + 1, "}");
+            let loops: Vec<usize> = (0..body.len())
+                .filter(|&k| {
+                    ["for (", "while (", "do {"].iter().any(|w| body[k].trim_start().starts_with(w) || body[k].contains(&format!(" {w}")))
+                })
+                .collect();
+            let [at] = loops.as_slice() else { return Err(format!("{name}: {} loops, not one", loops.len())) };
+            if body.get(at + 1).map(|l| l.trim()) != Some("#pragma HLS pipeline II=1") {
+                return Err(format!("{name}: its loop is not pipelined at II=1"));
             }
+            if !head.starts_with("static void process_mem_") {
+                let step = body.iter().position(|l| l.trim() == "if (!hold) {").ok_or_else(|| format!("{name}: no step"))?;
+                loop_control(name, body, &body[step..])?;
+            }
+            processes += 1;
+        } else if head.starts_with("struct gen") {
+            let body = block(i + 1, "};");
+            let step = body.iter().position(|l| l.trim() == "void step() {").ok_or_else(|| format!("{head} has no step()"))?;
+            loop_control(head, body, &body[step..])?;
+            walkers += 1;
         }
-        if body.iter().any(|l| l.contains("long long c_")) {
-            return Err(format!("{name}: a long long counter"));
-        }
-        let step = body.iter().position(|l| l.trim() == "if (!hold) {").ok_or_else(|| format!("{name}: no step"))?;
-        let bounds = body.iter().filter(|l| l.trim_start().starts_with("const long long lo"));
-        let control = counters.iter().chain(bounds).chain(&body[step..]);
-        if let Some(l) = control.into_iter().find(|l| l.contains('/') || l.contains('%') || l.contains("floord")) {
-            return Err(format!("{name}: division in loop control: {l}"));
-        }
-        seen += 1;
     }
-    if seen == 0 {
-        return Err("kernel.cpp has no compute process".into());
+    if processes == 0 || walkers == 0 {
+        return Err(format!("kernel.cpp has {processes} processes and {walkers} walkers"));
+    }
+    Ok(())
+}
+
+/// Checks the counters of `body` (`ap_int<W> c_…`), the lines that set them or their bounds
+/// (`c_… = …`, `const long long lo…`), and the `step` lines.
+fn loop_control(name: &str, body: &[&str], step: &[&str]) -> Result<(), String> {
+    let starts = |l: &&&str, w: &str| l.trim_start().starts_with(w);
+    for c in body.iter().filter(|l| starts(l, "ap_int<")) {
+        let w: u32 =
+            c.trim_start()["ap_int<".len()..].split('>').next().and_then(|w| w.parse().ok()).ok_or_else(|| format!("{name}: {c}"))?;
+        if w >= 64 {
+            return Err(format!("{name}: a {w}-bit counter: {c}"));
+        }
+    }
+    if let Some(c) = body.iter().find(|l| l.contains("long long c_")) {
+        return Err(format!("{name}: a long long counter: {c}"));
+    }
+    let control = body.iter().filter(|l| ["ap_int<", "c_", "const long long lo"].iter().any(|w| starts(l, w)));
+    if let Some(l) = control.chain(step).find(|l| l.contains('/') || l.contains('%') || l.contains("floord")) {
+        return Err(format!("{name}: division in loop control: {l}"));
     }
     Ok(())
 }

@@ -147,7 +147,7 @@ fn affine_c(f: &Affine, names: &[String]) -> String {
     linear_c(&f.coef, names, f.cst)
 }
 
-fn key_c(k: &Key, names: &[String]) -> String {
+pub(crate) fn key_c(k: &Key, names: &[String]) -> String {
     match k {
         Key::Const(c) => format!("{c}LL"),
         Key::Tile(f, s) => format!("floord({}, {s})", affine_c(f, names)),
@@ -189,7 +189,7 @@ impl Gen<'_> {
     pub(crate) fn proc_fn(&self, pi: usize) -> String {
         format!("process_{}", self.dpn.processes[pi].name)
     }
-    fn loops<'b>(&self, pr: &'b Process) -> Result<&'b LoopNest, CodegenError> {
+    pub(crate) fn loops<'b>(&self, pr: &'b Process) -> Result<&'b LoopNest, CodegenError> {
         pr.loops.as_ref().ok_or_else(|| CodegenError::Process {
             process: pr.name.clone(),
             why: "its hyperplanes are not a unimodular change of its iterators, so it has no loop nest".into(),
@@ -579,6 +579,9 @@ struct Walk {
         tag: i64,
         band: bool,
     ) -> Result<(), CodegenError> {
+        if self.flavour == Flavour::Vitis {
+            return self.walker(out, name, pi, stmt, cond, tag);
+        }
         let pr = &self.dpn.processes[pi];
         let l = self.loops(pr)?;
         let names = it_names(self.p, stmt);
@@ -717,15 +720,20 @@ struct Walk {
     /// The end of load case `g`: its value `v` (of cell `idx`) goes to every channel of
     /// generator `gen`'s fan-out, and the generator moves on.
     pub(crate) fn fan_out(&self, out: &mut String, g: usize, gen: &LoadGen, names: &[String], idx: &[String]) {
+        self.fan_out_writes(out, gen, names, idx, "            ");
+        self.case_close(out, g);
+    }
+
+    /// The writes of a loaded `v` to the channels of `gen`'s fan-out, at `depth`.
+    pub(crate) fn fan_out_writes(&self, out: &mut String, gen: &LoadGen, names: &[String], idx: &[String], depth: &str) {
         for (q, pred) in &self.dpn.channels[gen.c].fanout {
             let wr = self.write_channel(*q, idx, "v");
             if pred.is_true() {
-                let _ = writeln!(out, "            {wr}");
+                let _ = writeln!(out, "{depth}{wr}");
             } else {
-                let _ = writeln!(out, "            if ({}) {wr}", pred_c(pred, names));
+                let _ = writeln!(out, "{depth}if ({}) {wr}", pred_c(pred, names));
             }
         }
-        self.case_close(out, g);
     }
 
     /// Case `g` of a Store merge: generator `gen`'s value goes to its cell of `var`.

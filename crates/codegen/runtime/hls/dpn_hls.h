@@ -145,12 +145,16 @@ void set_lane(Line& l, int k, T v) {
 // * stores write into the cached copy of their line, if any, and into the held run of
 //   consecutive lines, which goes out as one burst when a store leaves it, before a fetch
 //   that overlaps it, and at the end. Lines of the run that not every element was stored to
-//   take the rest from the cache or from DDR first.
-// Both burst loops move a beat per cycle (PIPELINE II=1).
+//   take the rest from the cache or from DDR as they go out.
+// The port is a step of its process's one pipelined loop: while a burst is under way (`busy`),
+// each pass moves one beat of it (`beat`); a load that misses, or a store that must first send
+// the held run, starts that burst and answers false, and the process asks again once the port
+// is idle.
 template <class T, long long LINES, int CACHE = 256>
 struct Port {
     static const int PER_LINE = LINE_BYTES / sizeof(T);
     static const uint64_t ELEM_MASK = (1ull << sizeof(T)) - 1;  // an element's bytes
+    enum Burst { IDLE, FETCH, FLUSH };
 
     Line cache[CACHE];
     long long tag[CACHE];  // the line held in each entry, -1: none
@@ -160,30 +164,82 @@ struct Port {
     int held_n;
     long long next_fetch;  // the line after the last fetch
     int burst;             // that fetch's length
+    Burst doing;           // the burst under way
+    long long beat_at;     // its next line (FETCH) or held line (FLUSH)
+    int beats_left;
 
-    Port() : held_at(0), held_n(0), next_fetch(-1), burst(1) {
+    Port() : held_at(0), held_n(0), next_fetch(-1), burst(1), doing(IDLE), beat_at(0), beats_left(0) {
         for (int i = 0; i < CACHE; ++i) tag[i] = -1;
     }
 
-    T load(Line* mem, long long x) {
-        const long long l = x / PER_LINE;
-        if (tag[l % CACHE] != l) fetch(mem, l);
-        return lane<T>(cache[l % CACHE], (int)(x % PER_LINE));
+    bool busy() const { return doing != IDLE; }
+
+    // One beat of the burst under way: a line into the cache, or a held line out to DDR.
+    void beat(Line* mem) {
+        if (doing == FETCH) {
+            cache[beat_at % CACHE] = mem[beat_at];
+            tag[beat_at % CACHE] = beat_at;
+        } else {
+            const long long l = held_at + beat_at;
+            Line line = held[beat_at];
+            if (stored[beat_at] != ~0ull) {
+                const Line old = tag[l % CACHE] == l ? cache[l % CACHE] : mem[l];
+                for (int k = 0; k < PER_LINE; ++k) {
+#pragma HLS unroll
+                    if (((stored[beat_at] >> (k * sizeof(T))) & 1) == 0) set_lane<T>(line, k, lane<T>(old, k));
+                }
+            }
+            mem[l] = line;
+        }
+        ++beat_at;
+        if (--beats_left == 0) {
+            if (doing == FLUSH) held_n = 0;
+            doing = IDLE;
+        }
     }
 
-    void store(Line* mem, long long x, T v) {
+    // Element x into v, if its line is cached; otherwise starts the burst that brings it.
+    bool load(long long x, T& v) {
+        const long long l = x / PER_LINE;
+        if (tag[l % CACHE] == l) {
+            v = lane<T>(cache[l % CACHE], (int)(x % PER_LINE));
+            return true;
+        }
+        int n = l == next_fetch ? 2 * burst : 1;
+        if (n > PAGE_LINES - (int)(l % PAGE_LINES)) n = PAGE_LINES - (int)(l % PAGE_LINES);
+        if (n > LINES - l) n = (int)(LINES - l);
+        if (n > CACHE) n = CACHE;  // line l must still be there after its burst
+        if (held_n > 0 && held_at < l + n && l < held_at + held_n) {
+            flush();  // the fetch must see those stores
+            return false;
+        }
+        doing = FETCH;
+        beat_at = l;
+        beats_left = n;
+        next_fetch = l + n;
+        burst = n;
+        return false;
+    }
+
+    // Whether element x can be stored now; if the held run must go out first, starts that.
+    bool can_store(long long x) {
+        const long long l = x / PER_LINE;
+        const bool inside = l >= held_at && l < held_at + held_n;
+        const bool extends = l == held_at + held_n && l % PAGE_LINES != 0;
+        if (held_n == 0 || inside || extends) return true;
+        flush();
+        return false;
+    }
+
+    // Stores v to element x (after can_store(x)).
+    void store(long long x, T v) {
         const long long l = x / PER_LINE;
         const int k = (int)(x % PER_LINE);
         if (tag[l % CACHE] == l) set_lane<T>(cache[l % CACHE], k, v);
-        int i;
-        if (held_n > 0 && l >= held_at && l < held_at + held_n) {
-            i = (int)(l - held_at);
-        } else {
-            if (!(held_n > 0 && l == held_at + held_n && l % PAGE_LINES != 0)) {
-                flush(mem);
-                held_at = l;
-            }
-            i = held_n++;
+        if (held_n == 0) held_at = l;
+        int i = (int)(l - held_at);
+        if (i == held_n) {
+            ++held_n;
             held[i] = Line();
             stored[i] = 0;
         }
@@ -191,37 +247,13 @@ struct Port {
         stored[i] |= ELEM_MASK << (k * sizeof(T));
     }
 
-    // The held stores, out to DDR in one burst.
-    void flush(Line* mem) {
-        if (held_n == 0) return;
-        for (int i = 0; i < held_n; ++i) {
-            if (stored[i] == ~0ull) continue;
-            const long long l = held_at + i;
-            const Line old = tag[l % CACHE] == l ? cache[l % CACHE] : mem[l];
-            for (int k = 0; k < PER_LINE; ++k)
-                if (((stored[i] >> (k * sizeof(T))) & 1) == 0) set_lane<T>(held[i], k, lane<T>(old, k));
-        }
-        for (int i = 0; i < held_n; ++i) {
-#pragma HLS pipeline II = 1
-            mem[held_at + i] = held[i];
-        }
-        held_n = 0;
-    }
-
-   private:
-    void fetch(Line* mem, long long l) {
-        int n = l == next_fetch ? 2 * burst : 1;
-        if (n > PAGE_LINES - (int)(l % PAGE_LINES)) n = PAGE_LINES - (int)(l % PAGE_LINES);
-        if (n > LINES - l) n = (int)(LINES - l);
-        if (n > CACHE) n = CACHE;  // line l must still be there after its burst
-        if (held_n > 0 && held_at < l + n && l < held_at + held_n) flush(mem);
-        for (int i = 0; i < n; ++i) {
-#pragma HLS pipeline II = 1
-            cache[(l + i) % CACHE] = mem[l + i];
-            tag[(l + i) % CACHE] = l + i;
-        }
-        next_fetch = l + n;
-        burst = n;
+    // Starts sending the held run, if there is one (at the end: the process runs until false).
+    bool flush() {
+        if (held_n == 0) return false;
+        doing = FLUSH;
+        beat_at = 0;
+        beats_left = held_n;
+        return true;
     }
 };
 

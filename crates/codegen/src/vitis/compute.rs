@@ -41,18 +41,7 @@ impl Gen<'_> {
             let _ = writeln!(out, "    {ty} {n} = {};", first(l, k, &ctr));
         }
         out.push_str("    for (bool more = true; more;) {\n#pragma HLS pipeline II=1\n");
-        let mut inside = String::from("true");
-        for (k, c) in l.counters.iter().enumerate() {
-            let n = &ctr[k];
-            let outer = if k == 0 { String::new() } else { format!("{inside} && ") };
-            let _ = writeln!(
-                out,
-                "        const long long lo{k} = {}, hi{k} = {};\n        const bool in{k} = {outer}lo{k} <= {n} && {n} <= hi{k};",
-                bound(&c.lower, "dpn_max", "0LL", &ctr),
-                bound(&c.upper, "dpn_min", "-1LL", &ctr),
-            );
-            inside = format!("in{k}");
-        }
+        let inside = ranges(out, l, &ctr, "        ");
         for (n, lin) in names.iter().zip(&l.iters) {
             let _ = writeln!(out, "        const long long {n} = {};", lin_c(lin, &ctr));
         }
@@ -63,7 +52,7 @@ impl Gen<'_> {
         out.push_str("        if (live && !hold) {\n");
         self.point(out, pi, stmt, "            ")?;
         out.push_str("        }\n        if (!hold) {\n");
-        advance(out, l, &ctr);
+        advance(out, l, &ctr, "            ");
         out.push_str("        }\n    }\n");
         Ok(())
     }
@@ -99,8 +88,27 @@ impl Gen<'_> {
     }
 }
 
+/// Per counter of `l` (named `ctr`), at `depth`: its bounds at the outer counters' values
+/// (`lo<k>`, `hi<k>`) and whether it and every outer counter are within theirs (`in<k>`).
+/// Returns the innermost `in<k>` (`true` for no loop).
+pub(super) fn ranges(out: &mut String, l: &LoopNest, ctr: &[String], depth: &str) -> String {
+    let mut inside = String::from("true");
+    for (k, c) in l.counters.iter().enumerate() {
+        let n = &ctr[k];
+        let outer = if k == 0 { String::new() } else { format!("{inside} && ") };
+        let _ = writeln!(
+            out,
+            "{depth}const long long lo{k} = {}, hi{k} = {};\n{depth}const bool in{k} = {outer}lo{k} <= {n} && {n} <= hi{k};",
+            bound(&c.lower, "dpn_max", "0LL", ctr),
+            bound(&c.upper, "dpn_min", "-1LL", ctr),
+        );
+        inside = format!("in{k}");
+    }
+    inside
+}
+
 /// Counter `k`'s first value once the outer ones are set: where its loop starts.
-fn first(l: &LoopNest, k: usize, ctr: &[String]) -> String {
+pub(super) fn first(l: &LoopNest, k: usize, ctr: &[String]) -> String {
     let c = &l.counters[k];
     if c.step > 0 {
         bound(&c.lower, "dpn_max", "0LL", ctr)
@@ -109,23 +117,24 @@ fn first(l: &LoopNest, k: usize, ctr: &[String]) -> String {
     }
 }
 
-/// The odometer step: the innermost counter in its range and short of its last value moves
-/// on, and every counter inside it restarts; with none, the loop ends.
-fn advance(out: &mut String, l: &LoopNest, ctr: &[String]) {
+/// The odometer step at `depth`, after [`ranges`]: the innermost counter in its range and
+/// short of its last value moves on, and every counter inside it restarts; with none, `more`
+/// becomes false.
+pub(super) fn advance(out: &mut String, l: &LoopNest, ctr: &[String], depth: &str) {
     let d = l.counters.len();
     for k in (0..d).rev() {
         let (n, c) = (&ctr[k], &l.counters[k]);
         let (more, step) =
             if c.step > 0 { (format!("{n} < hi{k}"), format!("++{n};")) } else { (format!("{n} > lo{k}"), format!("--{n};")) };
         let cond = if k + 1 == d { "if" } else { "} else if" };
-        let _ = writeln!(out, "            {cond} (in{k} && {more}) {{\n                {step}");
+        let _ = writeln!(out, "{depth}{cond} (in{k} && {more}) {{\n{depth}    {step}");
         for m in k + 1..d {
-            let _ = writeln!(out, "                {} = {};", ctr[m], first(l, m, ctr));
+            let _ = writeln!(out, "{depth}    {} = {};", ctr[m], first(l, m, ctr));
         }
     }
     if d == 0 {
-        out.push_str("            more = false;\n");
+        let _ = writeln!(out, "{depth}more = false;");
     } else {
-        out.push_str("            } else {\n                more = false;\n            }\n");
+        let _ = writeln!(out, "{depth}}} else {{\n{depth}    more = false;\n{depth}}}");
     }
 }
