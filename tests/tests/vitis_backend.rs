@@ -4,7 +4,9 @@
 //!   bit-exact with the reference interpreter on every kernel of the test set, in double
 //!   without parallel sub-bands and in float with them; its XRT host compiles against the
 //!   stand-in XRT headers (`tests/stand-in/xrt`);
-//! * every process is one loop that HLS can pipeline (see [`processes_are_one_pipelined_loop`]);
+//! * every process is one loop that HLS can pipeline (see [`processes_are_one_pipelined_loop`]),
+//!   and a FIFO from a process to itself tells HLS its dependence distance
+//!   ([`rings_have_their_distance`]);
 //! * for every board of the catalogue, the Makefile, the C-simulation script, the `v++`
 //!   connectivity and the kernel's `m_axi` bundles name that board's platform, part and banks.
 
@@ -78,6 +80,7 @@ fn processes_are_one_pipelined_loop(kernel: &str) -> Result<(), String> {
             if !head.starts_with("static void process_mem_") {
                 let step = body.iter().position(|l| l.trim() == "if (!hold) {").ok_or_else(|| format!("{name}: no step"))?;
                 loop_control(name, body, &body[step..])?;
+                rings_have_their_distance(name, body)?;
             }
             processes += 1;
         } else if head.starts_with("struct gen") {
@@ -89,6 +92,25 @@ fn processes_are_one_pipelined_loop(kernel: &str) -> Result<(), String> {
     }
     if processes == 0 || walkers == 0 {
         return Err(format!("kernel.cpp has {processes} processes and {walkers} walkers"));
+    }
+    Ok(())
+}
+
+/// A FIFO from a process to itself is an array in it (`ring<c>`), never a stream, whose RAW
+/// distance across passes the loop's dependence pragma gives HLS: a stream read that waits
+/// would stall the stage that writes what it waits for.
+fn rings_have_their_distance(name: &str, body: &[&str]) -> Result<(), String> {
+    for l in body.iter().filter(|l| l.contains(" ring") && l.contains("];  //")) {
+        let ring = l.split_whitespace().nth(1).and_then(|d| d.split('[').next()).ok_or_else(|| format!("{name}: {l}"))?;
+        let pragma = format!("#pragma HLS dependence variable={ring} type=inter direction=RAW distance=");
+        let d = body.iter().find_map(|p| p.strip_prefix(&pragma)).ok_or_else(|| format!("{name}: {ring} has no dependence pragma"))?;
+        let d: u64 = d.split_whitespace().next().and_then(|d| d.parse().ok()).ok_or_else(|| format!("{name}: {d}"))?;
+        if d == 0 {
+            return Err(format!("{name}: {ring} at distance 0"));
+        }
+    }
+    if body.iter().any(|l| l.trim_start().starts_with("hls::stream<")) {
+        return Err(format!("{name}: a stream to itself"));
     }
     Ok(())
 }

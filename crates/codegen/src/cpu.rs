@@ -393,7 +393,11 @@ struct Walk {
         let ch: &Channel = &self.dpn.channels[c];
         let obj = self.chan_obj(c);
         let vitis = self.flavour == Flavour::Vitis;
-        let pop = if vitis { format!("{obj}.read()") } else { format!("{obj}.pop({})", self.id(c, true)) };
+        let pop = match vitis {
+            true if self.is_ring(c) => format!("ring{c}[q{c}.take()]"),
+            true => format!("{obj}.read()"),
+            false => format!("{obj}.pop({})", self.id(c, true)),
+        };
         Ok(match ch.kind {
             ChannelKind::Fifo => vec![format!("{dst} = {pop};")],
             ChannelKind::FifoReg => {
@@ -427,6 +431,7 @@ struct Walk {
                 format!("{obj}.write(dpn_hls::cell<{}>({}, {v}));", index_bits(ch.cells()), self.addr(c, idx))
             }
             (ChannelKind::Scratchpad, _) => format!("{obj}.write({}, {v}{});", self.addr(c, idx), self.id(c, false)),
+            (_, Flavour::Vitis) if self.is_ring(c) => format!("ring{c}[q{c}.put()] = {v};"),
             (_, Flavour::Vitis) => format!("{obj}.write({v});"),
             _ => format!("{obj}.push({v}{});", self.id(c, false)),
         }

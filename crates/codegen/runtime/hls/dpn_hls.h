@@ -83,6 +83,38 @@ struct Scratchpad {
     void release(size_t at) { valid[at] = false; }
 };
 
+// The read and write positions of a ring of N values: a FIFO from a process to itself, kept as
+// an array in the process so that HLS schedules the distance between a value's write and its
+// read (a stream read that waits would stall the pipeline stage that writes the value).
+template <int N>
+struct Ring {
+    int rd, wr;
+#ifndef __SYNTHESIS__
+    int n;  // values held, for the checks
+#endif
+    Ring() : rd(0), wr(0) {
+#ifndef __SYNTHESIS__
+        n = 0;
+#endif
+    }
+    int put() {
+#ifndef __SYNTHESIS__
+        if (n++ == N) DPN_FAIL("ring: a write to a full ring");
+#endif
+        const int at = wr;
+        wr = wr + 1 == N ? 0 : wr + 1;
+        return at;
+    }
+    int take() {
+#ifndef __SYNTHESIS__
+        if (n-- == 0) DPN_FAIL("ring: a read before its value's write");
+#endif
+        const int at = rd;
+        rd = rd + 1 == N ? 0 : rd + 1;
+        return at;
+    }
+};
+
 // One beat of a 512-bit m_axi port: 64 bytes of an array, in address order.
 typedef ap_uint<512> Line;
 const int LINE_BYTES = 64;

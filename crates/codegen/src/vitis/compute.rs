@@ -41,6 +41,11 @@ impl Gen<'_> {
             let _ = writeln!(out, "    {ty} {n} = {};", first(l, k, &ctr));
         }
         out.push_str("    for (bool more = true; more;) {\n#pragma HLS pipeline II=1\n");
+        for c in self.rings(pi) {
+            if let Some(d) = self.ring_distance(c) {
+                let _ = writeln!(out, "#pragma HLS dependence variable=ring{c} type=inter direction=RAW distance={d} dependent=true");
+            }
+        }
         let inside = ranges(out, l, &ctr, "        ");
         for (n, lin) in names.iter().zip(&l.iters) {
             let _ = writeln!(out, "        const long long {n} = {};", lin_c(lin, &ctr));

@@ -3,7 +3,7 @@
 //!
 //! * Every **compute process** is a function taking its channels as `hls::stream&`, its loop
 //!   nest flattened into one loop pipelined at `II=1` ([`compute`]). Channels from a process to
-//!   itself are local to its function.
+//!   itself are local to its function, as arrays ([`ring`]).
 //! * A **scratchpad** belongs to the process that reads it (`dpn_hls::Scratchpad` in
 //!   `runtime/hls/dpn_hls.h`); its producer sends (cell, value) pairs down a stream as deep
 //!   as the scratchpad, so no array is shared between dataflow processes.
@@ -21,6 +21,7 @@
 
 mod compute;
 mod memory;
+mod ring;
 
 use crate::cpu::{Flavour, Gen};
 use crate::CodegenError;
@@ -198,10 +199,9 @@ impl Gen<'_> {
         }
     }
 
-    /// What compute process `pi` keeps to itself: streams to itself and the scratchpads it reads.
+    /// What compute process `pi` keeps to itself: rings (FIFOs to itself) and the scratchpads it reads.
     pub(crate) fn vitis_locals(&self, out: &mut String, pi: usize) {
         for (c, ch) in self.dpn.channels.iter().enumerate().filter(|(_, ch)| ch.consumer == pi) {
-            let obj = self.chan_obj(c);
             match ch.kind {
                 ChannelKind::Scratchpad => {
                     let _ = writeln!(
@@ -213,13 +213,8 @@ impl Gen<'_> {
                         ch.name
                     );
                 }
-                _ if ch.producer == pi => {
-                    let d = self.depth(c);
-                    let _ = writeln!(
-                        out,
-                        "    hls::stream<{}, {d}> {obj}(\"{}\");\n#pragma HLS stream variable={obj} depth={d}",
-                        ch.elem, ch.name
-                    );
+                _ if self.is_ring(c) => {
+                    let _ = writeln!(out, "    {} ring{c}[{d}];  // {}\n    dpn_hls::Ring<{d}> q{c};", ch.elem, ch.name, d = self.depth(c));
                 }
                 _ => {}
             }
