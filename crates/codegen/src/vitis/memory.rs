@@ -45,7 +45,9 @@ impl Gen<'_> {
         tag: i64,
     ) -> Result<(), CodegenError> {
         let pr = &self.dpn.processes[pi];
-        let l = self.loops(pr)?;
+        // The process's nest with the bounds the instances' condition implies (a reduction's
+        // stores are on its last step only): fewer positions between instances, in one order.
+        let l = &cond.iter().fold(self.loops(pr)?.clone(), |l, c| l.restricted(c));
         let names = it_names(self.p, stmt);
         let ctr = counter_names(l);
         let _ = writeln!(out, "// Instances of {} in its order, keyed by σ: one position of its loop nest per step.", pr.name);
