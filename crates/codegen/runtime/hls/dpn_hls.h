@@ -52,15 +52,19 @@ Cell<T, AW> cell(size_t at, T v) {
 // A scratchpad as the process that reads it holds it: values arrive through a stream in their
 // producer's order and wait in their cells (valid bit set) until their last read releases them.
 // A process about to read a cell that is not valid yet takes one arrival per pass of its loop
-// until it is (`has`, `take`). The cell count comes from the schedule: when an arrival is taken,
-// the value that last lived in its cell has had its last read, so an arrival never lands on a
-// live value (checked in software).
+// until it is (`has`, `take`); in its other passes it takes the next arrival if that one's cell
+// is free (`arrive`), so arrivals come in while it computes. The cell count comes from the
+// schedule: when an arrival is needed, the value that last lived in its cell has had its last
+// read, so an arrival never lands on a live value (checked in software), and one taken early
+// has waited for its cell.
 template <class T, int CELLS, int AW>
 struct Scratchpad {
     T data[CELLS];
     bool valid[CELLS];
+    Cell<T, AW> next;  // an arrival read early, waiting for its cell
+    bool early;
 
-    Scratchpad() {
+    Scratchpad() : next(), early(false) {
         for (int i = 0; i < CELLS; ++i) valid[i] = false;
     }
     // A value written by the process itself (a channel from a process to itself).
@@ -70,10 +74,19 @@ struct Scratchpad {
         valid[at] = true;
     }
     bool has(size_t at) const { return valid[at]; }
-    // The next arrival, into its cell.
+    // The next arrival, into its cell (waits for it).
     void take(hls::stream<Cell<T, AW>>& in) {
-        const Cell<T, AW> c = in.read();
-        put(c.at, c.v);
+        if (!early) next = in.read();
+        early = false;
+        put(next.at, next.v);
+    }
+    // The next arrival, if there is one and its cell is free (never waits).
+    void arrive(hls::stream<Cell<T, AW>>& in) {
+        if (!early) early = in.read_nb(next);
+        if (early && !valid[next.at]) {
+            put(next.at, next.v);
+            early = false;
+        }
     }
     // The value in cell `at`, which has arrived or which the process wrote itself.
     T get(size_t at) {

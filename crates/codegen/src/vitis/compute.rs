@@ -8,9 +8,11 @@
 //! ones restart at their bounds, computed from the new outer values. An empty loop is found in
 //! the pass that lands on it (its counter starts beyond its bound) and costs that one pass.
 //!
-//! A read from a scratchpad whose cell has not arrived holds the point: the pass takes one
-//! arrival from the producer's stream and leaves the counters where they are, so the next pass
-//! tries the same point again. Counters are `ap_int` of the width the nest needs
+//! A read from a scratchpad whose cell has not arrived takes one arrival from the producer's
+//! stream; if that was not the cell, the point is held (the counters stay where they are, and
+//! the next pass tries the same point again). Passes that need no arrival take the next one if
+//! its cell is free, so a tile read in another order than it arrives (BICG's A, by columns)
+//! does not wait for it one arrival a pass. Counters are `ap_int` of the width the nest needs
 //! ([`LoopNest::counter_bits`]); the bounds are affine in them, without division.
 
 use crate::cpu::{bound, counter_names, it_names, lin_c, pred_c, Gen};
@@ -22,11 +24,7 @@ use std::fmt::Write;
 impl Gen<'_> {
     /// The body of compute process `pi` (statement `stmt`) after its locals: the flattened loop.
     pub(crate) fn flattened(&self, out: &mut String, pi: usize, stmt: usize) -> Result<(), CodegenError> {
-        let pr = &self.dpn.processes[pi];
-        let l = pr.loops.as_ref().ok_or_else(|| CodegenError::Process {
-            process: pr.name.clone(),
-            why: "its hyperplanes are not a unimodular change of its iterators, so it has no loop nest".into(),
-        })?;
+        let l = self.loops(&self.dpn.processes[pi])?;
         let ctr = counter_names(l);
         let names = it_names(self.p, stmt);
         let order: Vec<&str> = l.counters.iter().map(|k| k.name.as_str()).collect();
@@ -63,7 +61,8 @@ impl Gen<'_> {
     }
 
     /// For each read from another process's scratchpad: where the point reads it and the cell
-    /// has not arrived, take one arrival and hold the point.
+    /// has not arrived, take one arrival, and hold the point unless that was its cell; otherwise
+    /// take the next arrival if its cell is free.
     fn arrivals(&self, out: &mut String, pi: usize, stmt: usize) -> Result<(), CodegenError> {
         let names = it_names(self.p, stmt);
         for (r, clauses) in self.mux_clauses(pi)?.iter().enumerate() {
@@ -78,9 +77,9 @@ impl Gen<'_> {
                     cond.extend(taken.clone());
                     let _ = writeln!(
                         out,
-                        "        const size_t at{c} = {at};\n        if ({} && !sp{c}.has(at{c})) {{\n            sp{c}.take({});\n            hold = true;\n        }}",
+                        "        const size_t at{c} = {at};\n        if ({} && !sp{c}.has(at{c})) {{\n            sp{c}.take({obj});\n            hold = hold || !sp{c}.has(at{c});\n        }} else {{\n            sp{c}.arrive({obj});\n        }}",
                         cond.join(" && "),
-                        self.chan_obj(c)
+                        obj = self.chan_obj(c)
                     );
                 }
                 match taken {
