@@ -844,10 +844,15 @@ struct Walk {
 
     /// Opens `case g` of a merge with the instance's iterators named; returns the names.
     pub(crate) fn case_open(&self, out: &mut String, g: usize, stmt: usize) -> Vec<String> {
+        self.case_open_at(out, g, stmt, "        ")
+    }
+
+    /// [`Self::case_open`] with `case` at `depth`.
+    pub(crate) fn case_open_at(&self, out: &mut String, g: usize, stmt: usize, depth: &str) -> Vec<String> {
         let names = it_names(self.p, stmt);
-        let _ = writeln!(out, "        case {g}: {{");
+        let _ = writeln!(out, "{depth}case {g}: {{");
         for (i, n) in names.iter().enumerate() {
-            let _ = writeln!(out, "            const long long {n} = g{g}.it[{i}];\n            (void){n};");
+            let _ = writeln!(out, "{depth}    const long long {n} = g{g}.it[{i}];\n{depth}    (void){n};");
         }
         names
     }

@@ -166,11 +166,7 @@ impl Gen<'_> {
     /// Opens `case g` for the instance of generator `gen` and names its iterators; returns them
     /// and the subscripts of the cell it loads (or, `store`, writes).
     fn served(&self, out: &mut String, g: usize, gen: &LoadGen, store: bool) -> (Vec<String>, Vec<String>) {
-        let names = it_names(self.p, gen.stmt);
-        let _ = writeln!(out, "            case {g}: {{");
-        for (i, n) in names.iter().enumerate() {
-            let _ = writeln!(out, "                const long long {n} = g{g}.it[{i}];\n                (void){n};");
-        }
+        let names = self.case_open_at(out, g, gen.stmt, "            ");
         let s = &self.p.stmts[gen.stmt];
         let idx = self.subscripts(if store { &s.write } else { &s.reads[gen.port] }, &names);
         (names, idx)
