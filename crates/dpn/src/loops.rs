@@ -217,6 +217,35 @@ impl LoopNest {
         LoopNest { counters, iters: self.iters.clone(), guard: self.guard.clone() }
     }
 
+    /// `Σ coef[j]·iterator[j] + cst` over the counters.
+    pub fn of_iterators(&self, coef: &[i64], cst: i64) -> Lin {
+        let mut l = Lin { coef: vec![0; self.counters.len()], cst };
+        for (a, it) in coef.iter().zip(&self.iters) {
+            l.coef.iter_mut().zip(&it.coef).for_each(|(x, y)| *x += a * y);
+            l.cst += a * it.cst;
+        }
+        l
+    }
+
+    /// `⌊(Σ coef[j]·iterator[j] + cst) / size⌋` over the counters, where it is a tile counter
+    /// or a constant: what a walker keeps instead of dividing. A hyperplane that repeats an
+    /// outer one (a statement with fewer loops than its nest's depth) has a point counter held
+    /// equal to that one's; its tile counter is the one that bounds it.
+    pub fn tile_of(&self, coef: &[i64], cst: i64, size: i64) -> Option<Lin> {
+        let num = self.of_iterators(coef, cst);
+        let Some(m) = num.coef.iter().position(|&x| x != 0) else {
+            return Some(Lin { coef: num.coef, cst: num.cst.div_euclid(size) });
+        };
+        floor_over_counters(&num, size, &self.counters).or_else(|| {
+            let is_m = |b: &Lin| b.cst == 0 && b.coef.iter().enumerate().all(|(k, &x)| x == if k == m { 1 } else { 0 });
+            self.counters.iter().enumerate().filter(|(_, c)| c.lower.iter().any(is_m) && c.upper.iter().any(is_m)).find_map(|(k, _)| {
+                let mut same = Lin { coef: vec![0; self.counters.len()], cst: num.cst };
+                same.coef[k] = num.coef[m];
+                floor_over_counters(&same, size, &self.counters)
+            })
+        })
+    }
+
     /// Calls `f` with the statement's iterators of every instance, in schedule order.
     pub fn for_each(&self, f: &mut dyn FnMut(&[i64])) {
         let mut c = vec![0i64; self.counters.len()];
@@ -278,37 +307,39 @@ fn tighten(counters: &mut [Counter], iters: &[Lin], guard: &Predicate) {
 }
 
 /// `e` (over the statement's iterators) as an affine function of the counters, where it is
-/// one: each iterator is, and a floor `⌊(c_m + δ) / s⌋` is the tile counter `T` when `c_m`
-/// runs within `s·T + lo ..= s·T + hi` and `0 ≤ lo + δ`, `hi + δ < s` (a hyperplane's value
-/// divided by its tile size, as in "the first point of its tile").
+/// one: each iterator is, and so is a floor that [`floor_over_counters`] maps to a tile counter.
 fn over_counters(e: &crate::predicate::Affine, iters: &[Lin], counters: &[Counter]) -> Option<Lin> {
     use crate::predicate::Term;
     let mut l = Lin { coef: vec![0; counters.len()], cst: e.cst };
     for (a, t) in &e.terms {
         let part = match t {
             Term::Var(j) => iters[*j].clone(),
-            Term::Floor(f) => {
-                let num = over_counters(&f.num, iters, counters)?;
-                let m = num.coef.iter().position(|&x| x != 0)?;
-                if num.coef[m] != 1 || num.coef.iter().filter(|&&x| x != 0).count() != 1 {
-                    return None;
-                }
-                // The tile counter t with c_m ≥ s·T + lo and c_m ≤ s·T + hi.
-                let tiled = |b: &Lin| {
-                    let t = b.coef.iter().position(|&x| x != 0)?;
-                    (b.coef[t] == f.den && b.coef.iter().filter(|&&x| x != 0).count() == 1).then_some((t, b.cst + num.cst))
-                };
-                let lo = counters[m].lower.iter().filter_map(tiled).find(|&(_, lo)| lo >= 0)?;
-                let hi = counters[m].upper.iter().filter_map(tiled).find(|&(t, hi)| t == lo.0 && hi < f.den)?;
-                let mut coef = vec![0; counters.len()];
-                coef[hi.0] = 1;
-                Lin { coef, cst: 0 }
-            }
+            Term::Floor(f) => floor_over_counters(&over_counters(&f.num, iters, counters)?, f.den, counters)?,
         };
         l.coef.iter_mut().zip(&part.coef).for_each(|(x, y)| *x += a * y);
         l.cst += a * part.cst;
     }
     Some(l)
+}
+
+/// `⌊num / s⌋` as a counter, where it is one: the tile counter `T` when `num` is
+/// `c_m + δ` and `c_m` runs within `s·T + lo ..= s·T + hi` with `0 ≤ lo + δ` and `hi + δ < s` (a
+/// hyperplane's value divided by its tile size, as in "the first point of its tile").
+fn floor_over_counters(num: &Lin, s: i64, counters: &[Counter]) -> Option<Lin> {
+    let m = num.coef.iter().position(|&x| x != 0)?;
+    if num.coef[m] != 1 || num.coef.iter().filter(|&&x| x != 0).count() != 1 {
+        return None;
+    }
+    // The tile counter t with c_m ≥ s·T + lo and c_m ≤ s·T + hi.
+    let tiled = |b: &Lin| {
+        let t = b.coef.iter().position(|&x| x != 0)?;
+        (b.coef[t] == s && b.coef.iter().filter(|&&x| x != 0).count() == 1).then_some((t, b.cst + num.cst))
+    };
+    let lo = counters[m].lower.iter().filter_map(tiled).find(|&(_, lo)| lo >= 0)?;
+    let hi = counters[m].upper.iter().filter_map(tiled).find(|&(t, hi)| t == lo.0 && hi < s)?;
+    let mut coef = vec![0; counters.len()];
+    coef[hi.0] = 1;
+    Some(Lin { coef, cst: 0 })
 }
 
 /// The inverse of a square integer matrix when it is integral (unimodular), by Gauss–Jordan

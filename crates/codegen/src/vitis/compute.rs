@@ -55,7 +55,7 @@ impl Gen<'_> {
         out.push_str("        if (live && !hold) {\n");
         self.point(out, pi, stmt, "            ")?;
         out.push_str("        }\n        if (!hold) {\n");
-        advance(out, l, &ctr, "            ");
+        advance(out, l, &ctr, "            ", &|k| can_step(l, k, &ctr));
         out.push_str("        }\n    }\n");
         Ok(())
     }
@@ -121,17 +121,26 @@ pub(super) fn first(l: &LoopNest, k: usize, ctr: &[String]) -> String {
     }
 }
 
-/// The odometer step at `depth`, after [`ranges`]: the innermost counter in its range and
-/// short of its last value moves on, and every counter inside it restarts; with none, `more`
-/// becomes false.
-pub(super) fn advance(out: &mut String, l: &LoopNest, ctr: &[String], depth: &str) {
+/// Whether counter `k` can step, after [`ranges`]: it is in its range, short of its last value.
+pub(super) fn can_step(l: &LoopNest, k: usize, ctr: &[String]) -> String {
+    let n = &ctr[k];
+    if l.counters[k].step > 0 {
+        format!("in{k} && {n} < hi{k}")
+    } else {
+        format!("in{k} && {n} > lo{k}")
+    }
+}
+
+/// The odometer step at `depth`: the innermost counter that can step (`can(k)`, as
+/// [`can_step`] says) moves on, and every counter inside it restarts; with none, `more` becomes
+/// false.
+pub(super) fn advance(out: &mut String, l: &LoopNest, ctr: &[String], depth: &str, can: &dyn Fn(usize) -> String) {
     let d = l.counters.len();
     for k in (0..d).rev() {
-        let (n, c) = (&ctr[k], &l.counters[k]);
-        let (more, step) =
-            if c.step > 0 { (format!("{n} < hi{k}"), format!("++{n};")) } else { (format!("{n} > lo{k}"), format!("--{n};")) };
+        let n = &ctr[k];
+        let step = if l.counters[k].step > 0 { format!("++{n};") } else { format!("--{n};") };
         let cond = if k + 1 == d { "if" } else { "} else if" };
-        let _ = writeln!(out, "{depth}{cond} (in{k} && {more}) {{\n{depth}    {step}");
+        let _ = writeln!(out, "{depth}{cond} ({}) {{\n{depth}    {step}", can(k));
         for m in k + 1..d {
             let _ = writeln!(out, "{depth}    {} = {};", ctr[m], first(l, m, ctr));
         }

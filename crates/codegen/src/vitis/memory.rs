@@ -21,20 +21,20 @@
 //! A temporary of the kernel (`VarKind::Local`) has no port: it is an on-chip array, zeroed by
 //! the loop's first passes.
 
-use super::compute::{advance, first, ranges};
+use super::compute::{advance, can_step, first, ranges};
 use crate::cpu::{counter_names, it_names, key_c, lin_c, pred_c, Gen, LoadGen};
 use crate::CodegenError;
 use dpnc_dpn::ir::ProcessKind;
 use dpnc_dpn::predicate::Predicate;
-use dpnc_dpn::sync::sigma;
+use dpnc_dpn::sync::{sigma, Key};
 use dpnc_frontend::ir::VarKind;
 use std::fmt::Write;
 
 impl Gen<'_> {
     /// A walker `name` over the loop nest of process `pi` (statement `stmt`) whose instances are
     /// those where `cond` holds, keyed by σ then `tag`: `here()` says whether its position is
-    /// one (and sets `it` and `key`), `step()` moves it to the next position, `more` says there
-    /// are positions left.
+    /// one (and sets `it` and `key`), `step()` moves it to the next position (after `here()`
+    /// in the same pass, whose range checks it uses), `more` says there are positions left.
     pub(crate) fn walker(
         &self,
         out: &mut String,
@@ -56,18 +56,36 @@ impl Gen<'_> {
             let _ = writeln!(out, "    ap_int<{}> {};", l.counter_bits(), ctr.join(", "));
         }
         let _ = writeln!(out, "    bool more = true;\n    long long it[{}];\n    dpn_key_t key[{}];", names.len().max(1), self.key_len);
+        if !ctr.is_empty() {
+            let up: Vec<String> = (0..ctr.len()).map(|k| format!("up{k}")).collect();
+            let _ = writeln!(
+                out,
+                "    bool {};  // per counter, whether it can step: set by here(), read by step() in the same pass",
+                up.join(", ")
+            );
+        }
         let _ = writeln!(out, "    {name}() {{");
         for (k, n) in ctr.iter().enumerate() {
             let _ = writeln!(out, "        {n} = {};", first(l, k, &ctr));
         }
         out.push_str("    }\n    bool here() {\n");
         let inside = ranges(out, l, &ctr, "        ");
+        for k in 0..ctr.len() {
+            let _ = writeln!(out, "        up{k} = {};", can_step(l, k, &ctr));
+        }
         for (k, (n, lin)) in names.iter().zip(&l.iters).enumerate() {
             let _ = writeln!(out, "        const long long {n} = it[{k}] = {};", lin_c(lin, &ctr));
         }
+        // σ from the counters where they hold it: a tile coordinate is its tile counter and a
+        // hyperplane's value its point counter, so the key needs no division.
         let keys = sigma(self.p, &self.dpn.nests, &self.dpn.tile, stmt);
         for (k, key) in keys.iter().enumerate() {
-            let _ = writeln!(out, "        key[{k}] = {};", key_c(key, &names));
+            let e = match key {
+                Key::Tile(f, s) => l.tile_of(&f.coef, f.cst, *s).map(|t| lin_c(&t, &ctr)),
+                Key::Phi(f) => Some(lin_c(&l.of_iterators(&f.coef, f.cst), &ctr)),
+                _ => None,
+            };
+            let _ = writeln!(out, "        key[{k}] = {};", e.unwrap_or_else(|| key_c(key, &names)));
         }
         let _ = writeln!(out, "        key[{}] = {tag}LL;", keys.len());
         let mut conds = vec!["more".to_string(), inside];
@@ -75,8 +93,7 @@ impl Gen<'_> {
             std::iter::once(&l.guard).chain(cond.iter().copied()).filter(|p| !p.is_true()).map(|p| format!("({})", pred_c(p, &names))),
         );
         let _ = writeln!(out, "        return {};\n    }}\n    void step() {{", conds.join(" && "));
-        ranges(out, l, &ctr, "        ");
-        advance(out, l, &ctr, "        ");
+        advance(out, l, &ctr, "        ", &|k| format!("up{k}"));
         out.push_str("    }\n};\n");
         Ok(())
     }
