@@ -8,6 +8,7 @@
 //! flow needs to package it (`kernel.xml`, `package_xo.tcl`, connectivity).
 
 pub mod datapath;
+pub mod fanout;
 pub mod memory;
 pub mod process;
 pub mod shell;

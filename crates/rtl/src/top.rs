@@ -5,6 +5,7 @@
 //! Internal debug signals (`dbg_*`) let the simulation wrapper (`sim_wrapper.rs`) tell a
 //! deadlock from a slow run and report occupancy; synthesis drops them.
 
+use crate::fanout::FanOut;
 use crate::memory::AXI_PORTS;
 use crate::process::{is_stream, ports, stream_bits};
 use crate::verilog::bits;
@@ -131,15 +132,18 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
         32 * nc - 1
     );
 
-    // Control.
+    // Reset and start. The reset is registered once for the control slave, then copied to
+    // every FIFO and module by a tree of registers (the top's own state is its load 0); the
+    // start pulse likewise, to every module ([`crate::fanout`]).
     let na = args.len().max(1);
     let ctrl: Vec<String> = CONTROL_PORTS.iter().map(|(n, _, _)| format!(".s_axi_control_{n}(s_axi_control_{n})")).collect();
-    let _ = writeln!(
-        o,
-        "    wire rst = !ap_rst_n;\n    wire ap_start;\n    wire [{}:0] args;\n    reg running, start;\n    wire all_done;\n    wire fin = running && !start && all_done;\n    dpn_axi_lite_ctrl #(.NUM_ARGS({na})) control (\n        .clk(ap_clk), .rst(rst),\n        {},\n        .ap_start(ap_start), .ap_done(fin), .ap_idle(!running && !start), .ap_ready(fin), .interrupt(interrupt), .args(args)\n    );\n    always @(posedge ap_clk) begin\n        if (rst) begin\n            running <= 1'b0;\n            start <= 1'b0;\n        end else begin\n            start <= ap_start && !running && !start;\n            if (start) running <= 1'b1;\n            else if (fin) running <= 1'b0;\n        end\n    end",
-        64 * na - 1,
-        ctrl.join(",\n        ")
-    );
+    let modules = computes.len() + mems.len();
+    let _ = writeln!(o, "    reg rst_root = 1'b1;\n    always @(posedge ap_clk) rst_root <= !ap_rst_n;");
+    let rst = FanOut::write(&mut o, "rst_tree", "rst_root", 1 + streams.len() + modules, "ap_clk", true);
+    let _ = writeln!(o, "    wire rst = {};  // the top's own state", rst.load(0));
+    o.push_str("    reg start;\n");
+    let start = FanOut::write(&mut o, "start_tree", "start", modules, "ap_clk", false);
+    let _ = writeln!(o, "    wire ap_start;\n    wire [{}:0] args;", 64 * na - 1);
     for (k, &v) in args.iter().enumerate() {
         let var = &p.vars[v];
         // A float scalar uses its low word only.
@@ -169,7 +173,7 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
         let cw = crate::verilog::index_bits(depth + 1);
         let _ = writeln!(
             o,
-            "    // {} ({:?}, {}: {} -> {})\n    wire ch{c}_ov, ch{c}_or, ch{c}_v, ch{c}_r;\n    wire [{}:0] ch{c}_od, ch{c}_d;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{}:0] ch{c}_count, ch{c}_peak;\n    // verilator lint_on UNUSEDSIGNAL\n    dpn_fifo #(.W({w}), .DEPTH({depth}), .FULL_PASS(0)) fifo_{name} (.clk(ap_clk), .rst(rst), .in_valid(ch{c}_ov), .in_ready(ch{c}_or), .in_data(ch{c}_od), .out_valid(ch{c}_v), .out_ready(ch{c}_r), .out_data(ch{c}_d), .count(ch{c}_count), .peak(ch{c}_peak));\n    assign dbg_full[{k}] = !ch{c}_or;\n    assign dbg_empty[{k}] = !ch{c}_v;\n    assign dbg_peak[{}:{}] = {{{}'d0, ch{c}_peak}};",
+            "    // {} ({:?}, {}: {} -> {})\n    wire ch{c}_ov, ch{c}_or, ch{c}_v, ch{c}_r;\n    wire [{}:0] ch{c}_od, ch{c}_d;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{}:0] ch{c}_count, ch{c}_peak;\n    // verilator lint_on UNUSEDSIGNAL\n    dpn_fifo #(.W({w}), .DEPTH({depth}), .FULL_PASS(0)) fifo_{name} (.clk(ap_clk), .rst({rst_k}), .in_valid(ch{c}_ov), .in_ready(ch{c}_or), .in_data(ch{c}_od), .out_valid(ch{c}_v), .out_ready(ch{c}_r), .out_data(ch{c}_d), .count(ch{c}_count), .peak(ch{c}_peak));\n    assign dbg_full[{k}] = !ch{c}_or;\n    assign dbg_empty[{k}] = !ch{c}_v;\n    assign dbg_peak[{}:{}] = {{{}'d0, ch{c}_peak}};",
             ch.name,
             ch.kind,
             if ch.kind == ChannelKind::Scratchpad { ch.cells() } else { ch.size },
@@ -181,6 +185,7 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
             32 * k,
             32 - cw,
             name = ch.name,
+            rst_k = rst.load(1 + k),
         );
         fires.push(format!("(ch{c}_ov && ch{c}_or) || (ch{c}_v && ch{c}_r)"));
         design.channels.push(ch.name.clone());
@@ -194,12 +199,21 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
         if fires.is_empty() { "1'b0".into() } else { fires.join(" || ") }
     );
 
-    // Processes.
+    // Processes. Module `m` (compute processes, then memory processes) takes its reset and
+    // start from its trees' loads.
+    let control = |m: usize, done: &str| {
+        vec![
+            ".clk(ap_clk)".to_string(),
+            format!(".rst({})", rst.load(1 + streams.len() + m)),
+            format!(".start({})", start.load(m)),
+            format!(".done({done})"),
+        ]
+    };
     let mut dones = Vec::new();
     for &pi in &computes {
         let pr = &dpn.processes[pi];
         let ProcessKind::Compute { stmt, .. } = pr.kind else { continue };
-        let mut conns = vec![".clk(ap_clk)".to_string(), ".rst(rst)".into(), ".start(start)".into(), format!(".done(done_{})", pr.name)];
+        let mut conns = control(dones.len(), &format!("done_{}", pr.name));
         let mut scalars = Vec::new();
         for a in &p.stmts[stmt].reads {
             let v = &p.vars[a.var];
@@ -216,7 +230,7 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
     }
     for &v in &mems {
         let var = &p.vars[v];
-        let mut conns = vec![".clk(ap_clk)".to_string(), ".rst(rst)".into(), ".start(start)".into(), format!(".done(done_m_{})", var.name)];
+        let mut conns = control(dones.len(), &format!("done_m_{}", var.name));
         // A temporary of the kernel has no DDR port: its memory process holds it.
         let port = arrays.iter().position(|&a| a == v);
         if port.is_some() {
@@ -247,7 +261,18 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
     if dones.is_empty() {
         o.push_str("    assign dbg_done = 1'b1;\n");
     }
-    let _ = writeln!(o, "    assign all_done = {};\nendmodule", if dones.is_empty() { "1'b1".into() } else { dones.join(" && ") });
+    // Control. The modules' `done` flags meet in a tree of registered ANDs; `settle` counts the
+    // cycles after a start in which that AND may still show the last run's flags.
+    let (all_done, done_latency) = crate::fanout::and_tree(&mut o, "done_tree", &dones, "ap_clk");
+    let settle = start.depth + done_latency;
+    let sw = crate::verilog::index_bits(settle + 1);
+    let _ = writeln!(
+        o,
+        "    reg running;\n    reg [{}:0] settle;\n    wire fin = running && !start && settle == {sw}'d0 && {all_done};\n    dpn_axi_lite_ctrl #(.NUM_ARGS({na})) control (\n        .clk(ap_clk), .rst(rst_root),\n        {},\n        .ap_start(ap_start), .ap_done(fin), .ap_idle(!running && !start), .ap_ready(fin), .interrupt(interrupt), .args(args)\n    );\n    always @(posedge ap_clk) begin\n        if (rst) begin\n            running <= 1'b0;\n            start <= 1'b0;\n            settle <= {sw}'d0;\n        end else begin\n            start <= ap_start && !running && !start;\n            if (start) begin\n                running <= 1'b1;\n                settle <= {sw}'d{settle};\n            end else begin\n                if (settle != {sw}'d0) settle <= settle - {sw}'d1;\n                if (fin) running <= 1'b0;\n            end\n        end\n    end",
+        sw - 1,
+        ctrl.join(",\n        ")
+    );
+    o.push_str("endmodule\n");
     Ok(o)
 }
 
