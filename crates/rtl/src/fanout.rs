@@ -35,7 +35,6 @@ fn copies(parent: &str, n: usize) -> String {
 /// A register tree that copies `source` to `loads` loads.
 pub struct FanOut {
     name: String,
-    leaves: usize,
     /// Registers between `source` and a load.
     pub depth: usize,
 }
@@ -55,12 +54,12 @@ impl FanOut {
             let _ = writeln!(o, "        {name}_l{k} <= {};", copies(&format!("{name}_l{}", k - 1), sizes[k]));
         }
         o.push_str("    end\n");
-        FanOut { name: name.to_string(), leaves: sizes.len() - 1, depth: sizes.len() }
+        FanOut { name: name.to_string(), depth: sizes.len() }
     }
 
     /// The register that load `k` reads.
     pub fn load(&self, k: usize) -> String {
-        format!("{}_l{}[{}]", self.name, self.leaves, k / FANOUT)
+        format!("{}_l{}[{}]", self.name, self.depth - 1, k / FANOUT)
     }
 }
 
@@ -68,24 +67,24 @@ impl FanOut {
 /// inputs registered first, then ANDs of at most [`FANOUT`] per level); returns the register
 /// that holds it and its latency in cycles.
 pub fn and_tree(o: &mut String, name: &str, inputs: &[String], clk: &str) -> (String, usize) {
-    let mut width = inputs.len().max(1);
+    let width = inputs.len().max(1);
     let first =
         if inputs.is_empty() { "1'b1".to_string() } else { format!("{{{}}}", inputs.iter().rev().cloned().collect::<Vec<_>>().join(", ")) };
     let _ = writeln!(o, "    // {name}: the AND of {} signal(s), registered, then reduced {FANOUT} at a time a level.", inputs.len());
     let _ = writeln!(o, "    (* keep = \"true\" *) reg [{}:0] {name}_l0;", width - 1);
     let mut body = format!("        {name}_l0 <= {first};\n");
-    let mut k = 0;
-    while width > 1 {
-        let up = width.div_ceil(FANOUT);
+    // The reduction's levels are a fan-out tree's, leaves first.
+    let ups: Vec<usize> = if width > 1 { levels(width).into_iter().rev().collect() } else { Vec::new() };
+    let mut below = width;
+    for (k, &up) in ups.iter().enumerate() {
         let ands: Vec<String> =
-            (0..up).rev().map(|j| format!("&{name}_l{k}[{}:{}]", (j * FANOUT + FANOUT).min(width) - 1, j * FANOUT)).collect();
+            (0..up).rev().map(|j| format!("&{name}_l{k}[{}:{}]", (j * FANOUT + FANOUT).min(below) - 1, j * FANOUT)).collect();
         let _ = writeln!(o, "    (* keep = \"true\" *) reg [{}:0] {name}_l{};", up - 1, k + 1);
         let _ = writeln!(body, "        {name}_l{} <= {{{}}};", k + 1, ands.join(", "));
-        width = up;
-        k += 1;
+        below = up;
     }
     let _ = writeln!(o, "    always @(posedge {clk}) begin\n{body}    end");
-    (format!("{name}_l{k}[0]"), k + 1)
+    (format!("{name}_l{}[0]", ups.len()), ups.len() + 1)
 }
 
 #[cfg(test)]
