@@ -14,7 +14,8 @@ use std::path::Path;
 
 fn run_with(seed: u64) -> dpnc_sim::kernel::Run {
     let mem = dpnc_sim::Memory { latency: 20, jitter: 30, seed, ..dpnc_sim::Memory::default() };
-    dpnc_sim::kernel::Run { mem, max_cycles: 50_000_000, trace: None }
+    // The designs run for thousands of cycles: an unoptimised model is quicker overall.
+    dpnc_sim::kernel::Run { mem, max_cycles: 50_000_000, trace: None, build: dpnc_sim::ModelBuild::Quick }
 }
 
 /// Lints the design in `dir` (its files written by `simulate`): the kernel's top, then the

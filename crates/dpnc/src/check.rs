@@ -130,6 +130,7 @@ pub(crate) fn run(sm: &mut SourceMap, args: &CheckArgs) -> Result<(), Failure> {
             mem: dpnc_sim::Memory { seed: args.seed, ..dpnc_sim::Memory::default() },
             max_cycles: 2_000_000_000,
             trace: None,
+            build: dpnc_sim::ModelBuild::Optimised,
         };
         rows.push(match dpnc_sim::kernel::simulate(&p, &dpn, &inputs, &work.join("verilog"), &run, &mut progress) {
             Ok(sim) => Row {

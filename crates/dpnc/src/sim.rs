@@ -102,7 +102,7 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
         Some(t) => Some(std::path::absolute(t).map_err(|e| format!("--trace {}: {e}", t.display()))?),
         None => None,
     };
-    let run = dpnc_sim::kernel::Run { mem, max_cycles: args.max_cycles, trace };
+    let run = dpnc_sim::kernel::Run { mem, max_cycles: args.max_cycles, trace, build: dpnc_sim::ModelBuild::Optimised };
     let mut bar = crate::progress::Progress::new("dpnc sim", None);
     let result = dpnc_sim::kernel::simulate(&p, &dpn, &inputs, &work, &run, &mut |line: &str| bar.note(line));
     bar.finish();

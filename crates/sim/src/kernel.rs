@@ -2,7 +2,7 @@
 //! arrays as little-endian bytes in the memory model, scalars as argument registers, results
 //! read back into a store to compare with the interpreter.
 
-use crate::{Arg, ArgKind, Input, Memory, Outcome, SimError, Spec};
+use crate::{Arg, ArgKind, Input, Memory, ModelBuild, Outcome, SimError, Spec};
 use dpnc_frontend::ir::{Program, VarKind};
 use dpnc_frontend::value::Value;
 use dpnc_frontend::Store;
@@ -55,6 +55,7 @@ pub fn spec(design: &dpnc_rtl::Design, verilog: Vec<std::path::PathBuf>) -> Spec
         channels: design.channels.clone(),
         processes: design.processes.clone(),
         trace: None,
+        build: ModelBuild::default(),
     }
 }
 
@@ -67,6 +68,8 @@ pub struct Run {
     pub max_cycles: u64,
     /// Write a waveform of every signal here (see [`Spec::trace`]).
     pub trace: Option<std::path::PathBuf>,
+    /// How the model is compiled.
+    pub build: ModelBuild,
 }
 
 /// A finished simulation of a kernel.
@@ -94,7 +97,7 @@ pub fn simulate(
     let (name, wrapper) = dpnc_rtl::sim_wrapper::generate(&design);
     std::fs::write(dir.join(&name), wrapper).map_err(|e| format!("{}: {e}", dir.join(&name).display()))?;
     sources.push(dir.join(name));
-    let spec = Spec { trace: run.trace.clone(), ..spec(&design, sources) };
+    let spec = Spec { trace: run.trace.clone(), build: run.build, ..spec(&design, sources) };
     let exe = crate::build(&spec, &dir.join("obj"), progress).map_err(|e| e.to_string())?;
     let mut ins = Vec::new();
     for (k, v) in p.vars.iter().enumerate().filter(|(_, v)| v.kind == VarKind::Argument) {

@@ -2,7 +2,7 @@
 //! the tests of this file) and checks real runs: results, byte counts, seeds, deadlock, protocol errors,
 //! timeout. Verilator and g++ are real dependencies (scripts/packages.txt).
 
-use dpnc_sim::{build, run, Arg, ArgKind, Input, Memory, Outcome, SimError, Spec};
+use dpnc_sim::{build, run, Arg, ArgKind, Input, Memory, ModelBuild, Outcome, SimError, Spec};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -54,6 +54,7 @@ fn vscale_spec() -> Spec {
         channels: vec!["ch_a".into()],
         processes: vec!["load".into(), "scale".into()],
         trace: None,
+        build: ModelBuild::Quick,
     }
 }
 
@@ -69,6 +70,7 @@ fn misc_spec() -> Spec {
         channels: vec!["fed".into(), "orphan".into()],
         processes: vec!["src".into(), "sink".into()],
         trace: None,
+        build: ModelBuild::Quick,
     }
 }
 
@@ -82,6 +84,8 @@ fn built(which: &'static str) -> (PathBuf, Spec) {
     };
     let exe = cell.get_or_init(|| {
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("sim-{which}"));
+        // From scratch: a model left by an earlier run would be reused without a build.
+        let _ = std::fs::remove_dir_all(&dir);
         let t = Instant::now();
         let mut lines = 0;
         let exe = build(&spec, &dir, &mut |l: &str| {
@@ -94,6 +98,33 @@ fn built(which: &'static str) -> (PathBuf, Spec) {
         exe
     });
     (exe.clone(), spec)
+}
+
+/// A model is reused as long as what it is built from stays the same, and rebuilt when a source
+/// changes.
+#[test]
+fn a_model_is_rebuilt_only_when_a_source_changes() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sim-rebuild");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // The top copied where the test may change it.
+    let top = dir.join("misc_top.v");
+    std::fs::copy(rtl("tests/rtl/misc_top.v"), &top).unwrap();
+    let mut spec = misc_spec();
+    *spec.verilog.last_mut().unwrap() = top.clone();
+    let build_lines = |spec: &Spec| {
+        let mut lines: Vec<String> = Vec::new();
+        build(spec, &dir.join("model"), &mut |l: &str| lines.push(l.to_string())).unwrap_or_else(|e| panic!("{e}"));
+        lines
+    };
+    let built = |lines: &[String]| lines.iter().any(|l| l.starts_with("verilator: built "));
+    let first = build_lines(&spec);
+    assert!(built(&first), "{first:?}");
+    let again = build_lines(&spec);
+    assert!(!built(&again) && again.iter().any(|l| l.ends_with("is up to date")), "{again:?}");
+    std::fs::write(&top, std::fs::read_to_string(&top).unwrap() + "// changed\n").unwrap();
+    let changed = build_lines(&spec);
+    assert!(built(&changed), "a changed source was not rebuilt: {changed:?}");
 }
 
 fn a_values() -> Vec<i32> {
@@ -337,6 +368,7 @@ fn broken_verilog_is_a_tool_error() {
         channels: vec![],
         processes: vec![],
         trace: None,
+        build: ModelBuild::Quick,
     };
     match build(&spec, &dir.join("build"), &mut quiet()) {
         Err(SimError::Tool(m)) => assert!(m.contains("broken_top.v"), "{m}"),
