@@ -52,7 +52,9 @@ pub(crate) struct SimArgs {
     /// with the same kernel and options) up to date with this run's figures.
     #[arg(long, value_name = "DIR")]
     report: Option<PathBuf>,
-    /// Keep the design and the Verilator build here (default: a temporary directory, removed).
+    /// Keep the design and the Verilator build here (default: a temporary directory, removed);
+    /// a later run of the same design in the same DIR (another --mem-seed, --latency, …)
+    /// reuses the built model.
     #[arg(long, value_name = "DIR")]
     work: Option<PathBuf>,
     /// Debug: give channel NAME a size of CAP instead of its computed size (the FIFO cell
