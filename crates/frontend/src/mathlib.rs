@@ -759,6 +759,19 @@ pub enum Fn {
 
 impl Fn {
     pub const ALL: [Fn; 4] = [Fn::Exp, Fn::Pow, Fn::Expf, Fn::Powf];
+
+    /// dpnc's own definition of C function `f`, where it has one (the others map to one
+    /// operation of their own).
+    pub fn of(f: crate::ir::MathFn) -> Option<Fn> {
+        use crate::ir::MathFn;
+        match f {
+            MathFn::Exp => Some(Fn::Exp),
+            MathFn::Pow => Some(Fn::Pow),
+            MathFn::Expf => Some(Fn::Expf),
+            MathFn::Powf => Some(Fn::Powf),
+            _ => None,
+        }
+    }
 }
 
 fn build(f: Fn) -> Program {

@@ -366,14 +366,7 @@ impl Graph {
                     v.push(self.convert(x, f.ty()));
                 }
                 let fty = f.ty();
-                let own = match f {
-                    MathFn::Exp => Some(mathlib::Fn::Exp),
-                    MathFn::Pow => Some(mathlib::Fn::Pow),
-                    MathFn::Expf => Some(mathlib::Fn::Expf),
-                    MathFn::Powf => Some(mathlib::Fn::Powf),
-                    _ => None,
-                };
-                if let Some(own) = own {
+                if let Some(own) = mathlib::Fn::of(*f) {
                     let ids: Vec<Id> = v.iter().map(|x| x.id).collect();
                     return Ok(Val { id: self.math(mathlib::program(own), &ids), ty: fty });
                 }

@@ -227,16 +227,15 @@ fn batch() -> Batch {
     Batch { progs, cases, groups, expanded }
 }
 
-/// Whether `e` calls a function that the datapath expands into cells (see the module comment).
+/// Whether `e` calls a function that has dpnc's own definition, which the datapath expands into
+/// cells (see the module comment).
 fn calls_expanded_function(e: &TExpr) -> bool {
     match &e.kind {
         TKind::Const(_) | TKind::Iter(_) | TKind::Param(_) | TKind::Read(_) => false,
         TKind::Cast(a) | TKind::Unary(_, a) => calls_expanded_function(a),
         TKind::Binary(_, a, b) => calls_expanded_function(a) || calls_expanded_function(b),
         TKind::Ternary(c, a, b) => [c, a, b].into_iter().any(|x| calls_expanded_function(x)),
-        TKind::Call(f, args) => {
-            matches!(f, MathFn::Exp | MathFn::Pow | MathFn::Expf | MathFn::Powf) || args.iter().any(calls_expanded_function)
-        }
+        TKind::Call(f, args) => dpnc_frontend::mathlib::Fn::of(*f).is_some() || args.iter().any(calls_expanded_function),
     }
 }
 
