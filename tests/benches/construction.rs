@@ -49,7 +49,7 @@ fn report(title: &str, files: &[PathBuf], opts: &Options) {
                     dpn.channels.len()
                 );
             }
-            Err(e) => println!("{name:<18} {:>12} {:>8.2} s  not built: {}", "-", t_flow.as_secs_f64(), e.message),
+            Err(e) => println!("{name:<18} {:>12} {:>8.2} s  not built: {}", "-", t_flow.as_secs_f64(), e),
         }
     }
 }

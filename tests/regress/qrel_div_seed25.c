@@ -2,7 +2,7 @@
  * Status: fixed. Bug: SARE evaluator found no final value / source: qrel::Piece could not
  *   evaluate pieces with a floor division (`i mod 3 = 1`) — isl's constraint list omits the
  *   div's defining constraints, and an output fixed only through a div (the last `i` with
- *   `i mod 3 = 1`) was guessed from its lower bound. Fixed in crates/frontend/src/qrel.rs.
+ *   `i mod 3 = 1`) was guessed from its lower bound. Fixed in frontend/src/qrel.rs.
  * Failure: sare [Error]: SARE evaluator: internal error: the dataflow gives no final value for B[1]
  * Inputs: Store::random(seed 26)
  * Check: dpnc run FILE --random 26 --outputs OUT --check

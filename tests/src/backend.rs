@@ -30,7 +30,7 @@ impl Case {
         let p = dpnc_frontend::load(&mut sm, f, &opts).map_err(|d| d.render(&sm))?;
         let sare = dataflow::compute(&p).map_err(|d| d.message)?;
         let cfg = Config { tile: tile.to_vec(), par: par.to_vec(), codegen: true, ..Config::default() };
-        let dpn = dpnc_dpn::build(&p, &sare, &cfg).map_err(|d| d.message)?;
+        let dpn = dpnc_dpn::build(&p, &sare, &cfg).map_err(|e| e.to_string())?;
         let params = p.param_values().map_err(|d| d.message)?;
         let inputs = Store::random(&p, 5);
         let mut want = inputs.clone();

@@ -11,7 +11,7 @@
 //! with their message and location.
 
 use crate::gen::{Bound, Cond, Expr, Kernel, Lin, Node, Rng};
-use dpnc_dpn::{exec, validate, Dpn};
+use dpnc_dpn::{exec, validate, Construction};
 use dpnc_frontend::{dataflow, interp, sare_eval, Options, Program, Sare, SourceMap, Store};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -35,7 +35,7 @@ pub struct Prepared {
     pub inputs: Store,
     pub want: Store,
     /// Networks already built, by configuration (shared by the seeds of one configuration).
-    cache: RefCell<HashMap<String, Result<Rc<Dpn>, String>>>,
+    cache: RefCell<HashMap<String, Result<Rc<Construction>, String>>>,
 }
 
 pub struct Engine {
@@ -96,19 +96,20 @@ pub fn dpn_engine(cfg: DpnCfg) -> Engine {
                         every_band: false,
                         chunk: 0,
                     };
-                    let dpn = dpnc_dpn::build(&c.p, &c.sare, &conf).map_err(|d| format!("build: {}", d.message))?;
-                    let errs = validate::validate(&c.p, &dpn);
+                    let built = dpnc_dpn::construct(&c.p, &c.sare, &conf).map_err(|d| format!("build: {d}"))?;
+                    let errs = validate::validate(&c.p, &built.dpn, &built.traces);
                     if !errs.is_empty() {
                         return Err(format!("validate: {}", errs.join("; ")));
                     }
-                    Ok(Rc::new(dpn))
+                    Ok(Rc::new(built))
                 })
                 .clone();
-            let dpn = match built {
-                Ok(d) => d,
+            let built = match built {
+                Ok(b) => b,
                 Err(e) => return Outcome::Failed(e),
             };
-            match exec::run(&c.p, &dpn, &c.inputs, &exec::Options { seed: cfg.seed, shrink: None }) {
+            let dpn = &built.dpn;
+            match exec::run(&c.p, dpn, &built.traces, &c.inputs, &exec::Options { seed: cfg.seed, shrink: None }) {
                 Ok(out) => {
                     for (k, ch) in dpn.channels.iter().enumerate() {
                         if out.peak[k] > ch.size.max(1) {

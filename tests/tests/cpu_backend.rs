@@ -12,7 +12,7 @@ fn one(f: &Path, ty: &str, tile: &[i64], par: &[i64], dir: &Path) -> Result<(), 
     // be most of this test's time (the benchmarks build at -O2). FIFOs at exactly the network's
     // sizes.
     let flags = ["-std=c++17", "-O0", "-ffp-contract=off", "-fwrapv", "-pthread", "-DDPN_EXACT_DEPTHS", "-w"];
-    let (got, _, _) = dpnc_codegen::native::cpu(&c.p, &c.dpn, &c.inputs, dir, &flags)?;
+    let (got, _, _) = dpnc_hls_emit::native::cpu(&c.p, &c.dpn, &c.inputs, dir, &flags)?;
     c.compare(&got, "CPU backend")
 }
 

@@ -3,7 +3,7 @@
 //! validated, executed under two random interleavings at its computed channel sizes, is
 //! bit-identical to the reference interpreter and never deadlocks.
 
-use dpnc_dpn::{exec, metrics, validate, Config};
+use dpnc_dpn::{exec, metrics, validate, Config, Construction};
 use dpnc_frontend::{dataflow, interp, Options, Program, SourceMap, Store};
 use std::path::{Path, PathBuf};
 
@@ -44,20 +44,20 @@ fn every_kernel_runs_bit_exact_through_the_network() {
             interp::run(&p, &params, &mut want).expect("interpreter");
             // The second shape with its bands streamed in chunks of 5 instances (`Config::chunk`).
             for (tile, par, chunk) in [(vec![4], vec![1], 0), (vec![4, 6], vec![2, 3], 5)] {
-                let dpn = match dpnc_dpn::build(&p, &sare, &cfg(&tile, &par, chunk)) {
+                let Construction { dpn, traces, .. } = match dpnc_dpn::construct(&p, &sare, &cfg(&tile, &par, chunk)) {
                     Ok(d) => d,
                     Err(e) => {
-                        failures.push(format!("{} {ty} {tile:?}/{par:?}: build: {}", f.display(), e.message));
+                        failures.push(format!("{} {ty} {tile:?}/{par:?}: build: {e}", f.display()));
                         continue;
                     }
                 };
-                let errs = validate::validate(&p, &dpn);
+                let errs = validate::validate(&p, &dpn, &traces);
                 if !errs.is_empty() {
                     failures.push(format!("{} {ty} {tile:?}/{par:?}: invalid: {}", f.display(), errs.join("; ")));
                 }
                 for seed in [1, 2] {
                     runs += 1;
-                    match exec::run(&p, &dpn, &inputs, &exec::Options { seed, shrink: None }) {
+                    match exec::run(&p, &dpn, &traces, &inputs, &exec::Options { seed, shrink: None }) {
                         Ok(out) => {
                             if let Some(m) = Store::compare(&p, &want, &out.store) {
                                 failures.push(format!("{} {ty} {tile:?}/{par:?} seed {seed}: {m}", f.display()));
@@ -81,11 +81,12 @@ fn every_kernel_runs_bit_exact_through_the_network() {
 fn a_too_small_channel_is_reported_as_a_deadlock() {
     let p = load(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kernels/gemm.c"), &[]);
     let sare = dataflow::compute(&p).expect("dataflow");
-    let dpn = dpnc_dpn::build(&p, &sare, &cfg(&[4], &[1], 0)).expect("builds");
+    let Construction { dpn, traces, .. } = dpnc_dpn::construct(&p, &sare, &cfg(&[4], &[1], 0)).expect("builds");
     let victim = dpn.channels.iter().find(|c| c.size >= 4).expect("gemm has a channel holding a tile row");
     let inputs = Store::random(&p, 1);
-    let err =
-        exec::run(&p, &dpn, &inputs, &exec::Options { seed: 1, shrink: Some((victim.name.clone(), 1)) }).err().expect("must deadlock");
+    let err = exec::run(&p, &dpn, &traces, &inputs, &exec::Options { seed: 1, shrink: Some((victim.name.clone(), 1)) })
+        .err()
+        .expect("must deadlock");
     let text = err.to_string();
     assert!(text.contains("deadlock") && text.contains(&victim.name), "{text}");
 }
@@ -95,14 +96,14 @@ fn a_too_small_channel_is_reported_as_a_deadlock() {
 fn the_validator_catches_a_missing_write() {
     let p = load(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kernels/jacobi_1d.c"), &[]);
     let sare = dataflow::compute(&p).expect("dataflow");
-    let mut dpn = dpnc_dpn::build(&p, &sare, &cfg(&[4], &[1], 0)).expect("builds");
-    assert!(validate::validate(&p, &dpn).is_empty());
-    let dropped = dpn.traces.iter_mut().find_map(|t| match t {
-        dpnc_dpn::ir::Trace::Compute { ops, .. } => ops.iter_mut().find(|o| !o.writes.is_empty()).map(|o| o.writes.pop()),
+    let Construction { dpn, mut traces, .. } = dpnc_dpn::construct(&p, &sare, &cfg(&[4], &[1], 0)).expect("builds");
+    assert!(validate::validate(&p, &dpn, &traces).is_empty());
+    let dropped = traces.per_process.iter_mut().find_map(|t| match t {
+        dpnc_dpn::trace::Trace::Compute { ops, .. } => ops.iter_mut().find(|o| !o.writes.is_empty()).map(|o| o.writes.pop()),
         _ => None,
     });
     assert!(dropped.is_some());
-    assert!(!validate::validate(&p, &dpn).is_empty());
+    assert!(!validate::validate(&p, &dpn, &traces).is_empty());
 }
 
 /// DESIGN.md §4's worked example, for our own GEMM kernel at the same sizes: tiles 32³,
@@ -161,7 +162,7 @@ fn the_network_round_trips_through_json() {
 fn independent_reductions_keep_their_own_point_orders() {
     let p = load(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kernels/bicg.c"), &[("N", "12"), ("M", "10")]);
     let sare = dataflow::compute(&p).expect("dataflow");
-    let dpn = dpnc_dpn::build(&p, &sare, &cfg(&[4], &[1], 0)).expect("builds");
+    let Construction { dpn, traces, .. } = dpnc_dpn::construct(&p, &sare, &cfg(&[4], &[1], 0)).expect("builds");
     let stmt = |name: &str| p.stmts.iter().position(|s| s.name == name).expect("statement");
     let (s2, s3) = (stmt("S2"), stmt("S3"));
     let nest = dpn.nests.iter().find(|n| n.stmts.contains(&s2)).expect("nest");
@@ -176,7 +177,7 @@ fn independent_reductions_keep_their_own_point_orders() {
     let inputs = Store::random(&p, 3);
     let mut want = inputs.clone();
     interp::run(&p, &p.param_values().expect("values"), &mut want).expect("interpreter");
-    let out = exec::run(&p, &dpn, &inputs, &exec::Options { seed: 1, shrink: None }).expect("runs");
+    let out = exec::run(&p, &dpn, &traces, &inputs, &exec::Options { seed: 1, shrink: None }).expect("runs");
     if let Some(m) = Store::compare(&p, &want, &out.store) {
         panic!("{m}");
     }

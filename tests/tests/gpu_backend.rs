@@ -13,7 +13,7 @@ fn one(f: &Path, dir: &Path, nvcc: (&str, Option<&str>)) -> Result<bool, String>
     // code are compiled and linked, ptxas runs when the driver loads the program (an
     // sm_80-and-later GPU); a full -arch=sm_80 build of the larger kernels takes minutes.
     let flags = ["-Xcicc", "-O1", "-gencode", "arch=compute_80,code=compute_80", "-w"];
-    match dpnc_codegen::native::gpu(&c.p, &c.dpn, &c.inputs, dir, nvcc, &flags)? {
+    match dpnc_hls_emit::native::gpu(&c.p, &c.dpn, &c.inputs, dir, nvcc, &flags)? {
         None => Ok(false),
         Some((got, _, _)) => c.compare(&got, "GPU").map(|()| true),
     }
@@ -21,7 +21,7 @@ fn one(f: &Path, dir: &Path, nvcc: (&str, Option<&str>)) -> Result<bool, String>
 
 #[test]
 fn gpu_backend_compiles_and_matches_where_a_gpu_is_present() {
-    let Some((nvcc, home)) = dpnc_codegen::native::nvcc() else {
+    let Some((nvcc, home)) = dpnc_hls_emit::native::nvcc() else {
         println!("skipped: no nvcc (set DPNC_NVCC, e.g. `source scripts/cuda.sh`)");
         return;
     };

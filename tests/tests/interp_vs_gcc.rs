@@ -1,8 +1,8 @@
 //! The reference interpreter executes kernels exactly as C does: every kernel of the test
 //! set, compiled by gcc (no contraction, no fast-math) and run on the same inputs, gives the
 //! same bits as the interpreter, in float and in double. `exp`, `pow`, `expf` and `powf` are
-//! dpnc's own (crates/frontend/src/mathlib.rs), as in every backend: the harness maps them to
-//! the generated C of crates/codegen/runtime/dpn_math.h.
+//! dpnc's own (frontend/src/mathlib.rs), as in every backend: the harness maps them to
+//! the generated C of hls-emit/runtime/dpn_math.h.
 
 use dpnc_frontend::ir::{ArgSlot, Program, VarKind};
 use dpnc_frontend::{interp, Options, SourceMap, Store};
@@ -59,7 +59,7 @@ fn interpreter_matches_gcc() {
     let tmp = std::env::temp_dir().join(format!("dpnc-gcc-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).expect("temp dir");
     let files = dpnc_tests::kernels();
-    let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/codegen/runtime");
+    let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("../hls-emit/runtime");
     let mut failures = Vec::new();
     for f in &files {
         for ty in ["double", "float"] {

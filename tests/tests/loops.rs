@@ -4,7 +4,8 @@
 //! keeps exactly the points that meet it, for every kernel of the test set at three tile shapes
 //! (two with parallel sub-bands).
 
-use dpnc_dpn::ir::{ProcessKind, ReadSrc, Trace};
+use dpnc_dpn::ir::ProcessKind;
+use dpnc_dpn::trace::{ReadSrc, Trace};
 use dpnc_dpn::Config;
 use dpnc_frontend::{dataflow, Options, SourceMap};
 
@@ -19,8 +20,9 @@ fn loop_nests_replay_the_traces() {
         let sare = dataflow::compute(&p).expect("dataflow");
         for (tile, par) in [(vec![4], vec![1]), (vec![4, 6], vec![2, 3]), (vec![3, 5, 2], vec![3, 2])] {
             let cfg = Config { tile: tile.clone(), par: par.clone(), keep_traces: true, ..Config::default() };
-            let dpn = dpnc_dpn::build(&p, &sare, &cfg).unwrap_or_else(|e| panic!("{}: {}", f.display(), e.message));
-            for (pi, (pr, tr)) in dpn.processes.iter().zip(&dpn.traces).enumerate() {
+            let dpnc_dpn::Construction { dpn, traces, .. } =
+                dpnc_dpn::construct(&p, &sare, &cfg).unwrap_or_else(|e| panic!("{}: {}", f.display(), e));
+            for (pi, (pr, tr)) in dpn.processes.iter().zip(&traces.per_process).enumerate() {
                 let (ProcessKind::Compute { .. }, Trace::Compute { ops, .. }) = (&pr.kind, tr) else { continue };
                 processes += 1;
                 let Some(loops) = &pr.loops else {

@@ -78,7 +78,7 @@ fn verilog_designs_simulate_bit_exact() {
             (kernel("gemm.c"), "double", vec![4], vec![2, 2]),
             (kernel("bicg.c"), "double", vec![4], vec![2]),
             (kernel("jacobi_1d.c"), "float", vec![4], vec![2]),
-            // exp expanded into the datapath (dpnc's own, crates/frontend/src/mathlib.rs).
+            // exp expanded into the datapath (dpnc's own, frontend/src/mathlib.rs).
             (kernel("softmax.c"), "double", vec![4], vec![1]),
             // C's truncating `/` and `%` on negative dividends, in subscripts, bounds and guards.
             (kernel("negative_division.c"), "float", vec![4], vec![2]),

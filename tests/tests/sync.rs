@@ -6,8 +6,9 @@
 //! DDR source (`Channel::ddr_source`) is the σ key of the last write to its cell before it in
 //! σ, found here by going through every write of the traces.
 
-use dpnc_dpn::ir::{ChannelKind, ProcessKind, ReadSrc, Trace};
+use dpnc_dpn::ir::{ChannelKind, ProcessKind};
 use dpnc_dpn::sync::{sigma, Key};
+use dpnc_dpn::trace::{ReadSrc, Trace};
 use dpnc_dpn::Config;
 use dpnc_frontend::{dataflow, Options, SourceMap};
 
@@ -23,7 +24,8 @@ fn sync_predicates_replay_the_traces() {
         let sare = dataflow::compute(&p).expect("dataflow");
         for (tile, par) in [(vec![4], vec![1]), (vec![4, 6], vec![2, 3]), (vec![3, 5, 2], vec![3, 2])] {
             let cfg = Config { tile: tile.clone(), par: par.clone(), keep_traces: true, codegen: true, ..Config::default() };
-            let dpn = dpnc_dpn::build(&p, &sare, &cfg).unwrap_or_else(|e| panic!("{}: {}", f.display(), e.message));
+            let dpnc_dpn::Construction { dpn, traces, .. } =
+                dpnc_dpn::construct(&p, &sare, &cfg).unwrap_or_else(|e| panic!("{}: {}", f.display(), e));
             let at = format!("{} {tile:?}/{par:?}", f.display());
             let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
             let cell = |a: &dpnc_frontend::ir::Access, iters: &[i64]| -> (usize, Vec<i64>) {
@@ -31,7 +33,7 @@ fn sync_predicates_replay_the_traces() {
             };
             // Every write's σ key, per cell.
             let mut writes: std::collections::HashMap<(usize, Vec<i64>), Vec<Vec<i64>>> = Default::default();
-            for (pr, tr) in dpn.processes.iter().zip(&dpn.traces) {
+            for (pr, tr) in dpn.processes.iter().zip(&traces.per_process) {
                 let (ProcessKind::Compute { stmt, .. }, Trace::Compute { ops, .. }) = (&pr.kind, tr) else { continue };
                 let key = sigma(&p, &dpn.nests, &dpn.tile, *stmt);
                 for op in ops {
@@ -41,7 +43,7 @@ fn sync_predicates_replay_the_traces() {
             }
             // Per load channel: (σ key, port, consumer iterators, fan-out) at its first uses.
             let mut emitted: Vec<Vec<(Vec<i64>, Vec<usize>)>> = vec![Vec::new(); dpn.processes.len()];
-            for (pr, tr) in dpn.processes.iter().zip(&dpn.traces) {
+            for (pr, tr) in dpn.processes.iter().zip(&traces.per_process) {
                 let (ProcessKind::Compute { stmt, .. }, Trace::Compute { ops, .. }) = (&pr.kind, tr) else { continue };
                 let key: Vec<Key> = sigma(&p, &dpn.nests, &dpn.tile, *stmt);
                 let mut previous: Vec<Option<u64>> = vec![None; dpn.channels.len()];
@@ -108,7 +110,7 @@ fn sync_predicates_replay_the_traces() {
                     }
                 }
             }
-            for (lp, tr) in dpn.traces.iter().enumerate() {
+            for (lp, tr) in traces.per_process.iter().enumerate() {
                 let Trace::Load { ops, .. } = tr else { continue };
                 if dpn.channels.iter().any(|c| c.producer == lp && (c.first_use.is_none() || c.shared_load)) {
                     skipped.insert(format!("{at}: {}", dpn.processes[lp].name));

@@ -19,14 +19,14 @@ fn one(f: &Path, ty: &str, tile: &[i64], par: &[i64], dir: &Path) -> Result<(), 
     let board = dpnc_boards::load("vcu1525").map_err(|e| e.to_string())?;
     // Unoptimised: each kernel runs for milliseconds, and g++'s optimiser would be most of
     // this test's time.
-    let (got, _, _) = dpnc_codegen::native::vitis(&c.p, &c.dpn, &board, &c.inputs, dir, &["-O0", "-w"])?;
+    let (got, _, _) = dpnc_hls_emit::native::vitis(&c.p, &c.dpn, &board, &c.inputs, dir, &["-O0", "-w"])?;
     c.compare(&got, "Vitis HLS C++ as software")?;
     let kernel = std::fs::read_to_string(dir.join("kernel.cpp")).map_err(|e| format!("kernel.cpp: {e}"))?;
     streams_are_at_least_two_deep(&kernel)?;
     processes_are_one_pipelined_loop(&kernel)?;
     let xrt = Path::new(env!("CARGO_MANIFEST_DIR")).join("stand-in/xrt/include");
     let xrt = format!("-I{}", xrt.display());
-    dpnc_codegen::native::compile(dir, "g++", &["-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", &xrt, "host.cpp"])
+    dpnc_hls_emit::native::compile(dir, "g++", &["-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", &xrt, "host.cpp"])
         .map(|_| ())
         .map_err(|e| format!("the XRT host does not compile: {e}"))
 }
@@ -158,7 +158,7 @@ fn every_board_gets_its_platform_part_and_banks() {
     let arrays: Vec<&str> = c.p.vars.iter().filter(|v| !v.is_scalar_argument()).map(|v| v.name.as_str()).collect();
     for name in dpnc_boards::catalogue() {
         let board = dpnc_boards::load(name).unwrap();
-        let files: HashMap<String, String> = dpnc_codegen::vitis::generate(&c.p, &c.dpn, &board).unwrap().into_iter().collect();
+        let files: HashMap<String, String> = dpnc_hls_emit::vitis::generate(&c.p, &c.dpn, &board).unwrap().into_iter().collect();
         let platform = format!("PLATFORM ?= {}", board.platform);
         assert!(files["Makefile"].lines().any(|l| l == platform), "{name}: Makefile lacks `{platform}`");
         assert!(files["csim.tcl"].contains(&format!("set_part {{{}}}", board.part)), "{name}: csim.tcl does not set part {}", board.part);

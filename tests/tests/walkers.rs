@@ -46,7 +46,7 @@ fn walkers_visit_their_loop_nests_in_order() {
         let sare = dataflow::compute(&p).expect("dataflow");
         for (tile, par) in [(vec![4], vec![1]), (vec![4, 6], vec![2, 3])] {
             let cfg = Config { tile: tile.clone(), par: par.clone(), ..Config::default() };
-            let dpn = dpnc_dpn::build(&p, &sare, &cfg).unwrap_or_else(|e| panic!("{}: {}", f.display(), e.message));
+            let dpn = dpnc_dpn::build(&p, &sare, &cfg).unwrap_or_else(|e| panic!("{}: {}", f.display(), e));
             for pr in &dpn.processes {
                 if let (ProcessKind::Compute { .. }, Some(l)) = (&pr.kind, &pr.loops) {
                     let stem = f.file_stem().and_then(|s| s.to_str()).unwrap_or("k");

@@ -1,0 +1,379 @@
+//! Pass 2 of construction: band by band in σ order, the processes, channels, loads and
+//! stores. Workers enumerate, sort and resolve bands (or prove them translates of a template,
+//! `translate.rs`); the main thread assembles them in σ order (or repeats an assembled band,
+//! `repeat.rs`), and each band's channels replay on a thread of their own (`replay.rs`).
+
+use super::*;
+
+/// What pass 2 reads besides the band passes' context.
+pub(super) struct Inputs<'a> {
+    pub(super) nests: &'a [Nest],
+    pub(super) cfg: &'a Config,
+    /// Bands of more instances are streamed, in chunks of `chunk` (see [`Config::chunk`]).
+    pub(super) stream_above: usize,
+    pub(super) chunk: usize,
+    /// Whether to tell the bands' progress.
+    pub(super) progress: bool,
+}
+
+/// What pass 2 builds.
+pub(super) struct Assembled {
+    pub(super) b: Builder,
+    pub(super) st: Streams,
+    /// Bands built.
+    pub(super) bands: usize,
+    pub(super) stats: BuildStats,
+}
+
+/// Builds every band on `workers` threads.
+pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Result<Assembled, Error> {
+    let Ctx { p, sare, survey, stored, .. } = *ctx;
+    let Inputs { nests, cfg, stream_above, chunk, progress } = *inputs;
+    let mut b = Builder {
+        processes: Vec::new(),
+        traces: Vec::new(),
+        ops: Vec::new(),
+        channels: Vec::new(),
+        stats: Vec::new(),
+        inputs: Vec::new(),
+        keep: cfg.keep_traces,
+        codegen: cfg.codegen,
+    };
+    let mut st = Streams {
+        load_proc: Default::default(),
+        store_proc: Default::default(),
+        compute_proc: Default::default(),
+        versions: p.vars.iter().map(|v| CellTable::new(v.len())).collect(),
+        version_of_value: vec![0; stored.count() as usize],
+        loads_needed: HashMap::new(),
+        ddr_reads: vec![0u64; p.vars.len()],
+        ddr_writes: vec![0u64; p.vars.len()],
+        next_vid: 0,
+        next_load_vid: survey.instances,
+        band_no: 0,
+        load_slot: p.vars.iter().map(|v| CellTable::new(if v.is_scalar_argument() { 0 } else { v.len() })).collect(),
+        initial: p.vars.iter().map(|v| Bits::new(v.len() as u64)).collect(),
+    };
+    // One thread enumerates, sorts and resolves the bands (pure work), the other assembles
+    // them into processes and channels in σ order.
+    let memo = !cfg.keep_traces && !cfg.every_band;
+    let slots = translate::Slots::new(sare);
+    let (mut bands, mut repeated, mut translated, mut streamed) = (0usize, 0usize, 0usize, 0usize);
+    let mut scratch = Scratch::new(p);
+    let started = std::time::Instant::now();
+    let mut shown = started;
+    let (owner, may_repeat) = assign_bands(survey, workers);
+    let ordered: Vec<bool> = nests.iter().map(|n| program_ordered(p, n)).collect();
+    let queued: Vec<AtomicUsize> = (0..workers).map(|_| AtomicUsize::new(0)).collect();
+    std::thread::scope(|scope| -> Result<(), Error> {
+        // Worker `owner[b]` enumerates and analyses band `b` (numbered over all nests); the
+        // assembly takes them back in that order, so it sees σ.
+        let (owner, may_repeat) = (&owner, &may_repeat);
+        let (ordered, queued) = (&ordered, &queued);
+        let (mut rxs, mut backs, mut threads) = (Vec::new(), Vec::new(), Vec::new());
+        let tile = &cfg.tile;
+        let slots = &slots;
+        for (w, queued) in queued.iter().enumerate() {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Msg, Error>>(QUEUE);
+            let (back_tx, back_rx) = std::sync::mpsc::channel::<Arc<Analysed>>();
+            let (chunk_tx, chunk_rx) = std::sync::mpsc::channel::<Box<Chunk>>();
+            rxs.push(rx);
+            backs.push((back_tx, chunk_tx));
+            let worker = scope.spawn(move || {
+                let mut raw = Band::new(p);
+                let mut index = LocalIndex::default();
+                let mut number = 0usize;
+                let mut templates: Vec<translate::Template> = Vec::new();
+                let mut evicted = Vec::new();
+                // Analysed bands back from the assembly (or from dropped templates), to reuse their
+                // buffers: one a template still holds is not reused until the template is dropped.
+                let mut spare: Vec<Analysed> = Vec::new();
+                let recycled = |spare: &mut Vec<Analysed>| {
+                    spare.pop().or_else(|| std::iter::from_fn(|| back_rx.try_recv().ok()).find_map(|an| Arc::try_unwrap(an).ok()))
+                };
+                for (ni, nest) in nests.iter().enumerate() {
+                    let Some(range) = &ctx.survey.bands[ni] else { continue };
+                    let scan = BandScan::new(p, ctx.params, nest, tile);
+                    let total: u64 = range.iter().map(|(l, h)| (h - l + 1) as u64).product();
+                    for (bi, tiles) in band_tiles(range).enumerate() {
+                        let bi = bi as u64;
+                        if owner[number] == w {
+                            while queued.load(Acquire) >= AHEAD_INSTANCES {
+                                std::thread::park();
+                            }
+                            // Only a band with a later one of its size may have translates (a
+                            // triangular nest's bands all differ: no templates, no copies).
+                            let may_keep = |n: usize| memo && may_repeat[number] && n <= translate::TEMPLATE_INSTANCES;
+                            // A big band in program order streams as it is enumerated.
+                            let size = ctx.survey.sizes.as_ref().map_or(0, |s| s[ni][bi as usize] as usize);
+                            if size > stream_above
+                                && size <= MAX_PIPED
+                                && ordered[ni]
+                                && !may_keep(size)
+                                && index.start(ctx.survey, nest, size)
+                            {
+                                let at = BandAt { nest: ni, band: bi, bands: total };
+                                let band = PipedBand {
+                                    at,
+                                    n: size,
+                                    scan: &scan,
+                                    tiles: &tiles,
+                                    index: &index,
+                                    evicted: std::mem::take(&mut evicted),
+                                };
+                                if !pipe(ctx, band, chunk, &tx, &chunk_rx) {
+                                    return;
+                                }
+                                number += 1;
+                                continue;
+                            }
+                            raw.clear();
+                            let found = scan
+                                .walk(&tiles, &mut |k, it, len, step| {
+                                    if raw.kind.len() + len as usize > MAX_BAND {
+                                        let limit = if ordered[ni] && size > MAX_PIPED { MAX_PIPED } else { MAX_BAND };
+                                        return Err(band_too_large(nest, limit).into());
+                                    }
+                                    raw.push_run(ctx.geo, ctx.survey, k, it, len, step)
+                                })
+                                .map(|()| !raw.kind.is_empty());
+                            let n = raw.kind.len();
+                            let may_keep = may_keep(n);
+                            let msg = match found {
+                                Ok(false) => Ok(Msg::Empty),
+                                Ok(true) if n > stream_above && !may_keep => {
+                                    let mut an = raw.prepare(ctx, recycled(&mut spare), BandAt { nest: ni, band: bi, bands: total });
+                                    an.evicted.clear();
+                                    an.evicted.append(&mut evicted);
+                                    let an = Arc::new(an);
+                                    queued.fetch_add(n, Release);
+                                    if tx.send(Ok(Msg::Head(an.clone()))).is_err() {
+                                        return;
+                                    }
+                                    for start in (0..n).step_by(chunk) {
+                                        let mut c = chunk_rx.try_recv().unwrap_or_default();
+                                        c.range = start..n.min(start + chunk);
+                                        c.srcs.clear();
+                                        c.piece.clear();
+                                        c.plan.clear();
+                                        let msg = an.resolve(ctx, c.range.clone(), &mut c.srcs, &mut c.piece).map(|()| Msg::Chunk(c));
+                                        let stop = msg.is_err();
+                                        if tx.send(msg).is_err() || stop {
+                                            return;
+                                        }
+                                    }
+                                    number += 1;
+                                    continue;
+                                }
+                                Ok(true) => {
+                                    let at = BandAt { nest: ni, band: bi, bands: total };
+                                    let mut an = recycled(&mut spare).unwrap_or_else(|| Analysed::new(p));
+                                    let proved = if memo {
+                                        templates.iter().position(|template| template.translate(&raw, ni, ctx, slots, &mut an))
+                                    } else {
+                                        None
+                                    };
+                                    let done = match proved {
+                                        Some(i) => {
+                                            let template = templates.remove(i);
+                                            an.at = at;
+                                            an.translate_of = Some(template.number);
+                                            an.template = false;
+                                            templates.insert(0, template);
+                                            Ok((an, None))
+                                        }
+                                        None => raw.analyse(ctx, Some(an), at).map(|mut an| {
+                                            let used = if may_keep { translate::Template::used(&an, ctx, slots) } else { None };
+                                            an.template = used.is_some();
+                                            (an, used)
+                                        }),
+                                    };
+                                    done.map(|(mut an, used)| {
+                                        // Room for the new template, the oldest dropped first.
+                                        while used.is_some()
+                                            && !templates.is_empty()
+                                            && (templates.len() >= translate::KITS
+                                                || templates.iter().map(translate::Template::len).sum::<usize>() + n
+                                                    > translate::TEMPLATE_INSTANCES)
+                                        {
+                                            if let Some(template) = templates.pop() {
+                                                evicted.push(template.number);
+                                                spare.extend(template.release());
+                                            }
+                                        }
+                                        an.evicted.clear();
+                                        an.evicted.append(&mut evicted);
+                                        let an = Arc::new(an);
+                                        if let Some(used) = used {
+                                            templates.insert(0, translate::Template::new(an.clone(), number, used));
+                                        }
+                                        Msg::Whole(an)
+                                    })
+                                }
+                                Err(e) => Err(e),
+                            };
+                            let stop = msg.is_err();
+                            if let Ok(Msg::Whole(an)) = &msg {
+                                queued.fetch_add(an.band.kind.len(), Release);
+                            }
+                            if tx.send(msg).is_err() || stop {
+                                return;
+                            }
+                        }
+                        number += 1;
+                    }
+                }
+            });
+            threads.push(worker.thread().clone());
+        }
+        // Recently assembled bands, most recent first, to recognise repeats by; the effects of
+        // the bands the workers keep templates of, by band number.
+        let mut replicas: Vec<repeat::Replica> = Vec::new();
+        // The last band's replay, if still under way.
+        let mut pending = None;
+        let mut effects: HashMap<usize, repeat::Effect, SmallKeys> = HashMap::default();
+        // A worker that fails sends its error and stops: its channel then closes.
+        for (number, &w) in owner.iter().enumerate() {
+            let (back_tx, chunk_back) = &backs[w];
+            let Ok(msg) = rxs[w].recv() else { break };
+            let msg = msg?;
+            // Where the band is, the templates its worker dropped, and its instances sent ahead.
+            let (at, evicted, taken) = match &msg {
+                Msg::Empty => continue,
+                Msg::Whole(an) => (an.at, &an.evicted, an.band.kind.len()),
+                Msg::Head(an) => (an.at, &an.evicted, an.band.kind.len()),
+                Msg::Piped { at, evicted, .. } => (*at, evicted, 0),
+                Msg::Chunk(_) => return Err(Error::internal("a chunk outside a streamed band")),
+            };
+            if taken > 0 {
+                queued[w].fetch_sub(taken, AcqRel);
+                threads[w].unpark();
+            }
+            bands += 1;
+            if progress {
+                let BandAt { nest, band, bands } = at;
+                tell(cfg, &mut shown, started, Step { nest, band, bands, percent: None });
+            }
+            for e in evicted {
+                effects.remove(e);
+            }
+            let an = match msg {
+                Msg::Whole(an) => an,
+                Msg::Head(_) | Msg::Piped { .. } => {
+                    streamed += 1;
+                    // The band arrives whole in its head, or a chunk at a time with its sources.
+                    let (head, n, odd) = match msg {
+                        Msg::Head(an) => {
+                            let n = an.band.kind.len();
+                            (Some(an), n, None)
+                        }
+                        Msg::Piped { n, odd, .. } => (None, n, Some(odd)),
+                        _ => return Err(Error::internal("a band neither whole nor streamed")),
+                    };
+                    let mut asm = Assembly::start(n, &mut scratch, &b, &mut st);
+                    let (mut done, mut j) = (0, 0);
+                    while done < n {
+                        let rx = match &odd {
+                            Some(odd) if j % 2 == 1 => odd,
+                            _ => &rxs[w],
+                        };
+                        j += 1;
+                        let c = match rx.recv() {
+                            Ok(Ok(Msg::Chunk(c))) => c,
+                            Ok(Err(e)) => return Err(e),
+                            _ => return Err(Error::internal("a streamed band ended early")),
+                        };
+                        let part = match &head {
+                            Some(an) => an.part(),
+                            None => Part { base: c.range.start, band: &c.band, sub: &c.sub },
+                        };
+                        if c.range.start != done || c.range.end > n || part.band.kind.len() < c.range.end - part.base {
+                            return Err(Error::internal("a streamed band out of step"));
+                        }
+                        let feed = Feed { part, range: c.range.clone(), srcs: &c.srcs, plan: &c.plan };
+                        asm.instances(feed, ctx, &mut scratch, &mut b, &mut st)?;
+                        done = c.range.end;
+                        let _ = chunk_back.send(c);
+                        if progress {
+                            let BandAt { nest, band, bands } = at;
+                            tell(cfg, &mut shown, started, Step { nest, band, bands, percent: Some(100 * done as u64 / n as u64) });
+                        }
+                    }
+                    // Its channels replay here on as many threads as there are workers (for
+                    // the last of a kernel's bands, they would wait otherwise).
+                    asm.finish(&mut st);
+                    replay_band(scope, &mut pending, &mut scratch, &mut b, workers)?;
+                    if let Some(an) = head {
+                        let _ = back_tx.send(an);
+                    }
+                    continue;
+                }
+                // Both left above.
+                Msg::Empty | Msg::Chunk(_) => continue,
+            };
+            if let Some(of) = an.translate_of {
+                let e = effects.get(&of).ok_or_else(|| Error::internal("a translate of a band without its effect"))?;
+                e.repeat(&an, ctx, &mut b, &mut st)?;
+                repeated += 1;
+                translated += 1;
+                let _ = back_tx.send(an);
+                continue;
+            }
+            match replicas.iter().position(|r| r.matches(&an, ctx)) {
+                Some(i) => {
+                    replicas[i].effect.repeat(&an, ctx, &mut b, &mut st)?;
+                    if an.template {
+                        effects.insert(number, replicas[i].effect.clone());
+                    }
+                    let r = replicas.remove(i);
+                    replicas.insert(0, r);
+                    repeated += 1;
+                }
+                None => {
+                    // Only a later band of its size can repeat it (a triangular nest's
+                    // bands all differ: none kept).
+                    let replica = memo && may_repeat[number] && an.band.kind.len() <= MAX_BAND / REPLICAS;
+                    let before = (replica || an.template).then(|| repeat::Counters::of(&b, &st));
+                    an.assemble(ctx, &mut scratch, &mut b, &mut st)?;
+                    replay_band(scope, &mut pending, &mut scratch, &mut b, 1)?;
+                    if let Some(before) = before {
+                        let effect = repeat::Effect::since(&before, &b, &st);
+                        if an.template {
+                            effects.insert(number, effect.clone());
+                        }
+                        if !replica {
+                            let _ = back_tx.send(an);
+                            continue;
+                        }
+                        replicas.insert(0, repeat::Replica::new(an, effect));
+                        if replicas.len() > REPLICAS {
+                            if let Some(r) = replicas.pop() {
+                                let _ = back_tx.send(r.an);
+                            }
+                        }
+                        continue;
+                    }
+                }
+            }
+            let _ = back_tx.send(an);
+        }
+        join_replay(&mut pending, &mut scratch, &mut b)
+    })?;
+
+    for (c, s) in b.channels.iter_mut().zip(&b.stats) {
+        c.size = s.size;
+        c.writes = s.writes;
+        c.reads = s.reads;
+        c.window = s.window.clone();
+        // In order and read once: FIFO; in order with repeats back to back: FIFO+register.
+        c.kind = match (s.in_order, s.reads == s.writes) {
+            (true, true) => ChannelKind::Fifo,
+            (true, false) => ChannelKind::FifoReg,
+            _ => ChannelKind::Scratchpad,
+        };
+    }
+    for (pr, n) in b.processes.iter_mut().zip(&b.ops) {
+        pr.iterations = *n as u64;
+    }
+    Ok(Assembled { b, st, bands, stats: BuildStats { repeated_bands: repeated, translated_bands: translated, streamed_bands: streamed } })
+}

@@ -1,0 +1,194 @@
+//! Bands that repeat an earlier band. The interior bands of a rectangular or stencil nest
+//! are translates of one another: the same statements at the same σ positions in the same
+//! sub-bands, every read resolved the same way (in the band from the same position, or
+//! from DDR at cells and producers shifted by constants). Such a band adds to the network
+//! exactly what the earlier band's assembly added: the same channel events, hence the same
+//! peaks, orders and scratchpad windows, and the same counts. So it is not assembled; only
+//! the DDR bookkeeping that later bands read (versions, compulsory reads) advances.
+//! Construction then costs the enumeration and resolution of each band, not its assembly.
+
+use super::{Analysed, Bits, Builder, Ctx, PackedSrc, Streams};
+use crate::Error;
+
+/// A fully assembled band kept to recognise its repeats.
+pub(super) struct Replica {
+    pub(super) an: std::sync::Arc<Analysed>,
+    pub(super) effect: Effect,
+}
+
+/// Counters a band's assembly advances (the rest of its effect is idempotent: maxima of
+/// occupancy and windows, and channel order).
+pub(super) struct Counters {
+    ops: Vec<usize>,
+    chans: Vec<(u64, u64)>,
+    ddr_reads: Vec<u64>,
+    ddr_writes: Vec<u64>,
+    loads: u64,
+}
+
+/// What one band added to the [`Counters`].
+#[derive(Clone)]
+pub(super) struct Effect {
+    ops: Vec<(usize, usize)>,
+    /// (channel, writes, reads).
+    chans: Vec<(usize, u64, u64)>,
+    ddr_reads: Vec<u64>,
+    ddr_writes: Vec<u64>,
+    loads: u64,
+}
+
+impl Counters {
+    pub(super) fn of(b: &Builder, st: &Streams) -> Counters {
+        Counters {
+            ops: b.ops.clone(),
+            chans: b.stats.iter().map(|s| (s.writes, s.reads)).collect(),
+            ddr_reads: st.ddr_reads.clone(),
+            ddr_writes: st.ddr_writes.clone(),
+            loads: st.next_load_vid,
+        }
+    }
+}
+
+/// Per-key differences that must stay the same across a band (a statement's iterator
+/// shift, an array's cell shift per dimension, a statement's dense-number shift).
+struct Shifts(Vec<Option<Vec<i64>>>);
+
+impl Shifts {
+    fn new(n: usize) -> Shifts {
+        Shifts(vec![None; n])
+    }
+    /// Whether `now - then` (element-wise) equals the shift already seen for `key`.
+    fn agree(&mut self, key: usize, now: impl Iterator<Item = i64>, then: impl Iterator<Item = i64>) -> bool {
+        let d = now.zip(then).map(|(a, b)| a.wrapping_sub(b));
+        match &self.0[key] {
+            Some(s) => s.iter().copied().eq(d),
+            None => {
+                self.0[key] = Some(d.collect());
+                true
+            }
+        }
+    }
+}
+
+/// Coordinates of a flat cell of an array with extents `dims` (last dimension fastest).
+fn coords(dims: &[i64], mut cell: u64) -> impl Iterator<Item = i64> + '_ {
+    let mut out = [0i64; 8];
+    let n = dims.len().min(out.len());
+    for (d, x) in dims[..n].iter().enumerate().rev() {
+        let e = (*x).max(1) as u64;
+        out[d] = (cell % e) as i64;
+        cell /= e;
+    }
+    out.into_iter().take(dims.len())
+}
+
+impl Effect {
+    /// What the network gained since `before`.
+    pub(super) fn since(before: &Counters, b: &Builder, st: &Streams) -> Effect {
+        let since = |now: &[u64], then: &[u64]| now.iter().enumerate().map(|(i, x)| x - then.get(i).copied().unwrap_or(0)).collect();
+        Effect {
+            ops: b.ops.iter().enumerate().map(|(i, x)| (i, x - before.ops.get(i).copied().unwrap_or(0))).filter(|e| e.1 > 0).collect(),
+            chans: b
+                .stats
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    let (w, r) = before.chans.get(i).copied().unwrap_or((0, 0));
+                    (i, s.writes - w, s.reads - r)
+                })
+                .filter(|e| e.1 + e.2 > 0)
+                .collect(),
+            ddr_reads: since(&st.ddr_reads, &before.ddr_reads),
+            ddr_writes: since(&st.ddr_writes, &before.ddr_writes),
+            loads: st.next_load_vid - before.loads,
+        }
+    }
+
+    /// Adds a band `an` that repeats the band of this effect to the network: that band's
+    /// counts, and the DDR versions and compulsory reads of `an`'s own cells.
+    pub(super) fn repeat(&self, an: &Analysed, ctx: &Ctx, b: &mut Builder, st: &mut Streams) -> Result<(), Error> {
+        let (p, stored): (_, &Bits) = (ctx.p, ctx.stored);
+        for &(pr, d) in &self.ops {
+            b.ops[pr] += d;
+        }
+        for &(ch, w, r) in &self.chans {
+            b.stats[ch].writes += w;
+            b.stats[ch].reads += r;
+        }
+        st.ddr_reads.iter_mut().zip(&self.ddr_reads).for_each(|(x, d)| *x += d);
+        st.ddr_writes.iter_mut().zip(&self.ddr_writes).for_each(|(x, d)| *x += d);
+        st.next_load_vid += self.loads;
+        st.next_vid += an.band.kind.len() as u64;
+        st.band_no += 1;
+        let mut srcs = an.srcs.iter();
+        for (o, &k) in an.band.kind.iter().enumerate() {
+            let s = &p.stmts[k];
+            for a in s.reads.iter().filter(|a| !p.vars[a.var].is_scalar_argument()) {
+                let src = srcs.next().ok_or_else(|| Error::internal("band analysis out of step"))?;
+                match src.producer {
+                    PackedSrc::LOCAL => {}
+                    PackedSrc::INITIAL => {
+                        st.version_read(stored, a.var, src.at as usize, None)?;
+                    }
+                    id => {
+                        st.version_read(stored, a.var, src.at as usize, Some(id))?;
+                    }
+                }
+            }
+            if stored.get(an.band.id[o]) {
+                let it = &an.band.iters(o)[..s.iters.len()];
+                let cell = ctx.geo.write_cell(p, ctx.params, k, it)?;
+                st.version_store(stored, s.write.var, cell, an.band.id[o]);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Replica {
+    pub(super) fn new(an: std::sync::Arc<Analysed>, effect: Effect) -> Replica {
+        Replica { an, effect }
+    }
+
+    /// Whether `an` is this band translated (see the module comment). Dense instance numbers
+    /// of one statement shift by a constant under a translation, so equal producers stay
+    /// equal and distinct ones distinct: the band loads the same pattern of values.
+    pub(super) fn matches(&self, an: &Analysed, ctx: &Ctx) -> bool {
+        let (p, survey) = (ctx.p, ctx.survey);
+        let (x, r) = (&an.band, &self.an.band);
+        if an.at.nest != self.an.at.nest || x.kind != r.kind || an.sub != self.an.sub || an.srcs.len() != self.an.srcs.len() {
+            return false;
+        }
+        let stmt_of = |id: u64| survey.offset.partition_point(|&o| o <= id) - 1;
+        let (mut iters, mut producers, mut cells) = (Shifts::new(p.stmts.len()), Shifts::new(p.stmts.len()), Shifts::new(p.vars.len()));
+        let mut j = 0;
+        for (o, &k) in x.kind.iter().enumerate() {
+            if ctx.stored.get(x.id[o]) != ctx.stored.get(r.id[o]) || !iters.agree(k, x.iters(o).iter().copied(), r.iters(o).iter().copied())
+            {
+                return false;
+            }
+            for a in &p.stmts[k].reads {
+                let var = &p.vars[a.var];
+                if var.is_scalar_argument() {
+                    continue;
+                }
+                let (s, t) = (an.srcs[j], self.an.srcs[j]);
+                j += 1;
+                let same = match (s.producer, t.producer) {
+                    (PackedSrc::LOCAL, PackedSrc::LOCAL) => s.at == t.at,
+                    (PackedSrc::LOCAL, _) | (_, PackedSrc::LOCAL) => false,
+                    (PackedSrc::INITIAL, PackedSrc::INITIAL) => true,
+                    (PackedSrc::INITIAL, _) | (_, PackedSrc::INITIAL) => false,
+                    (ps, pt) => {
+                        let sk = stmt_of(pt);
+                        stmt_of(ps) == sk && producers.agree(sk, std::iter::once(ps as i64), std::iter::once(pt as i64))
+                    }
+                };
+                if !same || (s.producer != PackedSrc::LOCAL && !cells.agree(a.var, coords(&var.dims, s.at), coords(&var.dims, t.at))) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+}

@@ -1,0 +1,340 @@
+//! Channel sizes and kinds from replaying σ (DESIGN.md §4): a channel's size is its peak
+//! occupancy, its kind follows from whether values are read in the order written, and
+//! once. Channels are empty between bands, so each band's events replay on their own: on a
+//! thread of their own ([`Job`]) while the assembly goes on with the next band, or here
+//! when the traces' last reads must be marked.
+
+use super::events::{Event, Events};
+use super::{prefetch, radix_sort, Builder, ChanStats, Scratch, AHEAD};
+use crate::trace::{ReadSrc, Trace};
+
+/// One band's channel events, taken from the assembly to replay elsewhere.
+pub(super) struct Job {
+    /// The band's events and cells, and the buffers to replay them with.
+    taken: ReplayBuffers,
+    /// Per channel with events: its number, whether its live window is tracked, and its
+    /// figures in this band alone.
+    chans: Vec<(usize, bool, ChanStats)>,
+}
+
+/// The buffers of a replayed [`Job`], for the assembly of a later band.
+#[derive(Default)]
+pub(super) struct ReplayBuffers {
+    events: Vec<Events>,
+    reads: Vec<Events>,
+    cells: Vec<u64>,
+    bufs: ReplayBufs,
+}
+
+impl Job {
+    pub(super) fn run(mut self) -> Job {
+        let Job { taken: ReplayBuffers { events, reads, cells, bufs }, chans } = &mut self;
+        for (ch, window, stats) in chans.iter_mut() {
+            replay_channel(&events[*ch], &reads[*ch], stats, window.then_some(&cells[..]), bufs, &mut |_| {});
+        }
+        self
+    }
+}
+
+impl Builder {
+    /// Adds a band's writes and reads to its channels' counts (all a repeat of the band
+    /// copies, see `repeat.rs`, so they are counted as soon as the band is assembled).
+    fn count(&mut self, scratch: &mut Scratch) {
+        for (ch, (w, r)) in scratch.events.iter().zip(&scratch.reads).enumerate() {
+            let s = &mut self.stats[ch];
+            s.writes += w.len() as u64;
+            s.reads += r.len() as u64 + std::mem::take(&mut scratch.again[ch]);
+        }
+    }
+
+    /// The band's replay as a [`Job`]; the assembly goes on with spare buffers.
+    pub(super) fn replay_job(&mut self, scratch: &mut Scratch) -> Job {
+        self.count(scratch);
+        let chans = (scratch.events.iter().zip(&scratch.reads).enumerate())
+            .filter(|(_, (w, r))| !w.is_empty() || !r.is_empty())
+            .map(|(ch, _)| {
+                let extents = self.stats[ch].extents.clone();
+                let stats = ChanStats { in_order: true, window: vec![0; extents.len()], extents, ..ChanStats::default() };
+                (ch, self.tracks_window(ch), stats)
+            })
+            .collect();
+        let spare = scratch.spare.take().unwrap_or_default();
+        let taken = ReplayBuffers {
+            events: std::mem::replace(&mut scratch.events, spare.events),
+            reads: std::mem::replace(&mut scratch.reads, spare.reads),
+            cells: std::mem::replace(&mut scratch.cells, spare.cells),
+            bufs: spare.bufs,
+        };
+        Job { taken, chans }
+    }
+
+    /// A replayed job's figures added to its channels' (maxima and order: bands merge in
+    /// any order), its buffers kept for a later band.
+    pub(super) fn merge(&mut self, job: Job, scratch: &mut Scratch) {
+        for (ch, _, s) in &job.chans {
+            let t = &mut self.stats[*ch];
+            t.size = t.size.max(s.size);
+            t.in_order &= s.in_order;
+            t.window.iter_mut().zip(&s.window).for_each(|(a, b)| *a = (*a).max(*b));
+        }
+        scratch.spare = Some(job.taken);
+    }
+
+    /// Whether channel `ch`'s live window is tracked (for scratchpad allocation: codegen
+    /// only, and only channels into a read port).
+    fn tracks_window(&self, ch: usize) -> bool {
+        self.codegen && self.channels[ch].port.is_some()
+    }
+
+    /// Replays one band's part of σ here, channel by channel: marks last reads (in the
+    /// traces), and accumulates each channel's peak occupancy, traffic and order. Channels
+    /// are independent: with `threads` > 1 and no
+    /// traces to mark, they are dealt to that many threads by their number of events.
+    pub(super) fn replay(&mut self, scratch: &mut Scratch, threads: usize) {
+        self.count(scratch);
+        let Scratch { events, reads, replay, cells, op_base, .. } = scratch;
+        let threads = if self.traces.is_empty() { threads.max(1) } else { 1 };
+        replay.resize_with(threads, ReplayBufs::default);
+        let window: Vec<bool> = (0..events.len()).map(|ch| self.tracks_window(ch)).collect();
+        let Builder { channels, stats, traces, .. } = self;
+        let cells = &cells[..];
+        let mut work: Vec<Vec<ChannelEvents>> = (0..threads).map(|_| Vec::new()).collect();
+        let mut load = vec![0usize; threads];
+        for (ch, ((writes, reads), stats)) in events.iter().zip(reads.iter()).zip(stats.iter_mut()).enumerate() {
+            if writes.is_empty() && reads.is_empty() {
+                continue;
+            }
+            let t = (0..threads).min_by_key(|&t| load[t]).unwrap_or(0);
+            load[t] += writes.len() + reads.len();
+            work[t].push((ch, writes, reads, stats));
+        }
+        if threads == 1 {
+            let bufs = &mut replay[0];
+            for (ch, writes, reads, stats) in work.pop().unwrap_or_default() {
+                let consumer = channels[ch].consumer;
+                let base = op_base.get(consumer).copied().unwrap_or(0);
+                let mut last_read = |op: u32| {
+                    if let Some(Trace::Compute { ops, .. }) = traces.get_mut(consumer) {
+                        for r in ops[base + op as usize].reads.iter_mut() {
+                            if let ReadSrc::Chan { ch: c, last: l, .. } = r {
+                                if *c == ch {
+                                    *l = true;
+                                }
+                            }
+                        }
+                    }
+                };
+                replay_channel(writes, reads, stats, window[ch].then_some(cells), bufs, &mut last_read);
+            }
+            return;
+        }
+        std::thread::scope(|scope| {
+            for (items, bufs) in work.into_iter().zip(replay.iter_mut()) {
+                let window = &window;
+                scope.spawn(move || {
+                    for (ch, writes, reads, stats) in items {
+                        replay_channel(writes, reads, stats, window[ch].then_some(cells), bufs, &mut |_| {});
+                    }
+                });
+            }
+        });
+    }
+}
+
+/// A channel of a band to replay: its number, writes, reads and statistics.
+type ChannelEvents<'a> = (usize, &'a Events, &'a Events, &'a mut ChanStats);
+
+/// Buffers of one replaying thread.
+#[derive(Default)]
+pub(super) struct ReplayBufs {
+    /// The channel's writes, expanded from their runs when they must be sorted.
+    writes: Vec<Event>,
+    /// Scratch for sorting writes, and the events merged when live windows are tracked.
+    merged: Vec<Event>,
+    /// One bit per value of the band (see [`sort_local_writes`]).
+    bits: Vec<u64>,
+    /// A bit per value in the span of a channel's reads: a later read of it was seen. (Per
+    /// channel, not per band: a big band's values are a hundred million, and fresh memory
+    /// for them costs more than clearing a channel's span.)
+    seen: Vec<u64>,
+    /// A bit per read of the channel: its value's last there.
+    last: Vec<u64>,
+}
+
+/// Sorts the writes of a channel from the band's own compute processes by a bitmap over
+/// their values (a write of value `v` happens at time `4v + 2`, each value once), when
+/// they are all such writes and dense enough: the writes of a channel read out of
+/// production order (a transposed access) are millions in a big band, and radix passes
+/// over them cost more. `false` (untouched) otherwise.
+fn sort_local_writes(writes: &mut [Event], bits: &mut Vec<u64>) -> bool {
+    let local = |e: &Event| e.op == 0 && e.key as u64 == 8 * e.vid as u64 + 4;
+    let (lo, hi) = writes.iter().fold((u32::MAX, 0), |(l, h), e| (l.min(e.vid), h.max(e.vid)));
+    let span = (hi - lo) as usize + 1;
+    if writes.is_empty() || span > 64 * writes.len() || !writes.iter().all(local) {
+        return false;
+    }
+    bits.clear();
+    bits.resize(span.div_ceil(64), 0);
+    for e in writes.iter() {
+        let x = (e.vid - lo) as usize;
+        bits[x / 64] |= 1 << (x % 64);
+    }
+    let mut out = writes.iter_mut();
+    for (w, &word) in bits.iter().enumerate() {
+        let mut word = word;
+        while word != 0 {
+            let vid = lo + (w * 64) as u32 + word.trailing_zeros();
+            word &= word - 1;
+            if let Some(e) = out.next() {
+                *e = Event { key: 8 * vid + 4, op: 0, vid };
+            }
+        }
+    }
+    true
+}
+
+/// One channel's events of a band, replayed (see [`Builder::replay`]): `last_read(op)` for
+/// each read that is its value's last in the channel; `cells` to widen the live window.
+/// Reads come in σ order and are taken from their runs as they are needed; so are writes
+/// when they are in order too (a channel read in production order), else they are
+/// expanded and sorted. A big band's channel holds a hundred million events: expanded,
+/// each costs its bytes and a share of a page fault.
+fn replay_channel(
+    writes: &Events,
+    reads: &Events,
+    stats: &mut ChanStats,
+    cells: Option<&[u64]>,
+    bufs: &mut ReplayBufs,
+    last_read: &mut dyn FnMut(u32),
+) {
+    // Writes are pushed at their value's first read. (time, operation) is unique within a
+    // channel, so any sort and a merge give the one order.
+    if writes.iter().is_sorted_by_key(|e| (e.key, e.op)) {
+        return replay_sorted(writes.iter(), writes.len(), reads, stats, cells, bufs, last_read);
+    }
+    let mut w = std::mem::take(&mut bufs.writes);
+    w.clear();
+    writes.expand_into(&mut w);
+    if !sort_local_writes(&mut w, &mut bufs.bits) {
+        // Both are band-local and short (times below 8 per instance, write operations
+        // band-local load numbers), so they pack into one integer.
+        let (key, op) = w.iter().fold((0, 0), |(k, o), e| (k | e.key as u64, o | e.op as u64));
+        let (kb, ob) = (u64::BITS - key.leading_zeros(), u64::BITS - op.leading_zeros());
+        if kb + ob <= u64::BITS {
+            radix_sort(&mut w, &mut bufs.merged, kb + ob, |e| (e.key as u64) << ob | e.op as u64);
+        } else {
+            w.sort_unstable_by_key(|e| (e.key, e.op));
+        }
+    }
+    replay_sorted(w.iter().copied(), w.len(), reads, stats, cells, bufs, last_read);
+    bufs.writes = w;
+}
+
+/// [`replay_channel`] once the writes come in (time, operation) order.
+fn replay_sorted(
+    writes: impl Iterator<Item = Event> + Clone,
+    n_writes: usize,
+    reads: &Events,
+    stats: &mut ChanStats,
+    cells: Option<&[u64]>,
+    bufs: &mut ReplayBufs,
+    last_read: &mut dyn FnMut(u32),
+) {
+    let ReplayBufs { merged, seen, last, .. } = bufs;
+    // Each read's value's last read in the channel (a bit per read)? Every value written
+    // is read: as many reads as writes means each read is its value's only one, and last.
+    let n = reads.len();
+    let once = n == n_writes;
+    last.clear();
+    last.resize(n.div_ceil(64), if once { !0 } else { 0 });
+    if let (false, Some((lo, hi))) = (once, reads.vid_range()) {
+        seen.clear();
+        seen.resize((hi - lo) as usize / 64 + 1, 0);
+        let mut ahead = reads.iter().rev().skip(AHEAD);
+        for (k, e) in (0..n).rev().zip(reads.iter().rev()) {
+            if let Some(a) = ahead.next() {
+                prefetch(&seen[(a.vid - lo) as usize / 64]);
+            }
+            let x = (e.vid - lo) as usize;
+            if seen[x / 64] >> (x % 64) & 1 == 0 {
+                seen[x / 64] |= 1 << (x % 64);
+                last[k / 64] |= 1 << (k % 64);
+            }
+        }
+    }
+    let is_last = |k: usize| last[k / 64] >> (k % 64) & 1 == 1;
+    // The two merged in σ order: occupancy, whether values are read in the order they
+    // were written (each new value read is the next one written), and with live windows
+    // tracked, the merged events with their last-read flags.
+    let track = cells.is_some();
+    merged.clear();
+    let mut flags = Vec::with_capacity(if track { n_writes + n } else { 0 });
+    let (mut pending, mut order) = (writes.clone().peekable(), writes);
+    let (mut live, mut next, mut prev) = (0usize, 0usize, None);
+    let mut in_order = true;
+    let mut keep = |e: Event, last: bool| {
+        if track {
+            merged.push(e);
+            flags.push(last);
+        }
+    };
+    // Reads, then a sentinel past every write for the writes after the last read.
+    let end = Event { key: u32::MAX, op: u32::MAX, vid: 0 };
+    for (k, e) in reads.iter().chain([end]).enumerate() {
+        while let Some(w) = pending.next_if(|w| (w.key, w.op) < (e.key, e.op)) {
+            live += 1;
+            stats.size = stats.size.max(live);
+            keep(w, false);
+        }
+        if k == n {
+            break;
+        }
+        if prev != Some(e.vid) {
+            in_order &= order.next().is_some_and(|w| w.vid == e.vid);
+            next += 1;
+        }
+        prev = Some(e.vid);
+        if is_last(k) {
+            live -= 1;
+            last_read(e.op);
+        }
+        keep(e, is_last(k));
+    }
+    stats.in_order &= in_order && next == n_writes;
+    if let Some(cells) = cells {
+        live_window(merged, &flags, cells, stats);
+    }
+}
+
+/// Widens `stats.window` to the span, per array dimension, of the cells live at once in
+/// one band's events of a channel (a value is live from its write to its last read).
+fn live_window(evs: &[Event], last: &[bool], cells: &[u64], stats: &mut ChanStats) {
+    use std::collections::BTreeMap;
+    let ext = &stats.extents;
+    let coord = |cell: u64, d: usize| -> i64 {
+        let stride: i64 = ext[d + 1..].iter().product();
+        (cell as i64 / stride).rem_euclid(ext[d])
+    };
+    let mut live: Vec<BTreeMap<i64, u32>> = vec![BTreeMap::new(); ext.len()];
+    for (k, e) in evs.iter().enumerate() {
+        let cell = cells.get(e.vid as usize).copied().unwrap_or(0);
+        if e.key & 1 == 0 {
+            for (d, m) in live.iter_mut().enumerate() {
+                *m.entry(coord(cell, d)).or_default() += 1;
+                if let (Some((lo, _)), Some((hi, _))) = (m.first_key_value(), m.last_key_value()) {
+                    stats.window[d] = stats.window[d].max(hi - lo + 1);
+                }
+            }
+        } else if last[k] {
+            for (d, m) in live.iter_mut().enumerate() {
+                let x = coord(cell, d);
+                if let Some(c) = m.get_mut(&x) {
+                    *c -= 1;
+                    if *c == 0 {
+                        m.remove(&x);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,423 @@
+//! What code generation needs beyond muxes and demuxes: when a consumer takes a new value
+//! from a channel, when it has read a value for the last time, and, for the Load processes,
+//! where each value is loaded (its first use in the band, over every read port of the
+//! array) and which channels it fans out to. All are isl sets over a consumer process's
+//! iterators, turned into [`Predicate`]s; the order they refer to is σ, the tiled
+//! sequential schedule ([`sigma`]), the order the network was built in.
+
+use crate::ir::*;
+use crate::predicate::{Affine as Expr, Cmp, Constraint, Predicate, Term};
+use crate::tiling::{nest_of, Affine, Nest};
+use crate::Error;
+use dpnc_frontend::ir::{Program, SchedTerm};
+use dpnc_frontend::polyhedral::{isl_name, Model};
+use isl_rs::{Context, Set, UnionMap, UnionSet};
+
+/// One coordinate of σ for an instance of a statement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Key {
+    Const(i64),
+    /// `floor(φ / size)`: a tile coordinate.
+    Tile(Affine, i64),
+    /// A hyperplane's value.
+    Phi(Affine),
+    /// `dir · iterator`: the original program order.
+    Iter(usize, i64),
+}
+
+impl Key {
+    pub fn eval(&self, it: &[i64]) -> i64 {
+        match self {
+            Key::Const(c) => *c,
+            Key::Tile(f, s) => f.eval(it).div_euclid(*s),
+            Key::Phi(f) => f.eval(it),
+            Key::Iter(d, dir) => dir * it[*d],
+        }
+    }
+    fn isl(&self, iters: &[String]) -> String {
+        match self {
+            Key::Const(c) => c.to_string(),
+            Key::Tile(f, s) => format!("floor(({})/{s})", f.isl(iters)),
+            Key::Phi(f) => f.isl(iters),
+            Key::Iter(d, dir) => format!("{dir}*{}", iters[*d]),
+        }
+    }
+}
+
+/// σ of statement `stmt`: nest, tile coordinates, group, hyperplanes, program order, padded so
+/// that every statement's key has the same length (bands run in lexicographic order of
+/// their tile coordinates; inside a band the last tile coordinate, then the statement's
+/// group, then φ in its point order, then program order decide, as in [`crate::build`]).
+pub fn sigma(p: &Program, nests: &[Nest], tile: &[i64], stmt: usize) -> Vec<Key> {
+    let no = nest_of(nests, p.stmts.len());
+    let depth = nests.iter().map(|n| n.dims).max().unwrap_or(0);
+    let nest = &nests[no[stmt]];
+    let phi = nest.phi_of(stmt);
+    let zero = Affine { coef: vec![0; p.stmts[stmt].iters.len()], cst: 0 };
+    let mut key = vec![Key::Const(no[stmt] as i64)];
+    for d in 0..depth {
+        key.push(Key::Tile(phi.get(d).cloned().unwrap_or_else(|| zero.clone()), crate::shape::tile_size(tile, d)));
+    }
+    key.push(Key::Const(nest.group(stmt) as i64));
+    for d in 0..depth {
+        key.push(Key::Phi(phi.get(nest.point(stmt, d)).cloned().unwrap_or_else(|| zero.clone())));
+    }
+    let s = &p.stmts[stmt];
+    for k in 0..p.schedule_len() {
+        key.push(match s.schedule.get(k) {
+            Some(SchedTerm::Const(c)) => Key::Const(*c),
+            Some(SchedTerm::Iter(d, dir)) => Key::Iter(*d, *dir),
+            None => Key::Const(0),
+        });
+    }
+    key
+}
+
+/// The band of an instance: nest and every tile coordinate but the last, padded.
+pub fn band_key(p: &Program, nests: &[Nest], tile: &[i64], stmt: usize) -> Vec<Key> {
+    let no = nest_of(nests, p.stmts.len());
+    let depth = nests.iter().map(|n| n.dims).max().unwrap_or(0);
+    let n = &nests[no[stmt]];
+    let mut key = vec![Key::Const(no[stmt] as i64)];
+    for d in 0..depth.saturating_sub(1) {
+        key.push(match n.phi_of(stmt).get(d) {
+            Some(f) if d + 1 < n.dims => Key::Tile(f.clone(), crate::shape::tile_size(tile, d)),
+            _ => Key::Const(0),
+        });
+    }
+    key
+}
+
+/// isl operations allowed per channel (or per Load process).
+const ISL_BUDGET: u64 = 3_000_000;
+
+struct Ctx<'a> {
+    p: &'a Program,
+    dpn: &'a Dpn,
+    model: Model,
+    fixed: String,
+    isl: Context,
+}
+
+fn isl_err(e: isl_rs::LibISLError) -> Error {
+    Error::internal(format!("isl failed while deriving synchronisation: {e}"))
+}
+
+impl Ctx<'_> {
+    fn umap(&self, t: &str) -> Result<UnionMap, Error> {
+        let u = UnionMap::read_from_str(&self.isl, t).map_err(|e| Error::internal(format!("isl rejects `{t}`: {e}")))?;
+        u.intersect_params(Set::read_from_str(&self.isl, &self.fixed).map_err(isl_err)?).map_err(isl_err)
+    }
+    /// `{ T[i] -> [keys] }` for statement `stmt`, its tuple named `tuple`, with `extra`
+    /// appended.
+    fn key_map(&self, stmt: usize, tuple: &str, keys: &[Key], extra: Option<usize>) -> Result<UnionMap, Error> {
+        let iters: Vec<String> = self.p.stmts[stmt].iters.iter().map(|i| isl_name(i)).collect();
+        let mut terms: Vec<String> = keys.iter().map(|k| k.isl(&iters)).collect();
+        terms.extend(extra.map(|e| e.to_string()));
+        self.umap(&format!("{}{{ {tuple}[{}] -> [{}] }}", self.model.params, iters.join(", "), terms.join(", ")))
+    }
+    fn sigma(&self, stmt: usize, tuple: &str, extra: Option<usize>) -> Result<UnionMap, Error> {
+        self.key_map(stmt, tuple, &sigma(self.p, &self.dpn.nests, &self.dpn.tile, stmt), extra)
+    }
+    fn band(&self, stmt: usize, tuple: &str) -> Result<UnionMap, Error> {
+        self.key_map(stmt, tuple, &band_key(self.p, &self.dpn.nests, &self.dpn.tile, stmt), None)
+    }
+    /// The set as a predicate, simplified within the domain of process `within` (where it
+    /// is evaluated).
+    fn predicate(&self, set: UnionSet, dims: usize, within: usize) -> Result<Predicate, Error> {
+        let set = set.coalesce().map_err(isl_err)?;
+        if set.is_empty().map_err(isl_err)? {
+            return Ok(Predicate { dims: (0..dims).map(|i| format!("i{i}")).collect(), disjuncts: Vec::new() });
+        }
+        let mut s = Set::from_union_set(set).map_err(isl_err)?;
+        let tuple = s.get_tuple_name().map_err(isl_err)?.to_string();
+        let domain = Set::read_from_str(&self.isl, &self.dpn.processes[within].domain)
+            .and_then(|d| d.set_tuple_name(&tuple))
+            .and_then(|d| d.intersect_params(Set::read_from_str(&self.isl, &self.fixed)?))
+            .map_err(isl_err)?;
+        s = s.gist(domain).map_err(isl_err)?;
+        Predicate::from_set(&s, &self.dpn.params).map_err(|e| Error::internal(format!("a synchronisation set as a predicate: {e}")))
+    }
+}
+
+/// [`Channel::ddr_source`] of channel `c`: none unless it is loaded from an array the kernel
+/// writes: `{ L -> W }`, the writes W of the cell that load L reads with σ(W) < σ(L), taken
+/// to σ(W) and its lexicographic maximum, each of whose basic maps must give every key
+/// coordinate as a function of L ([`solve`]), or there is no source to give.
+fn ddr_source_of(cx: &Ctx, c: usize) -> Result<Option<Vec<SourcePiece>>, Error> {
+    let (p, dpn) = (cx.p, cx.dpn);
+    let ch = &dpn.channels[c];
+    let ProcessKind::Load { var } = dpn.processes[ch.producer].kind else { return Ok(None) };
+    let Some(stmt) = dpn.processes[ch.consumer].stmt() else { return Ok(None) };
+    let writers: Vec<usize> = (0..p.stmts.len()).filter(|&s| p.stmts[s].write.var == var).collect();
+    if writers.is_empty() {
+        return Ok(None);
+    }
+    let name = &p.stmts[stmt].name;
+    let (mut writes, mut sig_w) = (cx.umap("{ }")?, cx.umap("{ }")?);
+    for &s in &writers {
+        // Their own tuples: the consumer may be one of them.
+        let tuple = format!("{}_w", p.stmts[s].name);
+        writes = writes.union(cx.umap(&retag(&cx.model.writes[s], &p.stmts[s].name, &tuple))?).map_err(isl_err)?;
+        sig_w = sig_w.union(cx.sigma(s, &tuple, None)?).map_err(isl_err)?;
+    }
+    let sig_l = cx.sigma(stmt, name, None)?;
+    let keys = cx
+        .umap(&ch.relation)?
+        .apply_range(writes.reverse().map_err(isl_err)?)
+        .and_then(|m| m.intersect(sig_l.lex_gt_union_map(sig_w.copy()?)?))
+        .and_then(|m| m.apply_range(sig_w))
+        .and_then(|m| m.lexmax())
+        .map_err(isl_err)?;
+    if keys.is_empty().map_err(isl_err)? {
+        return Ok(Some(Vec::new()));
+    }
+    let domain = Set::read_from_str(&cx.isl, &dpn.processes[ch.consumer].domain)
+        .and_then(|d| d.set_tuple_name(name))
+        .and_then(|d| d.intersect_params(Set::read_from_str(&cx.isl, &cx.fixed)?))
+        .map_err(isl_err)?;
+    let graph = isl_rs::Map::from_union_map(keys)
+        .and_then(|m| m.gist_domain(domain))
+        .and_then(|m| m.wrap())
+        .and_then(|s| s.flatten())
+        .map_err(isl_err)?;
+    let flat = Predicate::from_set(&graph, &dpn.params).map_err(|e| Error::internal(format!("a DDR source as a predicate: {e}")))?;
+    let n_in = p.stmts[stmt].iters.len();
+    let n_out = flat.dims.len() - n_in;
+    let dims: Vec<String> = flat.dims[..n_in].to_vec();
+    let mut pieces = Vec::new();
+    for conj in &flat.disjuncts {
+        let Some(piece) = solve(conj, n_in, n_out) else { return Ok(None) };
+        if let Some((when, key)) = piece {
+            pieces.push(SourcePiece { when: Predicate { dims: dims.clone(), disjuncts: vec![when] }, key });
+        }
+    }
+    Ok(Some(pieces))
+}
+
+/// A conjunction over `n_in` inputs and `n_out` outputs as (condition on the inputs, each
+/// output as a function of them), or None if some output is not determined by an equality
+/// (`k·o = e`: o = e/k, where k divides e) or by a pair of inequalities that pin it to a
+/// floor (`m·o <= e <= m·o + d`, d < m: o = ⌊e/m⌋). Some(None): the conjunction is
+/// unsatisfiable.
+#[allow(clippy::type_complexity)]
+fn solve(conj: &[Constraint], n_in: usize, n_out: usize) -> Option<Option<(Vec<Constraint>, Vec<Expr>)>> {
+    let mut def: Vec<Option<Expr>> = vec![None; n_out];
+    let mut used = vec![false; conj.len()];
+    let mut when = Vec::new();
+    // `expr` with every defined output replaced, if it mentions no other output.
+    let known = |def: &[Option<Expr>], e: &Expr| -> Option<Expr> {
+        let mut e = e.clone();
+        for (o, d) in def.iter().enumerate() {
+            if let Some(d) = d {
+                e = e.substitute(n_in + o, d);
+            }
+        }
+        (0..n_out).all(|o| !e.mentions(n_in + o)).then_some(e)
+    };
+    // The top-level coefficient of output o in `e`, and `e` without it, where o occurs only there.
+    let split = |e: &Expr, o: usize| -> Option<(i64, Expr)> {
+        let k = e.terms.iter().find(|(_, t)| *t == Term::Var(n_in + o))?.0;
+        let mut rest = e.clone();
+        rest.add_scaled(&Expr::var(n_in + o), -k);
+        (!rest.mentions(n_in + o)).then_some((k, rest))
+    };
+    let mut progress = true;
+    while progress {
+        progress = false;
+        for o in 0..n_out {
+            if def[o].is_some() {
+                continue;
+            }
+            // k·o + rest == 0.
+            let eq = conj.iter().enumerate().find_map(|(i, c)| {
+                let (k, rest) = split(&c.expr, o).filter(|_| c.cmp == Cmp::Eq && !used[i])?;
+                Some((i, k, known(&def, &rest)?))
+            });
+            if let Some((i, k, rest)) = eq {
+                let mut e = Expr::default();
+                e.add_scaled(&rest, -k.signum());
+                let m = k.abs();
+                let value = e.floor_div(m);
+                if m > 1 {
+                    let mut exact = e;
+                    exact.add_scaled(&value, -m);
+                    when.push(Constraint { expr: exact, cmp: Cmp::Eq });
+                }
+                (def[o], used[i], progress) = (Some(value), true, true);
+                continue;
+            }
+            // rest_a − m·o >= 0 and m·o + rest_b >= 0 with rest_a + rest_b = d in 0..m.
+            let bounds: Vec<(usize, i64, Expr)> = conj
+                .iter()
+                .enumerate()
+                .filter(|(i, c)| c.cmp == Cmp::Ge && !used[*i])
+                .filter_map(|(i, c)| {
+                    let (k, rest) = split(&c.expr, o)?;
+                    Some((i, k, known(&def, &rest)?))
+                })
+                .collect();
+            let pair = bounds.iter().find_map(|(a, ka, ra)| {
+                bounds.iter().find_map(|(b, kb, rb)| {
+                    let mut sum = ra.clone();
+                    sum.add_scaled(rb, 1);
+                    let pins = *ka < 0 && *kb == -ka && sum.terms.is_empty() && (0..*kb).contains(&sum.cst);
+                    pins.then(|| (*a, *b, *kb, ra.clone(), sum.cst == kb - 1))
+                })
+            });
+            // With d < m − 1 (the consumer's domain gisted the pair) the pair also bounds
+            // rest_a mod m: the lower bound then stays as a condition.
+            if let Some((a, b, m, ra, exact)) = pair {
+                (def[o], used[a], used[b], progress) = (Some(ra.floor_div(m)), true, exact, true);
+            }
+        }
+    }
+    let def: Vec<Expr> = def.into_iter().collect::<Option<_>>()?;
+    for (c, _) in conj.iter().zip(&used).filter(|(_, u)| !**u) {
+        let mut expr = c.expr.clone();
+        for (o, d) in def.iter().enumerate() {
+            expr = expr.substitute(n_in + o, d);
+        }
+        if expr.terms.is_empty() {
+            let holds = if c.cmp == Cmp::Eq { expr.cst == 0 } else { expr.cst >= 0 };
+            if !holds {
+                return Some(None);
+            }
+            continue;
+        }
+        when.push(Constraint { expr, cmp: c.cmp });
+    }
+    Some(Some((when, def)))
+}
+
+/// `x ↦ the same value` (relation `c -> c'` of the consumer reading what `c` reads).
+fn same_value(r: &UnionMap) -> Result<UnionMap, Error> {
+    r.copy().and_then(|a| a.apply_range(r.copy()?.reverse()?)).map_err(isl_err)
+}
+
+/// The consumer's statement and the relation's text with its domain tuple renamed.
+fn retag(relation: &str, stmt: &str, tuple: &str) -> String {
+    relation.replace(&format!("{{ {stmt}["), &format!("{{ {tuple}[")).replace(&format!("; {stmt}["), &format!("; {tuple}["))
+}
+
+/// Fills `Channel::{first_read, last_read, first_use, fanout}`.
+pub fn derive(p: &Program, dpn: &mut Dpn) -> Result<(), Error> {
+    let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
+    let model = Model::new(p);
+    let fixed = model.fixed_context(p, &params);
+    let isl = dpnc_frontend::dataflow::quiet_context();
+    // Skewed tiles give sets with many floors on which these differences can explode; a
+    // channel whose sets exceed the budget gets no predicate (code generation says so).
+    isl.set_max_operations(ISL_BUDGET);
+    let cx = Ctx { p, dpn, model, fixed, isl };
+    let stmt_of = |pi: usize| dpn.processes[pi].stmt();
+    let n = dpn.channels.len();
+    let mut first_read = vec![None; n];
+    let mut last_read = vec![None; n];
+    let mut first_use = vec![None; n];
+    let mut fanout = vec![Vec::new(); n];
+    let mut local = vec![false; n];
+    // A read that takes a new value (`later = false`: no read of the same value before it
+    // in σ) or that reads a value for the last time (`later = true`).
+    let alone = |c: usize, later: bool| -> Result<Predicate, Error> {
+        let ch = &dpn.channels[c];
+        let stmt = stmt_of(ch.consumer).ok_or_else(|| Error::internal("not a compute consumer"))?;
+        cx.isl.reset_operations();
+        let name = &p.stmts[stmt].name;
+        let r = cx.umap(&ch.relation)?;
+        let mut same = same_value(&r)?;
+        if stmt_of(ch.producer).is_none() {
+            // A loaded cell is a new value in every band.
+            same = same.intersect(same_value(&cx.band(stmt, name)?)?).map_err(isl_err)?;
+        }
+        let sig = cx.sigma(stmt, name, None)?;
+        let order = if later { sig.copy().and_then(|s| s.lex_lt_union_map(sig)) } else { sig.copy().and_then(|s| s.lex_gt_union_map(sig)) };
+        let other = same.intersect(order.map_err(isl_err)?).and_then(|s| s.domain()).map_err(isl_err)?;
+        let reads = r.domain().and_then(|u| u.subtract(other)).map_err(isl_err)?;
+        cx.predicate(reads, p.stmts[stmt].iters.len(), ch.consumer)
+    };
+    for (c, ch) in dpn.channels.iter().enumerate() {
+        if stmt_of(ch.consumer).is_none() {
+            continue;
+        }
+        match ch.kind {
+            ChannelKind::FifoReg => first_read[c] = alone(c, false).ok(),
+            ChannelKind::Scratchpad => last_read[c] = alone(c, true).ok(),
+            ChannelKind::Fifo => {}
+        }
+    }
+    // Loads: every channel of one Load process, its consumer tuple tagged with the channel
+    // so that the read ports of one instance stay apart (σ, then port, orders them).
+    for (lp, pr) in dpn.processes.iter().enumerate() {
+        if !matches!(pr.kind, ProcessKind::Load { .. }) {
+            continue;
+        }
+        let chans: Vec<usize> = (0..n).filter(|&c| dpn.channels[c].producer == lp).collect();
+        cx.isl.reset_operations();
+        let mut one = || -> Result<(), Error> {
+            let mut tagged = Vec::new();
+            let (mut all, mut sig, mut band) = (cx.umap("{ }")?, cx.umap("{ }")?, cx.umap("{ }")?);
+            for &c in &chans {
+                let ch = &dpn.channels[c];
+                let stmt = stmt_of(ch.consumer).ok_or_else(|| Error::internal("a load feeds a non-compute process"))?;
+                let tuple = format!("{}_c{c}", p.stmts[stmt].name);
+                let t = cx.umap(&retag(&ch.relation, &p.stmts[stmt].name, &tuple))?;
+                all = all.union(t.copy().map_err(isl_err)?).map_err(isl_err)?;
+                sig = sig.union(cx.sigma(stmt, &tuple, ch.port)?).map_err(isl_err)?;
+                band = band.union(cx.band(stmt, &tuple)?).map_err(isl_err)?;
+                tagged.push((c, stmt, t));
+            }
+            let same_band = same_value(&band)?;
+            let same = same_value(&all)?.intersect(same_band.copy().map_err(isl_err)?).map_err(isl_err)?;
+            let before = sig.copy().and_then(|s| s.lex_gt_union_map(sig)).map_err(isl_err)?;
+            let earlier = same.intersect(before).and_then(|u| u.domain()).map_err(isl_err)?;
+            for (c, stmt, t) in &tagged {
+                let dims = p.stmts[*stmt].iters.len();
+                let here = t.copy().and_then(|u| u.domain()).and_then(|u| u.subtract(earlier.copy()?)).map_err(isl_err)?;
+                for (c2, _, t2) in &tagged {
+                    let to = t
+                        .copy()
+                        .and_then(|u| u.apply_range(t2.copy()?.reverse()?))
+                        .and_then(|u| u.intersect(same_band.copy()?))
+                        .and_then(|u| u.domain())
+                        .and_then(|u| u.intersect(here.copy()?))
+                        .map_err(isl_err)?;
+                    if !to.is_empty().map_err(isl_err)? {
+                        fanout[*c].push((*c2, cx.predicate(to, dims, dpn.channels[*c].consumer)?));
+                    }
+                }
+                first_use[*c] = Some(cx.predicate(here, dims, dpn.channels[*c].consumer)?);
+            }
+            Ok(())
+        };
+        if one().is_err() {
+            // Too costly over all the array's reads at once (stencils with skewed tiles):
+            // each channel then gets the value at its own first use in the band, and the Load
+            // process shares the DDR read between channels at run time (`shared_load`).
+            for &c in &chans {
+                fanout[c].clear();
+                first_use[c] = alone(c, false).ok();
+                if let Some(fu) = &first_use[c] {
+                    fanout[c].push((c, Predicate { dims: fu.dims.clone(), disjuncts: vec![vec![]] }));
+                    local[c] = true;
+                }
+            }
+        }
+    }
+    // Where isl fails or exceeds its budget, loads keep waiting for whole earlier bands.
+    let mut ddr_source: Vec<Option<Vec<SourcePiece>>> = (0..n)
+        .map(|c| {
+            cx.isl.reset_operations();
+            ddr_source_of(&cx, c).ok().flatten()
+        })
+        .collect();
+    for (c, ch) in dpn.channels.iter_mut().enumerate() {
+        ch.ddr_source = ddr_source[c].take();
+        ch.first_read = first_read[c].take();
+        ch.last_read = last_read[c].take();
+        ch.first_use = first_use[c].take();
+        ch.fanout = std::mem::take(&mut fanout[c]);
+        ch.shared_load = local[c];
+    }
+    Ok(())
+}

@@ -1,0 +1,666 @@
+//! Tiling: per top-level loop nest, one permutable band of tiling hyperplanes φ, checked
+//! against all flow, anti and output dependences with isl.
+//!
+//! Strategy (documented in `--report`): (1) align every statement's iterators by name with
+//! the deepest statement of the nest and try the permutations of those dimensions, reduction
+//! dimensions (absent from the written subscript) last, so that accumulations stay on chip;
+//! (2) otherwise search skews `φ_k + Σ c·φ_j` (c ≤ 2) with per-statement shifts (the
+//! Jacobi-1D solution is `(t, 2t+i)` / `(t, 2t+i+1)`; skew factors sum to at most 2), and
+//! the same for the dimension negated (a loop that runs downwards, as Nussinov's `i`, whose
+//! dependences all point to smaller values); (3) otherwise fall back to one band
+//! holding the whole nest in its original order (always legal, everything on chip).
+
+use crate::Error;
+use dpnc_frontend::dataflow;
+use dpnc_frontend::ir::{Program, SchedTerm};
+use dpnc_frontend::polyhedral::{isl_name, Model};
+use dpnc_frontend::Diagnostic;
+use isl_rs::{Context, DimType, Map, UnionMap, UnionSet};
+use serde::{Deserialize, Serialize};
+
+/// An affine function of one statement's iterators.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Affine {
+    pub coef: Vec<i64>,
+    pub cst: i64,
+}
+
+impl Affine {
+    pub fn eval(&self, it: &[i64]) -> i64 {
+        self.coef.iter().zip(it).map(|(c, x)| c * x).sum::<i64>() + self.cst
+    }
+    /// In isl notation over the given iterator names (also how reports show it).
+    pub fn isl(&self, iters: &[String]) -> String {
+        let mut terms: Vec<String> = Vec::new();
+        for (c, n) in self.coef.iter().zip(iters) {
+            match c {
+                0 => {}
+                1 => terms.push(n.clone()),
+                -1 => terms.push(format!("-{n}")),
+                c => terms.push(format!("{c}{n}")),
+            }
+        }
+        if self.cst != 0 || terms.is_empty() {
+            terms.push(self.cst.to_string());
+        }
+        terms.join(" + ").replace("+ -", "- ")
+    }
+    fn add_scaled(&self, other: &Affine, k: i64) -> Affine {
+        Affine { coef: self.coef.iter().zip(&other.coef).map(|(a, b)| a + k * b).collect(), cst: self.cst + k * other.cst }
+    }
+}
+
+/// The tiling of one top-level loop nest.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Nest {
+    /// Statements of the nest, in textual order.
+    pub stmts: Vec<usize>,
+    /// Number of tiling hyperplanes.
+    pub dims: usize,
+    /// `phi[k][d]`: hyperplane `d` of statement `stmts[k]`.
+    pub phi: Vec<Vec<Affine>>,
+    /// How the hyperplanes were found, for the report.
+    pub how: String,
+    /// `true` when no legal tiling was found and the nest is one untiled band.
+    pub fallback: bool,
+    /// Per statement (as `stmts`), the hyperplanes in the order its points run inside a
+    /// tile, outermost first (see [`point_order`]); empty means `0..dims`.
+    #[serde(default)]
+    pub points: Vec<Vec<usize>>,
+    /// Per statement (as `stmts`), its group: statements with no dependence between them
+    /// whose points run in different orders are in different groups, and σ runs a tile's
+    /// groups one after the other (see [`groups`]); empty means one group.
+    #[serde(default)]
+    pub groups: Vec<usize>,
+}
+
+impl Nest {
+    /// The position of `stmt` in `stmts` (and in `phi`, `points`, `groups`).
+    fn slot(&self, stmt: usize) -> usize {
+        self.stmts.iter().position(|&s| s == stmt).unwrap_or(0)
+    }
+
+    pub fn phi_of(&self, stmt: usize) -> &[Affine] {
+        &self.phi[self.slot(stmt)]
+    }
+
+    /// Hyperplane depth `d` of `stmt`'s order inside a tile, for `d` up to `depth` (deeper
+    /// entries, past the nest's own hyperplanes, are themselves).
+    pub fn point(&self, stmt: usize, d: usize) -> usize {
+        self.points.get(self.slot(stmt)).and_then(|o| o.get(d)).copied().unwrap_or(d)
+    }
+
+    /// The group of `stmt` (its rank among the groups a tile runs in sequence).
+    pub fn group(&self, stmt: usize) -> usize {
+        self.groups.get(self.slot(stmt)).copied().unwrap_or(0)
+    }
+}
+
+/// The statement of `nest` with the most iterators (the first on a tie).
+fn deepest(p: &Program, nest: &[usize]) -> usize {
+    nest.iter().copied().max_by_key(|&s| (p.stmts[s].iters.len(), std::cmp::Reverse(s))).unwrap_or(0)
+}
+
+/// The order of the hyperplanes inside a tile for the statements `stmts` of `nest`. The
+/// last hyperplane runs the band's tiles in sequence; when it is a reduction of the deepest
+/// of `stmts` (none of its iterators is in the written subscript: GEMM's k), it also goes
+/// outermost inside the tile, so that consecutive points update different cells and a
+/// pipelined process does not wait for its own previous result. Any order of the points is
+/// legal, since every hyperplane alone respects every dependence; the one kept out is a
+/// hyperplane that is a multiple of another (its loop is bounded by that one's counter,
+/// which must then come first).
+fn point_order(p: &Program, nest: &Nest, stmts: &[usize]) -> Vec<usize> {
+    let d = nest.dims;
+    let identity: Vec<usize> = (0..d).collect();
+    if d < 2 || nest.fallback {
+        return identity;
+    }
+    let deepest = deepest(p, stmts);
+    let last = &nest.phi_of(deepest)[d - 1];
+    let write = &p.stmts[deepest].write.index;
+    let reduction =
+        last.coef.iter().any(|&c| c != 0) && last.coef.iter().enumerate().all(|(j, &c)| c == 0 || !write.iter().any(|a| a.mentions(j)));
+    // `a` = λ·`b` for a non-constant `a`: the same direction.
+    let parallel = |a: &Affine, b: &Affine| {
+        let j = b.coef.iter().position(|&c| c != 0);
+        a.coef.iter().any(|&c| c != 0) && j.is_some_and(|j| a.coef.iter().zip(&b.coef).all(|(x, y)| x * b.coef[j] == y * a.coef[j]))
+    };
+    let tied = stmts.iter().map(|&s| nest.phi_of(s)).any(|rows| rows[..d - 1].iter().any(|r| parallel(&rows[d - 1], r)));
+    if !reduction || tied {
+        return identity;
+    }
+    std::iter::once(d - 1).chain(0..d - 1).collect()
+}
+
+/// The nest of every statement.
+pub fn nest_of(nests: &[Nest], n_stmts: usize) -> Vec<usize> {
+    (0..n_stmts).map(|s| nests.iter().position(|n| n.stmts.contains(&s)).unwrap_or(0)).collect()
+}
+
+/// Top-level nests: statements sharing the first schedule coordinate.
+pub fn nests(p: &Program) -> Vec<Vec<usize>> {
+    let mut out: Vec<(i64, Vec<usize>)> = Vec::new();
+    for (k, s) in p.stmts.iter().enumerate() {
+        let top = match s.schedule.first() {
+            Some(SchedTerm::Const(c)) => *c,
+            _ => 0,
+        };
+        match out.iter_mut().find(|(t, _)| *t == top) {
+            Some((_, v)) => v.push(k),
+            None => out.push((top, vec![k])),
+        }
+    }
+    out.into_iter().map(|(_, v)| v).collect()
+}
+
+/// All flow, anti and output dependences of the program (isl, parameters fixed).
+struct Deps<'c> {
+    ctx: &'c Context,
+    deps: UnionMap,
+    fixed: String,
+    /// The dependences among one nest's statements (the last nest asked for): legality
+    /// checks run many times per nest, and the whole program's relation is much larger.
+    local: std::cell::RefCell<Option<(Vec<usize>, UnionMap)>>,
+}
+
+fn isl_err(e: isl_rs::LibISLError) -> Error {
+    Error::internal(format!("isl failed during tiling: {e}"))
+}
+
+impl<'c> Deps<'c> {
+    fn new(ctx: &'c Context, p: &Program, params: &[i64]) -> Result<Deps<'c>, Error> {
+        let m = Model::new(p);
+        let fixed = m.fixed_context(p, params);
+        let union = |parts: &[String]| -> Result<UnionMap, Error> {
+            dataflow::union(ctx, parts)?.intersect_params(isl_rs::Set::read_from_str(ctx, &fixed).map_err(isl_err)?).map_err(isl_err)
+        };
+        let w = union(&m.writes)?;
+        let r = union(&m.reads.concat())?;
+        let sched = union(&m.schedules)?;
+        let before = sched.copy().map_err(isl_err)?.lex_lt_union_map(sched).map_err(isl_err)?;
+        let flow = w.copy().and_then(|w| w.apply_range(r.copy()?.reverse()?)).map_err(isl_err)?;
+        let anti = r.apply_range(w.copy().and_then(|w| w.reverse()).map_err(isl_err)?).map_err(isl_err)?;
+        let out = w.copy().and_then(|w2| w2.apply_range(w.reverse()?)).map_err(isl_err)?;
+        let deps =
+            flow.union(anti).and_then(|d| d.union(out)).and_then(|d| d.intersect(before)).and_then(|d| d.coalesce()).map_err(isl_err)?;
+        Ok(Deps { ctx, deps, fixed, local: std::cell::RefCell::new(None) })
+    }
+
+    /// The dependences among the statements of `nest`.
+    fn nest_deps(&self, p: &Program, nest: &[usize]) -> Result<UnionMap, Error> {
+        let mut local = self.local.borrow_mut();
+        if local.as_ref().is_none_or(|(n, _)| n.as_slice() != nest) {
+            let prefix = self.fixed.split('{').next().unwrap_or("");
+            let spaces: Vec<String> = nest
+                .iter()
+                .map(|&s| {
+                    let iters: Vec<String> = p.stmts[s].iters.iter().map(|i| isl_name(i)).collect();
+                    format!("{}[{}]", p.stmts[s].name, iters.join(", "))
+                })
+                .collect();
+            let u = || UnionSet::read_from_str(self.ctx, &format!("{prefix}{{ {} }}", spaces.join("; ")));
+            let d = self.deps.copy().and_then(|d| d.intersect_domain(u()?)).and_then(|d| d.intersect_range(u()?)).map_err(isl_err)?;
+            *local = Some((nest.to_vec(), d));
+        }
+        local.as_ref().map(|(_, d)| d.copy().map_err(isl_err)).ok_or_else(|| Error::internal("no dependences"))?
+    }
+
+    /// For every dependence between two statements of the nest (positions `a → b`), the
+    /// smallest distance `φ_b(y) − φ_a(x)` along one hyperplane: a per-statement shift `σ`
+    /// keeps it legal iff `min + σ_b − σ_a ≥ 0` for all pairs, which is then checked
+    /// without isl for every candidate shift.
+    fn min_distances(&self, p: &Program, nest: &[usize], rows: &[Affine]) -> Result<Vec<(usize, usize, i64)>, Error> {
+        let prefix = self.fixed.split('{').next().unwrap_or("");
+        // Each statement's hyperplane as an isl map, parsed once (a nest has many more
+        // dependence maps than statements).
+        let phis: Vec<Map> = nest
+            .iter()
+            .zip(rows)
+            .map(|(&s, row)| {
+                let iters: Vec<String> = p.stmts[s].iters.iter().map(|i| isl_name(i)).collect();
+                let t = format!("{prefix}{{ {}[{}] -> [{}] }}", p.stmts[s].name, iters.join(", "), row.isl(&iters));
+                Map::read_from_str(self.ctx, &t).map_err(isl_err)
+            })
+            .collect::<Result<_, _>>()?;
+        let phi = |k: usize| phis[k].copy().map_err(isl_err);
+        let position = |name: &str| nest.iter().position(|&s| p.stmts[s].name == name);
+        let list = self.nest_deps(p, nest)?.get_map_list().map_err(isl_err)?;
+        let mut out = Vec::new();
+        for i in 0..list.size().map_err(isl_err)? {
+            let m = list.get_at(i).map_err(isl_err)?;
+            let (Some(a), Some(b)) =
+                (position(m.get_tuple_name(DimType::In).map_err(isl_err)?), position(m.get_tuple_name(DimType::Out).map_err(isl_err)?))
+            else {
+                continue;
+            };
+            let (pa, pb) = (phi(a)?, phi(b)?);
+            let d = m.apply_domain(pa).and_then(|m| m.apply_range(pb)).and_then(|m| m.deltas()).map_err(isl_err)?;
+            if d.is_empty().map_err(isl_err)? {
+                continue;
+            }
+            let v = d.lexmin().and_then(|s| s.sample_point()).and_then(|pt| pt.get_coordinate_val(DimType::Set, 0)).map_err(isl_err)?;
+            out.push((a, b, v.get_num_si().map_err(isl_err)?));
+        }
+        Ok(out)
+    }
+
+    /// Whether every dependence between statements of the nest has a non-negative distance
+    /// along every hyperplane (the band is permutable, hence tileable). Hyperplanes are
+    /// independent of each other here, so this is checked one at a time.
+    fn legal(&self, p: &Program, nest: &[usize], phi: &[Vec<Affine>], dims: usize) -> Result<bool, Error> {
+        for d in 0..dims {
+            let rows: Vec<Affine> = phi.iter().map(|r| r[d].clone()).collect();
+            if !self.legal_dim(p, nest, &rows)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// One hyperplane: `rows[k]` for statement `nest[k]`.
+    fn legal_dim(&self, p: &Program, nest: &[usize], rows: &[Affine]) -> Result<bool, Error> {
+        Ok(self.min_distances(p, nest, rows)?.iter().all(|&(_, _, v)| v >= 0))
+    }
+}
+
+/// The largest coefficient a user-given hyperplane may have: the generated designs and
+/// programs compute hyperplane values and tile coordinates in 64 bits.
+const MAX_COEFFICIENT: u64 = 1 << 20;
+
+/// User-given hyperplanes: `S0: i, j, 0; S1: i, j, k` (one affine list per statement).
+/// Each statement at most once; its hyperplanes that are not constant linearly independent.
+pub fn parse_hyperplanes(p: &Program, text: &str) -> Result<Vec<(usize, Vec<Affine>)>, String> {
+    let mut out: Vec<(usize, Vec<Affine>)> = Vec::new();
+    for part in text.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+        let (name, rows) = part.split_once(':').ok_or_else(|| format!("`{part}`: expected `S<k>: expr, expr, …`"))?;
+        let name = name.trim();
+        let s = p.stmts.iter().position(|s| s.name == name).ok_or_else(|| format!("no statement named `{name}`"))?;
+        if out.iter().any(|(k, _)| *k == s) {
+            return Err(format!("`{name}` is given twice"));
+        }
+        let iters = &p.stmts[s].iters;
+        let rows = rows.split(',').map(|e| parse_affine(e, iters)).collect::<Result<Vec<_>, _>>()?;
+        if let Some(r) = rows.iter().find(|r| r.coef.iter().chain([&r.cst]).any(|c| c.unsigned_abs() > MAX_COEFFICIENT)) {
+            return Err(format!("`{name}`: the hyperplane `{}` has a coefficient beyond {MAX_COEFFICIENT}", r.isl(iters)));
+        }
+        // Constant rows place a statement with fewer loops in a deeper nest (`S0: i, j, 0`).
+        let moving: Vec<Affine> = rows.iter().filter(|r| r.coef.iter().any(|&c| c != 0)).cloned().collect();
+        if rank(&moving) < moving.len() {
+            return Err(format!(
+                "`{name}`: the hyperplanes {} are linearly dependent",
+                moving.iter().map(|r| format!("`{}`", r.isl(iters))).collect::<Vec<_>>().join(", ")
+            ));
+        }
+        out.push((s, rows));
+    }
+    if out.is_empty() {
+        return Err("the spec names no statement; write e.g. `S0: i, j`".into());
+    }
+    Ok(out)
+}
+
+/// The rank of the hyperplanes' coefficient rows (fraction-free elimination).
+fn rank(rows: &[Affine]) -> usize {
+    let mut m: Vec<Vec<i128>> = rows.iter().map(|r| r.coef.iter().map(|&c| c as i128).collect()).collect();
+    let cols = m.first().map_or(0, Vec::len);
+    let mut rank = 0;
+    for c in 0..cols {
+        let Some(pivot) = (rank..m.len()).find(|&r| m[r][c] != 0) else { continue };
+        m.swap(rank, pivot);
+        for r in rank + 1..m.len() {
+            let (a, b) = (m[rank][c], m[r][c]);
+            for k in 0..cols {
+                m[r][k] = m[r][k] * a - m[rank][k] * b;
+            }
+            let g = m[r].iter().fold(0i128, |g, &x| gcd(g, x.abs()));
+            if g > 1 {
+                m[r].iter_mut().for_each(|x| *x /= g);
+            }
+        }
+        rank += 1;
+    }
+    rank
+}
+
+fn gcd(a: i128, b: i128) -> i128 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// `2t + i - 1` over the iterators.
+fn parse_affine(text: &str, iters: &[String]) -> Result<Affine, String> {
+    let mut a = Affine { coef: vec![0; iters.len()], cst: 0 };
+    if text.trim().is_empty() {
+        return Err("an empty hyperplane (two commas in a row?)".into());
+    }
+    let cleaned = text.replace(' ', "").replace('-', "+-");
+    for term in cleaned.split('+').filter(|t| !t.is_empty()) {
+        let (neg, body) = term.strip_prefix('-').map_or((false, term), |b| (true, b));
+        let sign = if neg { -1 } else { 1 };
+        let split = body.find(|c: char| c.is_ascii_alphabetic() || c == '_').unwrap_or(body.len());
+        let (num, var) = body.split_at(split);
+        let num = num.trim_end_matches('*');
+        let k: i64 = if num.is_empty() { 1 } else { num.parse().map_err(|_| format!("`{text}` is not affine in {}", iters.join(", ")))? };
+        if var.is_empty() {
+            a.cst += sign * k;
+        } else {
+            let d = iters
+                .iter()
+                .position(|i| i == var)
+                .ok_or_else(|| format!("`{var}` is not an iterator of this statement ({})", iters.join(", ")))?;
+            a.coef[d] += sign * k;
+        }
+    }
+    Ok(a)
+}
+
+/// How much work isl may do to find one kernel's hyperplanes (isl's count of basic operations;
+/// PolyBench's kernels take a fraction of it; every pair of statements that access one array
+/// costs some, so hundreds of statements in one loop reach it).
+const TILING_OPERATIONS: u64 = 20_000_000;
+
+/// Finds the hyperplanes of every nest.
+pub fn choose(p: &Program, params: &[i64], user: Option<&str>) -> Result<Vec<Nest>, Error> {
+    let ctx = dataflow::bounded_context(TILING_OPERATIONS);
+    Deps::new(&ctx, p, params).and_then(|deps| choose_with(p, &deps, user)).map_err(|e| match dataflow::quota_spent(&ctx) {
+        true => too_costly(p).into(),
+        false => e,
+    })
+}
+
+/// The diagnostic for a kernel whose dependences exceed [`TILING_OPERATIONS`], at its largest
+/// nest (the number of statement pairs there is what costs).
+fn too_costly(p: &Program) -> Diagnostic {
+    let biggest = nests(p).into_iter().max_by_key(Vec::len).unwrap_or_default();
+    let message = format!(
+        "finding tiling hyperplanes is too costly for this kernel (isl gave up after {TILING_OPERATIONS} operations); its largest loop nest holds {} statements",
+        biggest.len()
+    );
+    let help = "split the kernel into several, or give fewer statements per loop nest";
+    Diagnostic { span: biggest.first().map(|&k| p.stmts[k].span), message, help: Some(help.into()) }
+}
+
+fn choose_with(p: &Program, deps: &Deps, user: Option<&str>) -> Result<Vec<Nest>, Error> {
+    let user = match user {
+        Some(t) => Some(parse_hyperplanes(p, t).map_err(|e| Diagnostic::global(format!("--hyperplanes: {e}")))?),
+        None => None,
+    };
+    let mut out = Vec::new();
+    for nest in nests(p) {
+        if let Some(user) = &user {
+            let given: Vec<Option<Vec<Affine>>> = nest.iter().map(|s| user.iter().find(|(k, _)| k == s).map(|(_, r)| r.clone())).collect();
+            if given.iter().any(Option::is_some) && given.iter().any(Option::is_none) {
+                let name = |k: usize| p.stmts[nest[k]].name.as_str();
+                let (named, missing): (Vec<usize>, Vec<usize>) = (0..nest.len()).partition(|&k| given[k].is_some());
+                return Err(Diagnostic::global(format!(
+                    "--hyperplanes gives {} but not {}, which share{} its loop nest: give every statement of the nest",
+                    name(named[0]),
+                    missing.iter().map(|&k| name(k)).collect::<Vec<_>>().join(", "),
+                    if missing.len() == 1 { "s" } else { "" }
+                ))
+                .into());
+            }
+            let rows: Option<Vec<Vec<Affine>>> = given.into_iter().collect();
+            if let Some(phi) = rows {
+                let dims = phi[0].len();
+                if phi.iter().any(|r| r.len() != dims) {
+                    return Err(Diagnostic::global("--hyperplanes: every statement of a nest needs the same number of hyperplanes").into());
+                }
+                if !deps.legal(p, &nest, &phi, dims)? {
+                    return Err(Diagnostic::global(
+                        "--hyperplanes: this tiling violates a dependence (some distance is negative along a hyperplane)",
+                    )
+                    .into());
+                }
+                out.push(Nest {
+                    stmts: nest,
+                    dims,
+                    phi,
+                    how: "given by --hyperplanes".into(),
+                    fallback: false,
+                    points: Vec::new(),
+                    groups: Vec::new(),
+                });
+                continue;
+            }
+        }
+        out.push(search(p, deps, nest)?);
+    }
+    for n in &mut out {
+        groups(p, deps, n)?;
+        let moved: Vec<&str> = n
+            .stmts
+            .iter()
+            .zip(&n.points)
+            .filter(|(_, o)| o.first().is_some_and(|&d| d != 0))
+            .map(|(&s, _)| p.stmts[s].name.as_str())
+            .collect();
+        if moved.len() == n.stmts.len() {
+            n.how.push_str("; reduction hyperplane outermost inside the tiles");
+        } else if !moved.is_empty() {
+            n.how.push_str(&format!(
+                "; reduction hyperplane outermost inside the tiles for {} (a tile runs its statement groups one after the other)",
+                moved.join(" ")
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// The points' order of every statement of `nest`, and its groups. Statements joined by a
+/// dependence share an order (that of their deepest), so σ keeps every dependence inside a
+/// tile; statements with none between them may differ (BiCG: s[j] += r[i]·A[i][j] wants i
+/// outermost, q[i] += A[i][j]·p[j] wants j outermost, or each waits for its own sum). Such
+/// statements then run one group after the other inside a tile: interleaving them would
+/// load A half by rows, half by columns, out of bursts.
+fn groups(p: &Program, deps: &Deps, nest: &mut Nest) -> Result<(), Error> {
+    let n = nest.stmts.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn root(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    if nest.dims >= 2 && !nest.fallback && n > 1 {
+        let rows: Vec<Affine> = nest.phi.iter().map(|r| r[0].clone()).collect();
+        for (a, b, _) in deps.min_distances(p, &nest.stmts, &rows)? {
+            let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+            parent[ra.max(rb)] = ra.min(rb);
+        }
+    }
+    let roots: Vec<usize> = (0..n).map(|k| root(&mut parent, k)).collect();
+    // One order per joined set, from its members.
+    let mut orders: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for r in (0..n).filter(|&k| roots[k] == k) {
+        let order = point_order(p, nest, &(0..n).filter(|&k| roots[k] == r).map(|k| nest.stmts[k]).collect::<Vec<_>>());
+        (0..n).filter(|&k| roots[k] == r).for_each(|k| orders[k] = order.clone());
+    }
+    // One group per distinct order. The group whose innermost point hyperplane walks the
+    // most reads along their arrays' last dimension goes first: its first uses load the
+    // shared arrays in bursts, and the later groups read them from the channels.
+    let mut distinct: Vec<&Vec<usize>> = Vec::new();
+    for o in &orders {
+        if !distinct.contains(&o) {
+            distinct.push(o);
+        }
+    }
+    let contiguous = |o: &Vec<usize>| -> usize {
+        let Some(&inner) = o.get(nest.dims.saturating_sub(1)) else { return 0 };
+        (0..n)
+            .filter(|&k| &orders[k] == o)
+            .map(|k| {
+                let (s, h) = (&p.stmts[nest.stmts[k]], &nest.phi[k][inner]);
+                s.reads
+                    .iter()
+                    .filter(|a| a.index.last().is_some_and(|x| h.coef.iter().enumerate().any(|(j, &c)| c != 0 && x.mentions(j))))
+                    .count()
+            })
+            .sum()
+    };
+    distinct.sort_by_key(|o| std::cmp::Reverse(contiguous(o)));
+    nest.groups = orders.iter().map(|o| distinct.iter().position(|d| *d == o).unwrap_or(0)).collect();
+    nest.points = orders;
+    Ok(())
+}
+
+fn search(p: &Program, deps: &Deps, nest: Vec<usize>) -> Result<Nest, Error> {
+    // The deepest statement names the dimensions.
+    let deepest = deepest(p, &nest);
+    let names = p.stmts[deepest].iters.clone();
+    let dims = names.len();
+    let aligned: Vec<Vec<Affine>> = nest.iter().map(|&s| align(&p.stmts[s].iters, &names)).collect();
+    // Reduction dimensions (not in the deepest statement's written subscript) go last, so
+    // that what they accumulate stays inside a band; the program's own loop order is the
+    // alternative (time loops of stencils come first there). Keep the order that tiles more
+    // dimensions, the reduction-last one on a tie.
+    let mut reduction_last: Vec<usize> = (0..dims).collect();
+    reduction_last.sort_by_key(|&d| (!p.stmts[deepest].write.index.iter().any(|a| a.mentions(d)), d));
+    let a = place(p, deps, &nest, &aligned, &names, &reduction_last)?;
+    let (phi, kept, dropped, skewed) = if a.1.len() == dims {
+        a
+    } else {
+        let b = place(p, deps, &nest, &aligned, &names, &(0..dims).collect::<Vec<_>>())?;
+        if b.1.len() > a.1.len() {
+            b
+        } else {
+            a
+        }
+    };
+    let dims = kept.len();
+    if dims == 0 {
+        return Ok(Nest {
+            stmts: nest,
+            dims: 0,
+            phi,
+            how: "fallback: no legal tiling hyperplane (tried every loop dimension, reversed or not, skewed by up to 2, shifted by up to 1); the nest runs as one untiled band in its original order, all on chip".into(),
+            fallback: true,
+            points: Vec::new(),
+            groups: Vec::new(),
+        });
+    }
+    let mut how =
+        if skewed { format!("skewed: {}", describe(p, &nest, &phi)) } else { format!("rectangular, hyperplanes ({})", kept.join(", ")) };
+    if !dropped.is_empty() {
+        how.push_str(&format!("; not tiled (no legal hyperplane): {}", dropped.join(", ")));
+    }
+    Ok(Nest { stmts: nest, dims, phi, how, fallback: false, points: Vec::new(), groups: Vec::new() })
+}
+
+/// Places the hyperplanes in `order`, each made legal by [`legal_variant`] or left out:
+/// `(phi, kept names, dropped names, skewed)`.
+type Placed = (Vec<Vec<Affine>>, Vec<String>, Vec<String>, bool);
+
+fn place(p: &Program, deps: &Deps, nest: &[usize], aligned: &[Vec<Affine>], names: &[String], order: &[usize]) -> Result<Placed, Error> {
+    let mut phi: Vec<Vec<Affine>> = vec![Vec::new(); nest.len()];
+    let (mut kept, mut dropped, mut skewed) = (Vec::new(), Vec::new(), false);
+    for &d in order {
+        let base: Vec<Affine> = aligned.iter().map(|rows| rows[d].clone()).collect();
+        // A loop that runs downwards (Nussinov's i) tiles as its negation.
+        let reversed: Vec<Affine> = base.iter().map(|a| Affine { coef: a.coef.iter().map(|c| -c).collect(), cst: -a.cst }).collect();
+        let found = match legal_variant(p, deps, nest, &base, &phi)? {
+            Some((rows, plain)) => Some((rows, plain, names[d].clone())),
+            None => legal_variant(p, deps, nest, &reversed, &phi)?.map(|(rows, plain)| (rows, plain, format!("-{}", names[d]))),
+        };
+        match found {
+            Some((rows, plain, name)) => {
+                skewed |= !plain;
+                for (k, r) in rows.into_iter().enumerate() {
+                    phi[k].push(r);
+                }
+                kept.push(name);
+            }
+            None => dropped.push(names[d].clone()),
+        }
+    }
+    Ok((phi, kept, dropped, skewed))
+}
+
+/// The first legal variant of one hyperplane: as is, then skewed by the hyperplanes already
+/// placed (factors up to 2) and with per-statement shifts of 0 or 1; `plain` if unchanged.
+fn legal_variant(
+    p: &Program,
+    deps: &Deps,
+    nest: &[usize],
+    base: &[Affine],
+    placed: &[Vec<Affine>],
+) -> Result<Option<(Vec<Affine>, bool)>, Error> {
+    let prior = placed.first().map_or(0, |r| r.len());
+    // Skews by earlier hyperplanes with factors summing to at most 2 (enough for the
+    // stencils; the number of candidates stays quadratic in the depth, not exponential).
+    let mut skews: Vec<Vec<i64>> = vec![vec![0; prior]];
+    for a in 0..prior {
+        for c in 1..=2 {
+            let mut v = vec![0; prior];
+            v[a] = c;
+            skews.push(v);
+        }
+        for b in a + 1..prior {
+            let mut v = vec![0; prior];
+            v[a] = 1;
+            v[b] = 1;
+            skews.push(v);
+        }
+    }
+    skews.sort_by_key(|v| (v.iter().sum::<i64>(), v.clone()));
+    let bits = nest.len().min(10);
+    let mut shifts: Vec<usize> = (0..1usize << bits).collect();
+    shifts.sort_by_key(|m| (m.count_ones(), *m));
+    for (n, skew) in skews.iter().enumerate() {
+        let rows: Vec<Affine> = base
+            .iter()
+            .enumerate()
+            .map(|(k, a)| skew.iter().enumerate().fold(a.clone(), |acc, (j, &c)| acc.add_scaled(&placed[k][j], c)))
+            .collect();
+        let mins = deps.min_distances(p, nest, &rows)?;
+        let shift = |mask: usize, k: usize| if k < bits { ((mask >> k) & 1) as i64 } else { 0 };
+        if let Some(&mask) = shifts.iter().find(|&&m| mins.iter().all(|&(a, b, v)| v + shift(m, b) - shift(m, a) >= 0)) {
+            let rows = rows.into_iter().enumerate().map(|(k, mut r)| {
+                r.cst += shift(mask, k);
+                r
+            });
+            return Ok(Some((rows.collect(), n == 0 && mask == 0)));
+        }
+    }
+    Ok(None)
+}
+
+/// Hyperplane text per statement, e.g. `S0(t, 2t + i); S1(t, 2t + i + 1)`.
+pub fn describe(p: &Program, nest: &[usize], phi: &[Vec<Affine>]) -> String {
+    nest.iter()
+        .zip(phi)
+        .map(|(&s, rows)| format!("{}({})", p.stmts[s].name, rows.iter().map(|a| a.isl(&p.stmts[s].iters)).collect::<Vec<_>>().join(", ")))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The statement's iterators placed on the named dimensions; unmatched ones fill the
+/// remaining dimensions in order; dimensions left over are 0.
+fn align(iters: &[String], names: &[String]) -> Vec<Affine> {
+    let mut rows: Vec<Option<usize>> = vec![None; names.len()];
+    let mut unmatched = Vec::new();
+    for (k, it) in iters.iter().enumerate() {
+        match names.iter().position(|n| n == it) {
+            Some(d) if rows[d].is_none() => rows[d] = Some(k),
+            _ => unmatched.push(k),
+        }
+    }
+    for k in unmatched {
+        if let Some(slot) = rows.iter_mut().skip(k).find(|r| r.is_none()) {
+            *slot = Some(k);
+        }
+    }
+    rows.into_iter()
+        .map(|r| {
+            let mut coef = vec![0; iters.len()];
+            if let Some(k) = r {
+                coef[k] = 1;
+            }
+            Affine { coef, cst: 0 }
+        })
+        .collect()
+}

@@ -1,0 +1,150 @@
+//! The Verilog backend: the network as synthesizable RTL around the hand-written cells in
+//! `cells/` (floating-point operators, FIFOs, RAMs, AXI), each tested under Verilator.
+//!
+//! [`generate`] writes, per compute process, its iteration generator ([`walk`]), its module
+//! ([`process`]: muxes, the statement's [`datapath`], demux) and, per array, a memory process
+//! ([`memory`]: loads and stores in σ order on one AXI4 master); [`top`] joins them with one
+//! FIFO per channel stream inside the Vitis RTL-kernel shell; [`shell`] writes what the Vitis
+//! flow needs to package it (`kernel.xml`, `package_xo.tcl`, connectivity).
+
+pub mod datapath;
+pub mod fanout;
+pub mod memory;
+pub mod predicate;
+pub mod process;
+pub mod shell;
+pub mod sim_wrapper;
+pub mod synth;
+pub mod timing;
+pub mod top;
+pub mod verilog;
+pub mod walk;
+
+use dpnc_dpn::ir::{Dpn, ProcessKind};
+use dpnc_frontend::ir::Program;
+use std::path::{Path, PathBuf};
+
+/// Why a network cannot be written as Verilog.
+#[derive(Debug, thiserror::Error)]
+pub enum RtlError {
+    #[error("process {process}: {why}")]
+    Process { process: String, why: String },
+    #[error("channel {channel}: {why}")]
+    Channel { channel: String, why: String },
+    #[error("{what}: {why}")]
+    Unsupported { what: String, why: String },
+    #[error(transparent)]
+    Datapath(#[from] datapath::DatapathError),
+}
+
+/// A kernel argument as the control registers hold it (argument k at 0x10 + 8k).
+#[derive(Clone, Debug)]
+pub enum Arg {
+    /// An array in DDR on AXI port `gmem<port>`: its byte address.
+    Array { name: String, port: usize, bytes: usize, output: bool },
+    /// A read-only scalar: its bit pattern.
+    Scalar { name: String, bits: u32 },
+}
+
+/// A generated design: its files and what a simulator or a host needs to drive it.
+#[derive(Clone, Debug, Default)]
+pub struct Design {
+    /// The top module (the kernel's name).
+    pub top: String,
+    /// Generated files: (name, Verilog text).
+    pub files: Vec<(String, String)>,
+    /// The cells it instantiates, relative to [`cells_dir`] (e.g. `fp/dpn_fadd.v`).
+    pub cells: Vec<&'static str>,
+    /// AXI4 master ports (`gmem0`, …), one per array.
+    pub ports: Vec<String>,
+    pub args: Vec<Arg>,
+    /// Names behind the `dbg_*` bits: channel streams and processes, in order.
+    pub channels: Vec<String>,
+    pub processes: Vec<String>,
+    /// The instance of each of [`Design::processes`] in the top module.
+    pub instances: Vec<String>,
+}
+
+impl Design {
+    /// Every source of the design once its generated modules are in `dir`: those, then the
+    /// cells where the library keeps them.
+    pub fn sources(&self, dir: &Path) -> Vec<PathBuf> {
+        let cells = self.cells.iter().map(|c| cells_dir().join(c));
+        self.files.iter().map(|(n, _)| dir.join(n)).chain(cells).collect()
+    }
+
+    /// Writes the generated modules to `dir` (created); returns [`Design::sources`].
+    pub fn write(&self, dir: &Path) -> Result<Vec<PathBuf>, String> {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for (name, text) in &self.files {
+            std::fs::write(dir.join(name), text).map_err(|e| format!("{}: {e}", dir.join(name).display()))?;
+        }
+        Ok(self.sources(dir))
+    }
+}
+
+/// The cell library's directory.
+pub fn cells_dir() -> PathBuf {
+    datapath::cells_dir()
+}
+
+/// The design of `dpn` (built with `Config::codegen`).
+pub fn generate(p: &Program, dpn: &Dpn) -> Result<Design, RtlError> {
+    let dpn = &double_buffered(dpn);
+    let mut design = Design { top: dpn.kernel.clone(), ..Design::default() };
+    let mut cells: Vec<&'static str> =
+        vec!["mem/dpn_fifo.v", "mem/dpn_fifo_reg.v", "mem/dpn_fifo_ram.v", "mem/dpn_ram_dp.v", "axi/dpn_axi_lite_ctrl.v"];
+    // One file per module, named after it.
+    let mut files = Vec::new();
+    let mut latency = vec![0u32; p.stmts.len()];
+    let mut used: Vec<usize> = dpn.processes.iter().filter_map(|pr| pr.stmt()).collect();
+    used.sort_unstable();
+    used.dedup();
+    for &s in &used {
+        let dp = datapath::statement(p, s, &format!("dp_{}", p.stmts[s].name))?;
+        latency[s] = dp.latency;
+        cells.extend(dp.cells.iter().copied());
+        files.push((format!("{}.v", dp.name), dp.module));
+    }
+    for (pi, pr) in dpn.processes.iter().enumerate() {
+        if let ProcessKind::Compute { stmt, .. } = pr.kind {
+            files.push((format!("w_{}.v", pr.name), walk::module(&format!("w_{}", pr.name), process::nest(pr)?)));
+            files.push((format!("p_{}.v", pr.name), process::module(p, dpn, pi, stmt, latency[stmt])?));
+        }
+    }
+    for v in 0..p.vars.len() {
+        if !dpn.memory_processes(v).is_empty() {
+            let m = memory::modules(p, dpn, v)?;
+            files.extend(m.files);
+            cells.extend(m.cells);
+        }
+    }
+    files.insert(0, (format!("{}.v", dpn.kernel), top::module(p, dpn, &mut design)?));
+    cells.sort_unstable();
+    cells.dedup();
+    design.cells = cells;
+    design.files = files;
+    Ok(design)
+}
+
+/// The most cells a scratchpad that a memory process fills gets by [`double_buffered`].
+const DOUBLE_BUFFERED_CELLS: usize = 1024;
+
+/// `dpn` with each scratchpad that a memory process fills holding two windows of values
+/// instead of one (its outermost dimension's window doubled): the values of the next
+/// window arrive while the consumer still reads the last ones, where σ's exact size would
+/// make each wait for the cell its predecessor frees. More cells never deadlock a network
+/// that runs at the exact sizes.
+fn double_buffered(dpn: &Dpn) -> Dpn {
+    let mut dpn = dpn.clone();
+    for c in 0..dpn.channels.len() {
+        let ch = &dpn.channels[c];
+        let fed = matches!(dpn.processes[ch.producer].kind, dpnc_dpn::ir::ProcessKind::Load { .. });
+        // A power of two stays one (a cell is then taken from the subscript's bits).
+        let pow2 = ch.window.first().is_some_and(|&m| m > 0 && m & (m - 1) == 0);
+        if fed && pow2 && ch.kind == dpnc_dpn::ir::ChannelKind::Scratchpad && 2 * ch.cells() <= DOUBLE_BUFFERED_CELLS {
+            dpn.channels[c].window[0] *= 2;
+        }
+    }
+    dpn
+}

@@ -1,0 +1,544 @@
+//! The memory process of one array: what its Load and Store processes do, merged by σ (as in
+//! the Vitis backend), on one AXI4 master port. Each channel it serves has a generator (the
+//! consumer's or producer's walker, filtered by the channel's first-use or demux condition,
+//! keyed by σ, running ahead into a queue of [`AHEAD`] accesses); among the loads, and among the
+//! stores, the smallest key goes next (`winner` says how the two kinds interleave). A
+//! generator still walking towards its next access does not hold the others back: it walks in
+//! σ order, so the last point it held bounds its next access from below.
+//!
+//! The memory's latency (tens of cycles per request) must not be paid per access, so the
+//! process is a pipeline:
+//! * **Issue** (one access per cycle at most): a load goes into an in-order *issue
+//!   queue* ([`QUEUE`] entries) with everything its fan-out needs later (target channels,
+//!   scratchpad cells, its line in the load cache, `Cache`, and its place there); a load whose
+//!   line the band has not fetched yet (a miss) adds the line to the *open read burst*. A
+//!   store pops its value into the held beat of the *open write burst*.
+//! * **Bursts**: beats are whole [`LINE_BYTES`] lines ([`AXI_DATA_BITS`] wide). Misses to
+//!   consecutive lines grow one INCR burst, and so do stores to the next line (stores to the
+//!   held line merge into its beat), up to [`BURST`] beats, never across 4 KiB; a burst is sent
+//!   when the next access does not extend it, when it is full, or after [`HOLD`] cycles without
+//!   growing, so it never waits long for an access that is blocked elsewhere.
+//! * **Fan-out**: R beats come back in order; the queue's head takes its beat on a miss (and
+//!   fills its line) or its line from the cache on a hit, and its element goes to all its
+//!   channels in one cycle (`rready` low while one of them is full), so every channel sees its
+//!   values in σ order. ARs take no channel space, so issuing ahead cannot deadlock the network.
+//! * **DDR order**: a load waits for the write responses (B) of the stores of earlier bands
+//!   only. A band never loads a value it produces (that one stays on chip), so a store of the
+//!   band that comes first in σ never writes a cell a later load of the band reads: that would
+//!   make the load's value come from the band. So loads pass the stores of their own band (a
+//!   store waiting for its value does not hold back the loads of later points), while loads
+//!   and stores each stay in σ order among themselves. A store waits while a load of its cell
+//!   is still in the issue queue, so no store overtakes an earlier read of its cell. Stores are
+//!   posted: their B responses are only counted.
+//!
+//!   Where the network gives every load its DDR source (`Channel::ddr_source`: the σ key of
+//!   the last store to its cell before it), a load waits for that store only, not for whole
+//!   bands: stores go in σ order and their B responses come back in order, so it has landed
+//!   once a burst holding it or a later one is acknowledged. Then a band's loads overlap the
+//!   end of the band before it (GEMM's next tile of C, BICG's next partial sums of q). The
+//!   line cache then keeps, per entry, whether a store to it issued since its fetch (`FRESH`).
+//!
+//! A temporary of the kernel (`VarKind::Local`) has no DDR: it lives in a memory here, read at
+//! issue and written at issue, with the same queue for its fan-out.
+//!
+//! An array the kernel only reads, whose loads go to several groups of consumers, is served
+//! by [`lanes`]: several such modules, each with a share of the generators, on one port.
+
+mod lanes;
+mod module;
+mod sources;
+
+use crate::process::{cell_wire, need, port_decls, ports, pred_v};
+use crate::verilog::{aff, bits, bits_for, functions, index_bits, key, lin, lit};
+use crate::RtlError;
+use dpnc_dpn::ir::{ChannelKind, Dpn, ProcessKind};
+use dpnc_dpn::predicate::Predicate;
+use dpnc_dpn::sync::{sigma, Key};
+use dpnc_frontend::ir::{Access, Program, VarKind};
+use module::module;
+use std::fmt::Write;
+
+/// Loads issued and not yet fanned out: enough to keep a latency of about a hundred cycles
+/// covered at the rate the generators issue, small enough for distributed RAM.
+pub const QUEUE: usize = 64;
+/// Width of every `m_axi` data bus: the 512 bits at which a Vitis kernel reaches a bank's full
+/// bandwidth at the kernel clock (a DDR4 DIMM's own 64-bit bus runs at a higher clock).
+pub const AXI_DATA_BITS: u32 = 512;
+/// Bytes in one beat, and in one line of the load cache: what one read fetches.
+pub const LINE_BYTES: usize = AXI_DATA_BITS as usize / 8;
+/// Most beats in one INCR burst: one 4 KiB page of lines (`len` fits in 8 bits).
+pub const BURST: usize = 4096 / LINE_BYTES;
+/// Most lines the load cache of one array holds (16 KiB of 512-bit lines): a tile of a
+/// matrix read down its columns stays in it while the band uses it. Its tables are read
+/// in the cycle they are addressed, so they are distributed RAM, at most 256 deep (Yosys
+/// 0.23 cannot map a deeper one for UltraScale+).
+pub const CACHE_LINES: usize = 256;
+/// Accesses a generator finds ahead of its turn (a power of two): enough for a walker that
+/// passes a few points between two first uses to keep up while others take their turns.
+pub const AHEAD: usize = 8;
+/// Cycles an open burst waits for its next element before it is sent.
+pub const HOLD: usize = 8;
+/// W beats buffered; at least [`BURST`], so an open write burst can always close.
+const WBUF: usize = BURST;
+
+#[derive(Clone)]
+struct Gen<'a> {
+    c: usize,
+    load: bool,
+    /// The compute process whose nest it walks, and its statement.
+    pi: usize,
+    stmt: usize,
+    access: &'a Access,
+    cond: &'a Predicate,
+}
+
+/// AXI4 master port signals of a memory process (prefix `m_`): (name, output, width).
+pub const AXI_PORTS: &[(&str, bool, u32)] = &[
+    ("awvalid", true, 1),
+    ("awready", false, 1),
+    ("awaddr", true, 64),
+    ("awlen", true, 8),
+    ("awsize", true, 3),
+    ("awburst", true, 2),
+    ("wvalid", true, 1),
+    ("wready", false, 1),
+    ("wdata", true, AXI_DATA_BITS),
+    ("wstrb", true, AXI_DATA_BITS / 8),
+    ("wlast", true, 1),
+    ("bvalid", false, 1),
+    ("bready", true, 1),
+    ("bresp", false, 2),
+    ("arvalid", true, 1),
+    ("arready", false, 1),
+    ("araddr", true, 64),
+    ("arlen", true, 8),
+    ("arsize", true, 3),
+    ("arburst", true, 2),
+    ("rvalid", false, 1),
+    ("rready", true, 1),
+    ("rdata", false, AXI_DATA_BITS),
+    ("rlast", false, 1),
+    ("rresp", false, 2),
+];
+
+/// A field of an issue-queue entry: its name (`h_<name>` at the head), width, and value at issue.
+struct Field {
+    name: String,
+    width: u32,
+    value: String,
+}
+
+/// The load cache of one array: direct-mapped, one [`LINE_BYTES`] line per entry. Where the
+/// array is only read, or its loads wait for their own sources ([`sources::FRESH`] refetches a
+/// line a store reached after its fetch), a line stays valid. Otherwise it is valid for the
+/// band that fetched it only: a band never loads a cell it stores (that value stays on chip),
+/// so within a band what a line holds of the cells it loads is current, and a later band
+/// fetches it again after the earlier bands' stores have landed. Tags and stamps change at
+/// issue and the lines at fan-out, both in issue order, so a hit finds its line filled by the
+/// miss before it, whatever comes after.
+struct Cache {
+    /// Entries, a power of two.
+    lines: usize,
+    /// Bits of an entry's index, of the tag above it (0: every line has its own entry), and of
+    /// an element's place in its line.
+    index_bits: u32,
+    tag_bits: u32,
+    lane_bits: u32,
+}
+
+impl Cache {
+    fn new(len: usize, elem_bytes: usize) -> Self {
+        let per_line = LINE_BYTES / elem_bytes;
+        let array_lines = len.div_ceil(per_line);
+        let lines = array_lines.next_power_of_two().clamp(2, CACHE_LINES);
+        let (ib, lb) = (lines.trailing_zeros(), index_bits(array_lines));
+        Cache { lines, index_bits: ib, tag_bits: lb.saturating_sub(ib), lane_bits: per_line.trailing_zeros() }
+    }
+
+    /// Its table, its lines, and the σ-next load's line split into index, tag and lane.
+    fn declare(&self, o: &mut String, stamped: bool) {
+        let (ib, lb) = (self.index_bits, self.index_bits + self.tag_bits);
+        let _ = writeln!(
+            o,
+            "    // Load cache: {} lines of {LINE_BYTES} bytes, direct-mapped.\n{}    reg [{n}:0] filled;\n    reg [{}:0] lines [0:{n}];\n    // verilator lint_off UNUSEDSIGNAL\n    wire [63:0] pick_line = $unsigned(pick_cell_full) >> {};\n    // verilator lint_on UNUSEDSIGNAL\n    wire [{}:0] pick_idx = pick_line[{}:0];\n    wire [{}:0] pick_lane = pick_cell_full[{}:0];",
+            self.lines,
+            if stamped { format!("    reg [31:0] band_no;\n    reg [31:0] stamp [0:{}];\n", self.lines - 1) } else { String::new() },
+            AXI_DATA_BITS - 1,
+            self.lane_bits,
+            ib - 1,
+            ib - 1,
+            self.lane_bits - 1,
+            self.lane_bits - 1,
+            n = self.lines - 1,
+        );
+        if self.tag_bits > 0 {
+            let _ = writeln!(
+                o,
+                "    reg [{}:0] tag [0:{}];\n    wire [{}:0] pick_tag = pick_line[{}:{ib}];",
+                self.tag_bits - 1,
+                self.lines - 1,
+                self.tag_bits - 1,
+                lb - 1
+            );
+        }
+    }
+}
+
+/// The modules of array `var`'s memory process: `m_<array>`, and its lanes where it has them.
+pub fn modules(p: &Program, dpn: &Dpn, var: usize) -> Result<Modules, RtlError> {
+    let gens = generators(p, dpn, var)?;
+    let name = format!("m_{}", p.vars[var].name);
+    let all = ports(dpn, &dpn.memory_processes(var));
+    let lanes = if p.vars[var].kind == VarKind::Local { Vec::new() } else { lanes::partition(dpn, &gens, &all) };
+    let mut walkers = Vec::new();
+    if lanes.len() < 2 {
+        let text = module(p, dpn, var, &gens, &Shape { name: name.clone(), ports: all, lane: None }, &mut walkers)?;
+        let files = std::iter::once((format!("{name}.v"), text)).chain(walkers).collect();
+        return Ok(Modules { files, cells: Vec::new() });
+    }
+    let mut files = vec![(format!("{name}.v"), lanes::wrapper(p, var, &name, &lanes, &all))];
+    for (k, lane) in lanes.iter().enumerate() {
+        let lane_gens: Vec<Gen> = lane.gens.iter().map(|&g| gens[g].clone()).collect();
+        let shape = Shape { name: lanes::lane_name(&name, k), ports: lane.ports(&all), lane: Some(k) };
+        files.push((format!("{}.v", shape.name), module(p, dpn, var, &lane_gens, &shape, &mut walkers)?));
+    }
+    files.extend(walkers);
+    Ok(Modules { files, cells: vec![lanes::CELL] })
+}
+
+/// The generated modules of one memory process, and the library cells they add.
+pub struct Modules {
+    /// (file name, Verilog text), the process's top module first.
+    pub files: Vec<(String, String)>,
+    pub cells: Vec<&'static str>,
+}
+
+/// What one generated memory module serves.
+struct Shape {
+    /// Its module name.
+    name: String,
+    /// The channel streams it reads or writes.
+    ports: Vec<crate::process::ChannelPort>,
+    /// `Some(k)`: lane k of a read-only array, with the read channel only ([`lanes::LANE_AXI`])
+    /// and bursts of at most [`lanes::LANE_BURST`] beats.
+    lane: Option<usize>,
+}
+
+/// One generator per channel the memory process of `var` loads into or stores from.
+fn generators<'a>(p: &'a Program, dpn: &'a Dpn, var: usize) -> Result<Vec<Gen<'a>>, RtlError> {
+    let mems = dpn.memory_processes(var);
+    let mut gens = Vec::new();
+    for (c, ch) in dpn.channels.iter().enumerate() {
+        if mems.contains(&ch.producer) {
+            let ProcessKind::Compute { stmt, .. } = dpn.processes[ch.consumer].kind else { continue };
+            let cond = need(dpn, c, &ch.first_use, "first-use")?;
+            // A channel whose values all come with another channel's first uses (`fanout`)
+            // needs no walk of its own: walking its consumer's points would only hold back
+            // the σ order of the generators that load.
+            if cond.is_false() {
+                continue;
+            }
+            gens.push(Gen { c, load: true, pi: ch.consumer, stmt, access: &p.stmts[stmt].reads[ch.port.unwrap_or(0)], cond });
+        }
+    }
+    for (c, ch) in dpn.channels.iter().enumerate() {
+        if mems.contains(&ch.consumer) {
+            let ProcessKind::Compute { stmt, .. } = dpn.processes[ch.producer].kind else { continue };
+            let pr = &dpn.processes[ch.producer];
+            let cond = pr
+                .demux
+                .iter()
+                .find(|cl| cl.channel == c)
+                .and_then(|cl| cl.pred.as_ref())
+                .ok_or_else(|| RtlError::Channel { channel: ch.name.clone(), why: "its demux condition has no predicate".into() })?;
+            gens.push(Gen { c, load: false, pi: ch.producer, stmt, access: &p.stmts[stmt].write, cond });
+        }
+    }
+    Ok(gens)
+}
+
+/// The write channel of a port that only reads, held idle.
+fn idle_write_side() -> String {
+    format!(
+        "    assign m_awvalid = 1'b0;\n    assign m_awaddr = 64'd0;\n    assign m_awlen = 8'd0;\n    assign m_awsize = 3'd{};\n    assign m_awburst = 2'b01;\n    assign m_wvalid = 1'b0;\n    assign m_wdata = {}'d0;\n    assign m_wstrb = {}'d0;\n    assign m_wlast = 1'b0;\n    assign m_bready = 1'b0;\n",
+        LINE_BYTES.trailing_zeros(),
+        AXI_DATA_BITS,
+        AXI_DATA_BITS / 8
+    )
+}
+
+/// `template` with each `$NAME` replaced (longest names first, so `$B` does not eat `$BW`).
+fn fill(template: &str, subs: &[(&str, String)]) -> String {
+    let mut subs: Vec<&(&str, String)> = subs.iter().collect();
+    subs.sort_by_key(|(k, _)| std::cmp::Reverse(k.len()));
+    let mut s = template.to_string();
+    for (k, v) in subs {
+        s = s.replace(k, v);
+    }
+    s
+}
+
+/// DDR order between the two sides (an array both loaded and stored).
+const ORDER: &str = "    // DDR order. $LOADS
+    // A store waits while a load of its cell is in flight (`war`), so no store overtakes an
+    // earlier read of its cell. Write bursts hold the stores of one band.
+    reg signed [63:0] $BANDS;  // the band of the last store
+    wire same_band = $SAME;
+$OLD_DECL";
+
+/// How loads wait for stores, without [`SOURCES`].
+const BAND_WAIT: &str = "A load waits for the write responses of earlier bands' stores only: a band never
+    // loads what it stores itself (that value stays on chip), so its own stores cannot hold what
+    // it reads.";
+
+/// The counter of [`BAND_WAIT`].
+const OLD_DECL: &str = "    reg [15:0] w_old;  // of the write bursts awaiting B, those of bands before w_band\n";
+const OLD_UPDATE: &str = "        if (rst || start) w_old <= 16'd0;
+        else if (st_go && !aw_ext && !same_band) w_old <= w_out - {15'd0, b_beat};  // every burst now belongs to an earlier band
+        else if (b_beat && w_old != 16'd0) w_old <= w_old - 16'd1;
+";
+
+/// Band and wait counters of [`ORDER`], updated with the write side.
+const ORDER_UPDATE: &str = "    always @(posedge clk) begin
+$OLD_UPDATE        if (st_go) begin
+            $SETS
+        end
+    end
+";
+
+/// The write side of a DDR array.
+const WRITE_SIDE: &str = "    // Write side: the open burst (σ-consecutive stores to the same or the next line) with its last
+    // beat held (stores to its line merge into it; wlast is known when the burst closes), the AW
+    // offered, the W beats, the count awaiting B.
+    reg wb_v;
+    reg [63:0] wb_addr, wb_last, wb_end;  // first line, held line, the line after it
+    reg [$B:0] wb_beats;
+    reg [$H:0] wb_idle;  // cycles since the open burst last grew
+    reg [$DW:0] wh_data;
+    reg [$SW:0] wh_strb;
+    reg aw_v;
+    reg [63:0] aw_addr;
+    reg [7:0] aw_len;
+    reg [$FW:0] wf [0:$WL];  // {wlast, wstrb, wdata}
+    reg [$WM:0] wf_head, wf_tail;
+    reg [$WI:0] wf_count;
+    reg [15:0] w_out;  // write bursts opened and not yet acknowledged
+    reg [15:0] w_credit;  // AWs accepted whose W beats have not all gone: W never runs ahead of AW
+    wire b_beat = m_bvalid && m_bready;
+    assign m_awvalid = aw_v;
+    wire aw_free = !aw_v || (m_awvalid && m_awready);
+    wire wf_room = wf_count != $WC'd$WBUF;
+    wire aw_same = wb_v && pick_line_addr == wb_last$SAME;  // merges into the held beat
+    wire aw_ext = wb_v && wb_beats != BURST && pick_line_addr == wb_end && pick_line_addr[11:0] != 12'd0$SAME;  // a beat more, within 4 KiB
+    assign st_go = go && !pick_load && pop_ok$WAR && wf_room && (aw_same || aw_ext || !wb_v || aw_free)$WFULL;
+    wire wb_close = wb_v && !st_go && aw_free && wf_room && (wb_beats == BURST || wb_idle == HOLD || $LOADNEXTall_done);
+    wire wb_ship = (st_go && !aw_same && !aw_ext && wb_v) || wb_close;  // the open burst goes to AW
+    wire wf_push = (st_go && !aw_same && wb_v) || wb_close;  // the held beat goes to W
+    wire wf_pop = m_wvalid && m_wready;
+    wire [$DW:0] st_data = {$PADpop_value} << {pick_addr[$LS:0], 3'b000};
+    wire [$DW:0] st_keep = {$PAD{$EW{1'b1}}} << {pick_addr[$LS:0], 3'b000};
+    wire [$SW:0] st_strb = {$SPAD{$EB{1'b1}}} << pick_addr[$LS:0];
+    assign m_awaddr = aw_addr;
+    assign m_awlen = aw_len;
+    assign m_awsize = 3'd$SIZE;
+    assign m_awburst = 2'b01;
+    assign m_wvalid = wf_count != $WC'd0 && w_credit != 16'd0;
+    assign {m_wlast, m_wstrb, m_wdata} = wf[wf_head];
+    assign m_bready = 1'b1;
+    always @(posedge clk) if (wf_push) wf[wf_tail] <= {!(st_go && aw_ext), wh_strb, wh_data};
+    always @(posedge clk) begin
+        if (rst || start) begin
+            wb_v <= 1'b0;
+            aw_v <= 1'b0;
+            wf_head <= $WI'd0;
+            wf_tail <= $WI'd0;
+            wf_count <= $WC'd0;
+            w_out <= 16'd0;
+            w_credit <= 16'd0;
+        end else begin
+            if (m_awvalid && m_awready) aw_v <= 1'b0;
+            if (wb_ship) begin
+                aw_v <= 1'b1;
+                aw_addr <= wb_addr;
+                aw_len <= $LEN;
+            end
+            if (st_go && aw_ext) begin
+                wb_beats <= wb_beats + $BW'd1;
+                wb_last <= pick_line_addr;
+                wb_end <= pick_line_addr + 64'd$LB;
+            end else if ((st_go && !aw_same) || wb_close) begin
+                wb_v <= st_go;
+                wb_addr <= pick_line_addr;
+                wb_last <= pick_line_addr;
+                wb_end <= pick_line_addr + 64'd$LB;
+                wb_beats <= $BW'd1;
+            end
+            if (st_go && aw_same) begin
+                wh_data <= (wh_data & ~st_keep) | st_data;
+                wh_strb <= wh_strb | st_strb;
+            end else if (st_go) begin
+                wh_data <= st_data;
+                wh_strb <= st_strb;
+            end
+            if (st_go) wb_idle <= $HW'd0;
+            else if (wb_idle != HOLD) wb_idle <= wb_idle + $HW'd1;
+            if (wf_push) wf_tail <= wf_tail + $WI'd1;
+            if (wf_pop) wf_head <= wf_head + $WI'd1;
+            if (wf_push && !wf_pop) wf_count <= wf_count + $WC'd1;
+            else if (!wf_push && wf_pop) wf_count <= wf_count - $WC'd1;
+            if (m_awvalid && m_awready && !(wf_pop && m_wlast)) w_credit <= w_credit + 16'd1;
+            else if (!(m_awvalid && m_awready) && wf_pop && m_wlast) w_credit <= w_credit - 16'd1;
+            if (st_go && !aw_same && !aw_ext && !b_beat) w_out <= w_out + 16'd1;
+            else if (!(st_go && !aw_same && !aw_ext) && b_beat) w_out <= w_out - 16'd1;
+        end
+    end
+";
+
+/// The read side of a DDR array.
+const READ_SIDE: &str = "    // Read side: the open burst (σ-consecutive loads of consecutive elements), then the AR offered.
+    reg bl_v;
+    reg [63:0] bl_addr, bl_end;
+    reg [$B:0] bl_beats;
+    reg [$H:0] bl_idle;  // cycles since the open burst last grew (a hit does not restart the count)
+    reg ar_v;
+    reg [63:0] ar_addr;
+    reg [7:0] ar_len;
+    wire ar_free = !ar_v || (m_arvalid && m_arready);
+    wire ar_ext = bl_v && bl_beats != BURST && pick_line_addr == bl_end && pick_line_addr[11:0] != 12'd0;  // extends it, within 4 KiB
+    assign ld_go = go && pick_load && $WAITq_count != QUEUE && (hit || ar_ext || !bl_v || ar_free);
+    wire ld_miss = ld_go && !hit;  // a load that reads DDR
+    wire bl_close = bl_v && ar_free && !ld_miss && (bl_beats == BURST || bl_idle == HOLD || (go && !pick_load) || all_done);
+    assign m_arvalid = ar_v;
+    assign m_araddr = ar_addr;
+    assign m_arlen = ar_len;
+$AR_TYPE    always @(posedge clk) begin
+        if (rst || start) begin
+            bl_v <= 1'b0;
+            ar_v <= 1'b0;
+        end else begin
+            if (m_arvalid && m_arready) ar_v <= 1'b0;
+            if (ld_miss && ar_ext) begin
+                bl_beats <= bl_beats + $BW'd1;
+                bl_end <= bl_end + 64'd$LB;
+            end else if (ld_miss || bl_close) begin
+                if (bl_v) begin  // the open burst goes out
+                    ar_v <= 1'b1;
+                    ar_addr <= bl_addr;
+                    ar_len <= $LEN;
+                end
+                bl_v <= ld_miss;
+                bl_addr <= pick_line_addr;
+                bl_end <= pick_line_addr + 64'd$LB;
+                bl_beats <= $BW'd1;
+            end
+            if (ld_miss) bl_idle <= $HW'd0;
+            else if (bl_idle != HOLD) bl_idle <= bl_idle + $HW'd1;
+        end
+    end
+";
+
+/// `win<g>`: generator g's access goes next. Keys are compared by a tournament, n − 1
+/// comparisons (a matrix of all pairs made Yosys run out of memory at par 16), of each
+/// generator's `klen` keys as one unsigned number: each key's sign bit flipped (offset
+/// binary), the first key the most significant; the first generator wins ties. Nothing goes
+/// before every generator's position is known.
+///
+/// With loads and stores (`stores[g]`: the channel generator g stores from), loads and stores
+/// each keep σ order among themselves, and a load may pass the stores of its own band and of
+/// later ones: a band never loads a cell one of its stores wrote before (that value would
+/// come from the band), and a store waits while a queued load reads its cell (`war`). So a
+/// store still waiting for its value does not hold back the loads of the next points (BICG's
+/// q: the load for row i + 1 need not wait for row i's store). A store goes when it precedes
+/// every pending load in σ, first if its value is there. With `fine`, a load goes once its
+/// source has landed (`g<g>_src_ok`) instead; with `keyed`, some load has one, and `st_key`
+/// is the σ-next store's key.
+fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, key_bits: u32, band_keys: usize, fine: bool, keyed: bool) {
+    let n = stores.len();
+    if n == 1 {
+        o.push_str("    wire win0 = g0_acc;\n");
+        return;
+    }
+    let (w, ib, kw) = (key_bits - 1, index_bits(n), klen as u32 * key_bits);
+    for g in 0..n {
+        let parts: Vec<String> = (0..klen).map(|k| format!("~g{g}_k{k}[{w}], g{g}_k{k}[{}:0]", w - 1)).collect();
+        let _ = writeln!(o, "    wire [{}:0] g{g}_key = {{{}}};", kw - 1, parts.join(", "));
+        let _ = writeln!(o, "    wire g{g}_alive = !g{g}_done;\n    wire [{}:0] g{g}_idx = {ib}'d{g};", ib - 1);
+    }
+    // A generator that has not reached its first point holds every other back.
+    let held: Vec<String> = (0..n).map(|g| format!("(!g{g}_done && !g{g}_known)")).collect();
+    let _ = writeln!(o, "    wire held = {};", held.join(" || "));
+    // Node of generators `gs`: (alive, key, index) wires named by its prefix; the left (lower)
+    // half wins ties.
+    fn node(o: &mut String, pre: &str, gs: &[usize], kw: u32, ib: u32) -> String {
+        if let [g] = gs {
+            return format!("g{g}");
+        }
+        let mid = gs.len().div_ceil(2);
+        let (a, b) = (node(o, pre, &gs[..mid], kw, ib), node(o, pre, &gs[mid..], kw, ib));
+        let t = format!("{pre}{}_{}", gs[0], gs[gs.len() - 1]);
+        let _ = writeln!(
+            o,
+            "    wire {t}_left = {a}_alive && (!{b}_alive || {a}_key <= {b}_key);\n    wire {t}_alive = {a}_alive || {b}_alive;\n    wire [{}:0] {t}_key = {t}_left ? {a}_key : {b}_key;\n    wire [{}:0] {t}_idx = {t}_left ? {a}_idx : {b}_idx;",
+            kw - 1,
+            ib - 1
+        );
+        t
+    }
+    let (ld, st): (Vec<usize>, Vec<usize>) = (0..n).partition(|&g| stores[g].is_none());
+    // The roots' keys and liveness may go unused.
+    o.push_str("    // verilator lint_off UNUSEDSIGNAL\n");
+    if ld.is_empty() || st.is_empty() {
+        let root = node(o, "t", &(0..n).collect::<Vec<_>>(), kw, ib);
+        o.push_str("    // verilator lint_on UNUSEDSIGNAL\n");
+        for g in 0..n {
+            let _ = writeln!(o, "    wire win{g} = g{g}_acc && !held && {root}_idx == {ib}'d{g};");
+        }
+        return;
+    }
+    let (l, s) = (node(o, "tl", &ld, kw, ib), node(o, "ts", &st, kw, ib));
+    o.push_str("    // verilator lint_on UNUSEDSIGNAL\n");
+    // The band is the keys' first `band_keys` (or a finer prefix for a shallower nest, which
+    // only lets fewer loads pass).
+    let top = format!("[{}:{}]", kw - 1, kw - band_keys as u32 * key_bits);
+    let acc = |gs: &[usize], root: &str| -> String {
+        let v: Vec<String> = gs.iter().map(|g| format!("({root}_idx == {ib}'d{g} && g{g}_acc)")).collect();
+        v.join(" || ")
+    };
+    let ready: Vec<String> = st.iter().map(|&g| format!("({s}_idx == {ib}'d{g} && ch{}_v)", stores[g].unwrap_or(0))).collect();
+    let (rule, after) = if fine {
+        let ok: Vec<String> = ld.iter().map(|g| format!("({l}_idx == {ib}'d{g} && g{g}_src_ok)")).collect();
+        if keyed {
+            let _ = writeln!(o, "    wire [{}:0] st_key = {s}_key;", kw - 1);
+        }
+        ("its source has landed", format!("({})", ok.join(" || ")))
+    } else {
+        ("no pending store belongs to an earlier band", format!("(!{s}_alive || {s}_key{top} >= {l}_key{top})"))
+    };
+    let _ = writeln!(
+        o,
+        "    // σ-next load and store: the store goes if it precedes every pending load (first when its value\n    // is there); the load if {rule}.\n    wire l_can = !held && {l}_alive && ({}) && {after};\n    wire s_can = !held && {s}_alive && ({}) && (!{l}_alive || {s}_key < {l}_key);\n    wire s_ready = {};\n    wire l_pick = l_can && !(s_can && s_ready);",
+        acc(&ld, &l),
+        acc(&st, &s),
+        ready.join(" || ")
+    );
+    for g in ld {
+        let _ = writeln!(o, "    wire win{g} = l_pick && {l}_idx == {ib}'d{g};");
+    }
+    for g in st {
+        let _ = writeln!(o, "    wire win{g} = s_can && !l_pick && {s}_idx == {ib}'d{g};");
+    }
+}
+
+/// The values σ key `k` takes over a box of iterator values `r`.
+fn key_range(k: &Key, r: &[(i64, i64)]) -> (i64, i64) {
+    let span = |f: &dpnc_dpn::tiling::Affine| dpnc_dpn::loops::span(&f.coef, f.cst, r);
+    match k {
+        Key::Const(c) => (*c, *c),
+        Key::Tile(f, s) => {
+            let (lo, hi) = span(f);
+            (lo.div_euclid(*s), hi.div_euclid(*s))
+        }
+        Key::Phi(f) => span(f),
+        Key::Iter(d, dir) => dpnc_dpn::loops::span(&[*dir], 0, &r[*d..]),
+    }
+}

@@ -1,0 +1,776 @@
+//! The text of one memory module, written in stages: the [`Plan`] decides what the module
+//! is made of (a temporary or a DDR port, cached loads, DDR order between loads and stores,
+//! waits for single stores), then each stage writes its part in order: the ports, the
+//! generators, the choice of the σ-next access, the fan-out of loads, the issue, the load
+//! cache, the issue queue, the AXI read and write sides, and the control.
+
+use super::sources::{self, source_ok, FRESH, LANDED, SOURCES, SOURCES_UPDATE, SOURCE_WAIT};
+use super::*;
+use dpnc_frontend::ir::Variable;
+
+/// What a memory module is made of, decided before any text is written.
+struct Plan<'a> {
+    p: &'a Program,
+    dpn: &'a Dpn,
+    gens: &'a [Gen<'a>],
+    shape: &'a Shape,
+    v: &'a Variable,
+    /// A temporary of the kernel: a memory of this process (cleared at start), not DDR.
+    local: bool,
+    /// Loads and stores of DDR: their order matters (`winner`, `war`).
+    ordered: bool,
+    /// DDR loads go through a line cache (`hit`).
+    cached: bool,
+    /// Loads wait for the stores of their cells only (`SOURCE_WAIT`), not for whole bands.
+    fine: bool,
+    /// A cached line is valid for the band that fetched it only, unless no store can change
+    /// it behind the cache's back: the array is only read, or each line's stores are tracked
+    /// ([`sources::FRESH`]).
+    stamped: bool,
+    /// Some load has a store to wait for: the write side keeps the keys of its bursts.
+    keyed: bool,
+    has_loads: bool,
+    has_stores: bool,
+    /// Generators.
+    n: usize,
+    /// Beats per burst at most.
+    burst: usize,
+    /// Cells of the array.
+    len: usize,
+    /// Entries of a σ key (σ, then the port or the place after every port).
+    klen: usize,
+    /// Entries of a band key.
+    bk: usize,
+    /// Bytes and bits of an element.
+    eb: u32,
+    ew: u32,
+    /// AXI's size field: every beat is a whole line.
+    size: u32,
+    /// Bits of a cell index.
+    xw: u32,
+    /// Bits of one σ key entry.
+    key_bits: u32,
+    /// A store's place in its key: after the loads of its point, past every port.
+    after_ports: i64,
+    cache: Cache,
+    params: Vec<i64>,
+    /// The substitutions of the DDR-source templates (`sources::slots`).
+    landed: Vec<(&'static str, String)>,
+}
+
+/// What the control of a module waits for and what the simulator counts, gathered by the
+/// stages that add to it.
+struct Activity {
+    /// All of these: the module is done.
+    quiet: Vec<String>,
+    /// An access issued or a value fanned out.
+    work: Vec<String>,
+    /// Waiting for a DDR beat or a store's value.
+    wait_in: Vec<String>,
+    /// Waiting for room in a channel.
+    wait_out: Vec<String>,
+    /// Inputs read by no logic (responses are OKAY, beats counted).
+    unused: Vec<String>,
+}
+
+/// The fan-out of loads: per target channel, the (generator, fan-out entry) pairs that reach
+/// it; and what an issue-queue entry carries.
+struct FanOut {
+    fan: Vec<(usize, Vec<(usize, usize)>)>,
+    fields: Vec<Field>,
+}
+
+fn or(v: Vec<String>, none: &str) -> String {
+    if v.is_empty() {
+        none.to_string()
+    } else {
+        v.join(" || ")
+    }
+}
+
+fn and(v: Vec<String>) -> String {
+    if v.is_empty() {
+        "1'b1".to_string()
+    } else {
+        v.join(" && ")
+    }
+}
+
+/// The memory module `shape` of array `var` with generators `gens`; the walkers of its own
+/// that it instantiates go to `walkers` as (file name, Verilog text).
+pub(super) fn module(
+    p: &Program,
+    dpn: &Dpn,
+    var: usize,
+    gens: &[Gen],
+    shape: &Shape,
+    walkers: &mut Vec<(String, String)>,
+) -> Result<String, RtlError> {
+    let plan = Plan::new(p, dpn, var, gens, shape)?;
+    let mut o = String::new();
+    let mut act = Activity {
+        quiet: vec!["all_done".to_string()],
+        work: vec!["issue".to_string()],
+        wait_in: Vec::new(),
+        wait_out: Vec::new(),
+        unused: Vec::new(),
+    };
+    plan.header(&mut o);
+    let iter_names = plan.generators(&mut o, walkers)?;
+    plan.pick(&mut o);
+    let fan_out = plan.fan_out(&mut o, &iter_names);
+    plan.issue(&mut o);
+    plan.band_keys(&mut o, &iter_names);
+    plan.cache_table(&mut o);
+    plan.issue_queue(&mut o, &fan_out, &mut act);
+    plan.sides(&mut o, &mut act);
+    plan.control(&mut o, act);
+    Ok(o)
+}
+
+impl<'a> Plan<'a> {
+    fn new(p: &'a Program, dpn: &'a Dpn, var: usize, gens: &'a [Gen<'a>], shape: &'a Shape) -> Result<Plan<'a>, RtlError> {
+        let v = &p.vars[var];
+        let local = v.kind == VarKind::Local;
+        let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
+        let burst = if shape.lane.is_some() { lanes::LANE_BURST } else { BURST };
+        let eb = bits(v.ty) / 8;
+        let ew = bits(v.ty);
+        let size = LINE_BYTES.trailing_zeros();
+        let n = gens.len();
+        let has_loads = gens.iter().any(|g| g.load);
+        let has_stores = gens.iter().any(|g| !g.load);
+        let ordered = !local && has_loads && has_stores;
+        let cached = !local && has_loads;
+        let fine = ordered && gens.iter().filter(|g| g.load).all(|g| dpn.channels[g.c].ddr_source.is_some());
+        let stamped = cached && has_stores && !fine;
+        let len = v.len().max(1);
+        let xw = index_bits(len);
+        let cache = Cache::new(len, eb as usize);
+        // σ keys are compared in as few bits as hold every generator's values (64-bit
+        // comparisons, a quadratic number of them, made Yosys run out of memory at par 16);
+        // stores go after the loads of their point: a position past every port.
+        let after_ports = gens.iter().filter(|g| g.load).map(|g| dpn.channels[g.c].port.unwrap_or(0) as i64 + 1).max().unwrap_or(0);
+        let mut key_bits = bits_for(after_ports);
+        for gen in gens {
+            let r = crate::process::nest(&dpn.processes[gen.pi])?.iter_ranges();
+            for k in sigma(p, &dpn.nests, &dpn.tile, gen.stmt) {
+                let (lo, hi) = key_range(&k, &r);
+                key_bits = key_bits.max(bits_for(lo)).max(bits_for(hi));
+            }
+        }
+        // Every generator's key: σ, then its port (loads) or a place after every port (stores).
+        let klen = sigma(p, &dpn.nests, &dpn.tile, gens[0].stmt).len() + 1;
+        let kw = klen as u32 * key_bits;
+        let keyed = fine && gens.iter().any(|g| g.load && dpn.channels[g.c].ddr_source.as_ref().is_some_and(|s| !s.is_empty()));
+        let landed = sources::slots(keyed, kw);
+        let bk = dpnc_dpn::sync::band_key(p, &dpn.nests, &dpn.tile, 0).len();
+        Ok(Plan {
+            p,
+            dpn,
+            gens,
+            shape,
+            v,
+            local,
+            ordered,
+            cached,
+            fine,
+            stamped,
+            keyed,
+            has_loads,
+            has_stores,
+            n,
+            burst,
+            len,
+            klen,
+            bk,
+            eb,
+            ew,
+            size,
+            xw,
+            key_bits,
+            after_ports,
+            cache,
+            params,
+            landed,
+        })
+    }
+
+    /// Per generator, the channel it serves: `Some(c)` for a store.
+    fn store_of(&self) -> Vec<Option<usize>> {
+        self.gens.iter().map(|gen| (!gen.load).then_some(gen.c)).collect()
+    }
+
+    /// The module's head: its ports and its state.
+    fn header(&self, o: &mut String) {
+        let &Plan { shape, v, local, burst, .. } = self;
+        let mut decl = vec!["input  wire clk".to_string(), "input  wire rst".into(), "input  wire start".into(), "output reg  done".into()];
+        if !local {
+            decl.push("input  wire [63:0] base".into());
+        }
+        decl.extend(port_decls(&shape.ports));
+        if !local {
+            let axi = AXI_PORTS.iter().filter(|(n, _, _)| shape.lane.is_none() || lanes::LANE_AXI.contains(n));
+            decl.extend(axi.map(|p| crate::verilog::port("m_", p)));
+        }
+        if shape.lane.is_some() {
+            decl.extend(crate::process::STAT_WIRES.iter().map(|w| format!("output wire {w}")));
+        }
+        if local {
+            let _ = writeln!(
+                o,
+                "// The on-chip memory of temporary {}: its loads (once per band, at first use) and stores, in σ order.",
+                v.name
+            );
+        } else if let Some(k) = shape.lane {
+            let _ = writeln!(
+                o,
+                "// Lane {k} of the DDR port of {}: the loads of its channels (once per band, at first use), in σ order; pipelined ({QUEUE} in flight), INCR bursts of up to {burst} beats.",
+                v.name
+            );
+        } else {
+            let _ = writeln!(
+                o,
+                "// The DDR port of {}: its loads (once per band, at first use) and stores, in σ order; loads pipelined ({QUEUE} in flight), INCR bursts of up to {BURST} beats, stores posted.",
+                v.name
+            );
+        }
+        let _ = writeln!(o, "module {} (\n    {}\n);", shape.name, decl.join(",\n    "));
+        o.push_str(&functions());
+        let _ = writeln!(
+            o,
+            "    localparam [1:0] IDLE = 2'd0, RUN = 2'd1{};\n    reg [1:0] state;\n    wire issue, ld_go, st_go;  // the σ-next access goes this cycle: a load, a store",
+            if local { ", CLEAR = 2'd2" } else { "" }
+        );
+    }
+
+    /// The generators (see `module`'s doc in `mod.rs`): per generator, its iterators' wire names.
+    fn generators(&self, o: &mut String, walkers: &mut Vec<(String, String)>) -> Result<Vec<Vec<String>>, RtlError> {
+        let mut iter_names = Vec::new();
+        let &Plan { p, dpn, gens, shape, v, local, fine, n, eb, key_bits, after_ports, ref params, ref landed, .. } = self;
+        if fine {
+            o.push_str(&fill(SOURCES, landed));
+        }
+        for (g, gen) in gens.iter().enumerate() {
+            let pr = &dpn.processes[gen.pi];
+            // The process's walk, bounded further by what the channel's accesses imply (a
+            // reduction's stores are on its last step only): a walker of its own where that differs.
+            let own = crate::process::nest(pr)?;
+            let restricted = own.restricted(gen.cond);
+            let (l, walker) = if restricted == *own {
+                (own, format!("w_{}", pr.name))
+            } else {
+                let walker = format!("{}_w{g}", shape.name);
+                walkers.push((format!("{walker}.v"), crate::walk::module(&walker, &restricted)));
+                (&restricted, walker)
+            };
+            let cw = crate::walk::cs_bits(l) - 1;
+            let s = &p.stmts[gen.stmt];
+            let names: Vec<String> = s.iters.iter().map(|i| format!("g{g}_{i}")).collect();
+            let done = if n > 1 { "wdone" } else { "done" };
+            let _ = writeln!(
+                o,
+                "    // Generator {g}: {} {} ({}).\n    wire g{g}_valid, g{g}_{done}, g{g}_next;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{w}:0] g{g}_cs;\n    // verilator lint_on UNUSEDSIGNAL\n    {walker} walk{g} (.clk(clk), .rst(rst), .start(start), .next(g{g}_next), .valid(g{g}_valid), .done(g{g}_{done}), .cs(g{g}_cs));",
+                if gen.load { "loads for" } else { "stores from" },
+                dpn.channels[gen.c].name,
+                pr.name,
+                w = cw,
+            );
+            let cond = |names: &[String]| format!("{} && {}", pred_v(&l.guard, names), pred_v(gen.cond, names));
+            let iters = |o: &mut String, names: &[String], at: &str| {
+                let ctr = crate::walk::counters(at, l);
+                for (nm, li) in names.iter().zip(&l.iters) {
+                    let _ = writeln!(o, "    wire signed [63:0] {nm} = {};", lin(li, &ctr));
+                }
+            };
+            if n > 1 {
+                // With several generators, the walker runs ahead into a queue of [`AHEAD`] accesses,
+                // so that its walk between accesses (the points of other first uses, or past the end
+                // of a short inner loop) overlaps the other generators' turns in σ; the generator's
+                // position is its queue's head or, with the queue empty, the point the walker holds
+                // or last held (below its next access: it walks in σ order), so that the others need
+                // not wait until it has found its next access.
+                let walked: Vec<String> = s.iters.iter().map(|i| format!("g{g}_w_{i}")).collect();
+                iters(o, &walked, &format!("g{g}_cs"));
+                let ab = AHEAD.trailing_zeros();
+                let _ = writeln!(
+                    o,
+                    "    wire g{g}_wcond = {};\n    reg [{w}:0] g{g}_f [0:{}];\n    reg [{}:0] g{g}_fh, g{g}_ft;\n    reg [{a}:0] g{g}_fn;\n    wire g{g}_acc = g{g}_fn != {nb}'d0;\n    wire g{g}_room = g{g}_fn != {nb}'d{AHEAD};\n    wire g{g}_push = g{g}_valid && g{g}_wcond && g{g}_room;\n    wire g{g}_pop = issue && win{g};\n    assign g{g}_next = g{g}_valid && (!g{g}_wcond || g{g}_room);\n    wire g{g}_done = g{g}_wdone && !g{g}_acc;\n    always @(posedge clk) if (g{g}_push) g{g}_f[g{g}_ft] <= g{g}_cs;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            g{g}_fh <= {a}'d0;\n            g{g}_ft <= {a}'d0;\n            g{g}_fn <= {nb}'d0;\n        end else begin\n            if (g{g}_pop) g{g}_fh <= g{g}_fh + {a}'d1;\n            if (g{g}_push) g{g}_ft <= g{g}_ft + {a}'d1;\n            g{g}_fn <= g{g}_fn + {{{a}'d0, g{g}_push}} - {{{a}'d0, g{g}_pop}};\n        end\n    end\n    reg g{g}_seen;\n    // verilator lint_off UNUSEDSIGNAL\n    reg [{w}:0] g{g}_last;\n    wire [{w}:0] g{g}_pos = g{g}_acc ? g{g}_f[g{g}_fh] : g{g}_valid ? g{g}_cs : g{g}_last;\n    // verilator lint_on UNUSEDSIGNAL\n    wire g{g}_known = g{g}_acc || g{g}_valid || g{g}_seen;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_valid) begin\n            g{g}_seen <= 1'b1;\n            g{g}_last <= g{g}_cs;\n        end\n    end",
+                    cond(&walked),
+                    AHEAD - 1,
+                    ab - 1,
+                    a = ab,
+                    nb = ab + 1,
+                    w = cw
+                );
+                iters(o, &names, &format!("g{g}_pos"));
+            } else {
+                iters(o, &names, &format!("g{g}_cs"));
+                let _ = writeln!(o, "    wire g{g}_cond = {};", cond(&names));
+                let _ = writeln!(o, "    wire g{g}_acc = g{g}_valid && g{g}_cond;");
+                let _ = writeln!(o, "    assign g{g}_next = (g{g}_valid && !g{g}_cond) || (issue && win{g});");
+            }
+            let mut keys: Vec<String> = sigma(p, &dpn.nests, &dpn.tile, gen.stmt).iter().map(|k| key(k, &names)).collect();
+            keys.push(lit(if gen.load { dpn.channels[gen.c].port.unwrap_or(0) as i64 } else { after_ports }));
+            if gens.len() > 1 {
+                for (k, kv) in keys.iter().enumerate() {
+                    let _ = writeln!(
+                        o,
+                        "    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] g{g}_k{k}_full = {kv};\n    // verilator lint_on UNUSEDSIGNAL\n    wire signed [{w}:0] g{g}_k{k} = g{g}_k{k}_full[{w}:0];",
+                        w = key_bits - 1
+                    );
+                }
+            }
+            if let (true, true, Some(pieces)) = (fine, gen.load, &dpn.channels[gen.c].ddr_source) {
+                source_ok(o, g, pieces, &names, after_ports, key_bits);
+            }
+            // The array cell, and its byte address in DDR.
+            let mut flat = "64'sd0".to_string();
+            for (x, dsz) in gen.access.index.iter().zip(&v.dims) {
+                flat = format!("({flat} * 64'sd{dsz} + {})", aff(x, &names, params));
+            }
+            let _ = writeln!(o, "    wire signed [63:0] g{g}_cell = {flat};");
+            if !local {
+                let _ = writeln!(o, "    wire [63:0] g{g}_addr = base + $unsigned(g{g}_cell) * 64'd{eb};");
+            }
+            iter_names.push(names);
+        }
+        Ok(iter_names)
+    }
+
+    /// The σ-next access: its generator (`win<g>`), address and cell.
+    fn pick(&self, o: &mut String) {
+        let &Plan { gens, local, ordered, cached, fine, keyed, n, klen, bk, size, xw, key_bits, .. } = self;
+        winner(o, &self.store_of(), klen, key_bits, bk, fine, keyed);
+        let _ = writeln!(o, "    wire all_done = {};", and((0..n).map(|g| format!("g{g}_done")).collect()));
+        let _ = writeln!(
+            o,
+            "    // The σ-next access: the winner's.\n    wire go = state == RUN && ({});\n    wire pick_load = {};",
+            or((0..n).map(|g| format!("win{g}")).collect(), "1'b0"),
+            or(gens.iter().enumerate().filter(|(_, gen)| gen.load).map(|(g, _)| format!("win{g}")).collect(), "1'b0")
+        );
+        if !local {
+            let addrs: Vec<String> = (0..n).map(|g| format!("win{g} ? g{g}_addr :")).collect();
+            // Loads only need its line (a store its place in the line too).
+            let _ = writeln!(
+                o,
+                "    // verilator lint_off UNUSEDSIGNAL\n    wire [63:0] pick_addr = {} 64'd0;\n    // verilator lint_on UNUSEDSIGNAL",
+                addrs.join(" ")
+            );
+            let _ = writeln!(o, "    wire [63:0] pick_line_addr = {{pick_addr[63:{size}], {size}'d0}};");
+        }
+        if local || cached || ordered {
+            let cells: Vec<String> = (0..n).map(|g| format!("win{g} ? g{g}_cell :")).collect();
+            let _ = writeln!(
+                o,
+                "    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] pick_cell_full = {} 64'sd0;\n    // verilator lint_on UNUSEDSIGNAL",
+                cells.join(" ")
+            );
+            // The cell in the array's bits: a temporary's address, and what a store checks (`war`).
+            if local || ordered {
+                let _ = writeln!(o, "    wire [{}:0] pick_cell = pick_cell_full[{}:0];", xw - 1, xw - 1);
+            }
+        }
+    }
+
+    /// The fan-out of the σ-next load, and what an issued load carries.
+    fn fan_out(&self, o: &mut String, iter_names: &[Vec<String>]) -> FanOut {
+        let &Plan { p, dpn, gens, local, cached, ew, ref cache, .. } = self;
+        // Fan-out of the σ-next load: which channels get it (`fan<q>`), at which scratchpad cell (`fat<q>`).
+        let mut fan: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();
+        for (g, gen) in gens.iter().enumerate().filter(|(_, gen)| gen.load) {
+            let names = &iter_names[g];
+            for (k, (q, pred)) in dpn.channels[gen.c].fanout.iter().enumerate() {
+                let _ = writeln!(o, "    wire g{g}_to{k} = {};", pred_v(pred, names));
+                let qch = &dpn.channels[*q];
+                if qch.kind == ChannelKind::Scratchpad {
+                    cell_wire(o, &format!("g{g}_at{k}"), p, dpn, *q, gen.access, names);
+                }
+                match fan.iter_mut().find(|f| f.0 == *q) {
+                    Some(f) => f.1.push((g, k)),
+                    None => fan.push((*q, vec![(g, k)])),
+                }
+            }
+        }
+        // What an issued load carries to its fan-out.
+        let mut fields = Vec::new();
+        if cached {
+            fields.push(Field { name: "miss".into(), width: 1, value: "!hit".into() });
+            fields.push(Field { name: "idx".into(), width: cache.index_bits, value: "pick_idx".into() });
+            fields.push(Field { name: "lane".into(), width: cache.lane_bits, value: "pick_lane".into() });
+        }
+        if local {
+            fields.push(Field { name: "value".into(), width: ew, value: "data[pick_cell]".into() });
+        }
+        for (q, users) in &fan {
+            let to: Vec<String> = users.iter().map(|(g, k)| format!("(win{g} && g{g}_to{k})")).collect();
+            let _ = writeln!(o, "    wire fan{q} = {};", to.join(" || "));
+            fields.push(Field { name: format!("to{q}"), width: 1, value: format!("fan{q}") });
+            let qch = &dpn.channels[*q];
+            if qch.kind == ChannelKind::Scratchpad {
+                let aw = index_bits(qch.cells());
+                let mut at = format!("{aw}'d0");
+                for (g, k) in users.iter().rev() {
+                    at = format!("win{g} ? g{g}_at{k} : {at}");
+                }
+                let _ = writeln!(o, "    wire [{}:0] fat{q} = {at};", aw - 1);
+                fields.push(Field { name: format!("at{q}"), width: aw, value: format!("fat{q}") });
+            }
+        }
+
+        FanOut { fan, fields }
+    }
+
+    /// The σ-next store's value, the issue, and a temporary's memory.
+    fn issue(&self, o: &mut String) {
+        let &Plan { local, has_loads, has_stores, len, ew, xw, .. } = self;
+        // Stores: the σ-next store's value, popped when it issues.
+        let stores: Vec<(usize, usize)> = self.store_of().iter().enumerate().filter_map(|(g, c)| c.map(|c| (g, c))).collect();
+        if has_stores {
+            let _ = writeln!(
+                o,
+                "    wire pop_ok = {};  // the σ-next store's value is there\n    wire [{}:0] pop_value = {} {ew}'d0;",
+                or(stores.iter().map(|(g, c)| format!("(win{g} && ch{c}_v)")).collect(), "1'b0"),
+                ew - 1,
+                stores.iter().map(|(g, c)| format!("win{g} ? ch{c}_d :")).collect::<Vec<_>>().join(" ")
+            );
+            for (g, c) in &stores {
+                let _ = writeln!(o, "    assign ch{c}_r = st_go && win{g};");
+            }
+        }
+        let _ = writeln!(o, "    assign issue = ld_go || st_go;");
+        if !has_loads {
+            o.push_str("    assign ld_go = 1'b0;\n");
+        }
+        if !has_stores {
+            o.push_str("    assign st_go = 1'b0;\n");
+        }
+
+        // A temporary's memory, cleared at start.
+        if local {
+            let _ = writeln!(o, "    reg [63:0] clear;");
+        }
+        if local {
+            // Without stores (a local the network only reads) the memory keeps its cleared zeros.
+            let store = if has_stores { "\n        else if (st_go) data[pick_cell] <= pop_value;" } else { "" };
+            let _ = writeln!(
+                o,
+                "    reg [{}:0] data [0:{}];\n    always @(posedge clk) begin\n        if (state == CLEAR) data[clear[{}:0]] <= {ew}'d0;{store}\n    end",
+                ew - 1,
+                len - 1,
+                xw - 1
+            );
+        }
+    }
+
+    /// The band of the σ-next access.
+    fn band_keys(&self, o: &mut String, iter_names: &[Vec<String>]) {
+        let &Plan { p, dpn, gens, ordered, stamped, bk, .. } = self;
+        // The band of the σ-next access (nest and every tile coordinate but the last): the cache's
+        // validity, and which stores a load must wait for.
+        if stamped || ordered {
+            for k in 0..bk {
+                let per_gen: Vec<String> = gens
+                    .iter()
+                    .enumerate()
+                    .map(|(g, gen)| {
+                        dpnc_dpn::sync::band_key(p, &dpn.nests, &dpn.tile, gen.stmt).get(k).map_or(lit(0), |kk| key(kk, &iter_names[g]))
+                    })
+                    .collect();
+                // The same for every generator (a constant): no multiplexer.
+                let e = match per_gen.first() {
+                    Some(first) if per_gen.iter().all(|x| x == first) => first.clone(),
+                    _ => {
+                        let arms: Vec<String> = per_gen.iter().enumerate().map(|(g, x)| format!("win{g} ? {x} :")).collect();
+                        format!("{} 64'sd0", arms.join(" "))
+                    }
+                };
+                let _ = writeln!(o, "    wire signed [63:0] pick_band{k} = {e};");
+            }
+        }
+    }
+
+    /// The load cache's table.
+    fn cache_table(&self, o: &mut String) {
+        let &Plan { cached, fine, stamped, bk, ref cache, .. } = self;
+        // The load cache's table: per line, its tag and (where lines serve one band) the band it
+        // was last fetched in, counted from 1; its data arrives with the R beat.
+        if cached {
+            cache.declare(o, stamped);
+            if fine {
+                o.push_str(&fill(FRESH, &[("$N", (cache.lines - 1).to_string()), ("$W", cache.lines.to_string())]));
+            }
+            // Where lines serve one band: the band of the σ-next load, counted from 1.
+            let (mut cond, mut clear, mut step, mut note) = (String::new(), String::new(), String::new(), String::new());
+            if stamped {
+                let mut other = vec!["band_no == 32'd0".to_string()];
+                for k in 0..bk {
+                    let _ = writeln!(o, "    reg signed [63:0] band{k};");
+                    other.push(format!("band{k} != pick_band{k}"));
+                }
+                let _ = writeln!(
+                    o,
+                    "    wire other_band = {};\n    wire [31:0] next_band = other_band ? band_no + 32'd1 : band_no;",
+                    other.join(" || ")
+                );
+                let sets: Vec<String> = (0..bk).map(|k| format!(" band{k} <= pick_band{k};")).collect();
+                cond = " && stamp[pick_idx] == next_band".into();
+                clear = " band_no <= 32'd0;".into();
+                step = format!("\n            band_no <= next_band;{}", sets.concat());
+                note = " in this band".into();
+            }
+            if fine {
+                note.push_str(" and no store reached it since");
+            }
+            let tag = cache.tag_bits > 0;
+            let mut fetched = Vec::new();
+            if stamped {
+                fetched.push("stamp[pick_idx] <= next_band;");
+            }
+            if tag {
+                fetched.push("tag[pick_idx] <= pick_tag;");
+            }
+            let _ = writeln!(
+                o,
+                "    // Its line was fetched already{note}: no DDR read.\n    wire hit = filled[pick_idx]{cond}{}{};\n    always @(posedge clk) begin\n        if (start) begin\n            filled <= {n}'d0;{clear}\n        end else if (ld_go) begin{step}\n            if (!hit) filled[pick_idx] <= 1'b1;\n        end\n    end{}",
+                if tag { " && tag[pick_idx] == pick_tag" } else { "" },
+                if fine { " && fresh" } else { "" },
+                if fetched.is_empty() { String::new() } else { format!("\n    always @(posedge clk) if (ld_go && !hit) begin {} end", fetched.join(" ")) },
+                n = cache.lines,
+            );
+        }
+    }
+
+    /// The issue queue and the fan-out from its head.
+    fn issue_queue(&self, o: &mut String, fan_out: &FanOut, act: &mut Activity) {
+        let FanOut { fan, fields } = fan_out;
+        let &Plan { dpn, local, ordered, cached, has_loads, has_stores, ew, xw, .. } = self;
+        // The issue queue and the fan-out from its head.
+        let qa = index_bits(QUEUE);
+        // What the simulator counts: an access issued or a value fanned out (work); a fan-out
+        // waiting for its DDR beat or a store for its value (inputs); a fan-out waiting for room.
+        if has_stores {
+            act.wait_in.push("(go && !pick_load && !pop_ok)".to_string());
+        }
+        if has_loads {
+            let qw: u32 = fields.iter().map(|f| f.width).sum();
+            let mut names = Vec::new();
+            let mut at = qw;
+            let _ = writeln!(
+                o,
+                "    // Issue queue: per load issued and not yet fanned out, in σ order: {}.\n    localparam [{qa}:0] QUEUE = {}'d{QUEUE};\n    reg [{}:0] q_mem [0:{}];\n    reg [{}:0] q_head, q_tail;\n    reg [{qa}:0] q_count;\n    wire [{}:0] q_in = {{{}}};\n    wire [{}:0] q_out = q_mem[q_head];",
+                fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", "),
+                qa + 1,
+                qw - 1,
+                QUEUE - 1,
+                qa - 1,
+                qw - 1,
+                fields.iter().map(|f| f.value.as_str()).collect::<Vec<_>>().join(", "),
+                qw - 1
+            );
+            for f in fields.iter() {
+                at -= f.width;
+                let range = if f.width == 1 { format!("{at}") } else { format!("{}:{at}", at + f.width - 1) };
+                let decl = if f.width == 1 { String::new() } else { format!("[{}:0] ", f.width - 1) };
+                let _ = writeln!(o, "    wire {decl}h_{} = q_out[{range}];", f.name);
+                names.push(f.name.clone());
+            }
+            let can: Vec<String> = fan.iter().map(|(q, _)| format!("(!h_to{q} || ch{q}_or)")).collect();
+            let value = if local {
+                "h_value".to_string()
+            } else {
+                let _ = writeln!(
+                    o,
+                    "    // The head's line (the R beat on a miss, the cache on a hit) and its element.\n    wire [{lw}:0] h_line = h_miss ? m_rdata : lines[h_idx];\n    wire [{lw}:0] h_shift = h_line >> {{h_lane, {}'d0}};",
+                    ew.trailing_zeros(),
+                    lw = AXI_DATA_BITS - 1
+                );
+                act.unused.push("h_shift".into());
+                format!("h_shift[{}:0]", ew - 1)
+            };
+            let (beat, rready) = if local { ("1'b1", None) } else { ("(!h_miss || m_rvalid)", Some("q_count != 0 && h_miss && can")) };
+            let _ = writeln!(
+                o,
+                "    // Fan-out of the head once its value is there and every target channel can take it.\n    wire can = {};\n    wire fire = q_count != {}'d0 && {beat} && can;",
+                and(can),
+                qa + 1
+            );
+            let head = format!("q_count != {}'d0", qa + 1);
+            act.work.push("fire".into());
+            act.wait_out.push(format!("({head} && {beat} && !can)"));
+            if !local {
+                act.wait_in.push(format!("({head} && h_miss && !m_rvalid)"));
+            }
+            if let Some(r) = rready {
+                let _ = writeln!(o, "    assign m_rready = {};", r.replace("q_count != 0", &format!("q_count != {}'d0", qa + 1)));
+            }
+            for (q, _) in fan.iter() {
+                let qch = &dpn.channels[*q];
+                let _ = writeln!(o, "    assign ch{q}_ov = fire && h_to{q};");
+                if qch.kind == ChannelKind::Scratchpad {
+                    let _ = writeln!(o, "    assign ch{q}_od = {{h_at{q}, {value}}};");
+                } else {
+                    let _ = writeln!(o, "    assign ch{q}_od = {value};");
+                }
+            }
+            let _ = writeln!(
+                o,
+                "    always @(posedge clk) if (ld_go) q_mem[q_tail] <= q_in;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            q_head <= {qa}'d0;\n            q_tail <= {qa}'d0;\n            q_count <= {w}'d0;\n        end else begin\n            if (ld_go) q_tail <= q_tail + {qa}'d1;\n            if (fire) q_head <= q_head + {qa}'d1;\n            if (ld_go && !fire) q_count <= q_count + {w}'d1;\n            else if (!ld_go && fire) q_count <= q_count - {w}'d1;\n        end\n    end",
+                w = qa + 1
+            );
+            if cached {
+                o.push_str("    always @(posedge clk) if (fire && h_miss) lines[h_idx] <= m_rdata;\n");
+            }
+            if ordered {
+                let _ = writeln!(
+                    o,
+                    "    // Write after read: a store waits while a load of its cell is in the queue. (Loads pass\n    // the stores of their band, so counting every earlier read would wait on later ones.)\n    reg [{x}:0] q_cell [0:{}];\n    reg [{}:0] q_v;\n    always @(posedge clk) if (ld_go) q_cell[q_tail] <= pick_cell;\n    always @(posedge clk) begin\n        if (rst || start) q_v <= {QUEUE}'d0;\n        else begin\n            if (ld_go) q_v[q_tail] <= 1'b1;\n            if (fire) q_v[q_head] <= 1'b0;\n        end\n    end\n    reg war;\n    integer wi;\n    always @* begin\n        war = 1'b0;\n        for (wi = 0; wi < {QUEUE}; wi = wi + 1)\n            if (q_v[wi] && q_cell[wi] == pick_cell) war = 1'b1;\n    end",
+                    QUEUE - 1,
+                    QUEUE - 1,
+                    x = xw - 1,
+                );
+            }
+            act.quiet.push(format!("q_count == {}'d0", qa + 1));
+        }
+    }
+
+    /// The AXI write side, then the read side (which needs the write side's counters).
+    fn sides(&self, o: &mut String, act: &mut Activity) {
+        let &Plan { shape, local, ordered, fine, has_loads, has_stores, burst, bk, eb, ew, size, ref landed, .. } = self;
+        let bw = index_bits(burst + 1);
+        let hw = index_bits(HOLD + 1);
+        if !local && (has_loads || has_stores) {
+            let _ = writeln!(o, "    localparam [{}:0] BURST = {bw}'d{burst};\n    localparam [{}:0] HOLD = {hw}'d{HOLD};", bw - 1, hw - 1);
+        }
+        let len8 = |x: &str| if bw < 8 { format!("{{{}'d0, {x} - {bw}'d1}}", 8 - bw) } else { format!("{x} - {bw}'d1") };
+
+        // The write side, then the read side (which needs the write side's counters).
+        if local {
+            if has_stores {
+                let _ = writeln!(o, "    assign st_go = go && !pick_load && pop_ok;");
+            }
+            if has_loads {
+                let _ = writeln!(o, "    assign ld_go = go && pick_load && q_count != QUEUE;");
+            }
+        }
+        let wc = index_bits(WBUF) + 1;
+        let common = [
+            ("$B", (bw - 1).to_string()),
+            ("$H", (hw - 1).to_string()),
+            ("$BW", bw.to_string()),
+            ("$HW", hw.to_string()),
+            ("$LB", LINE_BYTES.to_string()),
+            ("$SIZE", size.to_string()),
+            ("$WC", wc.to_string()),
+        ];
+        if !local && has_stores {
+            let same: Vec<String> = (0..bk).map(|k| format!("pick_band{k} == w_band{k}")).collect();
+            let mut t = vec![
+                ("$WL", (WBUF - 1).to_string()),
+                ("$WBUF", WBUF.to_string()),
+                ("$WI", (wc - 1).to_string()),
+                ("$WM", (wc - 2).to_string()),
+                ("$PAD", format!("{}'d0, ", AXI_DATA_BITS - ew)),
+                ("$SPAD", format!("{}'d0, ", AXI_DATA_BITS / 8 - eb)),
+                ("$DW", (AXI_DATA_BITS - 1).to_string()),
+                ("$SW", (AXI_DATA_BITS / 8 - 1).to_string()),
+                ("$FW", (AXI_DATA_BITS + AXI_DATA_BITS / 8).to_string()),
+                ("$LS", (size - 1).to_string()),
+                ("$EW", ew.to_string()),
+                ("$EB", eb.to_string()),
+                ("$LEN", len8("wb_beats")),
+                ("$SAME", if ordered { " && same_band".into() } else { String::new() }),
+                ("$LOADNEXT", if ordered { "(go && pick_load && !same_band) || ".into() } else { String::new() }),
+                ("$WAR", if ordered { " && !war".into() } else { String::new() }),
+                ("$WFULL", if fine { format!(" && (aw_same || aw_ext || w_out != 16'd{LANDED})") } else { String::new() }),
+            ];
+            t.extend(common.iter().cloned());
+            if ordered {
+                o.push_str(&fill(
+                    ORDER,
+                    &[
+                        ("$BANDS", (0..bk).map(|k| format!("w_band{k}")).collect::<Vec<_>>().join(", ")),
+                        ("$SAME", and(same)),
+                        ("$LOADS", if fine { SOURCE_WAIT } else { BAND_WAIT }.to_string()),
+                        ("$OLD_DECL", if fine { String::new() } else { OLD_DECL.to_string() }),
+                    ],
+                ));
+            }
+            o.push_str(&fill(WRITE_SIDE, &t));
+            if ordered {
+                let sets: Vec<String> = (0..bk).map(|k| format!("w_band{k} <= pick_band{k};")).collect();
+                o.push_str(&fill(
+                    ORDER_UPDATE,
+                    &[("$SETS", sets.join(" ")), ("$OLD_UPDATE", if fine { String::new() } else { OLD_UPDATE.to_string() })],
+                ));
+            }
+            if fine {
+                o.push_str(&fill(SOURCES_UPDATE, landed));
+            }
+            act.quiet.push(format!("!wb_v && !aw_v && wf_count == {wc}'d0 && w_out == 16'd0"));
+        } else if !local && shape.lane.is_none() {
+            o.push_str(&idle_write_side());
+            act.unused.extend(["m_awready", "m_wready", "m_bvalid"].map(String::from));
+        }
+        if !local && has_loads {
+            let mut t = vec![
+                ("$WAIT", if has_stores && !fine { "w_old == 16'd0 && (w_out == 16'd0 || same_band) && ".into() } else { String::new() }),
+                ("$LEN", len8("bl_beats")),
+                // A lane's AR has neither size nor burst type: the lanes' port sets them.
+                (
+                    "$AR_TYPE",
+                    if shape.lane.is_some() {
+                        String::new()
+                    } else {
+                        format!("    assign m_arsize = 3'd{size};\n    assign m_arburst = 2'b01;\n")
+                    },
+                ),
+            ];
+            t.extend(common.iter().cloned());
+            o.push_str(&fill(READ_SIDE, &t));
+            act.quiet.push("!bl_v && !ar_v".into());
+        } else if !local {
+            let _ = writeln!(
+                o,
+                "    assign m_arvalid = 1'b0;\n    assign m_araddr = 64'd0;\n    assign m_arlen = 8'd0;\n    assign m_arsize = 3'd{size};\n    assign m_arburst = 2'b01;\n    assign m_rready = 1'b0;"
+            );
+            act.unused.extend(["m_arready", "m_rvalid", "m_rdata"].map(String::from));
+        }
+    }
+
+    /// Unused inputs, the simulator's counts, and start, run and done.
+    fn control(&self, o: &mut String, mut act: Activity) {
+        let &Plan { shape, local, len, .. } = self;
+        if !local && shape.lane.is_none() {
+            act.unused.extend(["m_bresp", "m_rlast", "m_rresp"].map(String::from));
+        }
+        if !act.unused.is_empty() {
+            let _ = writeln!(o, "    wire unused = &{{1'b0, {}}};  // responses are OKAY, beats counted", act.unused.join(", "));
+        }
+
+        let (work, wait_out) = (act.work.join(" || "), or(act.wait_out, "1'b0"));
+        let wait_in = format!("!stat_work && !({wait_out}) && ({})", or(act.wait_in, "1'b0"));
+        let stats = [work, wait_in, format!("!stat_work && ({wait_out})")];
+        if shape.lane.is_some() {
+            for (w, cond) in crate::process::STAT_WIRES.iter().zip(&stats) {
+                let _ = writeln!(o, "    assign {w} = {cond};");
+            }
+        } else {
+            o.push_str(&crate::process::stat_wires(&[&stats[0], &stats[1], &stats[2]]));
+        }
+        o.push('\n');
+
+        // Start (clearing what the process holds), run, done once everything issued has landed.
+        let _ = writeln!(
+            o,
+            "    always @(posedge clk) begin\n        if (rst) begin\n            state <= IDLE;\n            done <= 1'b0;\n        end else if (start) begin\n            state <= {};\n            done <= 1'b0;{}\n        end else if (state == RUN && {}) begin\n            state <= IDLE;\n            done <= 1'b1;\n        end\n    end\nendmodule\n",
+            if local { "CLEAR" } else { "RUN" },
+            if local {
+                format!("\n            clear <= 64'd0;\n        end else if (state == CLEAR) begin\n            if (clear == 64'd{}) state <= RUN;\n            else clear <= clear + 64'd1;", len - 1)
+            } else {
+                String::new()
+            },
+            act.quiet.join(" && ")
+        );
+    }
+}

@@ -1,0 +1,441 @@
+//! A compute process as a module: its iteration generator ([`crate::walk`]), the mux of every
+//! read port, the statement's datapath ([`crate::datapath`]) and the demux of its result.
+//!
+//! One iteration issues per cycle when the generator has a point and every operand is there
+//! (a FIFO's head, a FIFO+register's register, a scratchpad cell): the process takes them all
+//! and releases what was read for the last time; the datapath runs without stalling, each
+//! iteration's demux beside it; results wait in a skid buffer as deep as the pipeline plus a
+//! few places and go, in order, to every channel the demux names once all of them can take
+//! them. Issue stalls when the skid buffer could overflow, so a process waiting for its own
+//! result lets it drain. Scratchpads belong to their reader: arrivals (cell, value) are taken
+//! from the channel whenever their cell is free, so a value never lands on a live one (the
+//! same argument as the Vitis backend's, see ARCHITECTURE.md).
+
+use crate::verilog::{aff, bits, elem_bits, functions, index_bits, lin};
+use crate::RtlError;
+use dpnc_dpn::ir::{ChannelKind, Dpn, Process};
+use dpnc_dpn::loops::LoopNest;
+use dpnc_dpn::predicate::Predicate;
+use dpnc_frontend::ir::{Access, Program};
+use std::fmt::Write;
+
+/// The ports of a process module for channel `c`, seen from process `pi`.
+#[derive(Clone)]
+pub struct ChannelPort {
+    pub c: usize,
+    /// `pi` writes it (`_ov`, `_or`, `_od`); otherwise it reads it (`_v`, `_r`, `_d`).
+    pub out: bool,
+    pub width: u32,
+}
+
+/// The width of channel `c`'s stream: a value, or a (cell, value) pair for a scratchpad.
+pub fn stream_bits(dpn: &Dpn, c: usize) -> u32 {
+    let ch = &dpn.channels[c];
+    let w = elem_bits(ch);
+    match ch.kind {
+        ChannelKind::Scratchpad => w + index_bits(ch.cells()),
+        _ => w,
+    }
+}
+
+/// Whether channel `c` is a stream between two ports (a scratchpad from a process to itself
+/// is a memory inside it).
+pub fn is_stream(dpn: &Dpn, c: usize) -> bool {
+    let ch = &dpn.channels[c];
+    !(ch.kind == ChannelKind::Scratchpad && ch.producer == ch.consumer)
+}
+
+/// The stream ports of the processes `pis` (a compute process, or a memory process's Load and
+/// Store), in channel order; a channel between two of them appears twice.
+pub fn ports(dpn: &Dpn, pis: &[usize]) -> Vec<ChannelPort> {
+    let mut v = Vec::new();
+    for (c, ch) in dpn.channels.iter().enumerate().filter(|(c, _)| is_stream(dpn, *c)) {
+        if pis.contains(&ch.consumer) {
+            v.push(ChannelPort { c, out: false, width: stream_bits(dpn, c) });
+        }
+        if pis.contains(&ch.producer) {
+            v.push(ChannelPort { c, out: true, width: stream_bits(dpn, c) });
+        }
+    }
+    v
+}
+
+/// Port declarations of `ports`.
+pub fn port_decls(ports: &[ChannelPort]) -> Vec<String> {
+    let mut v = Vec::new();
+    for p in ports {
+        let (c, w) = (p.c, p.width - 1);
+        if p.out {
+            v.push(format!("output wire ch{c}_ov"));
+            v.push(format!("input  wire ch{c}_or"));
+            v.push(format!("output wire [{w}:0] ch{c}_od"));
+        } else {
+            v.push(format!("input  wire ch{c}_v"));
+            v.push(format!("output wire ch{c}_r"));
+            v.push(format!("input  wire [{w}:0] ch{c}_d"));
+        }
+    }
+    v
+}
+
+/// `.chN_…(chN_…)`: each of `ports` connected to the wire of its name.
+pub fn port_conns(ports: &[ChannelPort]) -> Vec<String> {
+    let mut v = Vec::new();
+    for p in ports {
+        let names: [&str; 3] = if p.out { ["ov", "or", "od"] } else { ["v", "r", "d"] };
+        v.extend(names.iter().map(|n| format!(".ch{c}_{n}(ch{c}_{n})", c = p.c)));
+    }
+    v
+}
+
+pub(crate) fn pred_v(p: &Predicate, names: &[String]) -> String {
+    let n: Vec<&str> = names.iter().map(String::as_str).collect();
+    crate::predicate::verilog_expr(p, &n, 64)
+}
+
+/// `name`: the cell of access `a` in scratchpad `c`: per array dimension, the
+/// subscript modulo the window, row-major. A modulo by a constant that is not a power of
+/// two is a combinational divider; on the subscript's full 64 bits Yosys made each one
+/// some 15,000 LUTs (Jacobi-1D at tile 64: a dozen of them, 244,547 LUTs in all), so each
+/// is taken on the bits the array's extent needs (a subscript of an access that runs is in
+/// bounds; one that does not run may give any cell).
+pub(crate) fn cell_wire(o: &mut String, name: &str, p: &Program, dpn: &Dpn, c: usize, a: &Access, names: &[String]) {
+    let ch = &dpn.channels[c];
+    let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
+    let extents = &p.vars[a.var].dims;
+    let mut s = "64'd0".to_string();
+    for (d, ((x, m), e)) in a.index.iter().zip(&ch.window).zip(extents).enumerate() {
+        let (m, b) = ((*m).max(1), index_bits((*e).max(1) as usize));
+        let _ = writeln!(
+            o,
+            "    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] {name}_x{d} = {};\n    // verilator lint_on UNUSEDSIGNAL",
+            aff(x, names, &params)
+        );
+        let term = if m == 1 {
+            "64'd0".to_string()
+        } else if m & (m - 1) == 0 || m >= 1 << b {
+            // The low bits: no arithmetic (or none needed: every subscript is below m).
+            let mb = if m >= 1 << b { b } else { m.trailing_zeros() };
+            let _ = writeln!(o, "    wire [{}:0] {name}_m{d} = {name}_x{d}[{}:0];", mb - 1, mb - 1);
+            format!("{{{}'d0, {name}_m{d}}}", 64 - mb)
+        } else {
+            let _ = writeln!(o, "    wire [{}:0] {name}_n{d} = {name}_x{d}[{}:0];", b - 1, b - 1);
+            let _ = writeln!(o, "    wire [{}:0] {name}_m{d} = {name}_n{d} % {b}'d{m};", b - 1);
+            format!("{{{}'d0, {name}_m{d}}}", 64 - b)
+        };
+        s = format!("({s} * 64'd{m} + {term})");
+    }
+    index_wire(o, name, &s, index_bits(ch.cells()));
+}
+
+/// The loop nest a process's walker and its memory processes' generators walk.
+pub(crate) fn nest(pr: &Process) -> Result<&LoopNest, RtlError> {
+    pr.loops.as_ref().ok_or_else(|| RtlError::Process {
+        process: pr.name.clone(),
+        why: "its hyperplanes are not a unimodular change of its iterators, so it has no loop nest".into(),
+    })
+}
+
+/// `name`: the low `bits` bits of the 64-bit `expr` (a cell index).
+pub(crate) fn index_wire(o: &mut String, name: &str, expr: &str, bits: u32) {
+    let _ = writeln!(
+        o,
+        "    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] {name}_full = {expr};\n    // verilator lint_on UNUSEDSIGNAL\n    wire [{}:0] {name} = {name}_full[{}:0];",
+        bits - 1,
+        bits - 1
+    );
+}
+
+pub(crate) fn need<'a>(dpn: &Dpn, c: usize, p: &'a Option<Predicate>, what: &str) -> Result<&'a Predicate, RtlError> {
+    p.as_ref().ok_or_else(|| RtlError::Channel {
+        channel: dpn.channels[c].name.clone(),
+        why: format!("isl could not derive its {what} predicate within its budget"),
+    })
+}
+
+/// The module of compute process `pi` (statement `stmt`), named `p_<process>`; its walker
+/// is `w_<process>` and its datapath `dp_<statement>` (latency `lat`).
+pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Result<String, RtlError> {
+    let pr: &Process = &dpn.processes[pi];
+    let s = &p.stmts[stmt];
+    let l = nest(pr)?;
+    let names: Vec<String> = s.iters.iter().map(|i| format!("it_{i}")).collect();
+    let ports = ports(dpn, &[pi]);
+    let mut decl = vec!["input  wire clk".to_string(), "input  wire rst".into(), "input  wire start".into(), "output reg  done".into()];
+    let mut scalars = Vec::new();
+    for a in &s.reads {
+        let v = &p.vars[a.var];
+        if v.is_scalar_argument() && !scalars.contains(&a.var) {
+            scalars.push(a.var);
+            decl.push(format!("input  wire [{}:0] s_{}", bits(v.ty) - 1, v.name));
+        }
+    }
+    decl.extend(port_decls(&ports));
+    let mut o = String::new();
+    let _ = writeln!(o, "// {}: statement {} ({} iterations).", pr.name, s.name, pr.iterations);
+    let _ = writeln!(o, "module p_{} (\n    {}\n);", pr.name, decl.join(",\n    "));
+    o.push_str(&functions());
+    let _ = writeln!(
+        o,
+        "    reg running;\n    wire fire;  // this cycle's iteration issues: every operand is there and the skid buffer has room\n    wire w_valid, w_done;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{}:0] cs;  // tile counters need not appear in the iterators\n    // verilator lint_on UNUSEDSIGNAL\n    wire guard;\n    wire w_next = w_valid && (!guard || fire);\n    w_{} walk (.clk(clk), .rst(rst), .start(start), .next(w_next), .valid(w_valid), .done(w_done), .cs(cs));",
+        crate::walk::cs_bits(l) - 1,
+        pr.name
+    );
+    let ctr = crate::walk::counters("cs", l);
+    for (n, li) in names.iter().zip(&l.iters) {
+        let _ = writeln!(o, "    wire signed [63:0] {n} = {};", lin(li, &ctr));
+    }
+    let _ = writeln!(o, "    assign guard = {};", pred_v(&l.guard, &names));
+
+    // Scratchpads this process reads: a memory and a valid bit per cell.
+    for (c, ch) in dpn.channels.iter().enumerate().filter(|(_, ch)| ch.consumer == pi && ch.kind == ChannelKind::Scratchpad) {
+        let (w, n, aw) = (elem_bits(ch), ch.cells(), index_bits(ch.cells()));
+        let _ = writeln!(
+            o,
+            "    // Scratchpad {}: {n} cells.\n    reg [{}:0] sp{c} [0:{}];\n    reg [{}:0] sv{c};",
+            ch.name,
+            w - 1,
+            n - 1,
+            n - 1
+        );
+        if ch.producer != pi {
+            // Arrivals: (cell, value), taken when the cell is free.
+            let _ = writeln!(
+                o,
+                "    wire [{}:0] arr{c}_at = ch{c}_d[{}:{w}];\n    assign ch{c}_r = ch{c}_v && !sv{c}[arr{c}_at];",
+                aw - 1,
+                w + aw - 1
+            );
+        }
+    }
+
+    // Read ports: the mux picks a channel; `rdy_r` says the operand is there, `val_r` is it.
+    let mut fire_terms = Vec::new();
+    let mut pops: Vec<(usize, String)> = Vec::new(); // (channel, condition to pop at fire)
+    let mut releases: Vec<(usize, String, String)> = Vec::new(); // (channel, condition, cell)
+    let mut regs: Vec<(usize, String)> = Vec::new(); // FIFO+register: (channel, take condition)
+    let mut operands = Vec::new();
+    for (r, a) in s.reads.iter().enumerate() {
+        let v = &p.vars[a.var];
+        let w = bits(v.ty);
+        if v.is_scalar_argument() {
+            operands.push(format!("s_{}", v.name));
+            continue;
+        }
+        let _ = writeln!(o, "    reg rdy_r{r};\n    reg [{}:0] val_r{r};", w - 1);
+        let clauses = pr.mux.get(r).map(Vec::as_slice).unwrap_or(&[]);
+        let mut sel = Vec::new();
+        for (k, cl) in clauses.iter().enumerate() {
+            let pred = cl.pred.as_ref().ok_or_else(|| RtlError::Channel {
+                channel: dpn.channels[cl.channel].name.clone(),
+                why: "its mux condition has no predicate".into(),
+            })?;
+            let _ = writeln!(o, "    wire sel_r{r}_{k} = {};", pred_v(pred, &names));
+            sel.push(format!("sel_r{r}_{k}"));
+            let c = cl.channel;
+            let ch = &dpn.channels[c];
+            let taken = format!("sel_r{r}_{k}");
+            match ch.kind {
+                ChannelKind::Fifo => pops.push((c, taken.clone())),
+                ChannelKind::FifoReg => {
+                    let first = need(dpn, c, &ch.first_read, "first-read")?;
+                    let _ = writeln!(o, "    wire first_r{r}_{k} = {};", pred_v(first, &names));
+                    pops.push((c, format!("{taken} && first_r{r}_{k}")));
+                    regs.push((c, format!("{taken} && first_r{r}_{k}")));
+                }
+                ChannelKind::Scratchpad => {
+                    let last = need(dpn, c, &ch.last_read, "last-read")?;
+                    cell_wire(&mut o, &format!("at_r{r}_{k}"), p, dpn, c, a, &names);
+                    let _ = writeln!(o, "    wire last_r{r}_{k} = {};", pred_v(last, &names));
+                    releases.push((c, format!("{taken} && last_r{r}_{k}"), format!("at_r{r}_{k}")));
+                }
+            }
+        }
+        // The operand: the first clause that holds (loads first, as the IR orders them).
+        o.push_str("    always @* begin\n");
+        let _ = writeln!(o, "        rdy_r{r} = 1'b0;\n        val_r{r} = {w}'d0;");
+        for (k, cl) in clauses.iter().enumerate() {
+            let c = cl.channel;
+            let ch = &dpn.channels[c];
+            let head = if k == 0 { "if" } else { "else if" };
+            let (rdy, val) = match ch.kind {
+                ChannelKind::Fifo => (format!("ch{c}_v"), format!("ch{c}_d")),
+                ChannelKind::FifoReg => (format!("(!first_r{r}_{k} || ch{c}_v)"), format!("(first_r{r}_{k} ? ch{c}_d : reg{c})")),
+                ChannelKind::Scratchpad => (format!("sv{c}[at_r{r}_{k}]"), format!("sp{c}[at_r{r}_{k}]")),
+            };
+            let _ = writeln!(
+                o,
+                "        {head} (sel_r{r}_{k}) begin\n            rdy_r{r} = {rdy};\n            val_r{r} = {val};\n        end"
+            );
+        }
+        o.push_str("    end\n");
+        fire_terms.push(format!("rdy_r{r}"));
+        operands.push(format!("op_r{r}"));
+        let _ = writeln!(o, "    reg [{}:0] op_r{r};", w - 1);
+    }
+    for (c, _) in &regs {
+        let _ = writeln!(o, "    reg [{}:0] reg{c};", elem_bits(&dpn.channels[*c]) - 1);
+    }
+    let all = if fire_terms.is_empty() { "1'b1".to_string() } else { fire_terms.join(" && ") };
+    // Iterations issued and not yet written out; the skid buffer holds them all, so issue
+    // stalls on it and the pipeline itself never does.
+    let depth = lat + 4;
+    let pw = index_bits(depth as usize + 1);
+    let _ = writeln!(
+        o,
+        "    reg [{}:0] pending;\n    wire have_operands = {all};\n    assign fire = running && w_valid && guard && have_operands && pending < {pw}'d{depth};\n{}",
+        pw - 1,
+        stat_wires(&["fire", "running && w_valid && guard && !have_operands", "running && w_valid && guard && have_operands && !fire"])
+    );
+    // Pops (FIFO and FIFO+register channels this process reads).
+    let mut popped: Vec<usize> = pops.iter().map(|x| x.0).collect();
+    popped.sort_unstable();
+    popped.dedup();
+    for c in popped {
+        let conds: Vec<String> = pops.iter().filter(|x| x.0 == c).map(|x| format!("({})", x.1)).collect();
+        let _ = writeln!(o, "    assign ch{c}_r = fire && ({});", conds.join(" || "));
+    }
+
+    // Demux, decided at issue: per clause, whether its channel gets the result and, for a
+    // scratchpad, the cell. These travel down the pipeline beside the datapath.
+    let wy = bits(p.vars[s.write.var].ty);
+    let mut meta = Vec::new(); // (issue-side expression, width, output-side name), low bits first
+    let mut targets = Vec::new();
+    let mut self_writes = Vec::new();
+    for (k, cl) in pr.demux.iter().enumerate() {
+        let c = cl.channel;
+        let ch = &dpn.channels[c];
+        let pred = cl
+            .pred
+            .as_ref()
+            .ok_or_else(|| RtlError::Channel { channel: ch.name.clone(), why: "its demux condition has no predicate".into() })?;
+        let _ = writeln!(o, "    wire to_{k}_i = {};", pred_v(pred, &names));
+        meta.push((format!("to_{k}_i"), 1, format!("to_{k}")));
+        if ch.kind == ChannelKind::Scratchpad {
+            let aw = index_bits(ch.cells());
+            cell_wire(&mut o, &format!("wat_{k}_i"), p, dpn, c, &s.write, &names);
+            meta.push((format!("wat_{k}_i"), aw, format!("wat_{k}")));
+            if ch.producer == ch.consumer {
+                self_writes.push((c, format!("to_{k}"), format!("wat_{k}")));
+                continue;
+            }
+            let _ = writeln!(o, "    assign ch{c}_od = {{wat_{k}, result}};");
+        } else {
+            let _ = writeln!(o, "    assign ch{c}_od = result;");
+        }
+        targets.push((c, format!("to_{k}")));
+    }
+    let mw: u32 = meta.iter().map(|m| m.1).sum::<u32>().max(1);
+    let issue_meta: Vec<&str> = meta.iter().rev().map(|m| m.0.as_str()).collect();
+    let _ = writeln!(
+        o,
+        "    wire [{}:0] meta_i = {};",
+        mw - 1,
+        if meta.is_empty() { "1'b0".to_string() } else { format!("{{{}}}", issue_meta.join(", ")) }
+    );
+
+    // The datapath, fed from registers loaded at issue; `pv`/`pm` follow each iteration's
+    // valid bit and demux down its stages, so `y` pairs with `pv[lat]`/`pm[lat]`.
+    let mut dp_ports = vec![".clk(clk)".to_string(), ".ce(1'b1)".into()];
+    for i in &s.iters {
+        let _ = writeln!(o, "    reg signed [63:0] iq_{i};");
+        dp_ports.push(format!(".it_{i}(iq_{i})"));
+    }
+    for (r, op) in operands.iter().enumerate() {
+        dp_ports.push(format!(".r{r}({op})"));
+    }
+    let _ = writeln!(
+        o,
+        "    wire [{}:0] y;\n    dp_{} dp ({}, .y(y));\n    reg [{lat}:0] pv;  // stage k: an iteration issued k + 1 cycles ago\n    reg [{}:0] pm;",
+        wy - 1,
+        s.name,
+        dp_ports.join(", "),
+        mw * (lat + 1) - 1
+    );
+    o.push_str("    always @(posedge clk) begin\n        if (fire) begin\n");
+    for (r, op) in operands.iter().enumerate() {
+        if op.starts_with("op_") {
+            let _ = writeln!(o, "            {op} <= val_r{r};");
+        }
+    }
+    for (i, n) in s.iters.iter().zip(&names) {
+        let _ = writeln!(o, "            iq_{i} <= {n};");
+    }
+    for (c, cond) in &regs {
+        let _ = writeln!(o, "            if ({cond}) reg{c} <= ch{c}_d;");
+    }
+    let (pv_in, pm_in) = match lat {
+        0 => ("fire".to_string(), "meta_i".to_string()),
+        _ => (format!("{{pv[{}:0], fire}}", lat - 1), format!("{{pm[{}:0], meta_i}}", mw * lat - 1)),
+    };
+    let _ = writeln!(o, "        end\n        pv <= (rst || start) ? {}'d0 : {pv_in};\n        pm <= {pm_in};\n    end", lat + 1);
+    let (pv_out, pm_out) = (format!("pv[{lat}]"), format!("pm[{}:{}]", mw * (lat + 1) - 1, mw * lat));
+
+    // The skid buffer: results with their demux, written out in order once every named
+    // channel can take the result.
+    let _ = writeln!(
+        o,
+        "    wire out_v;\n    wire [{}:0] out_d;\n    // verilator lint_off UNUSEDSIGNAL\n    wire skid_in_ready;\n    wire [{}:0] skid_count, skid_peak;\n    // verilator lint_on UNUSEDSIGNAL\n    wire put;\n    dpn_fifo_reg #(.W({}), .DEPTH({depth}), .FULL_PASS(0)) skid (.clk(clk), .rst(rst || start), .in_valid({pv_out}), .in_ready(skid_in_ready), .in_data({{{pm_out}, y}}), .out_valid(out_v), .out_ready(put), .out_data(out_d), .count(skid_count), .peak(skid_peak));\n    wire [{}:0] result = out_d[{}:0];",
+        wy + mw - 1,
+        pw - 1,
+        wy + mw,
+        wy - 1,
+        wy - 1
+    );
+    let mut at = wy;
+    for (_, w, name) in &meta {
+        if *w == 1 {
+            let _ = writeln!(o, "    wire {name} = out_d[{at}];");
+        } else {
+            let _ = writeln!(o, "    wire [{}:0] {name} = out_d[{}:{at}];", w - 1, at + w - 1);
+        }
+        at += w;
+    }
+    if meta.is_empty() {
+        let _ = writeln!(
+            o,
+            "    // verilator lint_off UNUSEDSIGNAL\n    wire unused_meta = out_d[{wy}];\n    // verilator lint_on UNUSEDSIGNAL"
+        );
+    }
+    let can: Vec<String> = targets.iter().map(|(c, t)| format!("(!{t} || ch{c}_or)")).collect();
+    let can = if can.is_empty() { "1'b1".to_string() } else { can.join(" && ") };
+    let _ = writeln!(o, "    assign put = out_v && {can};");
+    for (c, t) in &targets {
+        let _ = writeln!(o, "    assign ch{c}_ov = put && {t};");
+    }
+
+    // Run control: done once the walker is done and every issued iteration is written out.
+    let _ = writeln!(
+        o,
+        "    always @(posedge clk) begin\n        if (rst) begin\n            running <= 1'b0;\n            done <= 1'b0;\n            pending <= {pw}'d0;\n        end else if (start) begin\n            running <= 1'b1;\n            done <= 1'b0;\n            pending <= {pw}'d0;\n        end else begin\n            pending <= pending + {{{}'d0, fire}} - {{{}'d0, put}};\n            if (running && w_done && pending == {pw}'d0) begin\n                running <= 1'b0;\n                done <= 1'b1;\n            end\n        end\n    end",
+        pw - 1,
+        pw - 1
+    );
+    for (c, ch) in dpn.channels.iter().enumerate().filter(|(_, ch)| ch.consumer == pi && ch.kind == ChannelKind::Scratchpad) {
+        let w = elem_bits(ch);
+        let _ = writeln!(o, "    always @(posedge clk) begin\n        if (rst || start) sv{c} <= {}'d0;\n        else begin", ch.cells());
+        for (rc, cond, at) in releases.iter().filter(|x| x.0 == c) {
+            let _ = writeln!(o, "            if (fire && {cond}) sv{rc}[{at}] <= 1'b0;");
+        }
+        if ch.producer != pi {
+            let _ = writeln!(o, "            if (ch{c}_v && ch{c}_r) begin\n                sv{c}[arr{c}_at] <= 1'b1;\n                sp{c}[arr{c}_at] <= ch{c}_d[{}:0];\n            end", w - 1);
+        }
+        for (sc, t, at) in self_writes.iter().filter(|x| x.0 == c) {
+            let _ = writeln!(o, "            if (put && {t}) begin\n                sv{sc}[{at}] <= 1'b1;\n                sp{sc}[{at}] <= result;\n            end");
+        }
+        o.push_str("        end\n    end\n");
+    }
+    o.push_str("endmodule\n\n");
+    Ok(o)
+}
+
+/// The simulator's per-process counts (`stat_work`, `stat_wait_in`, `stat_wait_out`: the
+/// cycles a process did its work, waited for its inputs, waited for room), read by the
+/// simulation wrapper only; synthesis drops them.
+pub(crate) fn stat_wires(conds: &[&str; 3]) -> String {
+    let wires: Vec<String> = STAT_WIRES.iter().zip(conds).map(|(name, cond)| format!("    wire {name} = {cond};")).collect();
+    format!("    // verilator lint_off UNUSEDSIGNAL\n{}\n    // verilator lint_on UNUSEDSIGNAL", wires.join("\n"))
+}
+
+/// The names of [`stat_wires`], in their order.
+pub const STAT_WIRES: [&str; 3] = ["stat_work", "stat_wait_in", "stat_wait_out"];
