@@ -344,10 +344,11 @@ fn verilog_files(
     files.extend(dpnc_hls_emit::runtime_files());
     files.extend(design.files);
     for cell in &design.cells {
-        let path = dpnc_rtl::cells_dir().join(cell);
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| dpnc_hls_emit::CodegenError::Process { process: dpn.kernel.clone(), why: format!("{}: {e}", path.display()) })?;
-        files.push((format!("cells/{cell}"), text));
+        let text = dpnc_rtl::cells::text(cell).ok_or_else(|| dpnc_hls_emit::CodegenError::Process {
+            process: dpn.kernel.clone(),
+            why: format!("no cell `{cell}` in dpnc's library"),
+        })?;
+        files.push((format!("cells/{cell}"), text.to_string()));
     }
     Ok(files)
 }

@@ -7,6 +7,7 @@
 //! FIFO per channel stream inside the Vitis RTL-kernel shell; [`shell`] writes what the Vitis
 //! flow needs to package it (`kernel.xml`, `package_xo.tcl`, connectivity).
 
+pub mod cells;
 pub mod datapath;
 pub mod fanout;
 pub mod memory;
@@ -53,7 +54,7 @@ pub struct Design {
     pub top: String,
     /// Generated files: (name, Verilog text).
     pub files: Vec<(String, String)>,
-    /// The cells it instantiates, relative to [`cells_dir`] (e.g. `fp/dpn_fadd.v`).
+    /// The cells it instantiates, as paths in the library (e.g. `fp/dpn_fadd.v`; see [`cells`]).
     pub cells: Vec<&'static str>,
     /// AXI4 master ports (`gmem0`, …), one per array.
     pub ports: Vec<String>,
@@ -66,24 +67,29 @@ pub struct Design {
 }
 
 impl Design {
-    /// Every source of the design once its generated modules are in `dir`: those, then the
-    /// cells where the library keeps them.
+    /// Every source of the design once it is written to `dir`: its generated modules, then
+    /// its cells under `dir/cells/`.
     pub fn sources(&self, dir: &Path) -> Vec<PathBuf> {
-        let cells = self.cells.iter().map(|c| cells_dir().join(c));
+        let cells = self.cells.iter().map(|c| dir.join("cells").join(c));
         self.files.iter().map(|(n, _)| dir.join(n)).chain(cells).collect()
     }
 
-    /// Writes the generated modules to `dir` (created); returns [`Design::sources`].
+    /// Writes the generated modules and the cells they use (from [`cells::CELLS`]) to `dir`
+    /// (created); returns [`Design::sources`].
     pub fn write(&self, dir: &Path) -> Result<Vec<PathBuf>, String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         for (name, text) in &self.files {
             std::fs::write(dir.join(name), text).map_err(|e| format!("{}: {e}", dir.join(name).display()))?;
         }
+        for cell in &self.cells {
+            cells::write(dir, cell)?;
+        }
         Ok(self.sources(dir))
     }
 }
 
-/// The cell library's directory.
+/// The cell library's directory in the source tree (for the cells' own tests; designs take
+/// their cells from [`cells::CELLS`]).
 pub fn cells_dir() -> PathBuf {
     datapath::cells_dir()
 }

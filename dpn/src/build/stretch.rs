@@ -7,7 +7,7 @@
 //! one first source and one step per read, and assembled read by read rather than
 //! instance by instance (`Assembly::instances`); what does not fit (a non-affine piece,
 //! positions that jump, a DDR source that moves) is resolved and assembled one instance at
-//! a time as before. The answer is the same: pieces are disjoint, and the positions are
+//! a time. The answer is the same: pieces are disjoint, and the positions are
 //! read from the band's index.
 
 use super::{ddr_source, Band, Ctx, LocalIndex, PackedSrc, Part};
