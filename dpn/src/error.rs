@@ -27,7 +27,7 @@ impl Error {
     pub fn into_diagnostic(self) -> Diagnostic {
         match self {
             Error::User(d) => d,
-            Error::Internal(what) => Diagnostic::global(format!("internal error: {what}")),
+            internal => Diagnostic::global(internal.to_string()),
         }
     }
 }

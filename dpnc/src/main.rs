@@ -348,7 +348,7 @@ fn verilog_files(
             process: dpn.kernel.clone(),
             why: format!("no cell `{cell}` in dpnc's library"),
         })?;
-        files.push((format!("cells/{cell}"), text.to_string()));
+        files.push((dpnc_rtl::cells::path(cell), text.to_string()));
     }
     Ok(files)
 }

@@ -38,10 +38,15 @@ pub fn text(name: &str) -> Option<&'static str> {
     CELLS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
 }
 
-/// Writes cell `name` to `dir/cells/<name>`; returns its path.
+/// Where cell `name` goes in a design's directory: `cells/<name>`.
+pub fn path(name: &str) -> String {
+    format!("cells/{name}")
+}
+
+/// Writes cell `name` to its [`path`] under `dir`; returns that path.
 pub fn write(dir: &Path, name: &str) -> Result<std::path::PathBuf, String> {
     let text = text(name).ok_or_else(|| format!("no cell `{name}` in dpnc's library"))?;
-    let path = dir.join("cells").join(name);
+    let path = dir.join(path(name));
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
     }

@@ -70,7 +70,7 @@ impl Design {
     /// Every source of the design once it is written to `dir`: its generated modules, then
     /// its cells under `dir/cells/`.
     pub fn sources(&self, dir: &Path) -> Vec<PathBuf> {
-        let cells = self.cells.iter().map(|c| dir.join("cells").join(c));
+        let cells = self.cells.iter().map(|c| dir.join(cells::path(c)));
         self.files.iter().map(|(n, _)| dir.join(n)).chain(cells).collect()
     }
 

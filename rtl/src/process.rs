@@ -11,7 +11,7 @@
 //! from the channel whenever their cell is free, so a value never lands on a live one (the
 //! same argument as the Vitis backend's, see ARCHITECTURE.md).
 
-use crate::verilog::{aff, bits, elem_bits, functions, index_bits, lin};
+use crate::verilog::{aff, all_of, bits, elem_bits, functions, index_bits, lin};
 use crate::RtlError;
 use dpnc_dpn::ir::{ChannelKind, Dpn, Process};
 use dpnc_dpn::loops::LoopNest;
@@ -276,7 +276,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
     for (c, _) in &regs {
         let _ = writeln!(o, "    reg [{}:0] reg{c};", elem_bits(&dpn.channels[*c]) - 1);
     }
-    let all = if fire_terms.is_empty() { "1'b1".to_string() } else { fire_terms.join(" && ") };
+    let all = all_of(fire_terms);
     // Iterations issued and not yet written out; the skid buffer holds them all, so issue
     // stalls on it and the pipeline itself never does.
     let depth = lat + 4;
@@ -398,7 +398,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
         );
     }
     let can: Vec<String> = targets.iter().map(|(c, t)| format!("(!{t} || ch{c}_or)")).collect();
-    let can = if can.is_empty() { "1'b1".to_string() } else { can.join(" && ") };
+    let can = all_of(can);
     let _ = writeln!(o, "    assign put = out_v && {can};");
     for (c, t) in &targets {
         let _ = writeln!(o, "    assign ch{c}_ov = put && {t};");

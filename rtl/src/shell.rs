@@ -48,7 +48,7 @@ fn kernel_xml(d: &Design) -> String {
 /// lies in the directory.
 fn sources(d: &Design) -> Vec<String> {
     let own = d.files.iter().map(|(name, _)| name.as_str()).filter(|n| n.ends_with(".v"));
-    own.map(|n| format!("./{n}")).chain(d.cells.iter().map(|c| format!("./cells/{c}"))).collect()
+    own.map(|n| format!("./{n}")).chain(d.cells.iter().map(|c| format!("./{}", crate::cells::path(c)))).collect()
 }
 
 fn package_tcl(d: &Design, board: &Board) -> String {

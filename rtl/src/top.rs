@@ -8,7 +8,7 @@
 use crate::fanout::FanOut;
 use crate::memory::AXI_PORTS;
 use crate::process::{is_stream, ports, stream_bits};
-use crate::verilog::bits;
+use crate::verilog::{any_of, bits};
 use crate::{Arg, Design, RtlError};
 use dpnc_dpn::ir::{Channel, ChannelClass, ChannelKind, Dpn, ProcessKind};
 use dpnc_frontend::ir::{Program, VarKind};
@@ -196,7 +196,7 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
     let _ = writeln!(
         o,
         "    always @(posedge ap_clk) begin\n        if (rst) dbg_ops <= 32'd0;\n        else if ({}) dbg_ops <= dbg_ops + 32'd1;\n    end",
-        if fires.is_empty() { "1'b0".into() } else { fires.join(" || ") }
+        any_of(fires, "1'b0")
     );
 
     // Processes. Module `m` (compute processes, then memory processes) takes its reset and

@@ -9,6 +9,24 @@ use dpnc_frontend::ir::Aff;
 use dpnc_frontend::ir::ScalarType;
 use std::fmt::Write;
 
+/// `terms` joined by `||`; `none` when there are none.
+pub fn any_of(terms: Vec<String>, none: &str) -> String {
+    if terms.is_empty() {
+        none.to_string()
+    } else {
+        terms.join(" || ")
+    }
+}
+
+/// `terms` joined by `&&`; `1'b1` when there are none.
+pub fn all_of(terms: Vec<String>) -> String {
+    if terms.is_empty() {
+        "1'b1".to_string()
+    } else {
+        terms.join(" && ")
+    }
+}
+
 /// A signed 64-bit literal.
 pub fn lit(v: i64) -> String {
     lit_w(v, 64)

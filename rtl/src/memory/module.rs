@@ -6,6 +6,7 @@
 
 use super::sources::{self, source_ok, FRESH, LANDED, SOURCES, SOURCES_UPDATE, SOURCE_WAIT};
 use super::*;
+use crate::verilog::{all_of, any_of};
 use dpnc_frontend::ir::Variable;
 
 /// What a memory module is made of, decided before any text is written.
@@ -78,22 +79,6 @@ struct Activity {
 struct FanOut {
     fan: Vec<(usize, Vec<(usize, usize)>)>,
     fields: Vec<Field>,
-}
-
-fn or(v: Vec<String>, none: &str) -> String {
-    if v.is_empty() {
-        none.to_string()
-    } else {
-        v.join(" || ")
-    }
-}
-
-fn and(v: Vec<String>) -> String {
-    if v.is_empty() {
-        "1'b1".to_string()
-    } else {
-        v.join(" && ")
-    }
 }
 
 /// The memory module `shape` of array `var` with generators `gens`; the walkers of its own
@@ -342,12 +327,12 @@ impl<'a> Plan<'a> {
     fn pick(&self, o: &mut String) {
         let &Plan { gens, local, ordered, cached, fine, keyed, n, klen, bk, size, xw, key_bits, .. } = self;
         winner(o, &self.store_of(), klen, key_bits, bk, fine, keyed);
-        let _ = writeln!(o, "    wire all_done = {};", and((0..n).map(|g| format!("g{g}_done")).collect()));
+        let _ = writeln!(o, "    wire all_done = {};", all_of((0..n).map(|g| format!("g{g}_done")).collect()));
         let _ = writeln!(
             o,
             "    // The σ-next access: the winner's.\n    wire go = state == RUN && ({});\n    wire pick_load = {};",
-            or((0..n).map(|g| format!("win{g}")).collect(), "1'b0"),
-            or(gens.iter().enumerate().filter(|(_, gen)| gen.load).map(|(g, _)| format!("win{g}")).collect(), "1'b0")
+            any_of((0..n).map(|g| format!("win{g}")).collect(), "1'b0"),
+            any_of(gens.iter().enumerate().filter(|(_, gen)| gen.load).map(|(g, _)| format!("win{g}")).collect(), "1'b0")
         );
         if !local {
             let addrs: Vec<String> = (0..n).map(|g| format!("win{g} ? g{g}_addr :")).collect();
@@ -430,7 +415,7 @@ impl<'a> Plan<'a> {
             let _ = writeln!(
                 o,
                 "    wire pop_ok = {};  // the σ-next store's value is there\n    wire [{}:0] pop_value = {} {ew}'d0;",
-                or(stores.iter().map(|(g, c)| format!("(win{g} && ch{c}_v)")).collect(), "1'b0"),
+                any_of(stores.iter().map(|(g, c)| format!("(win{g} && ch{c}_v)")).collect(), "1'b0"),
                 ew - 1,
                 stores.iter().map(|(g, c)| format!("win{g} ? ch{c}_d :")).collect::<Vec<_>>().join(" ")
             );
@@ -592,7 +577,7 @@ impl<'a> Plan<'a> {
             let _ = writeln!(
                 o,
                 "    // Fan-out of the head once its value is there and every target channel can take it.\n    wire can = {};\n    wire fire = q_count != {}'d0 && {beat} && can;",
-                and(can),
+                all_of(can),
                 qa + 1
             );
             let head = format!("q_count != {}'d0", qa + 1);
@@ -690,7 +675,7 @@ impl<'a> Plan<'a> {
                     ORDER,
                     &[
                         ("$BANDS", (0..bk).map(|k| format!("w_band{k}")).collect::<Vec<_>>().join(", ")),
-                        ("$SAME", and(same)),
+                        ("$SAME", all_of(same)),
                         ("$LOADS", if fine { SOURCE_WAIT } else { BAND_WAIT }.to_string()),
                         ("$OLD_DECL", if fine { String::new() } else { OLD_DECL.to_string() }),
                     ],
@@ -748,8 +733,8 @@ impl<'a> Plan<'a> {
             let _ = writeln!(o, "    wire unused = &{{1'b0, {}}};  // responses are OKAY, beats counted", act.unused.join(", "));
         }
 
-        let (work, wait_out) = (act.work.join(" || "), or(act.wait_out, "1'b0"));
-        let wait_in = format!("!stat_work && !({wait_out}) && ({})", or(act.wait_in, "1'b0"));
+        let (work, wait_out) = (act.work.join(" || "), any_of(act.wait_out, "1'b0"));
+        let wait_in = format!("!stat_work && !({wait_out}) && ({})", any_of(act.wait_in, "1'b0"));
         let stats = [work, wait_in, format!("!stat_work && ({wait_out})")];
         if shape.lane.is_some() {
             for (w, cond) in crate::process::STAT_WIRES.iter().zip(&stats) {
