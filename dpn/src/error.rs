@@ -27,7 +27,7 @@ impl Error {
     pub fn into_diagnostic(self) -> Diagnostic {
         match self {
             Error::User(d) => d,
-            internal => Diagnostic::global(internal.to_string()),
+            Error::Internal(what) => Diagnostic::bug(None, what),
         }
     }
 }

@@ -179,7 +179,7 @@ fn bounded_channel(cx: &Ctx, dpn: &Dpn, c: usize) -> Result<Found, Error> {
         );
         let help = "try other tile sizes or `--hyperplanes`, or split the loop nest";
         let span = dpn.processes[dpn.channels[c].consumer].stmt().map(|k| cx.p.stmts[k].span);
-        Diagnostic { span, message, help: Some(help.into()) }.into()
+        Diagnostic { span, message, help: Some(help.into()), internal: false }.into()
     })
 }
 
@@ -262,11 +262,7 @@ fn channel(cx: &Ctx, dpn: &Dpn, c: usize) -> Result<Found, Error> {
         {
             let expected = if stmt_of(ch.consumer).is_some() { ch.reads } else { ch.writes };
             if pairs as u64 != expected {
-                return Err(Diagnostic::global(format!(
-                    "internal error: channel {} carries {expected} values but its relation has {pairs} pairs",
-                    ch.name
-                ))
-                .into());
+                return Err(Error::internal(format!("channel {} carries {expected} values but its relation has {pairs} pairs", ch.name)));
             }
         }
     }

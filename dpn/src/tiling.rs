@@ -380,7 +380,7 @@ fn too_costly(p: &Program) -> Diagnostic {
         biggest.len()
     );
     let help = "split the kernel into several, or give fewer statements per loop nest";
-    Diagnostic { span: biggest.first().map(|&k| p.stmts[k].span), message, help: Some(help.into()) }
+    Diagnostic { span: biggest.first().map(|&k| p.stmts[k].span), message, help: Some(help.into()), internal: false }
 }
 
 fn choose_with(p: &Program, deps: &Deps, user: Option<&str>) -> Result<Vec<Nest>, Error> {

@@ -571,7 +571,7 @@ mod tests {
         let mut sm = SourceMap::new();
         let src = Source { file: file.clone(), include: vec![], define: vec![], kernel: None, params: vec![] };
         load(&mut sm, &src).unwrap_or_else(|_| panic!("loads"));
-        let bug = located(Diagnostic::global("internal error: a channel without its relation")).render(&sm);
+        let bug = located(Diagnostic::bug(None, "a channel without its relation")).render(&sm);
         assert!(bug.starts_with(&format!("{}:5:3: error: internal error", file.display())), "{bug}");
         assert!(bug.contains("this is a bug in dpnc"), "{bug}");
         let user = located(Diagnostic::global("more than 10 statement instances")).render(&sm);

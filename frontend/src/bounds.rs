@@ -23,7 +23,7 @@ pub fn check(p: &Program) -> Result<()> {
             }
             let relation = model.access(p, &names, &s.name, a, &cond);
             let cells = cells(&ctx, &relation, &fixed)
-                .map_err(|e| Diagnostic::new(a.span, format!("internal error in isl while checking this access's bounds: {e}")))?;
+                .map_err(|e| Diagnostic::bug(Some(a.span), format!("isl failed while checking this access\'s bounds: {e}")))?;
             if let Some(range) = cells {
                 within(p, a, &range)?;
             }

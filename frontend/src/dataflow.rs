@@ -83,14 +83,14 @@ pub struct Sare {
 }
 
 fn isl_err(what: &str) -> impl Fn(isl_rs::LibISLError) -> Diagnostic + '_ {
-    move |e| Diagnostic::global(format!("internal error in isl while {what}: {e}"))
+    move |e| Diagnostic::bug(None, format!("isl failed while {what}: {e}"))
 }
 
 /// Parses several relations in isl notation into one union map.
 pub fn union(ctx: &Context, parts: &[String]) -> Result<UnionMap> {
     let mut u = UnionMap::read_from_str(ctx, "{ }").map_err(isl_err("creating a relation"))?;
     for p in parts {
-        let m = UnionMap::read_from_str(ctx, p).map_err(|e| Diagnostic::global(format!("internal error: isl rejected `{p}`: {e}")))?;
+        let m = UnionMap::read_from_str(ctx, p).map_err(|e| Diagnostic::bug(None, format!("isl rejected `{p}`: {e}")))?;
         u = u.union(m).map_err(isl_err("building a union"))?;
     }
     Ok(u)
@@ -187,7 +187,7 @@ fn too_costly(p: &Program, operations: u64) -> Diagnostic {
         deepest.map_or(String::new(), |s| format!(", the deepest in {} nested loops", s.iters.len()))
     );
     let help = "split the kernel or its loop nests, or give a reduction its own accumulator per outer iteration";
-    Diagnostic { span: deepest.map(|s| s.span), message, help: Some(help.into()) }
+    Diagnostic { span: deepest.map(|s| s.span), message, help: Some(help.into()), internal: false }
 }
 
 /// The SARE of `p`, for the parameter values of `fixed` (an isl parameter set) if given.
@@ -247,7 +247,7 @@ fn compute_in(p: &Program, ctx: &Context, fixed: Option<&str>) -> Result<Sare> {
     // (tests/regress/sare_guarded_*).
     let mut instances = UnionSet::read_from_str(ctx, "{ }").map_err(isl_err("collecting the instances"))?;
     for d in m.domains.iter().chain(sink_domains.iter().map(|(_, d)| d)) {
-        let set = UnionSet::read_from_str(ctx, d).map_err(|e| Diagnostic::global(format!("internal error: isl rejected `{d}`: {e}")))?;
+        let set = UnionSet::read_from_str(ctx, d).map_err(|e| Diagnostic::bug(None, format!("isl rejected `{d}`: {e}")))?;
         instances = instances.union(set).map_err(isl_err("collecting the instances"))?;
     }
     if let Some(f) = fixed {
@@ -275,16 +275,13 @@ fn compute_in(p: &Program, ctx: &Context, fixed: Option<&str>) -> Result<Sare> {
                     p.stmts
                         .iter()
                         .position(|s| s.name == source)
-                        .ok_or_else(|| Diagnostic::global(format!("internal error: unknown source `{source}`")))?,
+                        .ok_or_else(|| Diagnostic::bug(None, format!("unknown source `{source}`")))?,
                 )
             } else {
                 None
             };
-            let dom_text = &sink_domains
-                .iter()
-                .find(|(t, _)| *t == sink)
-                .ok_or_else(|| Diagnostic::global(format!("internal error: unknown sink `{sink}`")))?
-                .1;
+            let dom_text =
+                &sink_domains.iter().find(|(t, _)| *t == sink).ok_or_else(|| Diagnostic::bug(None, format!("unknown sink `{sink}`")))?.1;
             let pieces = map.get_basic_map_list().map_err(isl_err("listing pieces"))?;
             for j in 0..pieces.size().map_err(isl_err("listing pieces"))? {
                 let bmap: BasicMap = pieces.get_at(j).map_err(isl_err("reading a piece"))?;
@@ -294,7 +291,7 @@ fn compute_in(p: &Program, ctx: &Context, fixed: Option<&str>) -> Result<Sare> {
                     None => (None, strip(&exact)),
                 };
                 let rel = Piece::from_isl(gisted.as_ref().unwrap_or(&bmap))
-                    .map_err(|e| Diagnostic::global(format!("internal error reading a dataflow piece: {e}")))?;
+                    .map_err(|e| Diagnostic::bug(None, format!("a dataflow piece does not read back: {e}")))?;
                 by_sink.entry(sink.clone()).or_default().sources.push(Source { stmt, rel, text, exact });
             }
         }
@@ -311,7 +308,7 @@ fn compute_in(p: &Program, ctx: &Context, fixed: Option<&str>) -> Result<Sare> {
         let set = Set::read_from_str(ctx, d)
             .and_then(|s| s.gist_params(context))
             .and_then(|s| s.coalesce())
-            .map_err(|e| Diagnostic::global(format!("internal error: isl rejected `{d}`: {e}")))?;
+            .map_err(|e| Diagnostic::bug(None, format!("isl rejected `{d}`: {e}")))?;
         domains.push(strip(set.to_str().map_err(isl_err("printing"))?));
     }
     Ok(Sare { reads, finals, domains })
@@ -324,7 +321,7 @@ pub fn simplified_model(m: &Model) -> Result<Model> {
     let context = format!("{}{{ : {} }}", m.params, if m.context.is_empty() { "1 = 1" } else { &m.context });
     let params = || Set::read_from_str(&ctx, &context).map_err(isl_err("reading the context"));
     fn bad(t: &str) -> impl Fn(isl_rs::LibISLError) -> Diagnostic + '_ {
-        move |e| Diagnostic::global(format!("internal error: isl rejected `{t}`: {e}"))
+        move |e| Diagnostic::bug(None, format!("isl rejected `{t}`: {e}"))
     }
     let mut out =
         Model { params: m.params.clone(), context: m.context.clone(), domains: vec![], writes: vec![], reads: vec![], schedules: vec![] };

@@ -19,7 +19,7 @@ pub fn index_of(p: &Program, a: &Access, iters: &[i64], params: &[i64]) -> Resul
         .iter()
         .map(|x| x.eval(iters, params))
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| Diagnostic::new(a.span, format!("internal error: {e}")))?;
+        .map_err(|e| Diagnostic::bug(Some(a.span), e.to_string()))?;
     let off = flatten(&p.vars[a.var].dims, &idx);
     Ok((idx, off))
 }
@@ -123,7 +123,7 @@ impl<'a> Counter<'a> {
     /// Adds `scale` times the instances of `nodes` (each iteration of the enclosing loops
     /// that were multiplied out counts `scale` times).
     fn count(&mut self, nodes: &[Node], iters: &mut Vec<i64>, scale: u64) -> Result<(), Diagnostic> {
-        let internal = |e: &str| Diagnostic::new(self.p.region, format!("internal error: {e}"));
+        let internal = |e: &str| Diagnostic::bug(Some(self.p.region), e);
         for n in nodes {
             if self.over() {
                 return Ok(());
@@ -192,7 +192,7 @@ pub fn for_each_run(p: &Program, params: &[i64], f: &mut VisitRun) -> Result<(),
 
 /// The walk of [`for_each_run`], or with `runs` off of [`for_each_instance`] (runs of one).
 fn walk(p: &Program, nodes: &[Node], params: &[i64], runs: bool, iters: &mut Vec<i64>, f: &mut VisitRun) -> Result<(), Diagnostic> {
-    let internal = |e: &str| Diagnostic::new(p.region, format!("internal error: {e}"));
+    let internal = |e: &str| Diagnostic::bug(Some(p.region), e);
     for n in nodes {
         match n {
             Node::Loop { lower, upper, dir, body, .. } => {

@@ -87,7 +87,7 @@ const PUNCTUATORS: &[(&str, &str)] = &[
 
 /// Lexes one file of the source map.
 pub fn lex(sm: &SourceMap, file: FileId) -> Result<Vec<PpToken>> {
-    let src = sm.get(file).ok_or_else(|| Diagnostic::global(format!("internal error: no source file with id {}", file.0)))?;
+    let src = sm.get(file).ok_or_else(|| Diagnostic::bug(None, format!("no source file with id {}", file.0)))?;
     lex_text(&src.text, file)
 }
 

@@ -25,12 +25,7 @@ pub fn evaluate(p: &Program, sare: &Sare, params: &[i64], inputs: &Store) -> Res
             out.data[k][cell] = match flow.origin(params, &idx) {
                 Some(Origin::Stmt(s, inst)) => ev.value((s, inst))?,
                 Some(Origin::Initial(_)) => inputs.data[k][cell],
-                None => {
-                    return Err(Diagnostic::new(
-                        v.span,
-                        format!("internal error: the dataflow gives no final value for {}{:?}", v.name, idx),
-                    ))
-                }
+                None => return Err(Diagnostic::bug(Some(v.span), format!("the dataflow gives no final value for {}{:?}", v.name, idx))),
             };
         }
     }
@@ -79,19 +74,16 @@ impl Evaluator<'_> {
                         );
                     }
                     None => {
-                        return Err(Diagnostic::new(
-                            s.reads[r].span,
-                            format!("internal error: the dataflow gives no source for this read in {}{:?}", s.name, inst),
+                        return Err(Diagnostic::bug(
+                            Some(s.reads[r].span),
+                            format!("the dataflow gives no source for this read in {}{:?}", s.name, inst),
                         ));
                     }
                 }
             }
             if let Some(dep) = missing {
                 if !on_stack.insert(dep.clone()) {
-                    return Err(Diagnostic::new(
-                        s.span,
-                        format!("internal error: cyclic dataflow through {}{:?}", self.p.stmts[dep.0].name, dep.1),
-                    ));
+                    return Err(Diagnostic::bug(Some(s.span), format!("cyclic dataflow through {}{:?}", self.p.stmts[dep.0].name, dep.1)));
                 }
                 stack.push(dep);
                 continue;
@@ -102,6 +94,6 @@ impl Evaluator<'_> {
             on_stack.remove(&top);
             stack.pop();
         }
-        self.memo.get(&root).copied().ok_or_else(|| Diagnostic::global("internal error: instance not evaluated"))
+        self.memo.get(&root).copied().ok_or_else(|| Diagnostic::bug(None, "instance not evaluated"))
     }
 }
