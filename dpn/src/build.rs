@@ -827,6 +827,9 @@ pub fn construct(p: &Program, sare: &Sare, cfg: &Config) -> Result<Construction,
         params: p.params.iter().zip(&params).map(|(q, v)| (q.name.clone(), *v)).collect(),
         tile: cfg.tile.clone(),
         par: cfg.par.clone(),
+        schedules: (0..p.stmts.len())
+            .map(|k| Schedule { sigma: crate::sync::sigma(p, &nests, &cfg.tile, k), band: crate::sync::band_key(p, &nests, &cfg.tile, k) })
+            .collect(),
         nests,
         bands,
         processes: b.processes,

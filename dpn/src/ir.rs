@@ -2,7 +2,7 @@
 //! values. Plain data that every backend reads; what each process does instance by instance
 //! is in [`crate::trace`], and what construction did in [`crate::build::BuildStats`].
 
-use crate::tiling::Nest;
+use crate::tiling::{Affine, Nest};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -175,6 +175,30 @@ impl Dpn {
     }
 }
 
+/// One coordinate of a schedule key: a function of one statement's iterators.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Key {
+    Const(i64),
+    /// `floor(φ / size)`: a tile coordinate.
+    Tile(Affine, i64),
+    /// A hyperplane's value.
+    Phi(Affine),
+    /// `dir · iterator`: the original program order.
+    Iter(usize, i64),
+}
+
+/// Where a statement's instances run: the keys that order them (`sync::sigma`,
+/// `sync::band_key`), the same length for every statement of the kernel.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Schedule {
+    /// σ, the tiled sequential schedule the network was built in: nest, tile coordinates,
+    /// group, hyperplanes in point order, program order. Instances run in its lexicographic
+    /// order.
+    pub sigma: Vec<Key>,
+    /// The band of an instance: nest and every tile coordinate but the last.
+    pub band: Vec<Key>,
+}
+
 /// The network for concrete parameter values.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Dpn {
@@ -189,6 +213,9 @@ pub struct Dpn {
     pub par: Vec<i64>,
     /// Per loop nest: its tiling hyperplanes and which statements it holds.
     pub nests: Vec<Nest>,
+    /// Per statement: the keys that order its instances. Processes and memory generators
+    /// run their statements' instances in this order.
+    pub schedules: Vec<Schedule>,
     /// The number of bands: the reuse units, run one after another.
     pub bands: usize,
     /// Load, compute and store processes.

@@ -13,18 +13,6 @@ use dpnc_frontend::ir::{Program, SchedTerm};
 use dpnc_frontend::polyhedral::{isl_name, Model};
 use isl_rs::{Context, Set, UnionMap, UnionSet};
 
-/// One coordinate of σ for an instance of a statement.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Key {
-    Const(i64),
-    /// `floor(φ / size)`: a tile coordinate.
-    Tile(Affine, i64),
-    /// A hyperplane's value.
-    Phi(Affine),
-    /// `dir · iterator`: the original program order.
-    Iter(usize, i64),
-}
-
 impl Key {
     pub fn eval(&self, it: &[i64]) -> i64 {
         match self {
@@ -117,10 +105,10 @@ impl Ctx<'_> {
         self.umap(&format!("{}{{ {tuple}[{}] -> [{}] }}", self.model.params, iters.join(", "), terms.join(", ")))
     }
     fn sigma(&self, stmt: usize, tuple: &str, extra: Option<usize>) -> Result<UnionMap, Error> {
-        self.key_map(stmt, tuple, &sigma(self.p, &self.dpn.nests, &self.dpn.tile, stmt), extra)
+        self.key_map(stmt, tuple, &self.dpn.schedules[stmt].sigma, extra)
     }
     fn band(&self, stmt: usize, tuple: &str) -> Result<UnionMap, Error> {
-        self.key_map(stmt, tuple, &band_key(self.p, &self.dpn.nests, &self.dpn.tile, stmt), None)
+        self.key_map(stmt, tuple, &self.dpn.schedules[stmt].band, None)
     }
     /// The set as a predicate, simplified within the domain of process `within` (where it
     /// is evaluated).

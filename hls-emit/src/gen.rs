@@ -20,17 +20,16 @@
 use crate::expr::{self, Names};
 use crate::predicate::C_PRELUDE;
 use crate::CodegenError;
-use dpnc_dpn::ir::{index_bits, Channel, ChannelKind, Dpn, Process, ProcessKind};
+use dpnc_dpn::ir::{index_bits, Channel, ChannelKind, Dpn, Key, Process, ProcessKind};
 use dpnc_dpn::loops::{Lin, LoopNest};
 use dpnc_dpn::predicate::Predicate;
-use dpnc_dpn::sync::{band_key, sigma, Key};
 use dpnc_dpn::tiling::Affine;
 use dpnc_frontend::ir::{Access, Program};
 use std::fmt::Write;
 
 impl<'a> Gen<'a> {
     pub(crate) fn new(p: &'a Program, dpn: &'a Dpn, flavour: Flavour) -> Gen<'a> {
-        let key_len = if p.stmts.is_empty() { 0 } else { sigma(p, &dpn.nests, &dpn.tile, 0).len() + 1 };
+        let key_len = dpn.schedules.first().map_or(0, |s| s.sigma.len() + 1);
         Gen { p, dpn, params: dpn.params.iter().map(|x| x.1).collect(), key_len, flavour }
     }
 
@@ -583,7 +582,7 @@ struct Walk {
             if d == 0 { "1".into() } else { steps.join(", ") }
         );
         let _ = writeln!(out, "    long long it[{}];\n    dpn_key_t key[{}];", names.len().max(1), self.key_len);
-        let bkeys = band_key(self.p, &self.dpn.nests, &self.dpn.tile, stmt);
+        let bkeys = &self.dpn.schedules[stmt].band;
         if band {
             let _ = writeln!(out, "    dpn_key_t band[{}];", bkeys.len());
         }
@@ -609,11 +608,10 @@ struct Walk {
         if !conds.is_empty() {
             let _ = writeln!(out, "            if (!({})) continue;", conds.join(" && "));
         }
-        let keys = sigma(self.p, &self.dpn.nests, &self.dpn.tile, stmt);
-        for (k, key) in keys.iter().enumerate() {
+        for (k, key) in self.dpn.schedules[stmt].sigma.iter().enumerate() {
             let _ = writeln!(out, "            key[{k}] = {};", key_c(key, &names));
         }
-        let _ = writeln!(out, "            key[{}] = {tag}LL;", keys.len());
+        let _ = writeln!(out, "            key[{}] = {tag}LL;", self.dpn.schedules[stmt].sigma.len());
         if band {
             for (k, key) in bkeys.iter().enumerate() {
                 let _ = writeln!(out, "            band[{k}] = {};", key_c(key, &names));
@@ -673,7 +671,7 @@ struct Walk {
     fn shared_state(&self, var: usize) -> (String, String) {
         let v = &self.p.vars[var];
         let (n, len, ty) = (&v.name, v.len().max(1), v.ty.c_name());
-        let bk = band_key(self.p, &self.dpn.nests, &self.dpn.tile, 0).len();
+        let bk = self.dpn.schedules[0].band.len();
         (
             format!(
                 "// Each channel is served at its own first use; a cell is read from DDR once per band\n// (stamp: the band it was last read in, counted from 1).\n{q} long long stamp_{n}[{len}];\n{q} {ty} cache_{n}[{len}];\n",
@@ -689,7 +687,7 @@ struct Walk {
         let a = &self.p.stmts[gen.stmt].reads[gen.port];
         let idx = self.subscripts(a, &names);
         if shared {
-            let bk = band_key(self.p, &self.dpn.nests, &self.dpn.tile, gen.stmt).len();
+            let bk = self.dpn.schedules[gen.stmt].band.len();
             let _ = writeln!(
                 out,
                 "            bool other = band_no == 0;\n            for (int q = 0; q < {bk}; ++q) other = other || band[q] != g{g}.band[q];\n            if (other) {{\n                for (int q = 0; q < {bk}; ++q) band[q] = g{g}.band[q];\n                ++band_no;\n            }}\n            const long long x = {};\n            if (stamp_{n}[x] != band_no) {{\n                cache_{n}[x] = {}[x];\n                stamp_{n}[x] = band_no;\n            }}\n            const {} v = cache_{n}[x];",

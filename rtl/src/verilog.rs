@@ -1,9 +1,8 @@
 //! Printing the network's integer arithmetic as Verilog: everything is `signed [63:0]`, with
 //! sized signed literals, so that `verilator -Wall` sees no width mismatch.
 
-use dpnc_dpn::ir::Channel;
+use dpnc_dpn::ir::{Channel, Key};
 use dpnc_dpn::loops::Lin;
-use dpnc_dpn::sync::Key;
 use dpnc_dpn::tiling::Affine;
 use dpnc_frontend::ir::Aff;
 use dpnc_frontend::ir::ScalarType;

@@ -6,8 +6,9 @@
 //! DDR source (`Channel::ddr_source`) is the σ key of the last write to its cell before it in
 //! σ, found here by going through every write of the traces.
 
+use dpnc_dpn::ir::Key;
 use dpnc_dpn::ir::{ChannelKind, ProcessKind};
-use dpnc_dpn::sync::{sigma, Key};
+use dpnc_dpn::sync::sigma;
 use dpnc_dpn::trace::{ReadSrc, Trace};
 use dpnc_dpn::Config;
 use dpnc_frontend::{dataflow, Options, SourceMap};

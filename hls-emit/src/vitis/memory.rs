@@ -24,9 +24,8 @@
 use super::compute::{advance, can_step, first, ranges};
 use crate::gen::{counter_names, it_names, key_c, lin_c, pred_c, Gen, LoadGen};
 use crate::CodegenError;
-use dpnc_dpn::ir::ProcessKind;
+use dpnc_dpn::ir::{Key, ProcessKind};
 use dpnc_dpn::predicate::Predicate;
-use dpnc_dpn::sync::{sigma, Key};
 use dpnc_frontend::ir::VarKind;
 use std::fmt::Write;
 
@@ -78,8 +77,7 @@ impl Gen<'_> {
         }
         // σ from the counters where they hold it: a tile coordinate is its tile counter and a
         // hyperplane's value its point counter, so the key needs no division.
-        let keys = sigma(self.p, &self.dpn.nests, &self.dpn.tile, stmt);
-        for (k, key) in keys.iter().enumerate() {
+        for (k, key) in self.dpn.schedules[stmt].sigma.iter().enumerate() {
             let e = match key {
                 Key::Tile(f, s) => l.tile_of(&f.coef, f.cst, *s).map(|t| lin_c(&t, &ctr)),
                 Key::Phi(f) => Some(lin_c(&l.of_iterators(&f.coef, f.cst), &ctr)),
@@ -87,7 +85,7 @@ impl Gen<'_> {
             };
             let _ = writeln!(out, "        key[{k}] = {};", e.unwrap_or_else(|| key_c(key, &names)));
         }
-        let _ = writeln!(out, "        key[{}] = {tag}LL;", keys.len());
+        let _ = writeln!(out, "        key[{}] = {tag}LL;", self.dpn.schedules[stmt].sigma.len());
         let mut conds = vec!["more".to_string(), inside];
         conds.extend(
             std::iter::once(&l.guard).chain(cond.iter().copied()).filter(|p| !p.is_true()).map(|p| format!("({})", pred_c(p, &names))),

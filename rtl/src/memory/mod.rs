@@ -36,7 +36,7 @@
 //!   bands: stores go in σ order and their B responses come back in order, so it has landed
 //!   once a burst holding it or a later one is acknowledged. Then a band's loads overlap the
 //!   end of the band before it (GEMM's next tile of C, BICG's next partial sums of q). The
-//!   line cache then keeps, per entry, whether a store to it issued since its fetch (`FRESH`).
+//!   line cache then keeps, per entry, whether a store to it issued since its fetch (`text::Fresh`).
 //!
 //! A temporary of the kernel (`VarKind::Local`) has no DDR: it lives in a memory here, read at
 //! issue and written at issue, with the same queue for its fan-out.
@@ -47,13 +47,13 @@
 mod lanes;
 mod module;
 mod sources;
+mod text;
 
 use crate::process::{cell_wire, need, port_decls, ports, pred_v};
 use crate::verilog::{aff, bits, bits_for, functions, index_bits, key, lin, lit};
 use crate::RtlError;
-use dpnc_dpn::ir::{ChannelKind, Dpn, ProcessKind};
+use dpnc_dpn::ir::{ChannelKind, Dpn, Key, ProcessKind};
 use dpnc_dpn::predicate::Predicate;
-use dpnc_dpn::sync::{sigma, Key};
 use dpnc_frontend::ir::{Access, Program, VarKind};
 use module::module;
 use std::fmt::Write;
@@ -129,7 +129,7 @@ struct Field {
 }
 
 /// The load cache of one array: direct-mapped, one [`LINE_BYTES`] line per entry. Where the
-/// array is only read, or its loads wait for their own sources ([`sources::FRESH`] refetches a
+/// array is only read, or its loads wait for their own sources ([`text::Fresh`] refetches a
 /// line a store reached after its fetch), a line stays valid. Otherwise it is valid for the
 /// band that fetched it only: a band never loads a cell it stores (that value stays on chip),
 /// so within a band what a line holds of the cells it loads is current, and a later band
@@ -266,176 +266,6 @@ fn idle_write_side() -> String {
         AXI_DATA_BITS / 8
     )
 }
-
-/// `template` with each `$NAME` replaced (longest names first, so `$B` does not eat `$BW`).
-fn fill(template: &str, subs: &[(&str, String)]) -> String {
-    let mut subs: Vec<&(&str, String)> = subs.iter().collect();
-    subs.sort_by_key(|(k, _)| std::cmp::Reverse(k.len()));
-    let mut s = template.to_string();
-    for (k, v) in subs {
-        s = s.replace(k, v);
-    }
-    s
-}
-
-/// DDR order between the two sides (an array both loaded and stored).
-const ORDER: &str = "    // DDR order. $LOADS
-    // A store waits while a load of its cell is in flight (`war`), so no store overtakes an
-    // earlier read of its cell. Write bursts hold the stores of one band.
-    reg signed [63:0] $BANDS;  // the band of the last store
-    wire same_band = $SAME;
-$OLD_DECL";
-
-/// How loads wait for stores, without [`SOURCES`].
-const BAND_WAIT: &str = "A load waits for the write responses of earlier bands' stores only: a band never
-    // loads what it stores itself (that value stays on chip), so its own stores cannot hold what
-    // it reads.";
-
-/// The counter of [`BAND_WAIT`].
-const OLD_DECL: &str = "    reg [15:0] w_old;  // of the write bursts awaiting B, those of bands before w_band\n";
-const OLD_UPDATE: &str = "        if (rst || start) w_old <= 16'd0;
-        else if (st_go && !aw_ext && !same_band) w_old <= w_out - {15'd0, b_beat};  // every burst now belongs to an earlier band
-        else if (b_beat && w_old != 16'd0) w_old <= w_old - 16'd1;
-";
-
-/// Band and wait counters of [`ORDER`], updated with the write side.
-const ORDER_UPDATE: &str = "    always @(posedge clk) begin
-$OLD_UPDATE        if (st_go) begin
-            $SETS
-        end
-    end
-";
-
-/// The write side of a DDR array.
-const WRITE_SIDE: &str = "    // Write side: the open burst (σ-consecutive stores to the same or the next line) with its last
-    // beat held (stores to its line merge into it; wlast is known when the burst closes), the AW
-    // offered, the W beats, the count awaiting B.
-    reg wb_v;
-    reg [63:0] wb_addr, wb_last, wb_end;  // first line, held line, the line after it
-    reg [$B:0] wb_beats;
-    reg [$H:0] wb_idle;  // cycles since the open burst last grew
-    reg [$DW:0] wh_data;
-    reg [$SW:0] wh_strb;
-    reg aw_v;
-    reg [63:0] aw_addr;
-    reg [7:0] aw_len;
-    reg [$FW:0] wf [0:$WL];  // {wlast, wstrb, wdata}
-    reg [$WM:0] wf_head, wf_tail;
-    reg [$WI:0] wf_count;
-    reg [15:0] w_out;  // write bursts opened and not yet acknowledged
-    reg [15:0] w_credit;  // AWs accepted whose W beats have not all gone: W never runs ahead of AW
-    wire b_beat = m_bvalid && m_bready;
-    assign m_awvalid = aw_v;
-    wire aw_free = !aw_v || (m_awvalid && m_awready);
-    wire wf_room = wf_count != $WC'd$WBUF;
-    wire aw_same = wb_v && pick_line_addr == wb_last$SAME;  // merges into the held beat
-    wire aw_ext = wb_v && wb_beats != BURST && pick_line_addr == wb_end && pick_line_addr[11:0] != 12'd0$SAME;  // a beat more, within 4 KiB
-    assign st_go = go && !pick_load && pop_ok$WAR && wf_room && (aw_same || aw_ext || !wb_v || aw_free)$WFULL;
-    wire wb_close = wb_v && !st_go && aw_free && wf_room && (wb_beats == BURST || wb_idle == HOLD || $LOADNEXTall_done);
-    wire wb_ship = (st_go && !aw_same && !aw_ext && wb_v) || wb_close;  // the open burst goes to AW
-    wire wf_push = (st_go && !aw_same && wb_v) || wb_close;  // the held beat goes to W
-    wire wf_pop = m_wvalid && m_wready;
-    wire [$DW:0] st_data = {$PADpop_value} << {pick_addr[$LS:0], 3'b000};
-    wire [$DW:0] st_keep = {$PAD{$EW{1'b1}}} << {pick_addr[$LS:0], 3'b000};
-    wire [$SW:0] st_strb = {$SPAD{$EB{1'b1}}} << pick_addr[$LS:0];
-    assign m_awaddr = aw_addr;
-    assign m_awlen = aw_len;
-    assign m_awsize = 3'd$SIZE;
-    assign m_awburst = 2'b01;
-    assign m_wvalid = wf_count != $WC'd0 && w_credit != 16'd0;
-    assign {m_wlast, m_wstrb, m_wdata} = wf[wf_head];
-    assign m_bready = 1'b1;
-    always @(posedge clk) if (wf_push) wf[wf_tail] <= {!(st_go && aw_ext), wh_strb, wh_data};
-    always @(posedge clk) begin
-        if (rst || start) begin
-            wb_v <= 1'b0;
-            aw_v <= 1'b0;
-            wf_head <= $WI'd0;
-            wf_tail <= $WI'd0;
-            wf_count <= $WC'd0;
-            w_out <= 16'd0;
-            w_credit <= 16'd0;
-        end else begin
-            if (m_awvalid && m_awready) aw_v <= 1'b0;
-            if (wb_ship) begin
-                aw_v <= 1'b1;
-                aw_addr <= wb_addr;
-                aw_len <= $LEN;
-            end
-            if (st_go && aw_ext) begin
-                wb_beats <= wb_beats + $BW'd1;
-                wb_last <= pick_line_addr;
-                wb_end <= pick_line_addr + 64'd$LB;
-            end else if ((st_go && !aw_same) || wb_close) begin
-                wb_v <= st_go;
-                wb_addr <= pick_line_addr;
-                wb_last <= pick_line_addr;
-                wb_end <= pick_line_addr + 64'd$LB;
-                wb_beats <= $BW'd1;
-            end
-            if (st_go && aw_same) begin
-                wh_data <= (wh_data & ~st_keep) | st_data;
-                wh_strb <= wh_strb | st_strb;
-            end else if (st_go) begin
-                wh_data <= st_data;
-                wh_strb <= st_strb;
-            end
-            if (st_go) wb_idle <= $HW'd0;
-            else if (wb_idle != HOLD) wb_idle <= wb_idle + $HW'd1;
-            if (wf_push) wf_tail <= wf_tail + $WI'd1;
-            if (wf_pop) wf_head <= wf_head + $WI'd1;
-            if (wf_push && !wf_pop) wf_count <= wf_count + $WC'd1;
-            else if (!wf_push && wf_pop) wf_count <= wf_count - $WC'd1;
-            if (m_awvalid && m_awready && !(wf_pop && m_wlast)) w_credit <= w_credit + 16'd1;
-            else if (!(m_awvalid && m_awready) && wf_pop && m_wlast) w_credit <= w_credit - 16'd1;
-            if (st_go && !aw_same && !aw_ext && !b_beat) w_out <= w_out + 16'd1;
-            else if (!(st_go && !aw_same && !aw_ext) && b_beat) w_out <= w_out - 16'd1;
-        end
-    end
-";
-
-/// The read side of a DDR array.
-const READ_SIDE: &str = "    // Read side: the open burst (σ-consecutive loads of consecutive elements), then the AR offered.
-    reg bl_v;
-    reg [63:0] bl_addr, bl_end;
-    reg [$B:0] bl_beats;
-    reg [$H:0] bl_idle;  // cycles since the open burst last grew (a hit does not restart the count)
-    reg ar_v;
-    reg [63:0] ar_addr;
-    reg [7:0] ar_len;
-    wire ar_free = !ar_v || (m_arvalid && m_arready);
-    wire ar_ext = bl_v && bl_beats != BURST && pick_line_addr == bl_end && pick_line_addr[11:0] != 12'd0;  // extends it, within 4 KiB
-    assign ld_go = go && pick_load && $WAITq_count != QUEUE && (hit || ar_ext || !bl_v || ar_free);
-    wire ld_miss = ld_go && !hit;  // a load that reads DDR
-    wire bl_close = bl_v && ar_free && !ld_miss && (bl_beats == BURST || bl_idle == HOLD || (go && !pick_load) || all_done);
-    assign m_arvalid = ar_v;
-    assign m_araddr = ar_addr;
-    assign m_arlen = ar_len;
-$AR_TYPE    always @(posedge clk) begin
-        if (rst || start) begin
-            bl_v <= 1'b0;
-            ar_v <= 1'b0;
-        end else begin
-            if (m_arvalid && m_arready) ar_v <= 1'b0;
-            if (ld_miss && ar_ext) begin
-                bl_beats <= bl_beats + $BW'd1;
-                bl_end <= bl_end + 64'd$LB;
-            end else if (ld_miss || bl_close) begin
-                if (bl_v) begin  // the open burst goes out
-                    ar_v <= 1'b1;
-                    ar_addr <= bl_addr;
-                    ar_len <= $LEN;
-                end
-                bl_v <= ld_miss;
-                bl_addr <= pick_line_addr;
-                bl_end <= pick_line_addr + 64'd$LB;
-                bl_beats <= $BW'd1;
-            end
-            if (ld_miss) bl_idle <= $HW'd0;
-            else if (bl_idle != HOLD) bl_idle <= bl_idle + $HW'd1;
-        end
-    end
-";
 
 /// `win<g>`: generator g's access goes next. Keys are compared by a tournament, n − 1
 /// comparisons (a matrix of all pairs made Yosys run out of memory at par 16), of each

@@ -4,9 +4,11 @@
 //! generators, the choice of the σ-next access, the fan-out of loads, the issue, the load
 //! cache, the issue queue, the AXI read and write sides, and the control.
 
-use super::sources::{self, source_ok, FRESH, LANDED, SOURCES, SOURCES_UPDATE, SOURCE_WAIT};
+use super::sources::{self, source_ok, LANDED};
+use super::text::{Fresh, Landed, Order, OrderUpdate, ReadSide, Sources, SourcesUpdate, Widths, WriteSide};
 use super::*;
 use crate::verilog::{all_of, any_of};
+use askama::Template;
 use dpnc_frontend::ir::Variable;
 
 /// What a memory module is made of, decided before any text is written.
@@ -22,11 +24,11 @@ struct Plan<'a> {
     ordered: bool,
     /// DDR loads go through a line cache (`hit`).
     cached: bool,
-    /// Loads wait for the stores of their cells only (`SOURCE_WAIT`), not for whole bands.
+    /// Loads wait for the stores of their cells only ([`Order`]), not for whole bands.
     fine: bool,
     /// A cached line is valid for the band that fetched it only, unless no store can change
     /// it behind the cache's back: the array is only read, or each line's stores are tracked
-    /// ([`sources::FRESH`]).
+    /// ([`Fresh`]).
     stamped: bool,
     /// Some load has a store to wait for: the write side keeps the keys of its bursts.
     keyed: bool,
@@ -55,8 +57,8 @@ struct Plan<'a> {
     after_ports: i64,
     cache: Cache,
     params: Vec<i64>,
-    /// The substitutions of the DDR-source templates (`sources::slots`).
-    landed: Vec<(&'static str, String)>,
+    /// What the write side keeps of its bursts awaiting B, where `fine`.
+    landed: Landed,
 }
 
 /// What the control of a module waits for and what the simulator counts, gathered by the
@@ -139,17 +141,17 @@ impl<'a> Plan<'a> {
         let mut key_bits = bits_for(after_ports);
         for gen in gens {
             let r = crate::process::nest(&dpn.processes[gen.pi])?.iter_ranges();
-            for k in sigma(p, &dpn.nests, &dpn.tile, gen.stmt) {
-                let (lo, hi) = key_range(&k, &r);
+            for k in &dpn.schedules[gen.stmt].sigma {
+                let (lo, hi) = key_range(k, &r);
                 key_bits = key_bits.max(bits_for(lo)).max(bits_for(hi));
             }
         }
         // Every generator's key: σ, then its port (loads) or a place after every port (stores).
-        let klen = sigma(p, &dpn.nests, &dpn.tile, gens[0].stmt).len() + 1;
+        let klen = dpn.schedules[gens[0].stmt].sigma.len() + 1;
         let kw = klen as u32 * key_bits;
         let keyed = fine && gens.iter().any(|g| g.load && dpn.channels[g.c].ddr_source.as_ref().is_some_and(|s| !s.is_empty()));
-        let landed = sources::slots(keyed, kw);
-        let bk = dpnc_dpn::sync::band_key(p, &dpn.nests, &dpn.tile, 0).len();
+        let landed = sources::landed(keyed, kw);
+        let bk = dpn.schedules[0].band.len();
         Ok(Plan {
             p,
             dpn,
@@ -234,7 +236,7 @@ impl<'a> Plan<'a> {
         let mut iter_names = Vec::new();
         let &Plan { p, dpn, gens, shape, v, local, fine, n, eb, key_bits, after_ports, ref params, ref landed, .. } = self;
         if fine {
-            o.push_str(&fill(SOURCES, landed));
+            o.push_str(&render(Sources { s: landed }));
         }
         for (g, gen) in gens.iter().enumerate() {
             let pr = &dpn.processes[gen.pi];
@@ -295,7 +297,7 @@ impl<'a> Plan<'a> {
                 let _ = writeln!(o, "    wire g{g}_acc = g{g}_valid && g{g}_cond;");
                 let _ = writeln!(o, "    assign g{g}_next = (g{g}_valid && !g{g}_cond) || (issue && win{g});");
             }
-            let mut keys: Vec<String> = sigma(p, &dpn.nests, &dpn.tile, gen.stmt).iter().map(|k| key(k, &names)).collect();
+            let mut keys: Vec<String> = dpn.schedules[gen.stmt].sigma.iter().map(|k| key(k, &names)).collect();
             keys.push(lit(if gen.load { dpn.channels[gen.c].port.unwrap_or(0) as i64 } else { after_ports }));
             if gens.len() > 1 {
                 for (k, kv) in keys.iter().enumerate() {
@@ -450,7 +452,7 @@ impl<'a> Plan<'a> {
 
     /// The band of the σ-next access.
     fn band_keys(&self, o: &mut String, iter_names: &[Vec<String>]) {
-        let &Plan { p, dpn, gens, ordered, stamped, bk, .. } = self;
+        let &Plan { dpn, gens, ordered, stamped, bk, .. } = self;
         // The band of the σ-next access (nest and every tile coordinate but the last): the cache's
         // validity, and which stores a load must wait for.
         if stamped || ordered {
@@ -458,9 +460,7 @@ impl<'a> Plan<'a> {
                 let per_gen: Vec<String> = gens
                     .iter()
                     .enumerate()
-                    .map(|(g, gen)| {
-                        dpnc_dpn::sync::band_key(p, &dpn.nests, &dpn.tile, gen.stmt).get(k).map_or(lit(0), |kk| key(kk, &iter_names[g]))
-                    })
+                    .map(|(g, gen)| dpn.schedules[gen.stmt].band.get(k).map_or(lit(0), |kk| key(kk, &iter_names[g])))
                     .collect();
                 // The same for every generator (a constant): no multiplexer.
                 let e = match per_gen.first() {
@@ -483,7 +483,7 @@ impl<'a> Plan<'a> {
         if cached {
             cache.declare(o, stamped);
             if fine {
-                o.push_str(&fill(FRESH, &[("$N", (cache.lines - 1).to_string()), ("$W", cache.lines.to_string())]));
+                o.push_str(&render(Fresh { n: cache.lines - 1, w: cache.lines }));
             }
             // Where lines serve one band: the band of the σ-next load, counted from 1.
             let (mut cond, mut clear, mut step, mut note) = (String::new(), String::new(), String::new(), String::new());
@@ -639,58 +639,39 @@ impl<'a> Plan<'a> {
             }
         }
         let wc = index_bits(WBUF) + 1;
-        let common = [
-            ("$B", (bw - 1).to_string()),
-            ("$H", (hw - 1).to_string()),
-            ("$BW", bw.to_string()),
-            ("$HW", hw.to_string()),
-            ("$LB", LINE_BYTES.to_string()),
-            ("$SIZE", size.to_string()),
-            ("$WC", wc.to_string()),
-        ];
+        let w = Widths { b: bw - 1, h: hw - 1, bw, hw, lb: LINE_BYTES, size, wc };
         if !local && has_stores {
-            let same: Vec<String> = (0..bk).map(|k| format!("pick_band{k} == w_band{k}")).collect();
-            let mut t = vec![
-                ("$WL", (WBUF - 1).to_string()),
-                ("$WBUF", WBUF.to_string()),
-                ("$WI", (wc - 1).to_string()),
-                ("$WM", (wc - 2).to_string()),
-                ("$PAD", format!("{}'d0, ", AXI_DATA_BITS - ew)),
-                ("$SPAD", format!("{}'d0, ", AXI_DATA_BITS / 8 - eb)),
-                ("$DW", (AXI_DATA_BITS - 1).to_string()),
-                ("$SW", (AXI_DATA_BITS / 8 - 1).to_string()),
-                ("$FW", (AXI_DATA_BITS + AXI_DATA_BITS / 8).to_string()),
-                ("$LS", (size - 1).to_string()),
-                ("$EW", ew.to_string()),
-                ("$EB", eb.to_string()),
-                ("$LEN", len8("wb_beats")),
-                ("$SAME", if ordered { " && same_band".into() } else { String::new() }),
-                ("$LOADNEXT", if ordered { "(go && pick_load && !same_band) || ".into() } else { String::new() }),
-                ("$WAR", if ordered { " && !war".into() } else { String::new() }),
-                ("$WFULL", if fine { format!(" && (aw_same || aw_ext || w_out != 16'd{LANDED})") } else { String::new() }),
-            ];
-            t.extend(common.iter().cloned());
             if ordered {
-                o.push_str(&fill(
-                    ORDER,
-                    &[
-                        ("$BANDS", (0..bk).map(|k| format!("w_band{k}")).collect::<Vec<_>>().join(", ")),
-                        ("$SAME", all_of(same)),
-                        ("$LOADS", if fine { SOURCE_WAIT } else { BAND_WAIT }.to_string()),
-                        ("$OLD_DECL", if fine { String::new() } else { OLD_DECL.to_string() }),
-                    ],
-                ));
+                let same: Vec<String> = (0..bk).map(|k| format!("pick_band{k} == w_band{k}")).collect();
+                let bands = (0..bk).map(|k| format!("w_band{k}")).collect::<Vec<_>>().join(", ");
+                o.push_str(&render(Order { fine, bands, same: all_of(same) }));
             }
-            o.push_str(&fill(WRITE_SIDE, &t));
+            let (data, strobe) = (AXI_DATA_BITS as usize, AXI_DATA_BITS as usize / 8);
+            o.push_str(&render(WriteSide {
+                w: &w,
+                ordered,
+                fine,
+                landed: LANDED,
+                wl: WBUF - 1,
+                wbuf: WBUF,
+                wi: wc - 1,
+                wm: wc - 2,
+                pad: format!("{}'d0, ", data - ew as usize),
+                spad: format!("{}'d0, ", strobe - eb as usize),
+                dw: data - 1,
+                sw: strobe - 1,
+                fw: data + strobe,
+                ls: size - 1,
+                ew: ew as usize,
+                eb: eb as usize,
+                len: len8("wb_beats"),
+            }));
             if ordered {
                 let sets: Vec<String> = (0..bk).map(|k| format!("w_band{k} <= pick_band{k};")).collect();
-                o.push_str(&fill(
-                    ORDER_UPDATE,
-                    &[("$SETS", sets.join(" ")), ("$OLD_UPDATE", if fine { String::new() } else { OLD_UPDATE.to_string() })],
-                ));
+                o.push_str(&render(OrderUpdate { fine, sets: sets.join(" ") }));
             }
             if fine {
-                o.push_str(&fill(SOURCES_UPDATE, landed));
+                o.push_str(&render(SourcesUpdate { s: landed }));
             }
             act.quiet.push(format!("!wb_v && !aw_v && wf_count == {wc}'d0 && w_out == 16'd0"));
         } else if !local && shape.lane.is_none() {
@@ -698,21 +679,8 @@ impl<'a> Plan<'a> {
             act.unused.extend(["m_awready", "m_wready", "m_bvalid"].map(String::from));
         }
         if !local && has_loads {
-            let mut t = vec![
-                ("$WAIT", if has_stores && !fine { "w_old == 16'd0 && (w_out == 16'd0 || same_band) && ".into() } else { String::new() }),
-                ("$LEN", len8("bl_beats")),
-                // A lane's AR has neither size nor burst type: the lanes' port sets them.
-                (
-                    "$AR_TYPE",
-                    if shape.lane.is_some() {
-                        String::new()
-                    } else {
-                        format!("    assign m_arsize = 3'd{size};\n    assign m_arburst = 2'b01;\n")
-                    },
-                ),
-            ];
-            t.extend(common.iter().cloned());
-            o.push_str(&fill(READ_SIDE, &t));
+            // A lane's AR has neither size nor burst type: the lanes' port sets them.
+            o.push_str(&render(ReadSide { w: &w, wait_for_bands: has_stores && !fine, len: len8("bl_beats"), lane: shape.lane.is_some() }));
             act.quiet.push("!bl_v && !ar_v".into());
         } else if !local {
             let _ = writeln!(
@@ -758,4 +726,11 @@ impl<'a> Plan<'a> {
             act.quiet.join(" && ")
         );
     }
+}
+
+/// A template's text. Each ends a line, and askama drops a template file's last newline, so
+/// it is put back here. Rendering writes into a `String` and reads only the template's own
+/// fields, so it cannot fail.
+fn render(t: impl Template) -> String {
+    t.render().expect("a memory template renders into a String") + "\n"
 }

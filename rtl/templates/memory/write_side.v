@@ -1,0 +1,85 @@
+    // Write side: the open burst (σ-consecutive stores to the same or the next line) with its last
+    // beat held (stores to its line merge into it; wlast is known when the burst closes), the AW
+    // offered, the W beats, the count awaiting B.
+    reg wb_v;
+    reg [63:0] wb_addr, wb_last, wb_end;  // first line, held line, the line after it
+    reg [«w.b»:0] wb_beats;
+    reg [«w.h»:0] wb_idle;  // cycles since the open burst last grew
+    reg [«dw»:0] wh_data;
+    reg [«sw»:0] wh_strb;
+    reg aw_v;
+    reg [63:0] aw_addr;
+    reg [7:0] aw_len;
+    reg [«fw»:0] wf [0:«wl»];  // {wlast, wstrb, wdata}
+    reg [«wm»:0] wf_head, wf_tail;
+    reg [«wi»:0] wf_count;
+    reg [15:0] w_out;  // write bursts opened and not yet acknowledged
+    reg [15:0] w_credit;  // AWs accepted whose W beats have not all gone: W never runs ahead of AW
+    wire b_beat = m_bvalid && m_bready;
+    assign m_awvalid = aw_v;
+    wire aw_free = !aw_v || (m_awvalid && m_awready);
+    wire wf_room = wf_count != «w.wc»'d«wbuf»;
+    wire aw_same = wb_v && pick_line_addr == wb_last{% if ordered %} && same_band{% endif %};  // merges into the held beat
+    wire aw_ext = wb_v && wb_beats != BURST && pick_line_addr == wb_end && pick_line_addr[11:0] != 12'd0{% if ordered %} && same_band{% endif %};  // a beat more, within 4 KiB
+    assign st_go = go && !pick_load && pop_ok{% if ordered %} && !war{% endif %} && wf_room && (aw_same || aw_ext || !wb_v || aw_free){% if fine %} && (aw_same || aw_ext || w_out != 16'd«landed»){% endif %};
+    wire wb_close = wb_v && !st_go && aw_free && wf_room && (wb_beats == BURST || wb_idle == HOLD || {% if ordered %}(go && pick_load && !same_band) || {% endif %}all_done);
+    wire wb_ship = (st_go && !aw_same && !aw_ext && wb_v) || wb_close;  // the open burst goes to AW
+    wire wf_push = (st_go && !aw_same && wb_v) || wb_close;  // the held beat goes to W
+    wire wf_pop = m_wvalid && m_wready;
+    wire [«dw»:0] st_data = {«pad»pop_value} << {pick_addr[«ls»:0], 3'b000};
+    wire [«dw»:0] st_keep = {«pad»{«ew»{1'b1}}} << {pick_addr[«ls»:0], 3'b000};
+    wire [«sw»:0] st_strb = {«spad»{«eb»{1'b1}}} << pick_addr[«ls»:0];
+    assign m_awaddr = aw_addr;
+    assign m_awlen = aw_len;
+    assign m_awsize = 3'd«w.size»;
+    assign m_awburst = 2'b01;
+    assign m_wvalid = wf_count != «w.wc»'d0 && w_credit != 16'd0;
+    assign {m_wlast, m_wstrb, m_wdata} = wf[wf_head];
+    assign m_bready = 1'b1;
+    always @(posedge clk) if (wf_push) wf[wf_tail] <= {!(st_go && aw_ext), wh_strb, wh_data};
+    always @(posedge clk) begin
+        if (rst || start) begin
+            wb_v <= 1'b0;
+            aw_v <= 1'b0;
+            wf_head <= «wi»'d0;
+            wf_tail <= «wi»'d0;
+            wf_count <= «w.wc»'d0;
+            w_out <= 16'd0;
+            w_credit <= 16'd0;
+        end else begin
+            if (m_awvalid && m_awready) aw_v <= 1'b0;
+            if (wb_ship) begin
+                aw_v <= 1'b1;
+                aw_addr <= wb_addr;
+                aw_len <= «len»;
+            end
+            if (st_go && aw_ext) begin
+                wb_beats <= wb_beats + «w.bw»'d1;
+                wb_last <= pick_line_addr;
+                wb_end <= pick_line_addr + 64'd«w.lb»;
+            end else if ((st_go && !aw_same) || wb_close) begin
+                wb_v <= st_go;
+                wb_addr <= pick_line_addr;
+                wb_last <= pick_line_addr;
+                wb_end <= pick_line_addr + 64'd«w.lb»;
+                wb_beats <= «w.bw»'d1;
+            end
+            if (st_go && aw_same) begin
+                wh_data <= (wh_data & ~st_keep) | st_data;
+                wh_strb <= wh_strb | st_strb;
+            end else if (st_go) begin
+                wh_data <= st_data;
+                wh_strb <= st_strb;
+            end
+            if (st_go) wb_idle <= «w.hw»'d0;
+            else if (wb_idle != HOLD) wb_idle <= wb_idle + «w.hw»'d1;
+            if (wf_push) wf_tail <= wf_tail + «wi»'d1;
+            if (wf_pop) wf_head <= wf_head + «wi»'d1;
+            if (wf_push && !wf_pop) wf_count <= wf_count + «w.wc»'d1;
+            else if (!wf_push && wf_pop) wf_count <= wf_count - «w.wc»'d1;
+            if (m_awvalid && m_awready && !(wf_pop && m_wlast)) w_credit <= w_credit + 16'd1;
+            else if (!(m_awvalid && m_awready) && wf_pop && m_wlast) w_credit <= w_credit - 16'd1;
+            if (st_go && !aw_same && !aw_ext && !b_beat) w_out <= w_out + 16'd1;
+            else if (!(st_go && !aw_same && !aw_ext) && b_beat) w_out <= w_out - 16'd1;
+        end
+    end
