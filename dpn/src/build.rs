@@ -1285,7 +1285,7 @@ struct Scratch {
     read_base: Vec<usize>,
     ports: Vec<Port>,
     /// Band-local value id → flat array cell (codegen only).
-    cells: Vec<u64>,
+    cells: replay::ValueCells,
     /// Per process, its operations before the band.
     op_base: Vec<usize>,
 }
@@ -1946,6 +1946,9 @@ impl Assembly {
     fn start(n: usize, scratch: &mut Scratch, b: &Builder, st: &mut Streams) -> Assembly {
         scratch.band_values.clear();
         scratch.band_values.resize(n, BandValue::default());
+        if b.codegen {
+            scratch.cells.start(n);
+        }
         scratch.op_index.clear();
         // Operations of a process in this band, counted from its first (events keep 32 bits).
         scratch.op_base.clear();
@@ -2257,8 +2260,7 @@ impl Assembly {
                                     }
                                     loaded.push(Loaded { producer, op: b.ops[lp], vid: n + li, at: 4 * t, outs: Vec::new() });
                                     if b.codegen {
-                                        scratch.cells.resize(n + li + 1, 0);
-                                        scratch.cells[n + li] = cell as u64;
+                                        scratch.cells.set_load(li, cell as u64);
                                     }
                                     b.ops[lp] += 1;
                                     if let Some(Trace::Load { ops, .. }) = b.traces.get_mut(lp) {
@@ -2309,8 +2311,7 @@ impl Assembly {
                     op_index.push(pi);
                 }
                 if b.codegen {
-                    scratch.cells.resize(scratch.cells.len().max(n), 0);
-                    scratch.cells[o] = geo.write_cell(p, params, k, it)? as u64;
+                    scratch.cells.instances[o] = geo.write_cell(p, params, k, it)? as u64;
                 }
                 if stored.get(band.id[x]) {
                     let var = s.write.var;

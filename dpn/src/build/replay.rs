@@ -22,15 +22,48 @@ pub(super) struct Job {
 pub(super) struct ReplayBuffers {
     events: Vec<Events>,
     reads: Vec<Events>,
-    cells: Vec<u64>,
+    cells: ValueCells,
     bufs: ReplayBufs,
+}
+
+/// Band-local value id → flat array cell, for the live windows: a band's `n` instances, then
+/// the values it loads (ids from `n` on).
+#[derive(Default)]
+pub(super) struct ValueCells {
+    pub(super) instances: Vec<u64>,
+    loads: Vec<u64>,
+}
+
+impl ValueCells {
+    /// For a band of `n` instances; the buffers of earlier bands are reused, and grown only
+    /// to what this band needs (a band may hold a hundred million instances).
+    pub(super) fn start(&mut self, n: usize) {
+        self.instances.clear();
+        self.instances.reserve_exact(n);
+        self.instances.resize(n, 0);
+        self.loads.clear();
+    }
+
+    /// The cell of the band's `li`-th loaded value.
+    pub(super) fn set_load(&mut self, li: usize, cell: u64) {
+        if self.loads.len() <= li {
+            self.loads.resize(li + 1, 0);
+        }
+        self.loads[li] = cell;
+    }
+
+    fn get(&self, vid: usize) -> u64 {
+        let n = self.instances.len();
+        let cell = if vid < n { self.instances.get(vid) } else { self.loads.get(vid - n) };
+        cell.copied().unwrap_or(0)
+    }
 }
 
 impl Job {
     pub(super) fn run(mut self) -> Job {
         let Job { taken: ReplayBuffers { events, reads, cells, bufs }, chans } = &mut self;
         for (ch, window, stats) in chans.iter_mut() {
-            replay_channel(&events[*ch], &reads[*ch], stats, window.then_some(&cells[..]), bufs, &mut |_| {});
+            replay_channel(&events[*ch], &reads[*ch], stats, window.then_some(&*cells), bufs, &mut |_| {});
         }
         self
     }
@@ -97,7 +130,7 @@ impl Builder {
         replay.resize_with(threads, ReplayBufs::default);
         let window: Vec<bool> = (0..events.len()).map(|ch| self.tracks_window(ch)).collect();
         let Builder { channels, stats, traces, .. } = self;
-        let cells = &cells[..];
+        let cells = &*cells;
         let mut work: Vec<Vec<ChannelEvents>> = (0..threads).map(|_| Vec::new()).collect();
         let mut load = vec![0usize; threads];
         for (ch, ((writes, reads), stats)) in events.iter().zip(reads.iter()).zip(stats.iter_mut()).enumerate() {
@@ -203,7 +236,7 @@ fn replay_channel(
     writes: &Events,
     reads: &Events,
     stats: &mut ChanStats,
-    cells: Option<&[u64]>,
+    cells: Option<&ValueCells>,
     bufs: &mut ReplayBufs,
     last_read: &mut dyn FnMut(u32),
 ) {
@@ -236,11 +269,11 @@ fn replay_sorted(
     n_writes: usize,
     reads: &Events,
     stats: &mut ChanStats,
-    cells: Option<&[u64]>,
+    cells: Option<&ValueCells>,
     bufs: &mut ReplayBufs,
     last_read: &mut dyn FnMut(u32),
 ) {
-    let ReplayBufs { merged, seen, last, .. } = bufs;
+    let ReplayBufs { seen, last, .. } = bufs;
     // Each read's value's last read in the channel (a bit per read)? Every value written
     // is read: as many reads as writes means each read is its value's only one, and last.
     let n = reads.len();
@@ -264,18 +297,15 @@ fn replay_sorted(
     }
     let is_last = |k: usize| last[k / 64] >> (k % 64) & 1 == 1;
     // The two merged in σ order: occupancy, whether values are read in the order they
-    // were written (each new value read is the next one written), and with live windows
-    // tracked, the merged events with their last-read flags.
-    let track = cells.is_some();
-    merged.clear();
-    let mut flags = Vec::with_capacity(if track { n_writes + n } else { 0 });
+    // were written (each new value read is the next one written), and with cells given,
+    // the live window.
+    let mut window = cells.map(|cells| LiveWindow::new(cells, &stats.extents));
     let (mut pending, mut order) = (writes.clone().peekable(), writes);
     let (mut live, mut next, mut prev) = (0usize, 0usize, None);
     let mut in_order = true;
     let mut keep = |e: Event, last: bool| {
-        if track {
-            merged.push(e);
-            flags.push(last);
+        if let Some(w) = &mut window {
+            w.event(e, last);
         }
     };
     // Reads, then a sentinel past every write for the writes after the last read.
@@ -301,40 +331,63 @@ fn replay_sorted(
         keep(e, is_last(k));
     }
     stats.in_order &= in_order && next == n_writes;
-    if let Some(cells) = cells {
-        live_window(merged, &flags, cells, stats);
+    if let Some(w) = window {
+        w.widen(&mut stats.window);
     }
 }
 
-/// Widens `stats.window` to the span, per array dimension, of the cells live at once in
-/// one band's events of a channel (a value is live from its write to its last read).
-fn live_window(evs: &[Event], last: &[bool], cells: &[u64], stats: &mut ChanStats) {
-    use std::collections::BTreeMap;
-    let ext = &stats.extents;
-    let coord = |cell: u64, d: usize| -> i64 {
-        let stride: i64 = ext[d + 1..].iter().product();
-        (cell as i64 / stride).rem_euclid(ext[d])
-    };
-    let mut live: Vec<BTreeMap<i64, u32>> = vec![BTreeMap::new(); ext.len()];
-    for (k, e) in evs.iter().enumerate() {
-        let cell = cells.get(e.vid as usize).copied().unwrap_or(0);
-        if e.key & 1 == 0 {
-            for (d, m) in live.iter_mut().enumerate() {
-                *m.entry(coord(cell, d)).or_default() += 1;
+/// The span, per array dimension, of the cells live at once among one band's events of a
+/// channel, taken in σ order as they are merged (a value is live from its write to its last
+/// read): the channel's scratchpad window.
+struct LiveWindow<'a> {
+    cells: &'a ValueCells,
+    /// The array's extents.
+    extents: Vec<i64>,
+    /// Per dimension, the live cells' coordinates with how many values hold each.
+    live: Vec<std::collections::BTreeMap<i64, u32>>,
+    /// Per dimension, the widest span seen.
+    window: Vec<i64>,
+}
+
+impl<'a> LiveWindow<'a> {
+    fn new(cells: &'a ValueCells, extents: &[i64]) -> LiveWindow<'a> {
+        let n = extents.len();
+        LiveWindow { cells, extents: extents.to_vec(), live: vec![Default::default(); n], window: vec![0; n] }
+    }
+
+    fn coord(&self, cell: u64, d: usize) -> i64 {
+        let stride: i64 = self.extents[d + 1..].iter().product();
+        (cell as i64 / stride).rem_euclid(self.extents[d])
+    }
+
+    /// The next event: a write makes its cell live, a value's last read ends it.
+    fn event(&mut self, e: Event, last: bool) {
+        let write = e.key & 1 == 0;
+        if !write && !last {
+            return;
+        }
+        let cell = self.cells.get(e.vid as usize);
+        for d in 0..self.live.len() {
+            let x = self.coord(cell, d);
+            let m = &mut self.live[d];
+            if write {
+                *m.entry(x).or_default() += 1;
                 if let (Some((lo, _)), Some((hi, _))) = (m.first_key_value(), m.last_key_value()) {
-                    stats.window[d] = stats.window[d].max(hi - lo + 1);
+                    self.window[d] = self.window[d].max(hi - lo + 1);
+                }
+            } else if let Some(c) = m.get_mut(&x) {
+                *c -= 1;
+                if *c == 0 {
+                    m.remove(&x);
                 }
             }
-        } else if last[k] {
-            for (d, m) in live.iter_mut().enumerate() {
-                let x = coord(cell, d);
-                if let Some(c) = m.get_mut(&x) {
-                    *c -= 1;
-                    if *c == 0 {
-                        m.remove(&x);
-                    }
-                }
-            }
+        }
+    }
+
+    /// Widens `window` to the spans seen.
+    fn widen(self, window: &mut [i64]) {
+        for (w, seen) in window.iter_mut().zip(self.window) {
+            *w = (*w).max(seen);
         }
     }
 }
