@@ -341,23 +341,20 @@ fn replay_sorted(
 /// read): the channel's scratchpad window.
 struct LiveWindow<'a> {
     cells: &'a ValueCells,
-    /// The array's extents.
+    /// The array's extents, and the cells between consecutive coordinates of each dimension.
     extents: Vec<i64>,
-    /// Per dimension, the live cells' coordinates with how many values hold each.
-    live: Vec<std::collections::BTreeMap<i64, u32>>,
+    strides: Vec<i64>,
+    /// Per dimension, the live cells' coordinates.
+    live: Vec<Coords>,
     /// Per dimension, the widest span seen.
     window: Vec<i64>,
 }
 
 impl<'a> LiveWindow<'a> {
     fn new(cells: &'a ValueCells, extents: &[i64]) -> LiveWindow<'a> {
-        let n = extents.len();
-        LiveWindow { cells, extents: extents.to_vec(), live: vec![Default::default(); n], window: vec![0; n] }
-    }
-
-    fn coord(&self, cell: u64, d: usize) -> i64 {
-        let stride: i64 = self.extents[d + 1..].iter().product();
-        (cell as i64 / stride).rem_euclid(self.extents[d])
+        let strides = (0..extents.len()).map(|d| extents[d + 1..].iter().product()).collect();
+        let live = extents.iter().map(|&e| Coords::new(e)).collect();
+        LiveWindow { cells, extents: extents.to_vec(), strides, live, window: vec![0; extents.len()] }
     }
 
     /// The next event: a write makes its cell live, a value's last read ends it.
@@ -366,20 +363,13 @@ impl<'a> LiveWindow<'a> {
         if !write && !last {
             return;
         }
-        let cell = self.cells.get(e.vid as usize);
-        for d in 0..self.live.len() {
-            let x = self.coord(cell, d);
-            let m = &mut self.live[d];
+        let cell = self.cells.get(e.vid as usize) as i64;
+        for (d, coords) in self.live.iter_mut().enumerate() {
+            let x = (cell / self.strides[d]).rem_euclid(self.extents[d]);
             if write {
-                *m.entry(x).or_default() += 1;
-                if let (Some((lo, _)), Some((hi, _))) = (m.first_key_value(), m.last_key_value()) {
-                    self.window[d] = self.window[d].max(hi - lo + 1);
-                }
-            } else if let Some(c) = m.get_mut(&x) {
-                *c -= 1;
-                if *c == 0 {
-                    m.remove(&x);
-                }
+                self.window[d] = self.window[d].max(coords.insert(x));
+            } else {
+                coords.remove(x);
             }
         }
     }
@@ -388,6 +378,156 @@ impl<'a> LiveWindow<'a> {
     fn widen(self, window: &mut [i64]) {
         for (w, seen) in window.iter_mut().zip(self.window) {
             *w = (*w).max(seen);
+        }
+    }
+}
+
+/// Live coordinates along one dimension, with how many live values hold each: counts and an
+/// occupancy bitmap where the extent is small enough to allocate per channel and band,
+/// otherwise an ordered map.
+enum Coords {
+    Dense { counts: Vec<u32>, occupied: Vec<u64>, live: usize, lo: usize, hi: usize },
+    Sparse(std::collections::BTreeMap<i64, u32>),
+}
+
+/// The largest extent kept as [`Coords::Dense`].
+const DENSE_EXTENT: i64 = 1 << 16;
+
+impl Coords {
+    fn new(extent: i64) -> Coords {
+        if (1..=DENSE_EXTENT).contains(&extent) {
+            let n = extent as usize;
+            Coords::Dense { counts: vec![0; n], occupied: vec![0; n.div_ceil(64)], live: 0, lo: 0, hi: 0 }
+        } else {
+            Coords::Sparse(Default::default())
+        }
+    }
+
+    /// One more value at `x`; the span of the live coordinates after it.
+    fn insert(&mut self, x: i64) -> i64 {
+        match self {
+            Coords::Dense { counts, occupied, live, lo, hi } => {
+                let x = x as usize;
+                counts[x] += 1;
+                if counts[x] == 1 {
+                    occupied[x / 64] |= 1 << (x % 64);
+                    (*lo, *hi) = if *live == 0 { (x, x) } else { ((*lo).min(x), (*hi).max(x)) };
+                    *live += 1;
+                }
+            }
+            Coords::Sparse(m) => *m.entry(x).or_default() += 1,
+        }
+        self.span()
+    }
+
+    /// From the lowest live coordinate to the highest (0 if none is live).
+    fn span(&self) -> i64 {
+        match self {
+            Coords::Dense { live: 0, .. } => 0,
+            Coords::Dense { lo, hi, .. } => (hi - lo + 1) as i64,
+            Coords::Sparse(m) => match (m.first_key_value(), m.last_key_value()) {
+                (Some((lo, _)), Some((hi, _))) => hi - lo + 1,
+                _ => 0,
+            },
+        }
+    }
+
+    /// One value fewer at `x` (none if no value is live there).
+    fn remove(&mut self, x: i64) {
+        match self {
+            Coords::Dense { counts, occupied, live, lo, hi } => {
+                let x = x as usize;
+                if counts[x] == 0 {
+                    return;
+                }
+                counts[x] -= 1;
+                if counts[x] > 0 {
+                    return;
+                }
+                occupied[x / 64] &= !(1 << (x % 64));
+                *live -= 1;
+                if *live > 0 {
+                    // The bounds move to the nearest live coordinates; there are some between.
+                    if x == *lo {
+                        *lo = next_set(occupied, x);
+                    }
+                    if x == *hi {
+                        *hi = prev_set(occupied, x);
+                    }
+                }
+            }
+            Coords::Sparse(m) => {
+                if let Some(c) = m.get_mut(&x) {
+                    *c -= 1;
+                    if *c == 0 {
+                        m.remove(&x);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The first set bit of `bits` at or after `from` (one exists).
+fn next_set(bits: &[u64], from: usize) -> usize {
+    let mut w = from / 64;
+    let mut word = bits[w] & (!0u64 << (from % 64));
+    while word == 0 {
+        w += 1;
+        word = bits[w];
+    }
+    w * 64 + word.trailing_zeros() as usize
+}
+
+/// The last set bit of `bits` at or before `from` (one exists).
+fn prev_set(bits: &[u64], from: usize) -> usize {
+    let mut w = from / 64;
+    let mut word = bits[w] & (!0u64 >> (63 - from % 64));
+    while word == 0 {
+        w -= 1;
+        word = bits[w];
+    }
+    w * 64 + 63 - word.leading_zeros() as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Coords;
+
+    /// Dense coordinates give the spans the ordered map gives after every insert and remove:
+    /// random inserts in a sliding range, removes of live coordinates (often the lowest or the
+    /// highest, which moves a bound across bitmap words) and of coordinates not live.
+    #[test]
+    fn dense_coordinates_span_as_the_map_does() {
+        let extent = 300;
+        let (mut dense, mut sparse) = (Coords::new(extent), Coords::Sparse(Default::default()));
+        assert!(matches!(dense, Coords::Dense { .. }));
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut live: Vec<i64> = Vec::new();
+        for step in 0..200_000 {
+            let base = (step / 1000) % 200;
+            if live.is_empty() || next(2) == 0 {
+                let x = (base + next(100)) as i64;
+                live.push(x);
+                dense.insert(x);
+                sparse.insert(x);
+            } else {
+                let at = match next(4) {
+                    0 => (0..live.len()).min_by_key(|&k| live[k]).unwrap_or(0),
+                    1 => (0..live.len()).max_by_key(|&k| live[k]).unwrap_or(0),
+                    _ => next(live.len()),
+                };
+                let x = if next(10) == 0 { next(extent as usize) as i64 } else { live.swap_remove(at) };
+                dense.remove(x);
+                sparse.remove(x);
+            }
+            assert_eq!(dense.span(), sparse.span(), "step {step}");
         }
     }
 }
