@@ -3,6 +3,7 @@
 
 use crate::ir::*;
 use dpnc_frontend::ir::Program;
+use petgraph::visit::EdgeRef;
 use std::fmt::Write;
 
 pub fn render(p: &Program, dpn: &Dpn) -> String {
@@ -23,7 +24,9 @@ pub fn render(p: &Program, dpn: &Dpn) -> String {
         }
         let _ = writeln!(o, "  }}");
     }
-    for c in &dpn.channels {
+    let g = crate::graph::network(dpn);
+    for e in g.edge_references() {
+        let c = &dpn.channels[*e.weight()];
         let style = match c.class {
             ChannelClass::Io => "solid",
             ChannelClass::Local => "dotted",
@@ -31,7 +34,7 @@ pub fn render(p: &Program, dpn: &Dpn) -> String {
         };
         let kind = c.kind.label();
         let port = c.port.map(|r| format!(" r{r}")).unwrap_or_default();
-        let _ = writeln!(o, "  p{} -> p{} [style={style}, label=\"{kind} {}{port}\"];", c.producer, c.consumer, c.size);
+        let _ = writeln!(o, "  p{} -> p{} [style={style}, label=\"{kind} {}{port}\"];", g[e.source()], g[e.target()], c.size);
     }
     let _ = writeln!(o, "}}");
     o

@@ -268,9 +268,12 @@ impl Machine<'_> {
         Ok(())
     }
 
-    /// Who waits for what, for the deadlock message.
+    /// Who waits for what, for the deadlock message, and the processes that wait on one
+    /// another in a cycle.
     fn report(&mut self) -> String {
         let mut lines = Vec::new();
+        // (waiting process, process it waits for)
+        let mut waits = Vec::new();
         for pi in 0..self.traces.per_process.len() {
             if self.done(pi) {
                 continue;
@@ -278,12 +281,16 @@ impl Machine<'_> {
             let name = &self.dpn.processes[pi].name;
             let why = match self.step(pi) {
                 Ok(Err(Blocked::Empty(ch))) => {
+                    waits.push((pi, self.dpn.channels[ch].producer));
                     format!("waits to read `{}` (empty or not yet holding the value)", self.dpn.channels[ch].name)
                 }
                 Ok(Err(Blocked::Full(ch))) => {
+                    waits.push((pi, self.dpn.channels[ch].consumer));
                     format!("waits to write `{}` (full: {}/{})", self.dpn.channels[ch].name, self.bufs[ch].len(), self.caps[ch])
                 }
                 Ok(Err(Blocked::Version(CellVersion { var, cell, version }))) => {
+                    // For the store of that version, or for the loads of the one before.
+                    waits.extend(self.dpn.memory_processes(var).into_iter().map(|q| (pi, q)));
                     let dims = &self.p.vars[var].dims;
                     format!(
                         "waits for DDR: {}{:?} at version {version}",
@@ -294,6 +301,10 @@ impl Machine<'_> {
                 _ => "is runnable".into(),
             };
             lines.push(format!("  {name} (at step {}) {why}", self.pc[pi]));
+        }
+        for cycle in crate::graph::wait_cycles(self.dpn.processes.len(), &waits) {
+            let names: Vec<&str> = cycle.iter().map(|&q| self.dpn.processes[q].name.as_str()).collect();
+            lines.push(format!("  waiting in a cycle: {}", names.join(" → ")));
         }
         lines.join("\n")
     }

@@ -89,6 +89,14 @@ fn a_too_small_channel_is_reported_as_a_deadlock() {
         .expect("must deadlock");
     let text = err.to_string();
     assert!(text.contains("deadlock") && text.contains(&victim.name), "{text}");
+    // The processes waiting on one another: a cycle of process names, through the channel
+    // that is too small (its producer waits for room, so for its consumer).
+    let cycle = text.lines().find_map(|l| l.trim().strip_prefix("waiting in a cycle: ")).expect("a cycle is named");
+    let names: Vec<&str> = cycle.split(" → ").collect();
+    assert!(names.len() >= 2 && names.first() == names.last(), "{cycle}");
+    assert!(names.iter().all(|n| dpn.processes.iter().any(|pr| pr.name == *n)), "{cycle}");
+    let (producer, consumer) = (&dpn.processes[victim.producer].name, &dpn.processes[victim.consumer].name);
+    assert!(names.windows(2).any(|w| w[0] == producer && w[1] == consumer), "{cycle} does not pass {producer} → {consumer}\n{text}");
 }
 
 /// The validator is not vacuous: a network with a dropped demux entry is rejected.
