@@ -182,8 +182,8 @@ type ChannelEvents<'a> = (usize, &'a Events, &'a Events, &'a mut ChanStats);
 pub(super) struct ReplayBufs {
     /// The channel's writes, expanded from their runs when they must be sorted.
     writes: Vec<Event>,
-    /// Scratch for sorting writes, and the events merged when live windows are tracked.
-    merged: Vec<Event>,
+    /// Scratch for sorting writes.
+    sorting: Vec<Event>,
     /// One bit per value of the band (see [`sort_local_writes`]).
     bits: Vec<u64>,
     /// A bit per value in the span of a channel's reads: a later read of it was seen. (Per
@@ -254,7 +254,7 @@ fn replay_channel(
         let (key, op) = w.iter().fold((0, 0), |(k, o), e| (k | e.key as u64, o | e.op as u64));
         let (kb, ob) = (u64::BITS - key.leading_zeros(), u64::BITS - op.leading_zeros());
         if kb + ob <= u64::BITS {
-            radix_sort(&mut w, &mut bufs.merged, kb + ob, |e| (e.key as u64) << ob | e.op as u64);
+            radix_sort(&mut w, &mut bufs.sorting, kb + ob, |e| (e.key as u64) << ob | e.op as u64);
         } else {
             w.sort_unstable_by_key(|e| (e.key, e.op));
         }
