@@ -344,10 +344,7 @@ fn verilog_files(
     files.extend(dpnc_hls_emit::runtime_files());
     files.extend(design.files);
     for cell in &design.cells {
-        let text = dpnc_rtl::cells::text(cell).ok_or_else(|| dpnc_hls_emit::CodegenError::Process {
-            process: dpn.kernel.clone(),
-            why: format!("no cell `{cell}` in dpnc's library"),
-        })?;
+        let text = dpnc_rtl::cells::text(cell).map_err(|why| dpnc_hls_emit::CodegenError::Process { process: dpn.kernel.clone(), why })?;
         files.push((dpnc_rtl::cells::path(cell), text.to_string()));
     }
     Ok(files)

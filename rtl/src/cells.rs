@@ -34,8 +34,8 @@ pub const CELLS: &[(&str, &str)] = &[
 ];
 
 /// The text of cell `name` (a path under `cells/`, e.g. `fp/dpn_fadd.v`).
-pub fn text(name: &str) -> Option<&'static str> {
-    CELLS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+pub fn text(name: &str) -> Result<&'static str, String> {
+    CELLS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t).ok_or_else(|| format!("no cell `{name}` in dpnc's library"))
 }
 
 /// Where cell `name` goes in a design's directory: `cells/<name>`.
@@ -45,7 +45,7 @@ pub fn path(name: &str) -> String {
 
 /// Writes cell `name` to its [`path`] under `dir`; returns that path.
 pub fn write(dir: &Path, name: &str) -> Result<std::path::PathBuf, String> {
-    let text = text(name).ok_or_else(|| format!("no cell `{name}` in dpnc's library"))?;
+    let text = text(name)?;
     let path = dir.join(path(name));
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;

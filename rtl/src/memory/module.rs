@@ -483,7 +483,7 @@ impl<'a> Plan<'a> {
         if cached {
             cache.declare(o, stamped);
             if fine {
-                o.push_str(&render(Fresh { n: cache.lines - 1, w: cache.lines }));
+                o.push_str(&render(Fresh { lines: cache.lines }));
             }
             // Where lines serve one band: the band of the σ-next load, counted from 1.
             let (mut cond, mut clear, mut step, mut note) = (String::new(), String::new(), String::new(), String::new());
@@ -639,31 +639,22 @@ impl<'a> Plan<'a> {
             }
         }
         let wc = index_bits(WBUF) + 1;
-        let w = Widths { b: bw - 1, h: hw - 1, bw, hw, lb: LINE_BYTES, size, wc };
+        let w = Widths { bw, hw, lb: LINE_BYTES, size, wc };
         if !local && has_stores {
             if ordered {
                 let same: Vec<String> = (0..bk).map(|k| format!("pick_band{k} == w_band{k}")).collect();
                 let bands = (0..bk).map(|k| format!("w_band{k}")).collect::<Vec<_>>().join(", ");
                 o.push_str(&render(Order { fine, bands, same: all_of(same) }));
             }
-            let (data, strobe) = (AXI_DATA_BITS as usize, AXI_DATA_BITS as usize / 8);
             o.push_str(&render(WriteSide {
                 w: &w,
                 ordered,
                 fine,
                 landed: LANDED,
-                wl: WBUF - 1,
                 wbuf: WBUF,
-                wi: wc - 1,
-                wm: wc - 2,
-                pad: format!("{}'d0, ", data - ew as usize),
-                spad: format!("{}'d0, ", strobe - eb as usize),
-                dw: data - 1,
-                sw: strobe - 1,
-                fw: data + strobe,
-                ls: size - 1,
-                ew: ew as usize,
-                eb: eb as usize,
+                data: AXI_DATA_BITS,
+                ew,
+                eb,
                 len: len8("wb_beats"),
             }));
             if ordered {

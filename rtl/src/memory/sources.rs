@@ -41,6 +41,5 @@ pub fn source_ok(o: &mut String, g: usize, pieces: &[dpnc_dpn::ir::SourcePiece],
 /// The landed-store bookkeeping for keys `key_width` bits wide; without `keyed` (no load has
 /// a store to wait for) the bursts' keys are left out.
 pub fn landed(keyed: bool, key_width: u32) -> Landed {
-    let bkw = LANDED.trailing_zeros();
-    Landed { keyed, landed: LANDED, lm: LANDED - 1, bkw, bki: bkw - 1, kw: key_width - 1 }
+    Landed { keyed, landed: LANDED, bkw: LANDED.trailing_zeros(), kw: key_width - 1 }
 }

@@ -6,13 +6,9 @@ use askama::Template;
 
 /// Widths both AXI sides use.
 pub(super) struct Widths {
-    /// Top bit of a burst's beat count (`BURST` beats at most).
-    pub(super) b: u32,
-    /// Top bit of an open burst's idle count (`HOLD` cycles at most).
-    pub(super) h: u32,
-    /// Bits of a burst's beat count.
+    /// Bits of a burst's beat count (`BURST` beats at most).
     pub(super) bw: u32,
-    /// Bits of an open burst's idle count.
+    /// Bits of an open burst's idle count (`HOLD` cycles at most).
     pub(super) hw: u32,
     /// Bytes per line (one beat).
     pub(super) lb: usize,
@@ -33,23 +29,13 @@ pub(super) struct WriteSide<'a> {
     /// Loads wait for their own sources: at most `landed` bursts await B.
     pub(super) fine: bool,
     pub(super) landed: usize,
-    /// Top entry, entries, top bit of a pointer and of a count of the W buffer.
-    pub(super) wl: usize,
+    /// Entries of the W buffer (its pointers and count take `w.wc` bits).
     pub(super) wbuf: usize,
-    pub(super) wi: u32,
-    pub(super) wm: u32,
-    /// Zero padding of one element's data and of its strobe up to a beat.
-    pub(super) pad: String,
-    pub(super) spad: String,
-    /// Top bits of a beat's data and strobe, and of a W buffer entry.
-    pub(super) dw: usize,
-    pub(super) sw: usize,
-    pub(super) fw: usize,
-    /// Top bit of a byte offset in a line.
-    pub(super) ls: u32,
+    /// Bits of a beat's data (its strobe has one bit per byte).
+    pub(super) data: u32,
     /// Bits and bytes of one element.
-    pub(super) ew: usize,
-    pub(super) eb: usize,
+    pub(super) ew: u32,
+    pub(super) eb: u32,
     /// `AWLEN` of the open burst.
     pub(super) len: String,
 }
@@ -108,12 +94,10 @@ pub(super) struct SourcesUpdate<'a> {
 pub(super) struct Landed {
     /// Some load has a store to wait for: the bursts keep the σ keys of their last stores.
     pub(super) keyed: bool,
-    /// Bursts awaiting B at most, and the top entry.
+    /// Bursts awaiting B at most.
     pub(super) landed: usize,
-    pub(super) lm: usize,
-    /// Bits of a burst pointer, and its top bit.
+    /// Bits of a burst pointer.
     pub(super) bkw: u32,
-    pub(super) bki: u32,
     /// Top bit of a key.
     pub(super) kw: u32,
 }
@@ -124,7 +108,6 @@ pub(super) struct Landed {
 #[derive(Template)]
 #[template(path = "memory/fresh.v", escape = "none")]
 pub(super) struct Fresh {
-    /// Top line of the cache, and its lines.
-    pub(super) n: usize,
-    pub(super) w: usize,
+    /// Lines of the cache.
+    pub(super) lines: usize,
 }

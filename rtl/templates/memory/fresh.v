@@ -1,13 +1,13 @@
     // A line is current if every store to its entry had landed when it was fetched.
-    reg [31:0] fill_count [0:«n»];  // acked_count when the line was fetched
-    reg [31:0] wrote_count [0:«n»];  // the number of the last store to the entry
-    reg [«n»:0] wrote;
+    reg [31:0] fill_count [0:«lines - 1»];  // acked_count when the line was fetched
+    reg [31:0] wrote_count [0:«lines - 1»];  // the number of the last store to the entry
+    reg [«lines - 1»:0] wrote;
     wire fresh = !wrote[pick_idx] || $signed(fill_count[pick_idx] - wrote_count[pick_idx]) >= 32'sd0;
     always @(posedge clk) begin
         if (ld_go && !hit) fill_count[pick_idx] <= acked_count;
         if (st_go) wrote_count[pick_idx] <= st_count + 32'd1;
     end
     always @(posedge clk) begin
-        if (rst || start) wrote <= «w»'d0;
+        if (rst || start) wrote <= «lines»'d0;
         else if (st_go) wrote[pick_idx] <= 1'b1;
     end

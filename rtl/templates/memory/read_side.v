@@ -1,8 +1,8 @@
     // Read side: the open burst (σ-consecutive loads of consecutive elements), then the AR offered.
     reg bl_v;
     reg [63:0] bl_addr, bl_end;
-    reg [«w.b»:0] bl_beats;
-    reg [«w.h»:0] bl_idle;  // cycles since the open burst last grew (a hit does not restart the count)
+    reg [«w.bw - 1»:0] bl_beats;
+    reg [«w.hw - 1»:0] bl_idle;  // cycles since the open burst last grew (a hit does not restart the count)
     reg ar_v;
     reg [63:0] ar_addr;
     reg [7:0] ar_len;

@@ -1,4 +1,4 @@
-    wire [«s.bki»:0] bk_at = (aw_same || aw_ext) ? bk_tail - «s.bkw»'d1 : bk_tail;  // the open burst's
+    wire [«s.bkw - 1»:0] bk_at = (aw_same || aw_ext) ? bk_tail - «s.bkw»'d1 : bk_tail;  // the open burst's
     always @(posedge clk) begin
         if (st_go) begin{% if s.keyed %}
             bk_key[bk_at] <= st_key;{% endif %}

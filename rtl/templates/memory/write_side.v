@@ -3,16 +3,16 @@
     // offered, the W beats, the count awaiting B.
     reg wb_v;
     reg [63:0] wb_addr, wb_last, wb_end;  // first line, held line, the line after it
-    reg [«w.b»:0] wb_beats;
-    reg [«w.h»:0] wb_idle;  // cycles since the open burst last grew
-    reg [«dw»:0] wh_data;
-    reg [«sw»:0] wh_strb;
+    reg [«w.bw - 1»:0] wb_beats;
+    reg [«w.hw - 1»:0] wb_idle;  // cycles since the open burst last grew
+    reg [«data - 1»:0] wh_data;
+    reg [«data / 8 - 1»:0] wh_strb;
     reg aw_v;
     reg [63:0] aw_addr;
     reg [7:0] aw_len;
-    reg [«fw»:0] wf [0:«wl»];  // {wlast, wstrb, wdata}
-    reg [«wm»:0] wf_head, wf_tail;
-    reg [«wi»:0] wf_count;
+    reg [«data + data / 8»:0] wf [0:«wbuf - 1»];  // {wlast, wstrb, wdata}
+    reg [«w.wc - 2»:0] wf_head, wf_tail;
+    reg [«w.wc - 1»:0] wf_count;
     reg [15:0] w_out;  // write bursts opened and not yet acknowledged
     reg [15:0] w_credit;  // AWs accepted whose W beats have not all gone: W never runs ahead of AW
     wire b_beat = m_bvalid && m_bready;
@@ -26,9 +26,9 @@
     wire wb_ship = (st_go && !aw_same && !aw_ext && wb_v) || wb_close;  // the open burst goes to AW
     wire wf_push = (st_go && !aw_same && wb_v) || wb_close;  // the held beat goes to W
     wire wf_pop = m_wvalid && m_wready;
-    wire [«dw»:0] st_data = {«pad»pop_value} << {pick_addr[«ls»:0], 3'b000};
-    wire [«dw»:0] st_keep = {«pad»{«ew»{1'b1}}} << {pick_addr[«ls»:0], 3'b000};
-    wire [«sw»:0] st_strb = {«spad»{«eb»{1'b1}}} << pick_addr[«ls»:0];
+    wire [«data - 1»:0] st_data = {«data - ew»'d0, pop_value} << {pick_addr[«w.size - 1»:0], 3'b000};
+    wire [«data - 1»:0] st_keep = {«data - ew»'d0, {«ew»{1'b1}}} << {pick_addr[«w.size - 1»:0], 3'b000};
+    wire [«data / 8 - 1»:0] st_strb = {«data / 8 - eb»'d0, {«eb»{1'b1}}} << pick_addr[«w.size - 1»:0];
     assign m_awaddr = aw_addr;
     assign m_awlen = aw_len;
     assign m_awsize = 3'd«w.size»;
@@ -41,8 +41,8 @@
         if (rst || start) begin
             wb_v <= 1'b0;
             aw_v <= 1'b0;
-            wf_head <= «wi»'d0;
-            wf_tail <= «wi»'d0;
+            wf_head <= «w.wc - 1»'d0;
+            wf_tail <= «w.wc - 1»'d0;
             wf_count <= «w.wc»'d0;
             w_out <= 16'd0;
             w_credit <= 16'd0;
@@ -73,8 +73,8 @@
             end
             if (st_go) wb_idle <= «w.hw»'d0;
             else if (wb_idle != HOLD) wb_idle <= wb_idle + «w.hw»'d1;
-            if (wf_push) wf_tail <= wf_tail + «wi»'d1;
-            if (wf_pop) wf_head <= wf_head + «wi»'d1;
+            if (wf_push) wf_tail <= wf_tail + «w.wc - 1»'d1;
+            if (wf_pop) wf_head <= wf_head + «w.wc - 1»'d1;
             if (wf_push && !wf_pop) wf_count <= wf_count + «w.wc»'d1;
             else if (!wf_push && wf_pop) wf_count <= wf_count - «w.wc»'d1;
             if (m_awvalid && m_awready && !(wf_pop && m_wlast)) w_credit <= w_credit + 16'd1;
