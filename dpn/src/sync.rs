@@ -288,124 +288,204 @@ fn retag(relation: &str, stmt: &str, tuple: &str) -> String {
     relation.replace(&format!("{{ {stmt}["), &format!("{{ {tuple}[")).replace(&format!("; {stmt}["), &format!("; {tuple}["))
 }
 
-/// Fills `Channel::{first_read, last_read, first_use, fanout}`.
+/// One question [`derive`] asks isl. Each is answered alone, so workers, each with an isl
+/// context of its own, take them in any order.
+#[derive(Clone, Copy)]
+enum Job {
+    /// The reads of channel `c` that take a new value (`later = false`) or read one for the
+    /// last time (`later = true`).
+    Alone { c: usize, later: bool },
+    /// Where Load process `process` loads each value and which of its channels it fans out to.
+    Loads { process: usize },
+    /// Channel `c`'s [`Channel::ddr_source`].
+    DdrSource { c: usize },
+}
+
+/// What a Load process's job gives each of its channels.
+struct Loaded {
+    c: usize,
+    first_use: Option<Predicate>,
+    fanout: Vec<(usize, Predicate)>,
+    /// The channel's value is loaded at its own first use and shared at run time.
+    shared_load: bool,
+}
+
+enum Answer {
+    Alone(Option<Predicate>),
+    Loads(Vec<Loaded>),
+    DdrSource(Option<Vec<SourcePiece>>),
+}
+
+/// Up to this many threads ask isl at once.
+const MAX_WORKERS: usize = 8;
+
+/// Fills `Channel::{first_read, last_read, first_use, fanout, shared_load, ddr_source}`.
 pub fn derive(p: &Program, dpn: &mut Dpn) -> Result<(), Error> {
-    let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
-    let model = Model::new(p);
-    let fixed = model.fixed_context(p, &params);
-    let isl = dpnc_frontend::dataflow::quiet_context();
-    // Skewed tiles give sets with many floors on which these differences can explode; a
-    // channel whose sets exceed the budget gets no predicate (code generation says so).
-    isl.set_max_operations(ISL_BUDGET);
-    let cx = Ctx { p, dpn, model, fixed, isl };
-    let stmt_of = |pi: usize| dpn.processes[pi].stmt();
     let n = dpn.channels.len();
-    let mut first_read = vec![None; n];
-    let mut last_read = vec![None; n];
-    let mut first_use = vec![None; n];
-    let mut fanout = vec![Vec::new(); n];
-    let mut local = vec![false; n];
-    // A read that takes a new value (`later = false`: no read of the same value before it
-    // in σ) or that reads a value for the last time (`later = true`).
-    let alone = |c: usize, later: bool| -> Result<Predicate, Error> {
-        let ch = &dpn.channels[c];
-        let stmt = stmt_of(ch.consumer).ok_or_else(|| Error::internal("not a compute consumer"))?;
-        cx.isl.reset_operations();
-        let name = &p.stmts[stmt].name;
-        let r = cx.umap(&ch.relation)?;
-        let mut same = same_value(&r)?;
-        if stmt_of(ch.producer).is_none() {
-            // A loaded cell is a new value in every band.
-            same = same.intersect(same_value(&cx.band(stmt, name)?)?).map_err(isl_err)?;
-        }
-        let sig = cx.sigma(stmt, name, None)?;
-        let order = if later { sig.copy().and_then(|s| s.lex_lt_union_map(sig)) } else { sig.copy().and_then(|s| s.lex_gt_union_map(sig)) };
-        let other = same.intersect(order.map_err(isl_err)?).and_then(|s| s.domain()).map_err(isl_err)?;
-        let reads = r.domain().and_then(|u| u.subtract(other)).map_err(isl_err)?;
-        cx.predicate(reads, p.stmts[stmt].iters.len(), ch.consumer)
-    };
-    for (c, ch) in dpn.channels.iter().enumerate() {
-        if stmt_of(ch.consumer).is_none() {
-            continue;
-        }
+    let compute = |pi: usize| dpn.processes[pi].stmt().is_some();
+    let mut jobs = Vec::new();
+    // The Load processes first: they ask the most.
+    jobs.extend(
+        (0..dpn.processes.len())
+            .filter(|&lp| matches!(dpn.processes[lp].kind, ProcessKind::Load { .. }))
+            .map(|process| Job::Loads { process }),
+    );
+    jobs.extend((0..n).map(|c| Job::DdrSource { c }));
+    for (c, ch) in dpn.channels.iter().enumerate().filter(|(_, ch)| compute(ch.consumer)) {
         match ch.kind {
-            ChannelKind::FifoReg => first_read[c] = alone(c, false).ok(),
-            ChannelKind::Scratchpad => last_read[c] = alone(c, true).ok(),
+            ChannelKind::FifoReg => jobs.push(Job::Alone { c, later: false }),
+            ChannelKind::Scratchpad => jobs.push(Job::Alone { c, later: true }),
             ChannelKind::Fifo => {}
         }
     }
-    // Loads: every channel of one Load process, its consumer tuple tagged with the channel
-    // so that the read ports of one instance stay apart (σ, then port, orders them).
-    for (lp, pr) in dpn.processes.iter().enumerate() {
-        if !matches!(pr.kind, ProcessKind::Load { .. }) {
-            continue;
-        }
-        let chans: Vec<usize> = (0..n).filter(|&c| dpn.channels[c].producer == lp).collect();
-        cx.isl.reset_operations();
-        let mut one = || -> Result<(), Error> {
-            let mut tagged = Vec::new();
-            let (mut all, mut sig, mut band) = (cx.umap("{ }")?, cx.umap("{ }")?, cx.umap("{ }")?);
-            for &c in &chans {
-                let ch = &dpn.channels[c];
-                let stmt = stmt_of(ch.consumer).ok_or_else(|| Error::internal("a load feeds a non-compute process"))?;
-                let tuple = format!("{}_c{c}", p.stmts[stmt].name);
-                let t = cx.umap(&retag(&ch.relation, &p.stmts[stmt].name, &tuple))?;
-                all = all.union(t.copy().map_err(isl_err)?).map_err(isl_err)?;
-                sig = sig.union(cx.sigma(stmt, &tuple, ch.port)?).map_err(isl_err)?;
-                band = band.union(cx.band(stmt, &tuple)?).map_err(isl_err)?;
-                tagged.push((c, stmt, t));
-            }
-            let same_band = same_value(&band)?;
-            let same = same_value(&all)?.intersect(same_band.copy().map_err(isl_err)?).map_err(isl_err)?;
-            let before = sig.copy().and_then(|s| s.lex_gt_union_map(sig)).map_err(isl_err)?;
-            let earlier = same.intersect(before).and_then(|u| u.domain()).map_err(isl_err)?;
-            for (c, stmt, t) in &tagged {
-                let dims = p.stmts[*stmt].iters.len();
-                let here = t.copy().and_then(|u| u.domain()).and_then(|u| u.subtract(earlier.copy()?)).map_err(isl_err)?;
-                for (c2, _, t2) in &tagged {
-                    let to = t
-                        .copy()
-                        .and_then(|u| u.apply_range(t2.copy()?.reverse()?))
-                        .and_then(|u| u.intersect(same_band.copy()?))
-                        .and_then(|u| u.domain())
-                        .and_then(|u| u.intersect(here.copy()?))
-                        .map_err(isl_err)?;
-                    if !to.is_empty().map_err(isl_err)? {
-                        fanout[*c].push((*c2, cx.predicate(to, dims, dpn.channels[*c].consumer)?));
-                    }
+    let answers = answer_all(p, dpn, &jobs)?;
+    for (job, answer) in jobs.iter().zip(answers) {
+        match (*job, answer) {
+            (Job::Alone { c, later: false }, Answer::Alone(a)) => dpn.channels[c].first_read = a,
+            (Job::Alone { c, later: true }, Answer::Alone(a)) => dpn.channels[c].last_read = a,
+            (Job::DdrSource { c }, Answer::DdrSource(a)) => dpn.channels[c].ddr_source = a,
+            (Job::Loads { .. }, Answer::Loads(loaded)) => {
+                for l in loaded {
+                    let ch = &mut dpn.channels[l.c];
+                    (ch.first_use, ch.fanout, ch.shared_load) = (l.first_use, l.fanout, l.shared_load);
                 }
-                first_use[*c] = Some(cx.predicate(here, dims, dpn.channels[*c].consumer)?);
             }
-            Ok(())
-        };
-        if one().is_err() {
+            _ => return Err(Error::internal("a synchronisation answer does not match its question")),
+        }
+    }
+    Ok(())
+}
+
+/// The answers to `jobs`, in their order, from worker threads that take the next job as
+/// they finish one.
+fn answer_all(p: &Program, dpn: &Dpn, jobs: &[Job]) -> Result<Vec<Answer>, Error> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(1, |w| w.get()).clamp(1, MAX_WORKERS).min(jobs.len().max(1));
+    let work = || -> Result<Vec<(usize, Answer)>, Error> {
+        let cx = Ctx::new(p, dpn);
+        let mut done = Vec::new();
+        loop {
+            let j = next.fetch_add(1, Ordering::Relaxed);
+            let Some(job) = jobs.get(j) else { return Ok(done) };
+            done.push((j, cx.answer(*job)?));
+        }
+    };
+    let mut answers: Vec<Option<Answer>> = (0..jobs.len()).map(|_| None).collect();
+    let per_worker: Vec<Result<Vec<(usize, Answer)>, Error>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers).map(|_| s.spawn(work)).collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(Error::internal("a synchronisation worker panicked")))).collect()
+    });
+    for done in per_worker {
+        for (j, a) in done? {
+            answers[j] = Some(a);
+        }
+    }
+    answers.into_iter().map(|a| a.ok_or_else(|| Error::internal("a synchronisation question went unanswered"))).collect()
+}
+
+impl<'a> Ctx<'a> {
+    fn new(p: &'a Program, dpn: &'a Dpn) -> Ctx<'a> {
+        let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
+        let model = Model::new(p);
+        let fixed = model.fixed_context(p, &params);
+        let isl = dpnc_frontend::dataflow::quiet_context();
+        // Skewed tiles give sets with many floors on which these differences can explode; a
+        // channel whose sets exceed the budget gets no predicate (code generation says so).
+        isl.set_max_operations(ISL_BUDGET);
+        Ctx { p, dpn, model, fixed, isl }
+    }
+
+    fn answer(&self, job: Job) -> Result<Answer, Error> {
+        self.isl.reset_operations();
+        Ok(match job {
+            // Where isl fails or exceeds its budget, there is no predicate, and loads keep
+            // waiting for whole earlier bands.
+            Job::Alone { c, later } => Answer::Alone(self.alone(c, later).ok()),
+            Job::DdrSource { c } => Answer::DdrSource(ddr_source_of(self, c).ok().flatten()),
+            Job::Loads { process } => Answer::Loads(self.loads(process)),
+        })
+    }
+
+    /// A read of channel `c` that takes a new value (`later = false`: no read of the same
+    /// value before it in σ) or that reads a value for the last time (`later = true`).
+    fn alone(&self, c: usize, later: bool) -> Result<Predicate, Error> {
+        let (p, ch) = (self.p, &self.dpn.channels[c]);
+        let stmt_of = |pi: usize| self.dpn.processes[pi].stmt();
+        let stmt = stmt_of(ch.consumer).ok_or_else(|| Error::internal("not a compute consumer"))?;
+        let name = &p.stmts[stmt].name;
+        let r = self.umap(&ch.relation)?;
+        let mut same = same_value(&r)?;
+        if stmt_of(ch.producer).is_none() {
+            // A loaded cell is a new value in every band.
+            same = same.intersect(same_value(&self.band(stmt, name)?)?).map_err(isl_err)?;
+        }
+        let sig = self.sigma(stmt, name, None)?;
+        let order = if later { sig.copy().and_then(|s| s.lex_lt_union_map(sig)) } else { sig.copy().and_then(|s| s.lex_gt_union_map(sig)) };
+        let other = same.intersect(order.map_err(isl_err)?).and_then(|s| s.domain()).map_err(isl_err)?;
+        let reads = r.domain().and_then(|u| u.subtract(other)).map_err(isl_err)?;
+        self.predicate(reads, p.stmts[stmt].iters.len(), ch.consumer)
+    }
+
+    /// Load process `lp`'s channels: every channel at once, its consumer tuple tagged with
+    /// the channel so that the read ports of one instance stay apart (σ, then port, orders
+    /// them).
+    fn loads(&self, lp: usize) -> Vec<Loaded> {
+        let chans: Vec<usize> = (0..self.dpn.channels.len()).filter(|&c| self.dpn.channels[c].producer == lp).collect();
+        self.loads_together(&chans).unwrap_or_else(|_| {
             // Too costly over all the array's reads at once (stencils with skewed tiles):
             // each channel then gets the value at its own first use in the band, and the Load
             // process shares the DDR read between channels at run time (`shared_load`).
-            for &c in &chans {
-                fanout[c].clear();
-                first_use[c] = alone(c, false).ok();
-                if let Some(fu) = &first_use[c] {
-                    fanout[c].push((c, Predicate { dims: fu.dims.clone(), disjuncts: vec![vec![]] }));
-                    local[c] = true;
+            chans
+                .iter()
+                .map(|&c| {
+                    self.isl.reset_operations();
+                    let first_use = self.alone(c, false).ok();
+                    let fanout = first_use.iter().map(|fu| (c, Predicate { dims: fu.dims.clone(), disjuncts: vec![vec![]] })).collect();
+                    Loaded { c, shared_load: first_use.is_some(), first_use, fanout }
+                })
+                .collect()
+        })
+    }
+
+    fn loads_together(&self, chans: &[usize]) -> Result<Vec<Loaded>, Error> {
+        let (p, dpn) = (self.p, self.dpn);
+        let mut tagged = Vec::new();
+        let (mut all, mut sig, mut band) = (self.umap("{ }")?, self.umap("{ }")?, self.umap("{ }")?);
+        for &c in chans {
+            let ch = &dpn.channels[c];
+            let stmt = dpn.processes[ch.consumer].stmt().ok_or_else(|| Error::internal("a load feeds a non-compute process"))?;
+            let tuple = format!("{}_c{c}", p.stmts[stmt].name);
+            let t = self.umap(&retag(&ch.relation, &p.stmts[stmt].name, &tuple))?;
+            all = all.union(t.copy().map_err(isl_err)?).map_err(isl_err)?;
+            sig = sig.union(self.sigma(stmt, &tuple, ch.port)?).map_err(isl_err)?;
+            band = band.union(self.band(stmt, &tuple)?).map_err(isl_err)?;
+            tagged.push((c, stmt, t));
+        }
+        let same_band = same_value(&band)?;
+        let same = same_value(&all)?.intersect(same_band.copy().map_err(isl_err)?).map_err(isl_err)?;
+        let before = sig.copy().and_then(|s| s.lex_gt_union_map(sig)).map_err(isl_err)?;
+        let earlier = same.intersect(before).and_then(|u| u.domain()).map_err(isl_err)?;
+        let mut loaded = Vec::new();
+        for (c, stmt, t) in &tagged {
+            let dims = p.stmts[*stmt].iters.len();
+            let here = t.copy().and_then(|u| u.domain()).and_then(|u| u.subtract(earlier.copy()?)).map_err(isl_err)?;
+            let mut fanout = Vec::new();
+            for (c2, _, t2) in &tagged {
+                let to = t
+                    .copy()
+                    .and_then(|u| u.apply_range(t2.copy()?.reverse()?))
+                    .and_then(|u| u.intersect(same_band.copy()?))
+                    .and_then(|u| u.domain())
+                    .and_then(|u| u.intersect(here.copy()?))
+                    .map_err(isl_err)?;
+                if !to.is_empty().map_err(isl_err)? {
+                    fanout.push((*c2, self.predicate(to, dims, dpn.channels[*c].consumer)?));
                 }
             }
+            let first_use = Some(self.predicate(here, dims, dpn.channels[*c].consumer)?);
+            loaded.push(Loaded { c: *c, first_use, fanout, shared_load: false });
         }
+        Ok(loaded)
     }
-    // Where isl fails or exceeds its budget, loads keep waiting for whole earlier bands.
-    let mut ddr_source: Vec<Option<Vec<SourcePiece>>> = (0..n)
-        .map(|c| {
-            cx.isl.reset_operations();
-            ddr_source_of(&cx, c).ok().flatten()
-        })
-        .collect();
-    for (c, ch) in dpn.channels.iter_mut().enumerate() {
-        ch.ddr_source = ddr_source[c].take();
-        ch.first_read = first_read[c].take();
-        ch.last_read = last_read[c].take();
-        ch.first_use = first_use[c].take();
-        ch.fanout = std::mem::take(&mut fanout[c]);
-        ch.shared_load = local[c];
-    }
-    Ok(())
 }
