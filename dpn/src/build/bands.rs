@@ -377,3 +377,128 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
     }
     Ok(Assembled { b, st, bands, stats: BuildStats { repeated_bands: repeated, translated_bands: translated, streamed_bands: streamed } })
 }
+
+/// Which worker takes each band (numbered over all nests, in σ order), and whether a later
+/// band of its nest has its size (it may then have translates: `build/translate.rs` keeps
+/// templates of those only). Bands of one size go to one worker, so that its templates meet their
+/// translates; a new size goes to the worker with the least work so far (a band counts its
+/// instances, a later band of a size already dealt a quarter of them: it is likely a
+/// translate, which costs its enumeration only).
+pub(super) fn assign_bands(survey: &Survey, workers: usize) -> (Vec<usize>, Vec<bool>) {
+    let Some(sizes) = &survey.sizes else {
+        let n: usize = survey.bands.iter().flatten().map(|r| band_tiles(r).count()).sum();
+        return ((0..n).map(|b| b % workers).collect(), vec![true; n]);
+    };
+    let (mut owner, mut may_repeat) = (Vec::new(), Vec::new());
+    let mut load = vec![0u64; workers];
+    for nest in sizes {
+        let mut later = std::collections::HashSet::new();
+        let mut t = vec![false; nest.len()];
+        for (bi, &n) in nest.iter().enumerate().rev() {
+            t[bi] = n > 0 && !later.insert(n);
+        }
+        may_repeat.extend(t);
+        let mut class: HashMap<u64, usize> = HashMap::new();
+        for &n in nest {
+            let w = match class.get(&n) {
+                Some(&w) => {
+                    load[w] += n / 4;
+                    w
+                }
+                None => {
+                    let w = (0..workers).min_by_key(|&w| load[w]).unwrap_or(0);
+                    load[w] += n;
+                    class.insert(n, w);
+                    w
+                }
+            };
+            owner.push(w);
+        }
+    }
+    (owner, may_repeat)
+}
+
+/// Messages a worker may send ahead of the assembly. A nest's big bands alternate with
+/// runs of small ones and repeats, which the workers get through while the assembly is on
+/// a big band (with one message ahead they would wait for it instead).
+pub(super) const QUEUE: usize = 16;
+
+/// Instances of the bands a worker has sent that the assembly has not taken yet, past
+/// which it waits before its next band (memory: a few big bands, not [`QUEUE`]).
+pub(super) const AHEAD_INSTANCES: usize = 1 << 21;
+
+/// Assembled bands kept to recognise repeats by (a nest's bands repeat a few shapes: first,
+/// interior and last along each band hyperplane); only bands up to `MAX_BAND / REPLICAS`
+/// instances are kept, so that they hold no more memory than one band may.
+pub(super) const REPLICAS: usize = 4;
+
+/// What a worker sends the assembly for each band it owns, in the band's turn.
+pub(super) enum Msg {
+    /// An empty band (sent all the same, to keep the turn).
+    Empty,
+    /// A band analysed whole.
+    Whole(Arc<Analysed>),
+    /// A streamed band ([`Config::chunk`]): sorted and indexed, its sources to follow in
+    /// [`Msg::Chunk`]s.
+    Head(Arc<Analysed>),
+    /// A streamed band whose instances come in its [`Msg::Chunk`]s too, as they are
+    /// enumerated (see [`program_ordered`]): `n` of them; its odd chunks from `odd` (a
+    /// second thread resolves them).
+    Piped {
+        at: BandAt,
+        n: usize,
+        evicted: Vec<usize>,
+        odd: std::sync::mpsc::Receiver<Result<Msg, Error>>,
+    },
+    Chunk(Box<Chunk>),
+}
+
+/// The sources of the reads of a streamed band's instances `range` (buffers go back to
+/// the worker for its next chunk).
+#[derive(Default)]
+pub(super) struct Chunk {
+    pub(super) range: std::ops::Range<usize>,
+    pub(super) srcs: Vec<PackedSrc>,
+    pub(super) piece: Vec<u8>,
+    /// The instances themselves and their sub-bands (only after [`Msg::Piped`]), the runs
+    /// they were enumerated in (chunk offset, length, step of the last iterator), and how
+    /// they are resolved (`build/stretch.rs`; `slow`: σ ranges resolved one by one).
+    pub(super) band: Band,
+    pub(super) sub: Vec<usize>,
+    pub(super) walk: Vec<(usize, usize, i64)>,
+    pub(super) plan: stretch::Plan,
+    pub(super) slow: Vec<std::ops::Range<usize>>,
+}
+
+/// Replays a band's channels (see `build/replay.rs`): on a thread of its own beside the
+/// next band's assembly, or here with traces to mark or on `threads` > 1 (a streamed band,
+/// whose replay the workers would wait for). One band replays at a time.
+pub(super) fn replay_band<'s>(
+    scope: &'s std::thread::Scope<'s, '_>,
+    pending: &mut Option<std::thread::ScopedJoinHandle<'s, replay::Job>>,
+    scratch: &mut Scratch,
+    b: &mut Builder,
+    threads: usize,
+) -> Result<(), Error> {
+    join_replay(pending, scratch, b)?;
+    if b.keep || threads > 1 {
+        b.replay(scratch, threads);
+    } else {
+        let job = b.replay_job(scratch);
+        *pending = Some(scope.spawn(move || job.run()));
+    }
+    Ok(())
+}
+
+/// Waits for the band replaying on its own thread, if any, and adds its figures.
+pub(super) fn join_replay(
+    pending: &mut Option<std::thread::ScopedJoinHandle<'_, replay::Job>>,
+    scratch: &mut Scratch,
+    b: &mut Builder,
+) -> Result<(), Error> {
+    if let Some(h) = pending.take() {
+        let job = h.join().map_err(|_| Error::internal("a replay thread panicked"))?;
+        b.merge(job, scratch);
+    }
+    Ok(())
+}

@@ -5,7 +5,7 @@
 //! when the traces' last reads must be marked.
 
 use super::events::{Event, Events};
-use super::{prefetch, radix_sort, Builder, ChanStats, Scratch, AHEAD};
+use super::{prefetch, radix_sort, Builder, Scratch, AHEAD};
 use crate::trace::{ReadSrc, Trace};
 
 /// One band's channel events, taken from the assembly to replay elsewhere.
@@ -488,6 +488,21 @@ fn prev_set(bits: &[u64], from: usize) -> usize {
         word = bits[w];
     }
     w * 64 + 63 - word.leading_zeros() as usize
+}
+
+/// Per channel, summed over the bands (channels are empty between bands: every value
+/// written in a band is read in it).
+#[derive(Clone, Default)]
+pub(super) struct ChanStats {
+    pub(super) size: usize,
+    pub(super) writes: u64,
+    pub(super) reads: u64,
+    /// Every value first read in the order written.
+    pub(super) in_order: bool,
+    /// The array the values belong to (its extents), and per dimension the widest span of
+    /// simultaneously live cells (codegen only).
+    pub(super) extents: Vec<i64>,
+    pub(super) window: Vec<i64>,
 }
 
 #[cfg(test)]

@@ -1,0 +1,40 @@
+//! A bit per instance (the values pass 1 marks as stored), with ranks for dense numbering.
+
+/// A set of dense numbers, with ranks once [`Bits::index`] has run.
+pub(super) struct Bits {
+    pub(super) words: Vec<u64>,
+    /// Per word, the members before it.
+    pub(super) before: Vec<u64>,
+}
+
+impl Bits {
+    pub(super) fn new(n: u64) -> Bits {
+        Bits { words: vec![0; n.div_ceil(64) as usize], before: Vec::new() }
+    }
+    pub(super) fn set(&mut self, i: u64) {
+        self.words[(i / 64) as usize] |= 1 << (i % 64);
+    }
+    pub(super) fn get(&self, i: u64) -> bool {
+        self.words[(i / 64) as usize] >> (i % 64) & 1 == 1
+    }
+    pub(super) fn count(&self) -> u64 {
+        self.words.iter().map(|w| w.count_ones() as u64).sum()
+    }
+    pub(super) fn index(&mut self) {
+        let mut n = 0;
+        self.before = self
+            .words
+            .iter()
+            .map(|w| {
+                let b = n;
+                n += w.count_ones() as u64;
+                b
+            })
+            .collect();
+    }
+    /// Members below `i` (after [`Bits::index`]).
+    pub(super) fn rank(&self, i: u64) -> usize {
+        let w = (i / 64) as usize;
+        (self.before[w] + (self.words[w] & ((1u64 << (i % 64)) - 1)).count_ones() as u64) as usize
+    }
+}
