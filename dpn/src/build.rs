@@ -169,6 +169,8 @@ pub struct BuildStats {
     /// Of those, the ones proved translates of an analysed band before their own analysis
     /// (`build/translate.rs`).
     pub translated_bands: usize,
+    /// Of those, the ones proved so without their enumeration (`Template::shifted`).
+    pub shifted_bands: usize,
     /// Bands resolved and assembled in chunks ([`Config::chunk`]).
     pub streamed_bands: usize,
 }
@@ -267,8 +269,8 @@ pub fn construct(p: &Program, sare: &Sare, cfg: &Config) -> Result<Construction,
     let inputs = bands::Inputs { nests: &nests, cfg, stream_above, chunk, progress };
     let bands::Assembled { mut b, st, bands, stats } = bands::assemble_bands(&ctx, &inputs, workers)?;
     phase.done(&format!(
-        "processes and channels, band by band ({} of {bands} bands repeat an earlier one, {} of them proved before their analysis)",
-        stats.repeated_bands, stats.translated_bands
+        "processes and channels, band by band ({} of {bands} bands repeat an earlier one, {} of them proved before their analysis, {} without enumerating them)",
+        stats.repeated_bands, stats.translated_bands, stats.shifted_bands
     ));
     describe_processes(p, &params, &nests, &nest_of, cfg, &mut b.processes)?;
     loop_nests(p, &params, &nests, &nest_of, cfg, &survey, &mut b.processes)?;

@@ -1,5 +1,6 @@
 //! Bands that repeat an earlier band are not assembled (`build/repeat.rs`), and those proved
-//! translates of an analysed band are not even analysed (`build/translate.rs`): the network
+//! translates of an analysed band are not even analysed, most not even enumerated
+//! (`build/translate.rs`): the network
 //! must be exactly the one that analysing and assembling every band gives. Every kernel of the test set, at
 //! tile shapes whose interior bands repeat, with and without parallel sub-bands, with what
 //! code generation needs (scratchpad windows, synchronisation predicates).
@@ -9,7 +10,7 @@ use dpnc_frontend::{dataflow, Options, SourceMap};
 
 #[test]
 fn repeated_bands_give_the_network_that_assembling_them_gives() {
-    let (mut builds, mut repeated, mut translated, mut failures) = (0, 0, 0, Vec::new());
+    let (mut builds, mut repeated, mut translated, mut shifted, mut failures) = (0, 0, 0, 0, Vec::new());
     for f in dpnc_tests::kernels() {
         let mut sm = SourceMap::new();
         let p = dpnc_frontend::load(&mut sm, &f, &Options::default()).unwrap_or_else(|d| panic!("{}", d.render(&sm)));
@@ -24,6 +25,7 @@ fn repeated_bands_give_the_network_that_assembling_them_gives() {
             builds += 1;
             repeated += fast.stats.repeated_bands;
             translated += fast.stats.translated_bands;
+            shifted += fast.stats.shifted_bands;
             assert_eq!(all.stats.repeated_bands, 0);
             let json = |d: &dpnc_dpn::ir::Dpn| serde_json::to_string(d).expect("json");
             if json(&all.dpn) != json(&fast.dpn) {
@@ -35,9 +37,12 @@ fn repeated_bands_give_the_network_that_assembling_them_gives() {
             }
         }
     }
-    println!("{builds} networks, {repeated} bands built as repeats, {translated} of them proved translates before their analysis");
+    println!(
+        "{builds} networks, {repeated} bands built as repeats, {translated} of them proved translates before their analysis, {shifted} without their enumeration"
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // Not vacuous: the stencils' and matrix kernels' interior bands do repeat.
     assert!(repeated > builds, "only {repeated} repeated bands in {builds} networks");
     assert!(translated > builds / 2, "only {translated} bands proved translates in {builds} networks");
+    assert!(shifted > builds / 4, "only {shifted} bands proved translates without their enumeration in {builds} networks");
 }

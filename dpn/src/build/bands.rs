@@ -58,7 +58,7 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
     // them into processes and channels in σ order.
     let memo = !cfg.keep_traces && !cfg.every_band;
     let slots = translate::Slots::new(sare);
-    let (mut bands, mut repeated, mut translated, mut streamed) = (0usize, 0usize, 0usize, 0usize);
+    let (mut bands, mut repeated, mut translated, mut shifted, mut streamed) = (0usize, 0usize, 0usize, 0usize, 0usize);
     let mut scratch = Scratch::new(p);
     let started = std::time::Instant::now();
     let mut shown = started;
@@ -127,22 +127,71 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                                 number += 1;
                                 continue;
                             }
-                            raw.clear();
-                            let found = scan
-                                .walk(&tiles, &mut |k, it, len, step| {
+                            let at = BandAt { nest: ni, band: bi, bands: total };
+                            // A band of a template's size may be the template's band shifted, each
+                            // statement by the shift of its first instance: the walk stops once it
+                            // has them (and is the band's walk if it does not).
+                            let mut first: Vec<Option<Vec<i64>>> = vec![None; p.stmts.len()];
+                            let mut wanted = vec![false; p.stmts.len()];
+                            for t in templates.iter().filter(|t| memo && t.len() == size) {
+                                for (k, f) in t.first().iter().enumerate() {
+                                    wanted[k] |= f.is_some();
+                                }
+                            }
+                            let mut missing = wanted.iter().filter(|&&w| w).count();
+                            let mut stopped = false;
+                            let walk = |raw: &mut Band, first: &mut Vec<Option<Vec<i64>>>, missing: &mut usize, stopped: &mut bool| {
+                                raw.clear();
+                                scan.walk(&tiles, &mut |k, it, len, step| {
+                                    if *missing > 0 && first[k].is_none() {
+                                        first[k] = Some(it[..p.stmts[k].iters.len()].to_vec());
+                                        if wanted[k] {
+                                            *missing -= 1;
+                                            if *missing == 0 {
+                                                *stopped = true;
+                                                return Err(Error::internal("a band's walk stopped at its first instances"));
+                                            }
+                                        }
+                                    }
                                     if raw.kind.len() + len as usize > MAX_BAND {
                                         let limit = if ordered[ni] && size > MAX_PIPED { MAX_PIPED } else { MAX_BAND };
                                         return Err(band_too_large(nest, limit).into());
                                     }
                                     raw.push_run(ctx.geo, ctx.survey, k, it, len, step)
                                 })
-                                .map(|()| !raw.kind.is_empty());
+                            };
+                            let mut found = walk(&mut raw, &mut first, &mut missing, &mut stopped);
+                            if stopped {
+                                let proved = templates
+                                    .iter()
+                                    .enumerate()
+                                    .find_map(|(i, t)| Some((i, t.shifted(&tiles, &first, size, ni, ctx, slots)?)));
+                                if let Some((i, shift)) = proved {
+                                    let template = templates.remove(i);
+                                    let (of, an) = (template.number, template.analysed().clone());
+                                    templates.insert(0, template);
+                                    let msg = Msg::Shifted(Box::new(Shifted {
+                                        at,
+                                        of,
+                                        template: an,
+                                        shift,
+                                        evicted: std::mem::take(&mut evicted),
+                                    }));
+                                    if tx.send(Ok(msg)).is_err() {
+                                        return;
+                                    }
+                                    number += 1;
+                                    continue;
+                                }
+                                found = walk(&mut raw, &mut first, &mut 0, &mut stopped);
+                            }
+                            let found = found.map(|()| !raw.kind.is_empty());
                             let n = raw.kind.len();
                             let may_keep = may_keep(n);
                             let msg = match found {
                                 Ok(false) => Ok(Msg::Empty),
                                 Ok(true) if n > stream_above && !may_keep => {
-                                    let mut an = raw.prepare(ctx, recycled(&mut spare), BandAt { nest: ni, band: bi, bands: total });
+                                    let mut an = raw.prepare(ctx, recycled(&mut spare), at);
                                     an.evicted.clear();
                                     an.evicted.append(&mut evicted);
                                     let an = Arc::new(an);
@@ -166,7 +215,6 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                                     continue;
                                 }
                                 Ok(true) => {
-                                    let at = BandAt { nest: ni, band: bi, bands: total };
                                     let mut an = recycled(&mut spare).unwrap_or_else(|| Analysed::new(p));
                                     let proved = if memo {
                                         templates.iter().position(|template| template.translate(&raw, ni, ctx, slots, &mut an))
@@ -205,7 +253,7 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                                         an.evicted.append(&mut evicted);
                                         let an = Arc::new(an);
                                         if let Some(used) = used {
-                                            templates.insert(0, translate::Template::new(an.clone(), number, used));
+                                            templates.insert(0, translate::Template::new(an.clone(), number, used, &tiles));
                                         }
                                         Msg::Whole(an)
                                     })
@@ -232,6 +280,7 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
         // The last band's replay, if still under way.
         let mut pending = None;
         let mut effects: HashMap<usize, repeat::Effect, SmallKeys> = HashMap::default();
+        let mut summaries: HashMap<usize, repeat::Summary, SmallKeys> = HashMap::default();
         // A worker that fails sends its error and stops: its channel then closes.
         for (number, &w) in owner.iter().enumerate() {
             let (back_tx, chunk_back) = &backs[w];
@@ -243,6 +292,7 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                 Msg::Whole(an) => (an.at, &an.evicted, an.band.kind.len()),
                 Msg::Head(an) => (an.at, &an.evicted, an.band.kind.len()),
                 Msg::Piped { at, evicted, .. } => (*at, evicted, 0),
+                Msg::Shifted(sh) => (sh.at, &sh.evicted, 0),
                 Msg::Chunk(_) => return Err(Error::internal("a chunk outside a streamed band")),
             };
             if taken > 0 {
@@ -256,9 +306,19 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
             }
             for e in evicted {
                 effects.remove(e);
+                summaries.remove(e);
             }
             let an = match msg {
                 Msg::Whole(an) => an,
+                Msg::Shifted(sh) => {
+                    let e = effects.get(&sh.of).ok_or_else(|| Error::internal("a shifted band without its template's effect"))?;
+                    let summary = summaries.entry(sh.of).or_insert_with(|| repeat::Summary::of(&sh.template, ctx, slots));
+                    e.repeat_shifted(&sh.template, summary, &sh.shift, ctx, &mut b, &mut st)?;
+                    repeated += 1;
+                    translated += 1;
+                    shifted += 1;
+                    continue;
+                }
                 Msg::Head(_) | Msg::Piped { .. } => {
                     streamed += 1;
                     // The band arrives whole in its head, or a chunk at a time with its sources.
@@ -375,7 +435,12 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
     for (pr, n) in b.processes.iter_mut().zip(&b.ops) {
         pr.iterations = *n as u64;
     }
-    Ok(Assembled { b, st, bands, stats: BuildStats { repeated_bands: repeated, translated_bands: translated, streamed_bands: streamed } })
+    Ok(Assembled {
+        b,
+        st,
+        bands,
+        stats: BuildStats { repeated_bands: repeated, translated_bands: translated, shifted_bands: shifted, streamed_bands: streamed },
+    })
 }
 
 /// Which worker takes each band (numbered over all nests, in σ order), and whether a later
@@ -451,6 +516,19 @@ pub(super) enum Msg {
         odd: std::sync::mpsc::Receiver<Result<Msg, Error>>,
     },
     Chunk(Box<Chunk>),
+    /// A band proved a template's band shifted without its enumeration.
+    Shifted(Box<Shifted>),
+}
+
+/// A band that is band `of`, analysed as `template`, shifted by `shift`
+/// ([`translate::Template::shifted`]).
+pub(super) struct Shifted {
+    pub(super) at: BandAt,
+    pub(super) of: usize,
+    pub(super) template: Arc<Analysed>,
+    pub(super) shift: translate::Shift,
+    /// The templates its worker dropped since its last band.
+    pub(super) evicted: Vec<usize>,
 }
 
 /// The sources of the reads of a streamed band's instances `range` (buffers go back to

@@ -33,7 +33,9 @@ impl CellMap {
     }
 }
 
-fn linear(a: &Aff, iters: usize, params: &[i64]) -> Option<(Vec<i64>, i64)> {
+/// `a` as coefficients per iterator and a constant, the parameters at their values; `None`
+/// when it is not affine.
+pub(super) fn linear(a: &Aff, iters: usize, params: &[i64]) -> Option<(Vec<i64>, i64)> {
     Some(match a {
         Aff::Const(c) => (vec![0; iters], *c),
         Aff::Iter(d) if *d < iters => {

@@ -7,6 +7,7 @@
 //! the DDR bookkeeping that later bands read (versions, compulsory reads) advances.
 //! Construction then costs the enumeration and resolution of each band, not its assembly.
 
+use super::translate::{Shift, Slots};
 use super::{Analysed, Bits, Builder, Ctx, PackedSrc, Streams};
 use crate::Error;
 
@@ -108,18 +109,7 @@ impl Effect {
     /// counts, and the DDR versions and compulsory reads of `an`'s own cells.
     pub(super) fn repeat(&self, an: &Analysed, ctx: &Ctx, b: &mut Builder, st: &mut Streams) -> Result<(), Error> {
         let (p, stored): (_, &Bits) = (ctx.p, ctx.stored);
-        for &(pr, d) in &self.ops {
-            b.ops[pr] += d;
-        }
-        for &(ch, w, r) in &self.chans {
-            b.stats[ch].writes += w;
-            b.stats[ch].reads += r;
-        }
-        st.ddr_reads.iter_mut().zip(&self.ddr_reads).for_each(|(x, d)| *x += d);
-        st.ddr_writes.iter_mut().zip(&self.ddr_writes).for_each(|(x, d)| *x += d);
-        st.next_load_vid += self.loads;
-        st.next_vid += an.band.kind.len() as u64;
-        st.band_no += 1;
+        self.add_counts(an.band.kind.len(), b, st);
         let mut srcs = an.srcs.iter();
         for (o, &k) in an.band.kind.iter().enumerate() {
             let s = &p.stmts[k];
@@ -142,6 +132,88 @@ impl Effect {
             }
         }
         Ok(())
+    }
+}
+
+impl Effect {
+    /// Adds the band's counts to the network, for a repeat of `instances` instances.
+    fn add_counts(&self, instances: usize, b: &mut Builder, st: &mut Streams) {
+        for &(pr, d) in &self.ops {
+            b.ops[pr] += d;
+        }
+        for &(ch, w, r) in &self.chans {
+            b.stats[ch].writes += w;
+            b.stats[ch].reads += r;
+        }
+        st.ddr_reads.iter_mut().zip(&self.ddr_reads).for_each(|(x, d)| *x += d);
+        st.ddr_writes.iter_mut().zip(&self.ddr_writes).for_each(|(x, d)| *x += d);
+        st.next_load_vid += self.loads;
+        st.next_vid += instances as u64;
+        st.band_no += 1;
+    }
+
+    /// Adds a band proved to be the band `an` of this effect shifted by `shift`, without its
+    /// enumeration (`translate.rs`): that band's counts, and the DDR versions and compulsory
+    /// reads of the shifted cells, from `an`'s [`Summary`].
+    pub(super) fn repeat_shifted(
+        &self,
+        an: &Analysed,
+        summary: &Summary,
+        shift: &Shift,
+        ctx: &Ctx,
+        b: &mut Builder,
+        st: &mut Streams,
+    ) -> Result<(), Error> {
+        let (p, stored): (_, &Bits) = (ctx.p, ctx.stored);
+        self.add_counts(an.band.kind.len(), b, st);
+        for &(var, at, producer, slot) in &summary.reads {
+            let (cell, by) = shift.slots[slot];
+            let producer = (producer != PackedSrc::INITIAL).then(|| producer.wrapping_add_signed(by));
+            st.version_read(stored, var, at.wrapping_add_signed(cell) as usize, producer)?;
+        }
+        for &o in &summary.stores {
+            let k = an.band.kind[o];
+            let s = &p.stmts[k];
+            let d = shift.delta[k].as_ref().ok_or_else(|| Error::internal("a shifted band's statement without its shift"))?;
+            let it: Vec<i64> = an.band.iters(o)[..s.iters.len()].iter().zip(d).map(|(a, x)| a + x).collect();
+            let cell = ctx.geo.write_cell(p, ctx.params, k, &it)?;
+            st.version_store(stored, s.write.var, cell, an.band.id[o].wrapping_add_signed(shift.ids[k]));
+        }
+        Ok(())
+    }
+}
+
+/// What a repeat of a template's band walks when the band was not enumerated: its reads from
+/// DDR, each once (a read of the same cell and producer reads the same version), and its
+/// stores in σ order.
+pub(super) struct Summary {
+    /// (variable, cell, producer, source piece at [`Slots`]) of each distinct read from DDR.
+    reads: Vec<(usize, u64, u64, usize)>,
+    /// σ positions of the instances whose values are stored.
+    stores: Vec<usize>,
+}
+
+impl Summary {
+    pub(super) fn of(an: &Analysed, ctx: &Ctx, slots: &Slots) -> Summary {
+        let p = ctx.p;
+        let mut reads = Vec::new();
+        let mut j = 0;
+        for &k in &an.band.kind {
+            for (r, a) in p.stmts[k].reads.iter().enumerate() {
+                if p.vars[a.var].is_scalar_argument() {
+                    continue;
+                }
+                let (s, piece) = (an.srcs[j], an.piece[j]);
+                j += 1;
+                if s.producer != PackedSrc::LOCAL {
+                    reads.push((a.var, s.at, s.producer, slots.at(k, r, piece as usize)));
+                }
+            }
+        }
+        reads.sort_unstable();
+        reads.dedup();
+        let stores = (0..an.band.kind.len()).filter(|&o| ctx.stored.get(an.band.id[o])).collect();
+        Summary { reads, stores }
     }
 }
 

@@ -15,10 +15,19 @@
 //!   reads that shared a load still do and the others still do not.
 //!
 //! The result is exactly what [`super::Band::analyse`] would give, and main then adds it as
-//! a repeat of the template's band (`repeat.rs`). Which bands a worker proves depends only on the
+//! a repeat of the template's band (`repeat.rs`).
+//!
+//! Most such bands are not even enumerated ([`Template::shifted`]): the walk of a band of a
+//! template's size stops at each statement's first instance, whose shift from the template's
+//! is the statement's shift; the statement's domain conditions (unchanged by the shift, or
+//! holding over the template's bounding box shifted), the band hyperplanes (moving by whole
+//! tiles to the band's) and the instance count then prove the band the template's shifted,
+//! and main adds it from the template's distinct DDR reads and its stores, shifted. Which bands a worker proves depends only on the
 //! bands it analysed itself, so construction stays deterministic for a given worker count.
 
+use super::cell::linear;
 use super::{Analysed, Band, Ctx, PackedSrc};
+use dpnc_frontend::ir::{Aff, CmpOp, Cond, Program, SchedTerm};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -33,6 +42,21 @@ pub(super) struct Template {
     /// Per (statement, read, piece) triple (at [`Slots`]), the kinds of source the band's reads
     /// took from it (bits: 1 in the band, 2 from DDR, 4 an initial value; 0: unused).
     used: Vec<u8>,
+    /// The band's tile coordinates, and per statement its first instance in program order.
+    tiles: Vec<i64>,
+    first: Vec<Option<Vec<i64>>>,
+}
+
+/// How a band proved a translate of a template without its enumeration ([`Template::shifted`])
+/// moves the template's instances and sources.
+pub(super) struct Shift {
+    /// Per statement, the shift of its iterators (`None`: not in the band).
+    pub(super) delta: Vec<Option<Vec<i64>>>,
+    /// Per statement, the shift of its dense instance numbers.
+    pub(super) ids: Vec<i64>,
+    /// Per (statement, read, piece) triple (at [`Slots`]), the shifts of the DDR cell and of
+    /// the producer's dense number.
+    pub(super) slots: Vec<(i64, i64)>,
 }
 
 /// Dense numbers of the (statement, read, piece) triples: `base[k][r] + piece`.
@@ -59,6 +83,11 @@ impl Slots {
             })
             .collect();
         Slots { base, len }
+    }
+
+    /// The dense number of read `r`'s source piece `piece` of statement `k`.
+    pub(super) fn at(&self, k: usize, r: usize, piece: usize) -> usize {
+        self.base[k][r] + piece
     }
 }
 
@@ -96,12 +125,31 @@ impl Template {
         Some(used)
     }
 
-    /// A template of band `number`, analysed as `an`, its sources of the kinds `used`.
-    pub(super) fn new(an: Arc<Analysed>, number: usize, used: Vec<u8>) -> Template {
+    /// A template of band `number` at tile coordinates `tiles`, analysed as `an`, its sources
+    /// of the kinds `used`.
+    pub(super) fn new(an: Arc<Analysed>, number: usize, used: Vec<u8>, tiles: &[i64]) -> Template {
         // The band's index already bounds each statement's iterators.
-        let boxes =
+        let boxes: Vec<Option<Vec<(i64, i64)>>> =
             an.local.boxes.iter().map(|b| b.as_ref().map(|(_, dims)| dims.iter().map(|&(l, e)| (l, l + e as i64 - 1)).collect())).collect();
-        Template { number, an, boxes, used }
+        // Per statement, the σ position of its first instance in program order.
+        let mut first_at: Vec<Option<usize>> = vec![None; boxes.len()];
+        for (o, (&k, &q)) in an.band.kind.iter().zip(&an.sigma).enumerate() {
+            if first_at[k].is_none_or(|f| an.sigma[f] > q) {
+                first_at[k] = Some(o);
+            }
+        }
+        let first = first_at.iter().zip(&boxes).map(|(o, b)| Some(an.band.iters((*o)?)[..b.as_ref()?.len()].to_vec())).collect();
+        Template { number, an, boxes, used, tiles: tiles.to_vec(), first }
+    }
+
+    /// Per statement, its first instance in the band in program order.
+    pub(super) fn first(&self) -> &[Option<Vec<i64>>] {
+        &self.first
+    }
+
+    /// The analysed band the template stands for.
+    pub(super) fn analysed(&self) -> &Arc<Analysed> {
+        &self.an
     }
 
     /// The analysed band back, once neither the assembly nor a replica holds it any more.
@@ -117,7 +165,7 @@ impl Template {
     /// translate of this template's band (see the module comment); `false` (and `out` unspecified)
     /// otherwise.
     pub(super) fn translate(&self, raw: &Band, nest: usize, ctx: &Ctx, slots: &Slots, out: &mut Analysed) -> bool {
-        let Ctx { p, params, sare, geo, survey, stored } = *ctx;
+        let Ctx { p, stored, .. } = *ctx;
         let template = &*self.an;
         let n = self.len();
         if nest != template.at.nest || raw.kind.len() != n {
@@ -141,85 +189,7 @@ impl Template {
                 None => delta[k] = Some(now.iter().zip(then).map(|(a, b)| a - b).collect()),
             }
         }
-        // Every hyperplane moves by the same whole number of tiles at every statement, so σ
-        // orders the band as it ordered the template's and every instance keeps its sub-band.
-        let mut moved: Option<Vec<i64>> = None;
-        for (k, dk) in delta.iter().enumerate() {
-            let Some(dk) = dk else { continue };
-            let m: Vec<i64> = geo.phi[k].iter().map(|f| f.coef.iter().zip(dk).map(|(c, x)| c * x).sum()).collect();
-            if m.iter().zip(&geo.sizes).any(|(x, s)| x % s != 0) || moved.as_ref().is_some_and(|v| *v != m) {
-                return false;
-            }
-            moved = Some(m);
-        }
-        // Per (statement, read, piece): the shifts of DDR cells and producers.
-        let np = params.len();
-        let mut shift = vec![(0i64, 0i64); slots.len];
-        let mut var_shift: HashMap<usize, i64> = HashMap::new();
-        let mut producer_shift: HashMap<usize, i64> = HashMap::new();
-        let triples = slots.base.iter().enumerate().flat_map(|(k, b)| b.iter().enumerate().map(move |(r, &b)| (k, r, b)));
-        for (k, r, base) in triples {
-            for (i, &kinds) in self.used[base..base + sare.reads[k][r].sources.len()].iter().enumerate() {
-                if kinds == 0 {
-                    continue;
-                }
-                let (Some(dk), Some(bx)) = (&delta[k], &self.boxes[k]) else { return false };
-                let src = &sare.reads[k][r].sources[i];
-                let (Some(outs), Some(conds)) = (src.rel.affine_outputs(), src.rel.affine_conditions()) else { return false };
-                // The piece still applies exactly where it applied.
-                for (coef, cst, eq) in conds {
-                    let fixed = coef[..np].iter().zip(params).fold(cst, |a, (c, v)| a + c * v);
-                    let moves: i64 = coef[np..].iter().zip(dk).map(|(c, x)| c * x).sum();
-                    if moves == 0 {
-                        continue;
-                    }
-                    let (lo, hi) = coef[np..]
-                        .iter()
-                        .zip(bx)
-                        .fold((fixed, fixed), |(l, h), (c, (a, b))| (l + (c * a).min(c * b), h + (c * a).max(c * b)));
-                    let keeps = if eq {
-                        (lo > 0 && lo + moves > 0) || (hi < 0 && hi + moves < 0)
-                    } else {
-                        (lo >= 0 && lo + moves >= 0) || (hi < 0 && hi + moves < 0)
-                    };
-                    if !keeps {
-                        return false;
-                    }
-                }
-                // The source moves by the piece's linear part.
-                let moved_src: Vec<i64> = outs.iter().map(|(c, _)| c[np..].iter().zip(dk).map(|(a, x)| a * x).sum()).collect();
-                let a = &p.stmts[k].reads[r];
-                let (cell, producer) = match src.stmt {
-                    Some(sk) => {
-                        if delta[sk].as_ref().is_some_and(|d| *d != moved_src) {
-                            return false;
-                        }
-                        let w = &p.stmts[sk].write;
-                        let zero = vec![0i64; moved_src.len()];
-                        let index: Option<Vec<i64>> =
-                            w.index.iter().map(|f| Some(f.eval(&moved_src, params).ok()? - f.eval(&zero, params).ok()?)).collect();
-                        let Some(index) = index else { return false };
-                        (
-                            flat_shift(p.vars[w.var].dims.iter().copied(), &index),
-                            flat_shift(survey.extent[sk].iter().map(|&e| e as i64), &moved_src),
-                        )
-                    }
-                    None => (flat_shift(p.vars[a.var].dims.iter().copied(), &moved_src), 0),
-                };
-                if kinds & 6 != 0 {
-                    let var = src.stmt.map_or(a.var, |sk| p.stmts[sk].write.var);
-                    if *var_shift.entry(var).or_insert(cell) != cell {
-                        return false;
-                    }
-                }
-                if let (Some(sk), true) = (src.stmt, kinds & 2 != 0) {
-                    if *producer_shift.entry(sk).or_insert(producer) != producer {
-                        return false;
-                    }
-                }
-                shift[base + i] = (cell, producer);
-            }
-        }
+        let Some(shift) = self.slot_shifts(&delta, ctx, slots) else { return false };
         // The band in σ order, its reads resolved as the template's, shifted.
         raw.permute_into(&template.sigma, &mut out.band);
         out.sigma.clone_from(&template.sigma);
@@ -245,10 +215,237 @@ impl Template {
         }
         true
     }
+    /// How band `tiles` of nest `nest`, of `n` instances, is this template's band shifted,
+    /// proved without enumerating it: `first` gives each statement's first instance in the
+    /// band in program order, whose shift from the template's is the statement's shift. The
+    /// band then holds the template's instances shifted when
+    /// * each shifted instance is one of the band's: every condition of its statement's domain
+    ///   is unchanged by the shift or holds over the template's bounding box shifted, and every
+    ///   band hyperplane moves by whole tiles to the band's;
+    /// * the band has no other instance: it has as many as the template;
+    /// * program order between statements is kept: two statements move alike along the loops
+    ///   they share;
+    /// * each shifted instance leaves its band exactly when the template's does.
+    ///
+    /// With the sources moved as in [`Template::translate`], the band then is what that would
+    /// prove from its enumeration.
+    pub(super) fn shifted(
+        &self,
+        tiles: &[i64],
+        first: &[Option<Vec<i64>>],
+        n: usize,
+        nest: usize,
+        ctx: &Ctx,
+        slots: &Slots,
+    ) -> Option<Shift> {
+        let Ctx { p, params, geo, survey, stored, .. } = *ctx;
+        if nest != self.an.at.nest || n != self.len() {
+            return None;
+        }
+        let mut delta: Vec<Option<Vec<i64>>> = vec![None; p.stmts.len()];
+        for (k, bx) in self.boxes.iter().enumerate() {
+            let Some(bx) = bx else { continue };
+            let (now, then) = (first[k].as_ref()?, self.first[k].as_ref()?);
+            let d: Vec<i64> = now.iter().zip(then).map(|(a, b)| a - b).collect();
+            for (coef, cst, eq) in domain(p, k, params)? {
+                let moves: i64 = coef.iter().zip(&d).map(|(c, x)| c * x).sum();
+                let least = coef.iter().zip(bx).zip(&d).fold(cst, |l, ((c, (a, b)), x)| l + (c * (a + x)).min(c * (b + x)));
+                if moves != 0 && (eq || least < 0) {
+                    return None;
+                }
+            }
+            // The band hyperplanes move from the template's tiles to the band's.
+            let band_dims = geo.band_dims(k);
+            if geo.phi[k].len() < band_dims || tiles.len() < band_dims || self.tiles.len() < band_dims {
+                return None;
+            }
+            for (f, (size, (now, then))) in
+                geo.phi[k].iter().zip(geo.sizes.iter().zip(tiles.iter().zip(&self.tiles))).take(geo.band_dims(k))
+            {
+                if f.coef.iter().zip(&d).map(|(c, x)| c * x).sum::<i64>() != size * (now - then) {
+                    return None;
+                }
+            }
+            delta[k] = Some(d);
+        }
+        for a in 0..p.stmts.len() {
+            for b in a + 1..p.stmts.len() {
+                if let (Some(da), Some(db)) = (&delta[a], &delta[b]) {
+                    let shared = shared_loops(&p.stmts[a].schedule, &p.stmts[b].schedule);
+                    if da[..shared] != db[..shared] {
+                        return None;
+                    }
+                }
+            }
+        }
+        let ids: Vec<i64> = delta
+            .iter()
+            .enumerate()
+            .map(|(k, d)| d.as_ref().map_or(0, |d| flat_shift(survey.extent[k].iter().map(|&e| e as i64), d)))
+            .collect();
+        let band = &self.an.band;
+        if !band.kind.iter().zip(&band.id).all(|(&k, &id)| stored.get(id) == stored.get(id.wrapping_add_signed(ids[k]))) {
+            return None;
+        }
+        let slots = self.slot_shifts(&delta, ctx, slots)?;
+        Some(Shift { delta, ids, slots })
+    }
+
+    /// Per (statement, read, piece) triple the template's reads used, how the source's DDR
+    /// cell and producer move when each statement's instances move by `delta`; `None` when
+    /// not every hyperplane moves by whole tiles alike, or some piece does not keep applying
+    /// where it applied or does not move its sources alike (see the module comment).
+    fn slot_shifts(&self, delta: &[Option<Vec<i64>>], ctx: &Ctx, slots: &Slots) -> Option<Vec<(i64, i64)>> {
+        let Ctx { p, params, sare, geo, survey, .. } = *ctx;
+        // Every hyperplane moves by the same whole number of tiles at every statement, so σ
+        // orders the band as it ordered the template's and every instance keeps its sub-band.
+        let mut moved: Option<Vec<i64>> = None;
+        for (k, dk) in delta.iter().enumerate() {
+            let Some(dk) = dk else { continue };
+            let m: Vec<i64> = geo.phi[k].iter().map(|f| f.coef.iter().zip(dk).map(|(c, x)| c * x).sum()).collect();
+            if m.iter().zip(&geo.sizes).any(|(x, s)| x % s != 0) || moved.as_ref().is_some_and(|v| *v != m) {
+                return None;
+            }
+            moved = Some(m);
+        }
+        // Per (statement, read, piece): the shifts of DDR cells and producers.
+        let np = params.len();
+        let mut shift = vec![(0i64, 0i64); slots.len];
+        let mut var_shift: HashMap<usize, i64> = HashMap::new();
+        let mut producer_shift: HashMap<usize, i64> = HashMap::new();
+        let triples = slots.base.iter().enumerate().flat_map(|(k, b)| b.iter().enumerate().map(move |(r, &b)| (k, r, b)));
+        for (k, r, base) in triples {
+            for (i, &kinds) in self.used[base..base + sare.reads[k][r].sources.len()].iter().enumerate() {
+                if kinds == 0 {
+                    continue;
+                }
+                let (Some(dk), Some(bx)) = (&delta[k], &self.boxes[k]) else { return None };
+                let src = &sare.reads[k][r].sources[i];
+                let (Some(outs), Some(conds)) = (src.rel.affine_outputs(), src.rel.affine_conditions()) else { return None };
+                // The piece still applies exactly where it applied.
+                for (coef, cst, eq) in conds {
+                    let fixed = coef[..np].iter().zip(params).fold(cst, |a, (c, v)| a + c * v);
+                    let moves: i64 = coef[np..].iter().zip(dk).map(|(c, x)| c * x).sum();
+                    if moves == 0 {
+                        continue;
+                    }
+                    let (lo, hi) = coef[np..]
+                        .iter()
+                        .zip(bx)
+                        .fold((fixed, fixed), |(l, h), (c, (a, b))| (l + (c * a).min(c * b), h + (c * a).max(c * b)));
+                    let keeps = if eq {
+                        (lo > 0 && lo + moves > 0) || (hi < 0 && hi + moves < 0)
+                    } else {
+                        (lo >= 0 && lo + moves >= 0) || (hi < 0 && hi + moves < 0)
+                    };
+                    if !keeps {
+                        return None;
+                    }
+                }
+                // The source moves by the piece's linear part.
+                let moved_src: Vec<i64> = outs.iter().map(|(c, _)| c[np..].iter().zip(dk).map(|(a, x)| a * x).sum()).collect();
+                let a = &p.stmts[k].reads[r];
+                let (cell, producer) = match src.stmt {
+                    Some(sk) => {
+                        if delta[sk].as_ref().is_some_and(|d| *d != moved_src) {
+                            return None;
+                        }
+                        let w = &p.stmts[sk].write;
+                        let zero = vec![0i64; moved_src.len()];
+                        let index: Vec<i64> = w
+                            .index
+                            .iter()
+                            .map(|f| Some(f.eval(&moved_src, params).ok()? - f.eval(&zero, params).ok()?))
+                            .collect::<Option<_>>()?;
+                        (
+                            flat_shift(p.vars[w.var].dims.iter().copied(), &index),
+                            flat_shift(survey.extent[sk].iter().map(|&e| e as i64), &moved_src),
+                        )
+                    }
+                    None => (flat_shift(p.vars[a.var].dims.iter().copied(), &moved_src), 0),
+                };
+                if kinds & 6 != 0 {
+                    let var = src.stmt.map_or(a.var, |sk| p.stmts[sk].write.var);
+                    if *var_shift.entry(var).or_insert(cell) != cell {
+                        return None;
+                    }
+                }
+                if let (Some(sk), true) = (src.stmt, kinds & 2 != 0) {
+                    if *producer_shift.entry(sk).or_insert(producer) != producer {
+                        return None;
+                    }
+                }
+                shift[base + i] = (cell, producer);
+            }
+        }
+        Some(shift)
+    }
 }
 
 /// How far a flat index (an array cell, or a dense instance number) moves when its
 /// coordinates move by `d`, with extents `dims` (last fastest).
 fn flat_shift(dims: impl Iterator<Item = i64>, d: &[i64]) -> i64 {
     dims.zip(d).fold(0, |acc, (e, x)| acc * e + x)
+}
+
+/// Statement `k`'s domain as affine conditions on its iterators (coefficients, constant,
+/// equality or `>= 0`), the parameters at their values; `None` when a condition is not such
+/// a conjunction (a disjunction, a division, a minimum on the wrong side).
+fn domain(p: &Program, k: usize, params: &[i64]) -> Option<Vec<(Vec<i64>, i64, bool)>> {
+    let n = p.stmts[k].iters.len();
+    let mut out = Vec::new();
+    let mut todo: Vec<&Cond> = p.stmts[k].domain.iter().collect();
+    while let Some(c) = todo.pop() {
+        match c {
+            Cond::True => {}
+            Cond::And(x, y) => todo.extend([&**x, &**y]),
+            Cond::Cmp(op, x, y) => {
+                // big - small - gap >= 0 (or == 0), for every form of big (a minimum) and of small (a maximum).
+                let (big, small, gap, eq) = match op {
+                    CmpOp::Lt => (y, x, 1, false),
+                    CmpOp::Le => (y, x, 0, false),
+                    CmpOp::Gt => (x, y, 1, false),
+                    CmpOp::Ge => (x, y, 0, false),
+                    CmpOp::Eq => (x, y, 0, true),
+                    CmpOp::Ne => return None,
+                };
+                let (bigs, smalls) = (forms(big, Side::Min, n, params)?, forms(small, Side::Max, n, params)?);
+                if eq && bigs.len() + smalls.len() > 2 {
+                    return None;
+                }
+                for (cb, kb) in &bigs {
+                    for (cs, ks) in &smalls {
+                        out.push((cb.iter().zip(cs).map(|(a, b)| a - b).collect(), kb - ks - gap, eq));
+                    }
+                }
+            }
+            Cond::Or(..) | Cond::Not(..) => return None,
+        }
+    }
+    Some(out)
+}
+
+/// Which extremum an expression may take of its forms.
+#[derive(Clone, Copy, PartialEq)]
+enum Side {
+    Min,
+    Max,
+}
+
+/// `a` as the minimum (or maximum) of affine forms.
+fn forms(a: &Aff, side: Side, n: usize, params: &[i64]) -> Option<Vec<(Vec<i64>, i64)>> {
+    match (a, side) {
+        (Aff::Min(x, y), Side::Min) | (Aff::Max(x, y), Side::Max) => {
+            let mut v = forms(x, side, n, params)?;
+            v.extend(forms(y, side, n, params)?);
+            Some(v)
+        }
+        _ => Some(vec![linear(a, n, params)?]),
+    }
+}
+
+/// How many loops two statements share: the iterators in the common prefix of their 2d+1
+/// schedules.
+fn shared_loops(a: &[SchedTerm], b: &[SchedTerm]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).filter(|(x, _)| matches!(x, SchedTerm::Iter(..))).count()
 }
