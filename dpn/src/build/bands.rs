@@ -168,7 +168,7 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                                     .find_map(|(i, t)| Some((i, t.shifted(&tiles, &first, size, ni, ctx, slots)?)));
                                 if let Some((i, shift)) = proved {
                                     let template = templates.remove(i);
-                                    let (of, an) = (template.number, template.analysed().clone());
+                                    let (of, an) = (template.number, template.analysed().cloned());
                                     templates.insert(0, template);
                                     let msg = Msg::Shifted(Box::new(Shifted {
                                         at,
@@ -192,6 +192,11 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                                 Ok(false) => Ok(Msg::Empty),
                                 Ok(true) if n > stream_above && !may_keep => {
                                     let mut an = raw.prepare(ctx, recycled(&mut spare), at);
+                                    // Too big to keep whole, but a later band of its size may be
+                                    // it shifted: a compact template, its sources' kinds
+                                    // gathered chunk by chunk.
+                                    let mut used = (memo && may_repeat[number]).then(|| vec![0u8; slots.len()]);
+                                    an.template = used.is_some();
                                     an.evicted.clear();
                                     an.evicted.append(&mut evicted);
                                     let an = Arc::new(an);
@@ -206,10 +211,34 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                                         c.piece.clear();
                                         c.plan.clear();
                                         let msg = an.resolve(ctx, c.range.clone(), &mut c.srcs, &mut c.piece).map(|()| Msg::Chunk(c));
+                                        if let Ok(Msg::Chunk(c)) = &msg {
+                                            let mark = |mut u: Vec<u8>| {
+                                                translate::Template::mark_used(
+                                                    &mut u,
+                                                    &an.band,
+                                                    c.range.clone(),
+                                                    &c.srcs,
+                                                    &c.piece,
+                                                    ctx,
+                                                    slots,
+                                                )
+                                                .map(|()| u)
+                                            };
+                                            used = used.take().and_then(mark);
+                                        }
                                         let stop = msg.is_err();
                                         if tx.send(msg).is_err() || stop {
                                             return;
                                         }
+                                    }
+                                    if let Some(used) = used {
+                                        while templates.len() >= translate::KITS {
+                                            if let Some(template) = templates.pop() {
+                                                evicted.push(template.number);
+                                                spare.extend(template.release());
+                                            }
+                                        }
+                                        templates.insert(0, translate::Template::compact(&an, number, used, &tiles));
                                     }
                                     number += 1;
                                     continue;
@@ -241,7 +270,7 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                                         while used.is_some()
                                             && !templates.is_empty()
                                             && (templates.len() >= translate::KITS
-                                                || templates.iter().map(translate::Template::len).sum::<usize>() + n
+                                                || templates.iter().map(translate::Template::held).sum::<usize>() + n
                                                     > translate::TEMPLATE_INSTANCES)
                                         {
                                             if let Some(template) = templates.pop() {
@@ -312,8 +341,15 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                 Msg::Whole(an) => an,
                 Msg::Shifted(sh) => {
                     let e = effects.get(&sh.of).ok_or_else(|| Error::internal("a shifted band without its template's effect"))?;
-                    let summary = summaries.entry(sh.of).or_insert_with(|| repeat::Summary::of(&sh.template, ctx, slots));
-                    e.repeat_shifted(&sh.template, summary, &sh.shift, ctx, &mut b, &mut st)?;
+                    let summary = match summaries.entry(sh.of) {
+                        std::collections::hash_map::Entry::Occupied(s) => s.into_mut(),
+                        std::collections::hash_map::Entry::Vacant(v) => {
+                            let an =
+                                sh.template.as_ref().ok_or_else(|| Error::internal("a shifted band without its template's summary"))?;
+                            v.insert(repeat::Summary::of(an, ctx, slots))
+                        }
+                    };
+                    e.repeat_shifted(summary, &sh.shift, ctx, &mut b, &mut st)?;
                     repeated += 1;
                     translated += 1;
                     shifted += 1;
@@ -330,6 +366,10 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                         Msg::Piped { n, odd, .. } => (None, n, Some(odd)),
                         _ => return Err(Error::internal("a band neither whole nor streamed")),
                     };
+                    // A band the worker keeps a compact template of: its effect and summary,
+                    // for the bands proved it shifted.
+                    let mut template =
+                        head.as_ref().filter(|an| an.template).map(|_| (repeat::Counters::of(&b, &st), repeat::Summary::new(n)));
                     let mut asm = Assembly::start(n, &mut scratch, &b, &mut st);
                     let (mut done, mut j) = (0, 0);
                     while done < n {
@@ -350,6 +390,9 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                         if c.range.start != done || c.range.end > n || part.band.kind.len() < c.range.end - part.base {
                             return Err(Error::internal("a streamed band out of step"));
                         }
+                        if let Some((_, summary)) = &mut template {
+                            summary.add(part.band, c.range.clone(), &c.srcs, &c.piece, ctx, slots);
+                        }
                         let feed = Feed { part, range: c.range.clone(), srcs: &c.srcs, plan: &c.plan };
                         asm.instances(feed, ctx, &mut scratch, &mut b, &mut st)?;
                         done = c.range.end;
@@ -363,6 +406,11 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                     // the last of a kernel's bands, they would wait otherwise).
                     asm.finish(&mut st);
                     replay_band(scope, &mut pending, &mut scratch, &mut b, workers)?;
+                    if let Some((before, mut summary)) = template {
+                        summary.finish();
+                        effects.insert(number, repeat::Effect::since(&before, &b, &st));
+                        summaries.insert(number, summary);
+                    }
                     if let Some(an) = head {
                         let _ = back_tx.send(an);
                     }
@@ -520,12 +568,12 @@ pub(super) enum Msg {
     Shifted(Box<Shifted>),
 }
 
-/// A band that is band `of`, analysed as `template`, shifted by `shift`
-/// ([`translate::Template::shifted`]).
+/// A band that is band `of` shifted by `shift` ([`translate::Template::shifted`]); `template`,
+/// the analysed band `of`, where its template keeps it.
 pub(super) struct Shifted {
     pub(super) at: BandAt,
     pub(super) of: usize,
-    pub(super) template: Arc<Analysed>,
+    pub(super) template: Option<Arc<Analysed>>,
     pub(super) shift: translate::Shift,
     /// The templates its worker dropped since its last band.
     pub(super) evicted: Vec<usize>,

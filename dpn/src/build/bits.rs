@@ -32,6 +32,29 @@ impl Bits {
             })
             .collect();
     }
+    /// Whether numbers `a..a + len` and `b..b + len` are members alike, 64 at a time.
+    pub(super) fn same(&self, a: u64, b: u64, len: u64) -> bool {
+        let mut i = 0;
+        while i < len {
+            let n = (len - i).min(64);
+            if self.window(a + i, n) != self.window(b + i, n) {
+                return false;
+            }
+            i += n;
+        }
+        true
+    }
+    /// Numbers `at..at + n` (`n` at most 64) as the low bits of a word.
+    fn window(&self, at: u64, n: u64) -> u64 {
+        let (w, s) = ((at / 64) as usize, at % 64);
+        let high = if s == 0 { 0 } else { self.words.get(w + 1).copied().unwrap_or(0) << (64 - s) };
+        let v = self.words[w] >> s | high;
+        if n == 64 {
+            v
+        } else {
+            v & ((1u64 << n) - 1)
+        }
+    }
     /// Members below `i` (after [`Bits::index`]).
     pub(super) fn rank(&self, i: u64) -> usize {
         let w = (i / 64) as usize;

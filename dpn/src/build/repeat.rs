@@ -8,7 +8,7 @@
 //! Construction then costs the enumeration and resolution of each band, not its assembly.
 
 use super::translate::{Shift, Slots};
-use super::{Analysed, Bits, Builder, Ctx, PackedSrc, Streams};
+use super::{Analysed, Band, Bits, Builder, Ctx, PackedSrc, Streams};
 use crate::Error;
 
 /// A fully assembled band kept to recognise its repeats.
@@ -152,12 +152,11 @@ impl Effect {
         st.band_no += 1;
     }
 
-    /// Adds a band proved to be the band `an` of this effect shifted by `shift`, without its
+    /// Adds a band proved to be this effect's band shifted by `shift`, without its
     /// enumeration (`translate.rs`): that band's counts, and the DDR versions and compulsory
-    /// reads of the shifted cells, from `an`'s [`Summary`].
+    /// reads of the shifted cells, from the band's [`Summary`].
     pub(super) fn repeat_shifted(
         &self,
-        an: &Analysed,
         summary: &Summary,
         shift: &Shift,
         ctx: &Ctx,
@@ -165,55 +164,78 @@ impl Effect {
         st: &mut Streams,
     ) -> Result<(), Error> {
         let (p, stored): (_, &Bits) = (ctx.p, ctx.stored);
-        self.add_counts(an.band.kind.len(), b, st);
+        self.add_counts(summary.instances, b, st);
         for &(var, at, producer, slot) in &summary.reads {
             let (cell, by) = shift.slots[slot];
             let producer = (producer != PackedSrc::INITIAL).then(|| producer.wrapping_add_signed(by));
             st.version_read(stored, var, at.wrapping_add_signed(cell) as usize, producer)?;
         }
-        for &o in &summary.stores {
-            let k = an.band.kind[o];
-            let s = &p.stmts[k];
-            let d = shift.delta[k].as_ref().ok_or_else(|| Error::internal("a shifted band's statement without its shift"))?;
-            let it: Vec<i64> = an.band.iters(o)[..s.iters.len()].iter().zip(d).map(|(a, x)| a + x).collect();
-            let cell = ctx.geo.write_cell(p, ctx.params, k, &it)?;
-            st.version_store(stored, s.write.var, cell, an.band.id[o].wrapping_add_signed(shift.ids[k]));
+        for (k, iters, id) in &summary.stores {
+            let s = &p.stmts[*k];
+            let d = shift.delta[*k].as_ref().ok_or_else(|| Error::internal("a shifted band's statement without its shift"))?;
+            let it: Vec<i64> = iters.iter().zip(d).map(|(a, x)| a + x).collect();
+            let cell = ctx.geo.write_cell(p, ctx.params, *k, &it)?;
+            st.version_store(stored, s.write.var, cell, id.wrapping_add_signed(shift.ids[*k]));
         }
         Ok(())
     }
 }
 
-/// What a repeat of a template's band walks when the band was not enumerated: its reads from
+/// What a repeat of a band walks when the repeat was not enumerated: the band's reads from
 /// DDR, each once (a read of the same cell and producer reads the same version), and its
 /// stores in σ order.
 pub(super) struct Summary {
+    instances: usize,
     /// (variable, cell, producer, source piece at [`Slots`]) of each distinct read from DDR.
     reads: Vec<(usize, u64, u64, usize)>,
-    /// σ positions of the instances whose values are stored.
-    stores: Vec<usize>,
+    /// (statement, iterators, dense number) of each instance whose value is stored.
+    stores: Vec<(usize, Vec<i64>, u64)>,
 }
 
 impl Summary {
     pub(super) fn of(an: &Analysed, ctx: &Ctx, slots: &Slots) -> Summary {
+        let mut s = Summary { instances: an.band.kind.len(), reads: Vec::new(), stores: Vec::new() };
+        s.add(&an.band, 0..an.band.kind.len(), &an.srcs, &an.piece, ctx, slots);
+        s.finish();
+        s
+    }
+
+    /// A summary of a band of `instances` instances, to [`Summary::add`] to a part at a time.
+    pub(super) fn new(instances: usize) -> Summary {
+        Summary { instances, reads: Vec::new(), stores: Vec::new() }
+    }
+
+    /// Adds the band's instances `range` (σ positions in `band`), whose reads' sources and
+    /// pieces are `srcs` and `piece`.
+    pub(super) fn add(&mut self, band: &Band, range: std::ops::Range<usize>, srcs: &[PackedSrc], piece: &[u8], ctx: &Ctx, slots: &Slots) {
         let p = ctx.p;
-        let mut reads = Vec::new();
         let mut j = 0;
-        for &k in &an.band.kind {
+        for o in range {
+            let k = band.kind[o];
             for (r, a) in p.stmts[k].reads.iter().enumerate() {
                 if p.vars[a.var].is_scalar_argument() {
                     continue;
                 }
-                let (s, piece) = (an.srcs[j], an.piece[j]);
+                let (s, piece) = (srcs[j], piece[j]);
                 j += 1;
                 if s.producer != PackedSrc::LOCAL {
-                    reads.push((a.var, s.at, s.producer, slots.at(k, r, piece as usize)));
+                    self.reads.push((a.var, s.at, s.producer, slots.at(k, r, piece as usize)));
                 }
             }
+            if ctx.stored.get(band.id[o]) {
+                self.stores.push((k, band.iters(o)[..p.stmts[k].iters.len()].to_vec(), band.id[o]));
+            }
         }
-        reads.sort_unstable();
-        reads.dedup();
-        let stores = (0..an.band.kind.len()).filter(|&o| ctx.stored.get(an.band.id[o])).collect();
-        Summary { reads, stores }
+        // Keep a streamed band's list of reads as short as its distinct reads.
+        if self.reads.len() > 1 << 20 {
+            self.finish();
+        }
+    }
+
+    /// Each read once.
+    pub(super) fn finish(&mut self) {
+        self.reads.sort_unstable();
+        self.reads.dedup();
     }
 }
 

@@ -22,7 +22,9 @@
 //! is the statement's shift; the statement's domain conditions (unchanged by the shift, or
 //! holding over the template's bounding box shifted), the band hyperplanes (moving by whole
 //! tiles to the band's) and the instance count then prove the band the template's shifted,
-//! and main adds it from the template's distinct DDR reads and its stores, shifted. Which bands a worker proves depends only on the
+//! and main adds it from the template's distinct DDR reads and its stores, shifted. That
+//! proof needs little of the template, so a band too big to keep whole (a streamed band)
+//! still leaves a compact template ([`Template::compact`]) for it. Which bands a worker proves depends only on the
 //! bands it analysed itself, so construction stays deterministic for a given worker count.
 
 use super::cell::linear;
@@ -36,7 +38,13 @@ use std::sync::Arc;
 pub(super) struct Template {
     /// The band's number (over all nests), to find its effect on the network by.
     pub(super) number: usize,
-    an: Arc<Analysed>,
+    /// The analysed band, which [`Template::translate`] needs; `None` for a band too big to
+    /// keep, which only [`Template::shifted`] uses.
+    an: Option<Arc<Analysed>>,
+    nest: usize,
+    instances: usize,
+    /// Per statement, the ranges of dense instance numbers the band holds.
+    ranges: Vec<(usize, u64, u64)>,
     /// Per statement: its iterators' bounds over the band (`None`: not in the band).
     boxes: Vec<Option<Vec<(i64, i64)>>>,
     /// Per (statement, read, piece) triple (at [`Slots`]), the kinds of source the band's reads
@@ -85,6 +93,11 @@ impl Slots {
         Slots { base, len }
     }
 
+    /// How many (statement, read, piece) triples there are.
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
     /// The dense number of read `r`'s source piece `piece` of statement `k`.
     pub(super) fn at(&self, k: usize, r: usize, piece: usize) -> usize {
         self.base[k][r] + piece
@@ -101,15 +114,30 @@ impl Template {
     /// as in a template's `used`), or `None` when a template of it cannot serve (a piece index past
     /// `u8`).
     pub(super) fn used(an: &Analysed, ctx: &Ctx, slots: &Slots) -> Option<Vec<u8>> {
-        let p = ctx.p;
         let mut used = vec![0u8; slots.len];
+        Template::mark_used(&mut used, &an.band, 0..an.band.kind.len(), &an.srcs, &an.piece, ctx, slots)?;
+        Some(used)
+    }
+
+    /// [`Template::used`] of the reads of `band`'s instances `range` (σ positions), whose
+    /// sources and pieces are `srcs` and `piece`, added to `used`.
+    pub(super) fn mark_used(
+        used: &mut [u8],
+        band: &Band,
+        range: std::ops::Range<usize>,
+        srcs: &[PackedSrc],
+        piece: &[u8],
+        ctx: &Ctx,
+        slots: &Slots,
+    ) -> Option<()> {
+        let p = ctx.p;
         let mut j = 0;
-        for &k in &an.band.kind {
+        for &k in &band.kind[range] {
             for (r, a) in p.stmts[k].reads.iter().enumerate() {
                 if p.vars[a.var].is_scalar_argument() {
                     continue;
                 }
-                let (s, i) = (an.srcs[j], *an.piece.get(j)?);
+                let (s, i) = (*srcs.get(j)?, *piece.get(j)?);
                 j += 1;
                 if i == u8::MAX {
                     return None;
@@ -122,12 +150,19 @@ impl Template {
                 used[slots.base[k][r] + i as usize] |= bit;
             }
         }
-        Some(used)
+        Some(())
     }
 
     /// A template of band `number` at tile coordinates `tiles`, analysed as `an`, its sources
     /// of the kinds `used`.
     pub(super) fn new(an: Arc<Analysed>, number: usize, used: Vec<u8>, tiles: &[i64]) -> Template {
+        let mut t = Template::compact(&an, number, used, tiles);
+        t.an = Some(an);
+        t
+    }
+
+    /// A template of band `number` that keeps what [`Template::shifted`] needs only.
+    pub(super) fn compact(an: &Analysed, number: usize, used: Vec<u8>, tiles: &[i64]) -> Template {
         // The band's index already bounds each statement's iterators.
         let boxes: Vec<Option<Vec<(i64, i64)>>> =
             an.local.boxes.iter().map(|b| b.as_ref().map(|(_, dims)| dims.iter().map(|&(l, e)| (l, l + e as i64 - 1)).collect())).collect();
@@ -139,7 +174,16 @@ impl Template {
             }
         }
         let first = first_at.iter().zip(&boxes).map(|(o, b)| Some(an.band.iters((*o)?)[..b.as_ref()?.len()].to_vec())).collect();
-        Template { number, an, boxes, used, tiles: tiles.to_vec(), first }
+        let mut ids: Vec<(u64, usize)> = an.band.id.iter().copied().zip(an.band.kind.iter().copied()).collect();
+        ids.sort_unstable();
+        let mut ranges: Vec<(usize, u64, u64)> = Vec::new();
+        for (id, k) in ids {
+            match ranges.last_mut() {
+                Some((rk, start, len)) if *rk == k && *start + *len == id => *len += 1,
+                _ => ranges.push((k, id, 1)),
+            }
+        }
+        Template { number, an: None, nest: an.at.nest, instances: an.band.kind.len(), ranges, boxes, used, tiles: tiles.to_vec(), first }
     }
 
     /// Per statement, its first instance in the band in program order.
@@ -147,18 +191,24 @@ impl Template {
         &self.first
     }
 
-    /// The analysed band the template stands for.
-    pub(super) fn analysed(&self) -> &Arc<Analysed> {
-        &self.an
+    /// The analysed band the template stands for, if it keeps it.
+    pub(super) fn analysed(&self) -> Option<&Arc<Analysed>> {
+        self.an.as_ref()
     }
 
     /// The analysed band back, once neither the assembly nor a replica holds it any more.
     pub(super) fn release(self) -> Option<Analysed> {
-        Arc::try_unwrap(self.an).ok()
+        Arc::try_unwrap(self.an?).ok()
     }
 
+    /// The band's instances.
     pub(super) fn len(&self) -> usize {
-        self.an.band.kind.len()
+        self.instances
+    }
+
+    /// The instances the template holds in memory.
+    pub(super) fn held(&self) -> usize {
+        self.an.as_ref().map_or(0, |an| an.band.kind.len())
     }
 
     /// `raw` (a band as enumerated, in program order) analysed, into `out`, when it is a
@@ -166,7 +216,7 @@ impl Template {
     /// otherwise.
     pub(super) fn translate(&self, raw: &Band, nest: usize, ctx: &Ctx, slots: &Slots, out: &mut Analysed) -> bool {
         let Ctx { p, stored, .. } = *ctx;
-        let template = &*self.an;
+        let Some(template) = self.an.as_deref() else { return false };
         let n = self.len();
         if nest != template.at.nest || raw.kind.len() != n {
             return false;
@@ -239,7 +289,7 @@ impl Template {
         slots: &Slots,
     ) -> Option<Shift> {
         let Ctx { p, params, geo, survey, stored, .. } = *ctx;
-        if nest != self.an.at.nest || n != self.len() {
+        if nest != self.nest || n != self.len() {
             return None;
         }
         let mut delta: Vec<Option<Vec<i64>>> = vec![None; p.stmts.len()];
@@ -283,8 +333,7 @@ impl Template {
             .enumerate()
             .map(|(k, d)| d.as_ref().map_or(0, |d| flat_shift(survey.extent[k].iter().map(|&e| e as i64), d)))
             .collect();
-        let band = &self.an.band;
-        if !band.kind.iter().zip(&band.id).all(|(&k, &id)| stored.get(id) == stored.get(id.wrapping_add_signed(ids[k]))) {
+        if !self.ranges.iter().all(|&(k, start, len)| stored.same(start, start.wrapping_add_signed(ids[k]), len)) {
             return None;
         }
         let slots = self.slot_shifts(&delta, ctx, slots)?;
