@@ -24,8 +24,10 @@
 //! tiles to the band's) and the instance count then prove the band the template's shifted,
 //! and main adds it from the template's distinct DDR reads and its stores, shifted. That
 //! proof needs little of the template, so a band too big to keep whole (a streamed band)
-//! still leaves a compact template ([`Template::compact`]) for it. Which bands a worker proves depends only on the
-//! bands it analysed itself, so construction stays deterministic for a given worker count.
+//! still leaves a compact template ([`Template::compact`]) for it.
+//!
+//! Which bands a worker proves depends only on the bands it analysed itself, so construction
+//! stays deterministic for a given worker count.
 
 use super::cell::linear;
 use super::{Analysed, Band, Ctx, PackedSrc};
@@ -309,9 +311,7 @@ impl Template {
             if geo.phi[k].len() < band_dims || tiles.len() < band_dims || self.tiles.len() < band_dims {
                 return None;
             }
-            for (f, (size, (now, then))) in
-                geo.phi[k].iter().zip(geo.sizes.iter().zip(tiles.iter().zip(&self.tiles))).take(geo.band_dims(k))
-            {
+            for (f, (size, (now, then))) in geo.phi[k].iter().zip(geo.sizes.iter().zip(tiles.iter().zip(&self.tiles))).take(band_dims) {
                 if f.coef.iter().zip(&d).map(|(c, x)| c * x).sum::<i64>() != size * (now - then) {
                     return None;
                 }
