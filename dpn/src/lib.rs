@@ -12,6 +12,7 @@ pub mod exec;
 pub mod explore;
 pub mod graph;
 pub mod ir;
+mod jobs;
 pub mod loops;
 pub mod metrics;
 pub mod predicate;

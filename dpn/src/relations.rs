@@ -115,29 +115,11 @@ struct Found {
 /// independent: they are dealt to one thread per core (up to 4), each with its own isl
 /// context.
 pub fn derive(p: &Program, sare: &Sare, dpn: &mut Dpn) -> Result<(), Error> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4).min(dpn.channels.len().max(1));
     let dpn_ref = &*dpn;
-    let parts: Vec<Result<Vec<Found>, Error>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                scope.spawn(move || {
-                    let cx = Ctx::new(p, sare, dpn_ref);
-                    (t..dpn_ref.channels.len()).step_by(threads).map(|c| bounded_channel(&cx, dpn_ref, c)).collect()
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(Error::internal("a relation thread panicked")))).collect()
-    });
-    let mut found: Vec<Option<Found>> = (0..dpn.channels.len()).map(|_| None).collect();
-    for (t, part) in parts.into_iter().enumerate() {
-        for (j, f) in part?.into_iter().enumerate() {
-            found[t + j * threads] = Some(f);
-        }
-    }
+    let found = crate::jobs::in_order(dpn.channels.len(), 4, || Ctx::new(p, sare, dpn_ref), |cx, c| bounded_channel(cx, dpn_ref, c))?;
     let mut mux: Vec<Vec<Vec<MuxClause>>> = dpn.processes.iter().map(|_| Vec::new()).collect();
     let mut demux: Vec<Vec<MuxClause>> = dpn.processes.iter().map(|_| Vec::new()).collect();
     for (ch, f) in dpn.channels.iter_mut().zip(found) {
-        let f = f.ok_or_else(|| Error::internal("a channel without its relation"))?;
         if let (Some(clause), Some(r)) = (f.mux, ch.port) {
             let m = &mut mux[ch.consumer];
             if m.len() <= r {

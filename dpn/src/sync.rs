@@ -338,7 +338,7 @@ pub fn derive(p: &Program, dpn: &mut Dpn) -> Result<(), Error> {
             ChannelKind::Fifo => {}
         }
     }
-    let answers = answer_all(p, dpn, &jobs)?;
+    let answers = crate::jobs::in_order(jobs.len(), MAX_WORKERS, || Ctx::new(p, dpn), |cx, j| cx.answer(jobs[j]))?;
     for (job, answer) in jobs.iter().zip(answers) {
         match (*job, answer) {
             (Job::Alone { c, later: false }, Answer::Alone(a)) => dpn.channels[c].first_read = a,
@@ -354,34 +354,6 @@ pub fn derive(p: &Program, dpn: &mut Dpn) -> Result<(), Error> {
         }
     }
     Ok(())
-}
-
-/// The answers to `jobs`, in their order, from worker threads that take the next job as
-/// they finish one.
-fn answer_all(p: &Program, dpn: &Dpn, jobs: &[Job]) -> Result<Vec<Answer>, Error> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let next = AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism().map_or(1, |w| w.get()).clamp(1, MAX_WORKERS).min(jobs.len().max(1));
-    let work = || -> Result<Vec<(usize, Answer)>, Error> {
-        let cx = Ctx::new(p, dpn);
-        let mut done = Vec::new();
-        loop {
-            let j = next.fetch_add(1, Ordering::Relaxed);
-            let Some(job) = jobs.get(j) else { return Ok(done) };
-            done.push((j, cx.answer(*job)?));
-        }
-    };
-    let mut answers: Vec<Option<Answer>> = (0..jobs.len()).map(|_| None).collect();
-    let per_worker: Vec<Result<Vec<(usize, Answer)>, Error>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..workers).map(|_| s.spawn(work)).collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(Error::internal("a synchronisation worker panicked")))).collect()
-    });
-    for done in per_worker {
-        for (j, a) in done? {
-            answers[j] = Some(a);
-        }
-    }
-    answers.into_iter().map(|a| a.ok_or_else(|| Error::internal("a synchronisation question went unanswered"))).collect()
 }
 
 impl<'a> Ctx<'a> {

@@ -2,6 +2,7 @@
 //! may leave their band, and each read's source pieces as lines (what every pass reads).
 
 use super::*;
+use dpnc_frontend::ir::{Aff, CmpOp, Cond};
 
 /// The iterators `on` (with repeats, any order) of a statement with `n`, sorted; `None`
 /// when they are all of them (see `Geometry::deps`).
@@ -31,6 +32,8 @@ pub(super) struct Geometry<'a> {
     pub(super) linear: Vec<Vec<Vec<Option<Linear>>>>,
     /// Per statement: the cell its write goes to, as an affine map when it is one.
     pub(super) writes: Vec<Option<CellMap>>,
+    /// Per statement, its domain as affine conditions, when it is a conjunction of them.
+    pub(super) domains: Vec<Option<Vec<Condition>>>,
     /// Per hyperplane depth: tile size and sub-bands (`--par`, at most the tile size).
     pub(super) sizes: Vec<i64>,
     pub(super) par: Vec<i64>,
@@ -85,6 +88,7 @@ impl<'a> Geometry<'a> {
                 .map(|flows| flows.iter().map(|f| f.sources.iter().map(|s| Linear::of(&s.rel, params)).collect()).collect())
                 .collect(),
             writes: p.stmts.iter().map(|s| CellMap::of(p, &s.write, s.iters.len(), params)).collect(),
+            domains: (0..p.stmts.len()).map(|k| domain(p, k, params)).collect(),
             array_reads: p
                 .stmts
                 .iter()
@@ -214,4 +218,66 @@ pub(super) type Margin = Vec<(i64, i64)>;
 pub(super) fn cell_of(p: &Program, a: &dpnc_frontend::ir::Access, it: &[i64], params: &[i64]) -> Result<usize, Error> {
     let (idx, off) = index_of(p, a, it, params)?;
     off.ok_or_else(|| Diagnostic::new(a.span, out_of_bounds(p, a, &idx)).into())
+}
+
+/// An affine condition on a statement's iterators: `coef · it + cst >= 0`, or `== 0`.
+pub(super) struct Condition {
+    pub(super) coef: Vec<i64>,
+    pub(super) cst: i64,
+    pub(super) eq: bool,
+}
+
+/// Statement `k`'s domain as affine conditions, the parameters at their values; `None` when
+/// it is not such a conjunction (a disjunction, a division, a minimum on the wrong side).
+fn domain(p: &Program, k: usize, params: &[i64]) -> Option<Vec<Condition>> {
+    let n = p.stmts[k].iters.len();
+    let mut out = Vec::new();
+    let mut todo: Vec<&Cond> = p.stmts[k].domain.iter().collect();
+    while let Some(c) = todo.pop() {
+        match c {
+            Cond::True => {}
+            Cond::And(x, y) => todo.extend([&**x, &**y]),
+            Cond::Cmp(op, x, y) => {
+                // big - small - gap >= 0 (or == 0), for every form of big (a minimum) and of small (a maximum).
+                let (big, small, gap, eq) = match op {
+                    CmpOp::Lt => (y, x, 1, false),
+                    CmpOp::Le => (y, x, 0, false),
+                    CmpOp::Gt => (x, y, 1, false),
+                    CmpOp::Ge => (x, y, 0, false),
+                    CmpOp::Eq => (x, y, 0, true),
+                    CmpOp::Ne => return None,
+                };
+                let (bigs, smalls) = (forms(big, Side::Min, n, params)?, forms(small, Side::Max, n, params)?);
+                if eq && bigs.len() + smalls.len() > 2 {
+                    return None;
+                }
+                for (cb, kb) in &bigs {
+                    for (cs, ks) in &smalls {
+                        out.push(Condition { coef: cb.iter().zip(cs).map(|(a, b)| a - b).collect(), cst: kb - ks - gap, eq });
+                    }
+                }
+            }
+            Cond::Or(..) | Cond::Not(..) => return None,
+        }
+    }
+    Some(out)
+}
+
+/// Which extremum an expression may take of its forms.
+#[derive(Clone, Copy, PartialEq)]
+enum Side {
+    Min,
+    Max,
+}
+
+/// `a` as the minimum (or maximum) of affine forms.
+fn forms(a: &Aff, side: Side, n: usize, params: &[i64]) -> Option<Vec<(Vec<i64>, i64)>> {
+    match (a, side) {
+        (Aff::Min(x, y), Side::Min) | (Aff::Max(x, y), Side::Max) => {
+            let mut v = forms(x, side, n, params)?;
+            v.extend(forms(y, side, n, params)?);
+            Some(v)
+        }
+        _ => Some(vec![super::cell::linear(a, n, params)?]),
+    }
 }

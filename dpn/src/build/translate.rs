@@ -29,9 +29,9 @@
 //! Which bands a worker proves depends only on the bands it analysed itself, so construction
 //! stays deterministic for a given worker count.
 
-use super::cell::linear;
+use super::geometry::Condition;
 use super::{Analysed, Band, Ctx, PackedSrc};
-use dpnc_frontend::ir::{Aff, CmpOp, Cond, Program, SchedTerm};
+use dpnc_frontend::ir::SchedTerm;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -290,7 +290,7 @@ impl Template {
         ctx: &Ctx,
         slots: &Slots,
     ) -> Option<Shift> {
-        let Ctx { p, params, geo, survey, stored, .. } = *ctx;
+        let Ctx { p, geo, survey, stored, .. } = *ctx;
         if nest != self.nest || n != self.len() {
             return None;
         }
@@ -299,10 +299,10 @@ impl Template {
             let Some(bx) = bx else { continue };
             let (now, then) = (first[k].as_ref()?, self.first[k].as_ref()?);
             let d: Vec<i64> = now.iter().zip(then).map(|(a, b)| a - b).collect();
-            for (coef, cst, eq) in domain(p, k, params)? {
+            for Condition { coef, cst, eq } in geo.domains[k].as_ref()? {
                 let moves: i64 = coef.iter().zip(&d).map(|(c, x)| c * x).sum();
-                let least = coef.iter().zip(bx).zip(&d).fold(cst, |l, ((c, (a, b)), x)| l + (c * (a + x)).min(c * (b + x)));
-                if moves != 0 && (eq || least < 0) {
+                let least = coef.iter().zip(bx).zip(&d).fold(*cst, |l, ((c, (a, b)), x)| l + (c * (a + x)).min(c * (b + x)));
+                if moves != 0 && (*eq || least < 0) {
                     return None;
                 }
             }
@@ -435,62 +435,6 @@ impl Template {
 /// coordinates move by `d`, with extents `dims` (last fastest).
 fn flat_shift(dims: impl Iterator<Item = i64>, d: &[i64]) -> i64 {
     dims.zip(d).fold(0, |acc, (e, x)| acc * e + x)
-}
-
-/// Statement `k`'s domain as affine conditions on its iterators (coefficients, constant,
-/// equality or `>= 0`), the parameters at their values; `None` when a condition is not such
-/// a conjunction (a disjunction, a division, a minimum on the wrong side).
-fn domain(p: &Program, k: usize, params: &[i64]) -> Option<Vec<(Vec<i64>, i64, bool)>> {
-    let n = p.stmts[k].iters.len();
-    let mut out = Vec::new();
-    let mut todo: Vec<&Cond> = p.stmts[k].domain.iter().collect();
-    while let Some(c) = todo.pop() {
-        match c {
-            Cond::True => {}
-            Cond::And(x, y) => todo.extend([&**x, &**y]),
-            Cond::Cmp(op, x, y) => {
-                // big - small - gap >= 0 (or == 0), for every form of big (a minimum) and of small (a maximum).
-                let (big, small, gap, eq) = match op {
-                    CmpOp::Lt => (y, x, 1, false),
-                    CmpOp::Le => (y, x, 0, false),
-                    CmpOp::Gt => (x, y, 1, false),
-                    CmpOp::Ge => (x, y, 0, false),
-                    CmpOp::Eq => (x, y, 0, true),
-                    CmpOp::Ne => return None,
-                };
-                let (bigs, smalls) = (forms(big, Side::Min, n, params)?, forms(small, Side::Max, n, params)?);
-                if eq && bigs.len() + smalls.len() > 2 {
-                    return None;
-                }
-                for (cb, kb) in &bigs {
-                    for (cs, ks) in &smalls {
-                        out.push((cb.iter().zip(cs).map(|(a, b)| a - b).collect(), kb - ks - gap, eq));
-                    }
-                }
-            }
-            Cond::Or(..) | Cond::Not(..) => return None,
-        }
-    }
-    Some(out)
-}
-
-/// Which extremum an expression may take of its forms.
-#[derive(Clone, Copy, PartialEq)]
-enum Side {
-    Min,
-    Max,
-}
-
-/// `a` as the minimum (or maximum) of affine forms.
-fn forms(a: &Aff, side: Side, n: usize, params: &[i64]) -> Option<Vec<(Vec<i64>, i64)>> {
-    match (a, side) {
-        (Aff::Min(x, y), Side::Min) | (Aff::Max(x, y), Side::Max) => {
-            let mut v = forms(x, side, n, params)?;
-            v.extend(forms(y, side, n, params)?);
-            Some(v)
-        }
-        _ => Some(vec![linear(a, n, params)?]),
-    }
 }
 
 /// How many loops two statements share: the iterators in the common prefix of their 2d+1

@@ -1,0 +1,39 @@
+//! Independent jobs on worker threads, each thread with state of its own (an isl context:
+//! one must not be shared between threads), the results in job order whichever thread ran
+//! each, so that what the caller builds from them does not depend on the threads.
+
+use crate::Error;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// `run(&state, j)` for every job `j` in `0..n`, on up to `max_threads` threads (one per
+/// core) that each make their `state()` and take the next job as they finish one. The
+/// results in job order, or the error of the first job that failed.
+pub(crate) fn in_order<S, T: Send>(
+    n: usize,
+    max_threads: usize,
+    state: impl Fn() -> S + Sync,
+    run: impl Fn(&S, usize) -> Result<T, Error> + Sync,
+) -> Result<Vec<T>, Error> {
+    let threads = std::thread::available_parallelism().map_or(1, |c| c.get()).clamp(1, max_threads).min(n.max(1));
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let s = state();
+        let mut done = Vec::new();
+        loop {
+            let j = next.fetch_add(1, Ordering::Relaxed);
+            if j >= n {
+                return done;
+            }
+            done.push((j, run(&s, j)));
+        }
+    };
+    let per_thread: Vec<Vec<(usize, Result<T, Error>)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+    });
+    let mut results: Vec<Option<Result<T, Error>>> = (0..n).map(|_| None).collect();
+    for (j, r) in per_thread.into_iter().flatten() {
+        results[j] = Some(r);
+    }
+    results.into_iter().map(|r| r.unwrap_or_else(|| Err(Error::internal("a worker thread panicked")))).collect()
+}
