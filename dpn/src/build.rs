@@ -97,7 +97,9 @@ pub struct Config {
     pub every_band: bool,
     /// Bands of more than this many instances are resolved and assembled in chunks of
     /// this many, the worker resolving one while the assembly takes the last (0: bands
-    /// over [`STREAM_ABOVE`] in chunks of [`CHUNK`]; tests set it small).
+    /// over [`STREAM_ABOVE`] in chunks of [`CHUNK`]; tests set it small, and a worker's
+    /// whole templates then hold at most eight chunks, so that small kernels keep compact
+    /// templates too).
     pub chunk: usize,
 }
 
@@ -171,6 +173,8 @@ pub struct BuildStats {
     pub translated_bands: usize,
     /// Of those, the ones proved so without their enumeration (`Template::shifted`).
     pub shifted_bands: usize,
+    /// Of those, the ones proved against a compact template (of a streamed band).
+    pub shifted_of_compact: usize,
     /// Bands resolved and assembled in chunks ([`Config::chunk`]).
     pub streamed_bands: usize,
 }
@@ -266,7 +270,8 @@ pub fn construct(p: &Program, sare: &Sare, cfg: &Config) -> Result<Construction,
     phase.done("values leaving their band");
     // Pass 2: band by band, in σ order (`build/bands.rs`).
     let ctx = Ctx { p, params: &params, sare, geo: &geo, survey: &survey, stored: &stored };
-    let inputs = bands::Inputs { nests: &nests, cfg, stream_above, chunk, progress };
+    let template_instances = if cfg.chunk == 0 { translate::TEMPLATE_INSTANCES } else { 8 * cfg.chunk };
+    let inputs = bands::Inputs { nests: &nests, cfg, stream_above, chunk, template_instances, progress };
     let bands::Assembled { mut b, st, bands, stats } = bands::assemble_bands(&ctx, &inputs, workers)?;
     phase.done(&format!(
         "processes and channels, band by band ({} of {bands} bands repeat an earlier one, {} of them proved before their analysis, {} without enumerating them)",

@@ -12,6 +12,8 @@ pub(super) struct Inputs<'a> {
     /// Bands of more instances are streamed, in chunks of `chunk` (see [`Config::chunk`]).
     pub(super) stream_above: usize,
     pub(super) chunk: usize,
+    /// The instances a worker's whole templates may hold together (see `translate.rs`).
+    pub(super) template_instances: usize,
     /// Whether to tell the bands' progress.
     pub(super) progress: bool,
 }
@@ -28,7 +30,7 @@ pub(super) struct Assembled {
 /// Builds every band on `workers` threads.
 pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Result<Assembled, Error> {
     let Ctx { p, sare, survey, stored, .. } = *ctx;
-    let Inputs { nests, cfg, stream_above, chunk, progress } = *inputs;
+    let Inputs { nests, cfg, stream_above, chunk, template_instances, progress } = *inputs;
     let mut b = Builder {
         processes: Vec::new(),
         traces: Vec::new(),
@@ -59,6 +61,7 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
     let memo = !cfg.keep_traces && !cfg.every_band;
     let slots = translate::Slots::new(sare);
     let (mut bands, mut repeated, mut translated, mut shifted, mut streamed) = (0usize, 0usize, 0usize, 0usize, 0usize);
+    let mut of_compact = 0usize;
     let mut scratch = Scratch::new(p);
     let started = std::time::Instant::now();
     let mut shown = started;
@@ -102,8 +105,12 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                                 std::thread::park();
                             }
                             // Only a band with a later one of its size may have translates (a
-                            // triangular nest's bands all differ: no templates, no copies).
-                            let may_keep = |n: usize| memo && may_repeat[number] && n <= translate::TEMPLATE_INSTANCES;
+                            // triangular nest's bands all differ: no templates, no copies). A
+                            // big band is kept whole only beside the templates held already:
+                            // one that would push them out streams and leaves a compact
+                            // template, so that a row of big bands keeps its templates.
+                            let held: usize = templates.iter().map(translate::Template::held).sum();
+                            let may_keep = |n: usize| memo && may_repeat[number] && (n <= stream_above || held + n <= template_instances);
                             // A big band in program order streams as it is enumerated.
                             let size = ctx.survey.sizes.as_ref().map_or(0, |s| s[ni][bi as usize] as usize);
                             if size > stream_above
@@ -270,8 +277,7 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                                         while used.is_some()
                                             && !templates.is_empty()
                                             && (templates.len() >= translate::KITS
-                                                || templates.iter().map(translate::Template::held).sum::<usize>() + n
-                                                    > translate::TEMPLATE_INSTANCES)
+                                                || templates.iter().map(translate::Template::held).sum::<usize>() + n > template_instances)
                                         {
                                             if let Some(template) = templates.pop() {
                                                 evicted.push(template.number);
@@ -350,6 +356,7 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                         }
                     };
                     e.repeat_shifted(summary, &sh.shift, ctx, &mut b, &mut st)?;
+                    of_compact += usize::from(sh.template.is_none());
                     repeated += 1;
                     translated += 1;
                     shifted += 1;
@@ -487,7 +494,13 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
         b,
         st,
         bands,
-        stats: BuildStats { repeated_bands: repeated, translated_bands: translated, shifted_bands: shifted, streamed_bands: streamed },
+        stats: BuildStats {
+            repeated_bands: repeated,
+            translated_bands: translated,
+            shifted_bands: shifted,
+            shifted_of_compact: of_compact,
+            streamed_bands: streamed,
+        },
     })
 }
 

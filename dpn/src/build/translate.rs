@@ -11,8 +11,9 @@
 //! * the piece moves its source instance by the source statement's own shift when that
 //!   statement is in the band, so sources in the band stay at the same σ position and
 //!   sources outside stay outside;
-//! * DDR cells of one array, and producers of one statement, all move by one constant, so
-//!   reads that shared a load still do and the others still do not.
+//! * each read's DDR cells, and producers of one statement, move by one constant, and two
+//!   reads of one array whose cells move apart read disjoint cells in both bands, so reads
+//!   that shared a load still do and the others still do not.
 //!
 //! The result is exactly what [`super::Band::analyse`] would give, and main then adds it as
 //! a repeat of the template's band (`repeat.rs`).
@@ -31,7 +32,7 @@
 
 use super::geometry::Condition;
 use super::{Analysed, Band, Ctx, PackedSrc};
-use dpnc_frontend::ir::SchedTerm;
+use dpnc_frontend::ir::{Aff, SchedTerm};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -360,7 +361,7 @@ impl Template {
         // Per (statement, read, piece): the shifts of DDR cells and producers.
         let np = params.len();
         let mut shift = vec![(0i64, 0i64); slots.len];
-        let mut var_shift: HashMap<usize, i64> = HashMap::new();
+        let mut ddr: Vec<DdrSlot> = Vec::new();
         let mut producer_shift: HashMap<usize, i64> = HashMap::new();
         let triples = slots.base.iter().enumerate().flat_map(|(k, b)| b.iter().enumerate().map(move |(r, &b)| (k, r, b)));
         for (k, r, base) in triples {
@@ -393,8 +394,19 @@ impl Template {
                 }
                 // The source moves by the piece's linear part.
                 let moved_src: Vec<i64> = outs.iter().map(|(c, _)| c[np..].iter().zip(dk).map(|(a, x)| a * x).sum()).collect();
+                // The source's bounds over the template's box (its instance's, or its cell's).
+                let reached: Option<Vec<(i64, i64)>> = outs
+                    .iter()
+                    .map(|(c, cst)| {
+                        let fixed = c[..np].iter().zip(params).fold(*cst, |a, (c, v)| a + c * v);
+                        c[np..].iter().zip(bx).fold(Some((fixed, fixed)), |r, (c, (a, b))| {
+                            let (l, h) = r?;
+                            Some((l.checked_add((c * a).min(c * b))?, h.checked_add((c * a).max(c * b))?))
+                        })
+                    })
+                    .collect();
                 let a = &p.stmts[k].reads[r];
-                let (cell, producer) = match src.stmt {
+                let (var, moves, cells, producer) = match src.stmt {
                     Some(sk) => {
                         if delta[sk].as_ref().is_some_and(|d| *d != moved_src) {
                             return None;
@@ -406,18 +418,14 @@ impl Template {
                             .iter()
                             .map(|f| Some(f.eval(&moved_src, params).ok()? - f.eval(&zero, params).ok()?))
                             .collect::<Option<_>>()?;
-                        (
-                            flat_shift(p.vars[w.var].dims.iter().copied(), &index),
-                            flat_shift(survey.extent[sk].iter().map(|&e| e as i64), &moved_src),
-                        )
+                        let cells = reached.and_then(|at| w.index.iter().map(|f| bounds(f, &at, params)).collect());
+                        (w.var, index, cells, flat_shift(survey.extent[sk].iter().map(|&e| e as i64), &moved_src))
                     }
-                    None => (flat_shift(p.vars[a.var].dims.iter().copied(), &moved_src), 0),
+                    None => (a.var, moved_src, reached, 0),
                 };
+                let cell = flat_shift(p.vars[var].dims.iter().copied(), &moves);
                 if kinds & 6 != 0 {
-                    let var = src.stmt.map_or(a.var, |sk| p.stmts[sk].write.var);
-                    if *var_shift.entry(var).or_insert(cell) != cell {
-                        return None;
-                    }
+                    ddr.push(DdrSlot { var, read: (k, r), cell, moves, cells });
                 }
                 if let (Some(sk), true) = (src.stmt, kinds & 2 != 0) {
                     if *producer_shift.entry(sk).or_insert(producer) != producer {
@@ -427,8 +435,69 @@ impl Template {
                 shift[base + i] = (cell, producer);
             }
         }
-        Some(shift)
+        loads_alike(&ddr).then_some(shift)
     }
+}
+
+/// A source piece the template's reads took from DDR: the array, the read (statement, read),
+/// how far its cells move (flat, and per dimension), and their bounds in the template.
+struct DdrSlot {
+    var: usize,
+    read: (usize, usize),
+    cell: i64,
+    moves: Vec<i64>,
+    cells: Option<Vec<(i64, i64)>>,
+}
+
+/// Whether the band's reads from DDR share loads exactly where the template's did: each read
+/// moves its cells by one constant (its channel's values keep their relative places), and two
+/// reads of one array that move by different constants read disjoint cells in the template
+/// and in the band (so neither shares a load with the other). Syrk's `A[i][k]` and `A[j][k]`
+/// move apart from one band below the diagonal to the next.
+fn loads_alike(ddr: &[DdrSlot]) -> bool {
+    let apart = |a: &[(i64, i64)], da: &[i64], b: &[(i64, i64)], db: &[i64]| {
+        a.iter().zip(b).zip(da.iter().zip(db)).any(|(((al, ah), (bl, bh)), (x, y))| ah + x < bl + y || bh + y < al + x)
+    };
+    ddr.iter().enumerate().all(|(i, a)| {
+        ddr[i + 1..].iter().all(|b| {
+            if a.var != b.var || a.cell == b.cell {
+                return true;
+            }
+            if a.read == b.read {
+                return false;
+            }
+            let (Some(ca), Some(cb)) = (&a.cells, &b.cells) else { return false };
+            let still = vec![0; a.moves.len()];
+            apart(ca, &still, cb, &still) && apart(ca, &a.moves, cb, &b.moves)
+        })
+    })
+}
+
+/// Bounds of an affine index over a box of iterators (`None` where it divides or overflows).
+fn bounds(f: &Aff, at: &[(i64, i64)], params: &[i64]) -> Option<(i64, i64)> {
+    Some(match f {
+        Aff::Const(c) => (*c, *c),
+        Aff::Iter(d) => *at.get(*d)?,
+        Aff::Param(q) => (*params.get(*q)?, *params.get(*q)?),
+        Aff::Add(a, b) => {
+            let ((al, ah), (bl, bh)) = (bounds(a, at, params)?, bounds(b, at, params)?);
+            (al.checked_add(bl)?, ah.checked_add(bh)?)
+        }
+        Aff::Sub(a, b) => {
+            let ((al, ah), (bl, bh)) = (bounds(a, at, params)?, bounds(b, at, params)?);
+            (al.checked_sub(bh)?, ah.checked_sub(bl)?)
+        }
+        Aff::Neg(a) => {
+            let (l, h) = bounds(a, at, params)?;
+            (h.checked_neg()?, l.checked_neg()?)
+        }
+        Aff::Mul(c, a) => {
+            let (l, h) = bounds(a, at, params)?;
+            let (x, y) = (c.checked_mul(l)?, c.checked_mul(h)?);
+            (x.min(y), x.max(y))
+        }
+        _ => return None,
+    })
 }
 
 /// How far a flat index (an array cell, or a dense instance number) moves when its
