@@ -399,8 +399,7 @@ impl Template {
                     .iter()
                     .map(|(c, cst)| {
                         let fixed = c[..np].iter().zip(params).fold(*cst, |a, (c, v)| a + c * v);
-                        c[np..].iter().zip(bx).fold(Some((fixed, fixed)), |r, (c, (a, b))| {
-                            let (l, h) = r?;
+                        c[np..].iter().zip(bx).try_fold((fixed, fixed), |(l, h), (c, (a, b))| {
                             Some((l.checked_add((c * a).min(c * b))?, h.checked_add((c * a).max(c * b))?))
                         })
                     })
