@@ -41,6 +41,7 @@ mod assembly;
 mod band;
 mod bands;
 mod bits;
+mod boxes;
 mod builder;
 mod cell;
 mod cell_table;

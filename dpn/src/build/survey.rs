@@ -21,7 +21,13 @@ pub(super) struct Survey {
 }
 
 impl Survey {
+    /// In closed form where the domains are boxes (`boxes.rs`), else by the walk.
     pub(super) fn new(p: &Program, params: &[i64], geo: &Geometry) -> Result<Survey, Error> {
+        super::boxes::survey(p, geo).unwrap_or_else(|| Survey::walk(p, params, geo))
+    }
+
+    /// By a walk of every run of instances.
+    pub(super) fn walk(p: &Program, params: &[i64], geo: &Geometry) -> Result<Survey, Error> {
         let n = p.stmts.len();
         let mut lo: Vec<Vec<i64>> = p.stmts.iter().map(|s| vec![i64::MAX; s.iters.len()]).collect();
         let mut hi: Vec<Vec<i64>> = p.stmts.iter().map(|s| vec![i64::MIN; s.iters.len()]).collect();
@@ -104,6 +110,19 @@ impl Survey {
                 })
                 .collect()
         });
+        Survey::from_bounds(lo, hi, bands, sizes, first, instances)
+    }
+
+    /// The survey of statements with bounding boxes `lo`..=`hi` (per statement, per iterator).
+    pub(super) fn from_bounds(
+        lo: Vec<Vec<i64>>,
+        hi: Vec<Vec<i64>>,
+        bands: Vec<Option<Vec<(i64, i64)>>>,
+        sizes: Option<Vec<Vec<u64>>>,
+        first: Vec<Option<Vec<i64>>>,
+        instances: u64,
+    ) -> Result<Survey, Error> {
+        let n = lo.len();
         let mut offset = vec![0u64; n];
         let mut extent = vec![Vec::new(); n];
         let mut volume = 0u64;
