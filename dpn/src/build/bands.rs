@@ -109,7 +109,7 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                             // big band is kept whole only beside the templates held already:
                             // one that would push them out streams and leaves a compact
                             // template, so that a row of big bands keeps its templates.
-                            let held: usize = templates.iter().map(translate::Template::held).sum();
+                            let held = translate::held(&templates);
                             let may_keep = |n: usize| memo && may_repeat[number] && (n <= stream_above || held + n <= template_instances);
                             // A big band in program order streams as it is enumerated.
                             let size = ctx.survey.sizes.as_ref().map_or(0, |s| s[ni][bi as usize] as usize);
@@ -276,8 +276,7 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                                         // Room for the new template, the oldest dropped first.
                                         while used.is_some()
                                             && !templates.is_empty()
-                                            && (templates.len() >= translate::KITS
-                                                || templates.iter().map(translate::Template::held).sum::<usize>() + n > template_instances)
+                                            && (templates.len() >= translate::KITS || translate::held(&templates) + n > template_instances)
                                         {
                                             if let Some(template) = templates.pop() {
                                                 evicted.push(template.number);

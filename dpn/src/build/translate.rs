@@ -112,6 +112,11 @@ impl Slots {
 pub(super) const KITS: usize = 16;
 pub(super) const TEMPLATE_INSTANCES: usize = 4_000_000;
 
+/// The instances `templates` hold together (a compact template holds none).
+pub(super) fn held(templates: &[Template]) -> usize {
+    templates.iter().map(Template::held).sum()
+}
+
 impl Template {
     /// Which kinds of source each (statement, read, piece) triple gave `an`'s reads (bits
     /// as in a template's `used`), or `None` when a template of it cannot serve (a piece index past
