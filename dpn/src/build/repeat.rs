@@ -157,7 +157,7 @@ impl Effect {
     /// reads of the shifted cells, from the band's [`Summary`].
     pub(super) fn repeat_shifted(
         &self,
-        summary: &Summary,
+        summary: &mut Summary,
         shift: &Shift,
         ctx: &Ctx,
         b: &mut Builder,
@@ -165,10 +165,19 @@ impl Effect {
     ) -> Result<(), Error> {
         let (p, stored): (_, &Bits) = (ctx.p, ctx.stored);
         self.add_counts(summary.instances, b, st);
-        for &(var, at, producer, slot) in &summary.reads {
-            let (cell, by) = shift.slots[slot];
-            let producer = (producer != PackedSrc::INITIAL).then(|| producer.wrapping_add_signed(by));
-            st.version_read(stored, var, at.wrapping_add_signed(cell) as usize, producer)?;
+        let Summary { reads, slot_reads, initial_shifts, .. } = summary;
+        for (slot, range) in slot_reads.iter() {
+            let (cell, by) = shift.slots[*slot];
+            // A piece's initial values at cells already shifted so for this template are
+            // marked read already (GEMM's rows of A come again in every band of a row).
+            let again = !initial_shifts.insert((*slot, cell));
+            for &(_, var, at, producer) in &reads[range.clone()] {
+                let producer = (producer != PackedSrc::INITIAL).then(|| producer.wrapping_add_signed(by));
+                if again && producer.is_none() {
+                    continue;
+                }
+                st.version_read(stored, var, at.wrapping_add_signed(cell) as usize, producer)?;
+            }
         }
         for (k, iters, id) in &summary.stores {
             let s = &p.stmts[*k];
@@ -186,15 +195,19 @@ impl Effect {
 /// stores in σ order.
 pub(super) struct Summary {
     instances: usize,
-    /// (variable, cell, producer, source piece at [`Slots`]) of each distinct read from DDR.
-    reads: Vec<(usize, u64, u64, usize)>,
+    /// (source piece at [`Slots`], variable, cell, producer) of each distinct read from DDR.
+    reads: Vec<(usize, usize, u64, u64)>,
+    /// Per source piece, its reads' range in `reads` (after [`Summary::finish`]).
+    slot_reads: Vec<(usize, std::ops::Range<usize>)>,
+    /// (source piece, cell shift) of the repeats added so far: their initial values are read.
+    initial_shifts: std::collections::HashSet<(usize, i64)>,
     /// (statement, iterators, dense number) of each instance whose value is stored.
     stores: Vec<(usize, Vec<i64>, u64)>,
 }
 
 impl Summary {
     pub(super) fn of(an: &Analysed, ctx: &Ctx, slots: &Slots) -> Summary {
-        let mut s = Summary { instances: an.band.kind.len(), reads: Vec::new(), stores: Vec::new() };
+        let mut s = Summary::new(an.band.kind.len());
         s.add(&an.band, 0..an.band.kind.len(), &an.srcs, &an.piece, ctx, slots);
         s.finish();
         s
@@ -202,7 +215,7 @@ impl Summary {
 
     /// A summary of a band of `instances` instances, to [`Summary::add`] to a part at a time.
     pub(super) fn new(instances: usize) -> Summary {
-        Summary { instances, reads: Vec::new(), stores: Vec::new() }
+        Summary { instances, reads: Vec::new(), slot_reads: Vec::new(), initial_shifts: Default::default(), stores: Vec::new() }
     }
 
     /// Adds the band's instances `range` (σ positions in `band`), whose reads' sources and
@@ -219,7 +232,7 @@ impl Summary {
                 let (s, piece) = (srcs[j], piece[j]);
                 j += 1;
                 if s.producer != PackedSrc::LOCAL {
-                    self.reads.push((a.var, s.at, s.producer, slots.at(k, r, piece as usize)));
+                    self.reads.push((slots.at(k, r, piece as usize), a.var, s.at, s.producer));
                 }
             }
             if ctx.stored.get(band.id[o]) {
@@ -232,10 +245,21 @@ impl Summary {
         }
     }
 
-    /// Each read once.
+    /// Each read once, by source piece.
     pub(super) fn finish(&mut self) {
         self.reads.sort_unstable();
         self.reads.dedup();
+        self.slot_reads.clear();
+        let mut start = 0;
+        for (i, r) in self.reads.iter().enumerate() {
+            if r.0 != self.reads[start].0 {
+                self.slot_reads.push((self.reads[start].0, start..i));
+                start = i;
+            }
+        }
+        if start < self.reads.len() {
+            self.slot_reads.push((self.reads[start].0, start..self.reads.len()));
+        }
     }
 }
 
