@@ -201,6 +201,9 @@ pub(super) struct Summary {
     slot_reads: Vec<(usize, std::ops::Range<usize>)>,
     /// (source piece, cell shift) of the repeats added so far: their initial values are read.
     initial_shifts: std::collections::HashSet<(usize, i64)>,
+    /// Per source piece that read initial values: the array and the cells it read, a bit
+    /// each (a big band reads the same cells over and over; until [`Summary::finish`]).
+    initial: Vec<Option<(usize, Bits)>>,
     /// (statement, iterators, dense number) of each instance whose value is stored.
     stores: Vec<(usize, Vec<i64>, u64)>,
 }
@@ -215,7 +218,14 @@ impl Summary {
 
     /// A summary of a band of `instances` instances, to [`Summary::add`] to a part at a time.
     pub(super) fn new(instances: usize) -> Summary {
-        Summary { instances, reads: Vec::new(), slot_reads: Vec::new(), initial_shifts: Default::default(), stores: Vec::new() }
+        Summary {
+            instances,
+            reads: Vec::new(),
+            slot_reads: Vec::new(),
+            initial_shifts: Default::default(),
+            initial: Vec::new(),
+            stores: Vec::new(),
+        }
     }
 
     /// Adds the band's instances `range` (σ positions in `band`), whose reads' sources and
@@ -231,8 +241,14 @@ impl Summary {
                 }
                 let (s, piece) = (srcs[j], piece[j]);
                 j += 1;
-                if s.producer != PackedSrc::LOCAL {
-                    self.reads.push((slots.at(k, r, piece as usize), a.var, s.at, s.producer));
+                let slot = slots.at(k, r, piece as usize);
+                if s.producer == PackedSrc::INITIAL {
+                    if self.initial.len() <= slot {
+                        self.initial.resize_with(slot + 1, || None);
+                    }
+                    self.initial[slot].get_or_insert_with(|| (a.var, Bits::new(p.vars[a.var].len() as u64))).1.set(s.at);
+                } else if s.producer != PackedSrc::LOCAL {
+                    self.reads.push((slot, a.var, s.at, s.producer));
                 }
             }
             if ctx.stored.get(band.id[o]) {
@@ -241,12 +257,23 @@ impl Summary {
         }
         // Keep a streamed band's list of reads as short as its distinct reads.
         if self.reads.len() > 1 << 20 {
-            self.finish();
+            self.reads.sort_unstable();
+            self.reads.dedup();
         }
     }
 
     /// Each read once, by source piece.
     pub(super) fn finish(&mut self) {
+        for (slot, cells) in std::mem::take(&mut self.initial).into_iter().enumerate() {
+            let Some((var, cells)) = cells else { continue };
+            for (w, &word) in cells.words.iter().enumerate() {
+                let mut word = word;
+                while word != 0 {
+                    self.reads.push((slot, var, 64 * w as u64 + word.trailing_zeros() as u64, PackedSrc::INITIAL));
+                    word &= word - 1;
+                }
+            }
+        }
         self.reads.sort_unstable();
         self.reads.dedup();
         self.slot_reads.clear();
