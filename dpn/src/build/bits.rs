@@ -74,6 +74,13 @@ impl Bits {
             v & ((1u64 << n) - 1)
         }
     }
+    /// The members, in increasing order.
+    pub(super) fn members(&self) -> impl Iterator<Item = u64> + '_ {
+        self.words.iter().enumerate().flat_map(|(w, &word)| {
+            std::iter::successors((word != 0).then_some(word), |x| Some(x & (x - 1)).filter(|x| *x != 0))
+                .map(move |x| 64 * w as u64 + x.trailing_zeros() as u64)
+        })
+    }
     /// Members below `i` (after [`Bits::index`]).
     pub(super) fn rank(&self, i: u64) -> usize {
         let w = (i / 64) as usize;
@@ -87,8 +94,8 @@ impl Bits {
 mod tests {
     use super::Bits;
 
-    /// `same` answers as a bit-by-bit comparison, for ranges equally aligned or not, reaching
-    /// the set's last word or not, on sets that differ in one bit or in none.
+    /// Every rank is the count of members below, across blocks and within them; the members
+    /// come out in order.
     #[test]
     fn ranks_count_the_members_below() {
         let n = 64 * 37 + 5;
@@ -100,8 +107,11 @@ mod tests {
             assert_eq!(bits.rank(i), below, "rank of {i}");
             below += usize::from(bits.get(i));
         }
+        assert!(bits.members().eq((0..n).filter(|&i| bits.get(i))));
     }
 
+    /// `same` answers as a bit-by-bit comparison, for ranges equally aligned or not, reaching
+    /// the set's last word or not, on sets that differ in one bit or in none.
     #[test]
     fn same_compares_as_bit_by_bit() {
         let n = 64 * 40;

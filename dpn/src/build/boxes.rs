@@ -7,7 +7,7 @@
 use super::geometry::Condition;
 use super::survey::{band_tiles, Survey};
 use super::*;
-use dpnc_frontend::ir::Node;
+use dpnc_frontend::ir::SchedTerm;
 
 /// One statement's domain as a box: per iterator its inclusive bounds (`None`: empty).
 struct StmtBox {
@@ -99,7 +99,6 @@ impl Cut {
 /// following the same one included).
 pub(super) fn survey(p: &Program, geo: &Geometry) -> Option<Result<Survey, Error>> {
     let n = p.stmts.len();
-    let dirs = loop_directions(p);
     let mut boxes = Vec::with_capacity(n);
     let mut cuts = Vec::with_capacity(n);
     for k in 0..n {
@@ -147,7 +146,14 @@ pub(super) fn survey(p: &Program, geo: &Geometry) -> Option<Result<Survey, Error
             Some(b) => {
                 lo.push(b.iter().map(|r| r.0).collect());
                 hi.push(b.iter().map(|r| r.1).collect());
-                first.push(Some(b.iter().zip(&dirs[k]).map(|(r, d)| if *d > 0 { r.0 } else { r.1 }).collect()));
+                // Each loop starts at the end its direction in the schedule says.
+                let mut at: Vec<i64> = b.iter().map(|r| r.0).collect();
+                for t in &p.stmts[k].schedule {
+                    if let SchedTerm::Iter(d, dir) = *t {
+                        at[d] = if dir > 0 { b[d].0 } else { b[d].1 };
+                    }
+                }
+                first.push(Some(at));
                 instances += b.iter().map(|(l, h)| (h - l + 1) as u64).product::<u64>();
             }
             None => {
@@ -173,29 +179,6 @@ fn instances_in(b: &StmtBox, cuts: &[Cut], tiles: &[i64], sizes: &[i64]) -> u64 
         }
     }
     b.iter().zip(&cut).filter(|(_, c)| !**c).fold(count, |n, ((l, h), _)| n * (h - l + 1) as u64)
-}
-
-/// Per statement, the direction of each loop around it (outermost first).
-fn loop_directions(p: &Program) -> Vec<Vec<i64>> {
-    fn visit(nodes: &[Node], dirs: &mut Vec<i64>, out: &mut Vec<Vec<i64>>) {
-        for node in nodes {
-            match node {
-                Node::Loop { dir, body, .. } => {
-                    dirs.push(*dir);
-                    visit(body, dirs, out);
-                    dirs.pop();
-                }
-                Node::If(_, then, els) => {
-                    visit(then, dirs, out);
-                    visit(els, dirs, out);
-                }
-                Node::Stmt(k) => out[*k] = dirs.clone(),
-            }
-        }
-    }
-    let mut out = vec![Vec::new(); p.stmts.len()];
-    visit(&p.tree, &mut Vec::new(), &mut out);
-    out
 }
 
 #[cfg(test)]

@@ -18,6 +18,11 @@ impl CellMap {
         Some(CellMap { rows })
     }
 
+    /// Each subscript as (coefficients per iterator, constant).
+    pub(super) fn rows(&self) -> impl Iterator<Item = (&[i64], i64)> {
+        self.rows.iter().map(|(c, k, _)| (c.as_slice(), *k))
+    }
+
     /// The flat cell at `it` (row-major, as `store::flatten`); `None` out of bounds.
     #[inline]
     pub(super) fn cell(&self, it: &[i64]) -> Option<usize> {

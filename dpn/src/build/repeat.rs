@@ -165,13 +165,15 @@ impl Effect {
     ) -> Result<(), Error> {
         let (p, stored): (_, &Bits) = (ctx.p, ctx.stored);
         self.add_counts(summary.instances, b, st);
-        let Summary { reads, slot_reads, initial_shifts, .. } = summary;
-        for (slot, range) in slot_reads.iter() {
-            let (cell, by) = shift.slots[*slot];
+        let Summary { reads, initial_shifts, .. } = summary;
+        // By source piece (`reads` is sorted so).
+        for piece in reads.chunk_by(|a, b| a.0 == b.0) {
+            let slot = piece[0].0;
+            let (cell, by) = shift.slots[slot];
             // A piece's initial values at cells already shifted so for this template are
             // marked read already (GEMM's rows of A come again in every band of a row).
-            let again = !initial_shifts.insert((*slot, cell));
-            for &(_, var, at, producer) in &reads[range.clone()] {
+            let again = !initial_shifts.insert((slot, cell));
+            for &(_, var, at, producer) in piece {
                 let producer = (producer != PackedSrc::INITIAL).then(|| producer.wrapping_add_signed(by));
                 if again && producer.is_none() {
                     continue;
@@ -195,10 +197,9 @@ impl Effect {
 /// stores in σ order.
 pub(super) struct Summary {
     instances: usize,
-    /// (source piece at [`Slots`], variable, cell, producer) of each distinct read from DDR.
+    /// (source piece at [`Slots`], variable, cell, producer) of each distinct read from DDR,
+    /// in order (after [`Summary::finish`]).
     reads: Vec<(usize, usize, u64, u64)>,
-    /// Per source piece, its reads' range in `reads` (after [`Summary::finish`]).
-    slot_reads: Vec<(usize, std::ops::Range<usize>)>,
     /// (source piece, cell shift) of the repeats added so far: their initial values are read.
     initial_shifts: std::collections::HashSet<(usize, i64)>,
     /// Per source piece that read initial values: the array and the cells it read, a bit
@@ -218,14 +219,7 @@ impl Summary {
 
     /// A summary of a band of `instances` instances, to [`Summary::add`] to a part at a time.
     pub(super) fn new(instances: usize) -> Summary {
-        Summary {
-            instances,
-            reads: Vec::new(),
-            slot_reads: Vec::new(),
-            initial_shifts: Default::default(),
-            initial: Vec::new(),
-            stores: Vec::new(),
-        }
+        Summary { instances, reads: Vec::new(), initial_shifts: Default::default(), initial: Vec::new(), stores: Vec::new() }
     }
 
     /// Adds the band's instances `range` (σ positions in `band`), whose reads' sources and
@@ -266,27 +260,10 @@ impl Summary {
     pub(super) fn finish(&mut self) {
         for (slot, cells) in std::mem::take(&mut self.initial).into_iter().enumerate() {
             let Some((var, cells)) = cells else { continue };
-            for (w, &word) in cells.words.iter().enumerate() {
-                let mut word = word;
-                while word != 0 {
-                    self.reads.push((slot, var, 64 * w as u64 + word.trailing_zeros() as u64, PackedSrc::INITIAL));
-                    word &= word - 1;
-                }
-            }
+            self.reads.extend(cells.members().map(|at| (slot, var, at, PackedSrc::INITIAL)));
         }
         self.reads.sort_unstable();
         self.reads.dedup();
-        self.slot_reads.clear();
-        let mut start = 0;
-        for (i, r) in self.reads.iter().enumerate() {
-            if r.0 != self.reads[start].0 {
-                self.slot_reads.push((self.reads[start].0, start..i));
-                start = i;
-            }
-        }
-        if start < self.reads.len() {
-            self.slot_reads.push((self.reads[start].0, start..self.reads.len()));
-        }
     }
 }
 

@@ -32,7 +32,7 @@
 
 use super::geometry::Condition;
 use super::{Analysed, Band, Ctx, PackedSrc};
-use dpnc_frontend::ir::{Aff, SchedTerm};
+use dpnc_frontend::ir::SchedTerm;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -402,12 +402,7 @@ impl Template {
                 // The source's bounds over the template's box (its instance's, or its cell's).
                 let reached: Option<Vec<(i64, i64)>> = outs
                     .iter()
-                    .map(|(c, cst)| {
-                        let fixed = c[..np].iter().zip(params).fold(*cst, |a, (c, v)| a + c * v);
-                        c[np..].iter().zip(bx).try_fold((fixed, fixed), |(l, h), (c, (a, b))| {
-                            Some((l.checked_add((c * a).min(c * b))?, h.checked_add((c * a).max(c * b))?))
-                        })
-                    })
+                    .map(|(c, cst)| range_over(&c[np..], c[..np].iter().zip(params).fold(*cst, |a, (c, v)| a + c * v), bx))
                     .collect();
                 let a = &p.stmts[k].reads[r];
                 let (var, moves, cells, producer) = match src.stmt {
@@ -422,7 +417,9 @@ impl Template {
                             .iter()
                             .map(|f| Some(f.eval(&moved_src, params).ok()? - f.eval(&zero, params).ok()?))
                             .collect::<Option<_>>()?;
-                        let cells = reached.and_then(|at| w.index.iter().map(|f| bounds(f, &at, params)).collect());
+                        let cells = reached
+                            .zip(geo.writes[sk].as_ref())
+                            .and_then(|(at, cells)| cells.rows().map(|(c, k)| range_over(c, k, &at)).collect());
                         (w.var, index, cells, flat_shift(survey.extent[sk].iter().map(|&e| e as i64), &moved_src))
                     }
                     None => (a.var, moved_src, reached, 0),
@@ -477,31 +474,11 @@ fn loads_alike(ddr: &[DdrSlot]) -> bool {
     })
 }
 
-/// Bounds of an affine index over a box of iterators (`None` where it divides or overflows).
-fn bounds(f: &Aff, at: &[(i64, i64)], params: &[i64]) -> Option<(i64, i64)> {
-    Some(match f {
-        Aff::Const(c) => (*c, *c),
-        Aff::Iter(d) => *at.get(*d)?,
-        Aff::Param(q) => (*params.get(*q)?, *params.get(*q)?),
-        Aff::Add(a, b) => {
-            let ((al, ah), (bl, bh)) = (bounds(a, at, params)?, bounds(b, at, params)?);
-            (al.checked_add(bl)?, ah.checked_add(bh)?)
-        }
-        Aff::Sub(a, b) => {
-            let ((al, ah), (bl, bh)) = (bounds(a, at, params)?, bounds(b, at, params)?);
-            (al.checked_sub(bh)?, ah.checked_sub(bl)?)
-        }
-        Aff::Neg(a) => {
-            let (l, h) = bounds(a, at, params)?;
-            (h.checked_neg()?, l.checked_neg()?)
-        }
-        Aff::Mul(c, a) => {
-            let (l, h) = bounds(a, at, params)?;
-            let (x, y) = (c.checked_mul(l)?, c.checked_mul(h)?);
-            (x.min(y), x.max(y))
-        }
-        _ => return None,
-    })
+/// The least and greatest value of `coef · x + cst` over the box `bx` (`None` on overflow).
+fn range_over(coef: &[i64], cst: i64, bx: &[(i64, i64)]) -> Option<(i64, i64)> {
+    coef.iter()
+        .zip(bx)
+        .try_fold((cst, cst), |(l, h), (c, (a, b))| Some((l.checked_add((c * a).min(c * b))?, h.checked_add((c * a).max(c * b))?)))
 }
 
 /// How far a flat index (an array cell, or a dense instance number) moves when its
