@@ -242,10 +242,12 @@ pub fn construct(p: &Program, sare: &Sare, cfg: &Config) -> Result<Construction,
     let mut geo = Geometry::new(p, sare, &params, &nests, nest_of.clone(), sizes, par);
 
     // Pass 0: how big, and where. Counting first refuses a kernel too large for the walk of
-    // every instance below without walking them.
+    // every instance below without walking them. Without traces, memory follows the bands and the stored values rather than the
+    // instances (GEMM at 4096³, 68.7 billion, is built); the bound keeps a kernel whose bands
+    // do not repeat from walking for hours.
     let limit = match (cfg.max_instances, cfg.keep_traces) {
         (0, true) => 50_000_000,
-        (0, false) => 20_000_000_000,
+        (0, false) => 100_000_000_000,
         (n, _) => n,
     };
     if let Err(size) = dpnc_frontend::interp::instance_total_up_to(p, &params, limit)? {
@@ -329,6 +331,18 @@ const MAX_PIPED: usize = 200_000_000;
 
 // Times of σ inside a band (4 per instance, doubled for the read bit) fit an event's `u32`.
 const _: () = assert!(8 * MAX_PIPED as u64 + 8 <= u32::MAX as u64 && MAX_BAND <= MAX_PIPED);
+
+/// Pseudo-random numbers below the bound asked (xorshift), the same on every run: the
+/// build's unit tests draw their cases from it.
+#[cfg(test)]
+fn xorshift(mut seed: u64) -> impl FnMut(u64) -> u64 {
+    move |m| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % m
+    }
+}
 
 /// Refuses a band over `limit` instances.
 fn band_too_large(nest: &Nest, limit: usize) -> Diagnostic {

@@ -54,7 +54,7 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
         next_load_vid: survey.instances,
         band_no: 0,
         load_slot: p.vars.iter().map(|v| CellTable::new(if v.is_scalar_argument() { 0 } else { v.len() })).collect(),
-        initial: p.vars.iter().map(|v| Bits::new(v.len() as u64)).collect(),
+        initial: p.vars.iter().map(|v| Bits::dense(v.len() as u64)).collect(),
     };
     // One thread enumerates, sorts and resolves the bands (pure work), the other assembles
     // them into processes and channels in σ order.

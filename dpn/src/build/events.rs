@@ -236,16 +236,7 @@ impl DoubleEndedIterator for Iter<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Pseudo-random numbers below `m`, the same on every run.
-    fn xorshift(mut seed: u64) -> impl FnMut(u64) -> u64 {
-        move |m| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % m
-        }
-    }
+    use crate::build::xorshift;
 
     /// Pushes, runs of pushes and last-replacements give back exactly the sequence a plain
     /// vector would hold, whatever mix of runs and breaks (and wrapping steps) the events make.

@@ -192,9 +192,7 @@ pub(super) fn mark_leaving(inputs: &Inputs, workers: usize, big: &(dyn Fn(usize,
             handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(Error::internal("a pass-1 thread panicked")))).collect()
         });
         for part in parts {
-            for (w, x) in stored.words.iter_mut().zip(part?.words) {
-                *w |= x;
-            }
+            stored.union(part?);
         }
     }
     let mut compulsory_writes = vec![0u64; p.vars.len()];

@@ -165,19 +165,16 @@ impl Effect {
     ) -> Result<(), Error> {
         let (p, stored): (_, &Bits) = (ctx.p, ctx.stored);
         self.add_counts(summary.instances, b, st);
-        let Summary { reads, initial_shifts, .. } = summary;
-        // By source piece (`reads` is sorted so).
-        for piece in reads.chunk_by(|a, b| a.0 == b.0) {
-            let slot = piece[0].0;
+        let Summary { reads, pieces, initial_shifts, .. } = summary;
+        for &Piece { slot, ref range, initial } in pieces.iter() {
             let (cell, by) = shift.slots[slot];
             // A piece's initial values at cells already shifted so for this template are
             // marked read already (GEMM's rows of A come again in every band of a row).
-            let again = !initial_shifts.insert((slot, cell));
-            for &(_, var, at, producer) in piece {
-                let producer = (producer != PackedSrc::INITIAL).then(|| producer.wrapping_add_signed(by));
-                if again && producer.is_none() {
-                    continue;
-                }
+            if initial && !initial_shifts.insert((slot, cell)) {
+                continue;
+            }
+            for &(_, var, at, producer) in &reads[range.clone()] {
+                let producer = (!initial).then(|| producer.wrapping_add_signed(by));
                 st.version_read(stored, var, at.wrapping_add_signed(cell) as usize, producer)?;
             }
         }
@@ -200,6 +197,8 @@ pub(super) struct Summary {
     /// (source piece at [`Slots`], variable, cell, producer) of each distinct read from DDR,
     /// in order (after [`Summary::finish`]).
     reads: Vec<(usize, usize, u64, u64)>,
+    /// The stretches of `reads` by source piece (after [`Summary::finish`]).
+    pieces: Vec<Piece>,
     /// (source piece, cell shift) of the repeats added so far: their initial values are read.
     initial_shifts: std::collections::HashSet<(usize, i64)>,
     /// Per source piece that read initial values: the array and the cells it read, a bit
@@ -219,7 +218,14 @@ impl Summary {
 
     /// A summary of a band of `instances` instances, to [`Summary::add`] to a part at a time.
     pub(super) fn new(instances: usize) -> Summary {
-        Summary { instances, reads: Vec::new(), initial_shifts: Default::default(), initial: Vec::new(), stores: Vec::new() }
+        Summary {
+            instances,
+            reads: Vec::new(),
+            pieces: Vec::new(),
+            initial_shifts: Default::default(),
+            initial: Vec::new(),
+            stores: Vec::new(),
+        }
     }
 
     /// Adds the band's instances `range` (σ positions in `band`), whose reads' sources and
@@ -240,7 +246,7 @@ impl Summary {
                     if self.initial.len() <= slot {
                         self.initial.resize_with(slot + 1, || None);
                     }
-                    self.initial[slot].get_or_insert_with(|| (a.var, Bits::new(p.vars[a.var].len() as u64))).1.set(s.at);
+                    self.initial[slot].get_or_insert_with(|| (a.var, Bits::dense(p.vars[a.var].len() as u64))).1.set(s.at);
                 } else if s.producer != PackedSrc::LOCAL {
                     self.reads.push((slot, a.var, s.at, s.producer));
                 }
@@ -264,7 +270,25 @@ impl Summary {
         }
         self.reads.sort_unstable();
         self.reads.dedup();
+        let mut start = 0;
+        self.pieces = self
+            .reads
+            .chunk_by(|a, b| a.0 == b.0)
+            .map(|run| {
+                let range = start..start + run.len();
+                start = range.end;
+                Piece { slot: run[0].0, range, initial: run[0].3 == PackedSrc::INITIAL }
+            })
+            .collect();
     }
+}
+
+/// The reads of one source piece in a [`Summary`]: all of initial values, or all of values
+/// some statement computes.
+struct Piece {
+    slot: usize,
+    range: std::ops::Range<usize>,
+    initial: bool,
 }
 
 impl Replica {

@@ -517,13 +517,8 @@ mod tests {
         let extent = 300;
         let (mut dense, mut sparse) = (Coords::new(extent), Coords::Sparse(Default::default()));
         assert!(matches!(dense, Coords::Dense { .. }));
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut rnd = crate::build::xorshift(0x2545_f491_4f6c_dd1d);
+        let mut next = |n: usize| rnd(n as u64) as usize;
         let mut live: Vec<i64> = Vec::new();
         for step in 0..200_000 {
             let base = (step / 1000) % 200;

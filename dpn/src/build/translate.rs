@@ -46,8 +46,8 @@ pub(super) struct Template {
     an: Option<Arc<Analysed>>,
     nest: usize,
     instances: usize,
-    /// Per statement, the ranges of dense instance numbers the band holds.
-    ranges: Vec<(usize, u64, u64)>,
+    /// The dense instance numbers the band holds, as ranges of one statement.
+    ranges: Vec<Ranges>,
     /// Per statement: its iterators' bounds over the band (`None`: not in the band).
     boxes: Vec<Option<Vec<(i64, i64)>>>,
     /// Per (statement, read, piece) triple (at [`Slots`]), the kinds of source the band's reads
@@ -56,6 +56,16 @@ pub(super) struct Template {
     /// The band's tile coordinates, and per statement its first instance in program order.
     tiles: Vec<i64>,
     first: Vec<Option<Vec<i64>>>,
+}
+
+/// Dense instance numbers of one statement `start + s * stride + (0..len)` for `s` in
+/// `0..count`: the rows of a band in its statement's box.
+struct Ranges {
+    k: usize,
+    start: u64,
+    len: u64,
+    stride: u64,
+    count: u64,
 }
 
 /// How a band proved a translate of a template without its enumeration ([`Template::shifted`])
@@ -184,11 +194,21 @@ impl Template {
         let first = first_at.iter().zip(&boxes).map(|(o, b)| Some(an.band.iters((*o)?)[..b.as_ref()?.len()].to_vec())).collect();
         let mut ids: Vec<(u64, usize)> = an.band.id.iter().copied().zip(an.band.kind.iter().copied()).collect();
         ids.sort_unstable();
-        let mut ranges: Vec<(usize, u64, u64)> = Vec::new();
+        let mut runs: Vec<(usize, u64, u64)> = Vec::new();
         for (id, k) in ids {
-            match ranges.last_mut() {
+            match runs.last_mut() {
                 Some((rk, start, len)) if *rk == k && *start + *len == id => *len += 1,
-                _ => ranges.push((k, id, 1)),
+                _ => runs.push((k, id, 1)),
+            }
+        }
+        let mut ranges: Vec<Ranges> = Vec::new();
+        for (k, start, len) in runs {
+            match ranges.last_mut() {
+                Some(r) if r.k == k && r.len == len && (r.count == 1 || start == r.start + r.count * r.stride) => {
+                    r.stride = (start - r.start) / r.count;
+                    r.count += 1;
+                }
+                _ => ranges.push(Ranges { k, start, len, stride: 0, count: 1 }),
             }
         }
         Template { number, an: None, nest: an.at.nest, instances: an.band.kind.len(), ranges, boxes, used, tiles: tiles.to_vec(), first }
@@ -339,7 +359,7 @@ impl Template {
             .enumerate()
             .map(|(k, d)| d.as_ref().map_or(0, |d| flat_shift(survey.extent[k].iter().map(|&e| e as i64), d)))
             .collect();
-        if !self.ranges.iter().all(|&(k, start, len)| stored.same(start, start.wrapping_add_signed(ids[k]), len)) {
+        if !self.ranges.iter().all(|r| stored.same_strided(r.start, r.start.wrapping_add_signed(ids[r.k]), r.len, r.stride, r.count)) {
             return None;
         }
         let slots = self.slot_shifts(&delta, ctx, slots)?;
