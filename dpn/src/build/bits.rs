@@ -14,6 +14,8 @@ const WORDS: usize = (BLOCK / 64) as usize;
 /// A list of more members than this (at 2 bytes a member) would take more memory than the
 /// block's bits.
 const LIST_MAX: usize = WORDS * 4;
+/// Members a list takes unsorted before they are sorted in (at least).
+const TAIL: usize = 64;
 
 /// Words per rank entry in a block of bits: a rank counts at most this many words more.
 const RANK_BLOCK: usize = 8;
@@ -21,9 +23,16 @@ const RANK_BLOCK: usize = 8;
 /// One block's members, as offsets in the block.
 enum Block {
     Empty,
-    /// Sorted and distinct once the set is indexed; while it is written, in the order of
-    /// [`Bits::set`] (at most `2 * LIST_MAX` entries, duplicates allowed).
-    List(Vec<u16>),
+    /// The first `sorted` members sorted and distinct, the rest in the order of [`Bits::set`]
+    /// (duplicates allowed) until the list is settled: a member is looked up in the sorted
+    /// part before it is added, so a block set again and again stays short. `sets` counts
+    /// the calls: a block set more than [`LIST_MAX`] times turns to bits, which are cheaper
+    /// to set.
+    List {
+        members: Vec<u16>,
+        sorted: u32,
+        sets: u32,
+    },
     Bits {
         words: Box<[u64]>,
         /// Per [`RANK_BLOCK`] words, the block's members before them (after [`Bits::index`]).
@@ -54,24 +63,20 @@ impl Bits {
         bits.blocks.iter_mut().for_each(|b| *b = Block::words());
         bits
     }
+    #[inline]
     pub(super) fn set(&mut self, i: u64) {
         let (b, lo) = split(i);
         let block = &mut self.blocks[b];
-        if let Block::List(list) = block {
-            // Runs of one member (a value read by many instances in a row) are set once.
-            if list.last() == Some(&lo) {
-                return;
-            }
-            self.unsorted = true;
-        }
         block.set(lo);
+        self.unsorted |= matches!(block, Block::List { members, sorted, .. } if (*sorted as usize) < members.len());
     }
+    #[inline]
     pub(super) fn get(&self, i: u64) -> bool {
         debug_assert!(!self.unsorted, "a set read before it is indexed");
         let (b, lo) = split(i);
         match &self.blocks[b] {
             Block::Empty => false,
-            Block::List(list) => list.binary_search(&lo).is_ok(),
+            Block::List { members, .. } => members.binary_search(&lo).is_ok(),
             Block::Bits { words, .. } => words[lo as usize / 64] >> (lo % 64) & 1 == 1,
         }
     }
@@ -89,10 +94,10 @@ impl Bits {
                 (Block::Bits { words, .. }, Block::Bits { words: more, .. }) => {
                     words.iter_mut().zip(more.iter()).for_each(|(w, x)| *w |= x)
                 }
-                (mine, Block::List(list)) => list.iter().for_each(|&lo| mine.set(lo)),
+                (mine, Block::List { members, .. }) => members.iter().for_each(|&lo| mine.set(lo)),
                 (mine, theirs @ Block::Bits { .. }) => {
-                    let Block::List(list) = std::mem::replace(mine, theirs) else { unreachable!("matched above") };
-                    list.iter().for_each(|&lo| mine.set(lo));
+                    let Block::List { members, .. } = std::mem::replace(mine, theirs) else { unreachable!("matched above") };
+                    members.iter().for_each(|&lo| mine.set(lo));
                 }
             }
         }
@@ -128,7 +133,7 @@ impl Bits {
         let (b, lo) = split(i);
         let within = match &self.blocks[b] {
             Block::Empty => 0,
-            Block::List(list) => list.partition_point(|&x| x < lo) as u64,
+            Block::List { members, .. } => members.partition_point(|&x| x < lo) as u64,
             Block::Bits { words, ranks } => {
                 let w = lo as usize / 64;
                 let first = w / RANK_BLOCK * RANK_BLOCK;
@@ -145,7 +150,7 @@ impl Bits {
             let base = (b as u64) << BLOCK_SHIFT;
             let (list, words): (&[u16], &[u64]) = match block {
                 Block::Empty => (&[], &[]),
-                Block::List(list) => (list, &[]),
+                Block::List { members, .. } => (members, &[]),
                 Block::Bits { words, .. } => (&[], words),
             };
             let from_list = list.iter().map(move |&lo| base + lo as u64);
@@ -202,9 +207,9 @@ impl Bits {
         let (lo, hi) = (lo as u64, lo as u64 + n);
         match &self.blocks[b] {
             Block::Empty => Stretch::List { members: &[], from: lo },
-            Block::List(list) => {
-                let (s, e) = (list.partition_point(|&x| (x as u64) < lo), list.partition_point(|&x| (x as u64) < hi));
-                Stretch::List { members: &list[s..e], from: lo }
+            Block::List { members, .. } => {
+                let (s, e) = (members.partition_point(|&x| (x as u64) < lo), members.partition_point(|&x| (x as u64) < hi));
+                Stretch::List { members: &members[s..e], from: lo }
             }
             Block::Bits { words, .. } => Stretch::Bits { words, from: lo, len: n },
         }
@@ -212,6 +217,7 @@ impl Bits {
 }
 
 /// The block of `i` and `i`'s offset in it.
+#[inline]
 fn split(i: u64) -> (usize, u16) {
     ((i >> BLOCK_SHIFT) as usize, (i % BLOCK) as u16)
 }
@@ -221,33 +227,50 @@ impl Block {
         Block::Bits { words: vec![0; WORDS].into(), ranks: Box::default() }
     }
     /// Sets offset `lo` (while the set is written).
+    #[inline]
     fn set(&mut self, lo: u16) {
         match self {
-            Block::Empty => *self = Block::List(vec![lo]),
-            Block::List(list) => {
-                list.push(lo);
-                if list.len() > 2 * LIST_MAX {
+            Block::Empty => *self = Block::List { members: vec![lo], sorted: 1, sets: 1 },
+            Block::List { members, sorted, sets } => {
+                *sets += 1;
+                let many = *sets as usize > LIST_MAX;
+                // Runs of one member (a value read by many instances in a row) and members
+                // already sorted in are not added again.
+                let sorted = *sorted as usize;
+                if !many && (members.last() == Some(&lo) || members[..sorted].binary_search(&lo).is_ok()) {
+                    return;
+                }
+                members.push(lo);
+                if many {
+                    self.make_bits();
+                } else if members.len() - sorted > TAIL.max(sorted / 2) {
+                    // The unsorted tail is sorted in when it grows by half the sorted part:
+                    // each member is sorted in a bounded number of times.
                     self.settle();
                 }
             }
             Block::Bits { words, .. } => words[lo as usize / 64] |= 1 << (lo % 64),
         }
     }
-    /// Sorts a list and drops its duplicates; one too long for a list becomes bits.
+    /// Sorts a list and drops its duplicates (a list holds at most [`LIST_MAX`] members: it
+    /// turns to bits when set more often).
     fn settle(&mut self) {
-        let Block::List(list) = self else { return };
-        list.sort_unstable();
-        list.dedup();
-        if list.len() > LIST_MAX {
-            let mut words = vec![0u64; WORDS];
-            list.iter().for_each(|&lo| words[lo as usize / 64] |= 1 << (lo % 64));
-            *self = Block::Bits { words: words.into(), ranks: Box::default() };
-        }
+        let Block::List { members, sorted, .. } = self else { return };
+        members.sort_unstable();
+        members.dedup();
+        *sorted = members.len() as u32;
+    }
+    /// A list as bits.
+    fn make_bits(&mut self) {
+        let Block::List { members, .. } = self else { return };
+        let mut words = vec![0u64; WORDS];
+        members.iter().for_each(|&lo| words[lo as usize / 64] |= 1 << (lo % 64));
+        *self = Block::Bits { words: words.into(), ranks: Box::default() };
     }
     fn count(&self) -> u64 {
         match self {
             Block::Empty => 0,
-            Block::List(list) => list.len() as u64,
+            Block::List { members, .. } => members.len() as u64,
             Block::Bits { words, .. } => words.iter().map(|w| w.count_ones() as u64).sum(),
         }
     }
