@@ -72,34 +72,33 @@ module dpn_read_lanes #(
     wire r_beat = m_rvalid && m_rready;
     // An AR in flight that the picked lane's AR can join: one that asks for the same beats, has
     // not begun to return them, and comes after every AR of that lane (its beats stay in order).
-    // Entries are scanned where they sit, by their age (place after the head), not through a
-    // multiplexer per place.
+    // Per lane, the newest AR in flight that it is in is kept in a register (it is the last AR
+    // the lane was taken into), so that the entries are compared side by side and the first
+    // that matches is found by a priority encoder, not by a chain through every entry.
     wire [63:0] want_addr = l_araddr[pick*64 +: 64];
     wire [7:0]  want_len = l_arlen[pick*8 +: 8];
-    reg           joins, mine;
-    reg  [OB-1:0] joins_at, age, newest_mine;
+    reg              in_flight [0:LANES-1];  // lane k is in an AR in flight
+    reg  [OB-1:0]    newest [0:LANES-1];     // the newest of them
+    wire          mine = in_flight[pick];
+    wire [OB-1:0] newest_mine = newest[pick] - o_head;  // its age (place after the head)
+    reg  [ORDER-1:0] can_join;
+    reg  [OB-1:0] age;
     integer j;
     always @* begin
-        mine = 1'b0;
-        newest_mine = {OB{1'b0}};
         for (j = 0; j < ORDER; j = j + 1) begin
             age = j[OB-1:0] - o_head;
-            if ({1'b0, age} < o_count && o_mask[j][pick] && (!mine || age > newest_mine)) begin
-                mine = 1'b1;
-                newest_mine = age;
-            end
-        end
-        joins = 1'b0;
-        joins_at = {OB{1'b0}};
-        for (j = 0; j < ORDER; j = j + 1) begin
-            age = j[OB-1:0] - o_head;
-            if (!joins && {1'b0, age} < o_count && (!mine || age > newest_mine)
+            can_join[j] = {1'b0, age} < o_count && (!mine || age > newest_mine)
                 && !(age == {OB{1'b0}} && (o_started || m_rvalid))
-                && o_addr[j] == want_addr && o_len[j] == want_len) begin
-                joins = 1'b1;
-                joins_at = j[OB-1:0];
-            end
+                && o_addr[j] == want_addr && o_len[j] == want_len;
         end
+    end
+    wire [ORDER-1:0] first_join = can_join & (~can_join + {{(ORDER - 1){1'b0}}, 1'b1});  // the lowest entry that can
+    wire joins = |can_join;
+    reg  [OB-1:0] joins_at;
+    always @* begin
+        joins_at = {OB{1'b0}};
+        for (j = 0; j < ORDER; j = j + 1)
+            if (first_join[j]) joins_at = joins_at | j[OB-1:0];
     end
     wire take = found && (joins || ((!m_arvalid || m_arready) && o_count != ORDER_C));
     wire send = take && !joins;
@@ -116,6 +115,15 @@ module dpn_read_lanes #(
             always @(posedge clk) begin
                 if (rst) resv[k] <= {CB{1'b0}};
                 else resv[k] <= resv[k] + (l_arready[k] ? beats : {CB{1'b0}}) - {{(CB - 1){1'b0}}, pop};
+            end
+            // The newest AR in flight that lane k is in: the one it was last taken into, until
+            // that AR's last beat (it is then the head: ARs finish in order).
+            always @(posedge clk) begin
+                if (rst) in_flight[k] <= 1'b0;
+                else if (l_arready[k]) begin
+                    in_flight[k] <= 1'b1;
+                    newest[k] <= joins ? joins_at : o_tail;
+                end else if (r_beat && m_rlast && newest[k] == o_head) in_flight[k] <= 1'b0;
             end
             wire in_ready;
             /* verilator lint_off PINCONNECTEMPTY */
