@@ -242,9 +242,9 @@ pub fn construct(p: &Program, sare: &Sare, cfg: &Config) -> Result<Construction,
     let mut geo = Geometry::new(p, sare, &params, &nests, nest_of.clone(), sizes, par);
 
     // Pass 0: how big, and where. Counting first refuses a kernel too large for the walk of
-    // every instance below without walking them. Without traces, memory follows the bands and the stored values rather than the
-    // instances (GEMM at 4096³, 68.7 billion, is built); the bound keeps a kernel whose bands
-    // do not repeat from walking for hours.
+    // every instance below without walking them. Without traces, memory follows the bands
+    // and the stored values rather than the instances (GEMM at 4096³, 68.7 billion, is
+    // built); the bound keeps a kernel whose bands do not repeat from walking for hours.
     let limit = match (cfg.max_instances, cfg.keep_traces) {
         (0, true) => 50_000_000,
         (0, false) => 100_000_000_000,

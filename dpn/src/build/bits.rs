@@ -11,8 +11,8 @@
 const BLOCK_SHIFT: u32 = if cfg!(test) { 10 } else { 16 };
 const BLOCK: u64 = 1 << BLOCK_SHIFT;
 const WORDS: usize = (BLOCK / 64) as usize;
-/// A list of more members than this (at 2 bytes a member) would take more memory than the
-/// block's bits.
+/// A list set more often than this turns to bits: it may hold as many members, which at 2
+/// bytes a member take as much memory as the block's bits.
 const LIST_MAX: usize = WORDS * 4;
 /// Members a list takes unsorted before they are sorted in (at least).
 const TAIL: usize = 64;
@@ -169,9 +169,8 @@ impl Bits {
         while i < len {
             let (x, y) = (a + i, b + i);
             let n = (len - i).min(BLOCK - x % BLOCK).min(BLOCK - y % BLOCK);
-            let empty = |at: u64| matches!(self.blocks[split(at).0], Block::Empty);
             // Most blocks of a sparse set hold no member: nothing to compare.
-            if !(empty(x) && empty(y) || self.stretch(x, n).same(&self.stretch(y, n))) {
+            if !(self.empty(split(x).0) && self.empty(split(y).0) || self.stretch(x, n).same(&self.stretch(y, n))) {
                 return false;
             }
             i += n;
@@ -182,11 +181,12 @@ impl Bits {
     /// members alike for every `s` in `0..count`. Stretches that lie in blocks without
     /// members on both sides are passed over together.
     pub(super) fn same_strided(&self, a: u64, b: u64, len: u64, stride: u64, count: u64) -> bool {
+        debug_assert!(!self.unsorted, "a set read before it is indexed");
         let mut s = 0;
         while s < count {
             let (x, y) = (a + s * stride, b + s * stride);
             let (bx, by) = (split(x).0, split(y).0);
-            if stride > 0 && matches!(self.blocks[bx], Block::Empty) && matches!(self.blocks[by], Block::Empty) {
+            if stride > 0 && self.empty(bx) && self.empty(by) {
                 // The stretches that end within both blocks.
                 let last = |from: u64, block: usize| ((block as u64 + 1) * BLOCK).checked_sub(from + len).map(|room| room / stride);
                 if let (Some(mx), Some(my)) = (last(x, bx), last(y, by)) {
@@ -200,6 +200,9 @@ impl Bits {
             s += 1;
         }
         true
+    }
+    fn empty(&self, block: usize) -> bool {
+        matches!(self.blocks[block], Block::Empty)
     }
     /// Numbers `at..at + n`, within one block.
     fn stretch(&self, at: u64, n: u64) -> Stretch<'_> {

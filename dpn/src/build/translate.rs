@@ -205,7 +205,9 @@ impl Template {
         for (k, start, len) in runs {
             match ranges.last_mut() {
                 Some(r) if r.k == k && r.len == len && (r.count == 1 || start == r.start + r.count * r.stride) => {
-                    r.stride = (start - r.start) / r.count;
+                    if r.count == 1 {
+                        r.stride = start - r.start;
+                    }
                     r.count += 1;
                 }
                 _ => ranges.push(Ranges { k, start, len, stride: 0, count: 1 }),
