@@ -82,7 +82,7 @@ pub struct Config {
     /// `--hyperplanes "S0: i, j, 0; S1: i, j, k"`.
     pub hyperplanes: Option<String>,
     /// Refuse to build networks with more statement instances than this (0: 50 million
-    /// with traces, 20 billion without).
+    /// with traces, 100 billion without).
     pub max_instances: u64,
     /// Say on stderr what is happening when the network is large (the CLI sets this).
     pub progress: bool,
@@ -255,6 +255,7 @@ pub fn construct(p: &Program, sare: &Sare, cfg: &Config) -> Result<Construction,
         return Err(Diagnostic::global(format!("{size}: {why}; use smaller sizes")).into());
     }
     let survey = Survey::new(p, &params, &geo)?;
+    refuse_big_bands(p, &survey, &nests)?;
     let progress = cfg.progress && survey.instances > 2_000_000;
     if progress {
         eprintln!("dpnc: building the process network: {} statement instances…", survey.instances);
@@ -342,6 +343,24 @@ fn xorshift(mut seed: u64) -> impl FnMut(u64) -> u64 {
         seed ^= seed << 17;
         seed % m
     }
+}
+
+/// Refuses, before any pass walks them, the bands that pass 2 cannot build: those of over
+/// [`MAX_BAND`] instances, but for a band in program order (streamed, up to [`MAX_PIPED`])
+/// dense enough for its index. Pass 2 refuses the same bands as it walks them where the
+/// survey did not count them.
+fn refuse_big_bands(p: &Program, survey: &Survey, nests: &[Nest]) -> Result<(), Error> {
+    let Some(sizes) = &survey.sizes else { return Ok(()) };
+    for (nest, sizes) in nests.iter().zip(sizes) {
+        let ordered = program_ordered(p, nest);
+        for size in sizes.iter().map(|&n| n as usize).filter(|&n| n > MAX_BAND) {
+            if !(ordered && size <= MAX_PIPED && LocalIndex::fits(survey, nest, size)) {
+                let limit = if ordered && size > MAX_PIPED { MAX_PIPED } else { MAX_BAND };
+                return Err(band_too_large(nest, limit).into());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Refuses a band over `limit` instances.

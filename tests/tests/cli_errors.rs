@@ -284,7 +284,12 @@ fn arg_cases() -> Vec<(Vec<String>, Vec<&'static str>)> {
         c(&["{GEMM}", "--report", "--param", "ni=13"], &["subscript 1 of `C` takes 0..12 here, but `C` is declared `C[12][14]`"]),
         c(&["{GEMM}", "--target", "cpu", "-o", "{OUT}", "--param", "nk=17"], &["subscript 2 of `A` takes 0..16 here"]),
         c(&["{GEMM}", "--report", "-DNI=100000", "-DNJ=100000", "-DNK=100000"], &["too large"]),
-        c(&["{GEMM}", "--report", "-DNI=10000", "-DNJ=10000", "-DNK=10000"], &["more than 20000000000 statement instances: too large"]),
+        c(&["{GEMM}", "--report", "-DNI=10000", "-DNJ=10000", "-DNK=10000"], &["more than 100000000000 statement instances: too large"]),
+        // A band too big to build is refused from the survey's counts, before it is walked.
+        c(
+            &["{GEMM}", "--report", "-DNI=400", "-DNJ=400", "-DNK=400", "--tile", "1000"],
+            &["a band of nest S0 S1 holds more than 40000000 statement instances (the tiles are too large)"],
+        ),
         c(&["run", "{GEMM}", "--random", "1", "--outputs", "{OUT}", "-DNI=0"], &["must be positive"]),
         c(&["run", "{GEMM}", "--random", "1", "--outputs", "{OUT}", "--kernel", "kernel_nope"], &["kernel_nope"]),
         c(&["run", "{GEMM}", "--random", "1", "--outputs", "{OUT}", "-I", "{TMP}", "-DDATA_TYPE=struct"], &["error"]),

@@ -60,20 +60,24 @@ impl LocalIndex {
             }
         }
     }
+    /// Whether a band of `n` instances of `nest` is dense enough in its statements' boxes for
+    /// [`LocalIndex::start`].
+    pub(super) fn fits(survey: &Survey, nest: &Nest, n: usize) -> bool {
+        nest.stmts.iter().fold(0u64, |t, &k| t.saturating_add(box_size(survey, k))) <= 16 * n as u64 + 1024
+    }
     /// Starts an index of a band of `n` instances of `nest` to be filled as they come
     /// ([`LocalIndex::put`]), over the statements' whole boxes from the survey; `false` when
     /// those are too sparse for a dense index.
     pub(super) fn start(&mut self, survey: &Survey, nest: &Nest, n: usize) -> bool {
+        if !LocalIndex::fits(survey, nest, n) {
+            return false;
+        }
         self.boxes.clear();
         self.boxes.resize(survey.lo.len(), None);
         let mut total = 0u64;
         for &k in &nest.stmts {
-            let size = survey.extent[k].iter().try_fold(1u64, |a, e| a.checked_mul(*e)).unwrap_or(u64::MAX);
             self.boxes[k] = Some((total as usize, survey.lo[k].iter().copied().zip(survey.extent[k].iter().copied()).collect()));
-            total = total.saturating_add(size);
-        }
-        if total > 16 * n as u64 + 1024 {
-            return false;
+            total = total.saturating_add(box_size(survey, k));
         }
         self.map = None;
         self.slots.clear();
@@ -165,4 +169,9 @@ impl std::hash::Hasher for SmallKeyHasher {
     fn write_isize(&mut self, x: isize) {
         self.write_u64(x as u64);
     }
+}
+
+/// Instances in statement `k`'s box.
+fn box_size(survey: &Survey, k: usize) -> u64 {
+    survey.extent[k].iter().try_fold(1u64, |a, e| a.checked_mul(*e)).unwrap_or(u64::MAX)
 }
