@@ -2,7 +2,9 @@
 # Compile cost (issue 33): each of the 30 PolyBench/C 4.2.1 kernels (float, default options)
 # from C to Verilog, with its wall time and peak memory (the dpnc process's maximum resident
 # set), and the statement instances it was built for.
-# usage: [DPNC=path] [TIMEOUT=seconds] bench/compile.sh POLYBENCH_DIR [DATASET=MEDIUM_DATASET] [dpnc options…]
+# usage: [DPNC=path] [TIMEOUT=seconds] [KERNELS="gemm …"] bench/compile.sh POLYBENCH_DIR [DATASET=MEDIUM_DATASET] [dpnc options…]
+# KERNELS: only these kernels. GEMM at 4096³, tile 64 (issue 33):
+#   KERNELS=gemm bench/compile.sh DIR NI=4096 -DNJ=4096 -DNK=4096 --tile 64
 set -uo pipefail
 dir=${1:?usage: bench/compile.sh POLYBENCH_DIR [DATASET] [dpnc options...]}
 dataset=${2:-MEDIUM_DATASET}
@@ -15,6 +17,7 @@ echo "PolyBench/C 4.2.1, $dataset, float, C -> Verilog${*:+ ($*)}"
 printf '%-16s %14s %10s %10s\n' kernel instances "time (s)" "peak (MB)"
 for f in $(find "$dir" -name '*.c' -not -path '*/utilities/*' -not -name '*.orig.c' | sort); do
   name=$(basename "$f" .c)
+  [ -z "${KERNELS:-}" ] || [[ " $KERNELS " == *" $name "* ]] || continue
   # The peak of the one child this interpreter runs: getrusage(RUSAGE_CHILDREN), no `time` needed.
   python3 - "$DPNC" "$f" -I "$dir/utilities" "-D$dataset" -DDATA_TYPE_IS_FLOAT "$@" -o "$work/$name" <<'PY'
 import os, resource, subprocess, sys, time
