@@ -355,16 +355,17 @@ fn refuse_big_bands(p: &Program, survey: &Survey, nests: &[Nest]) -> Result<(), 
         let ordered = program_ordered(p, nest);
         for size in sizes.iter().map(|&n| n as usize).filter(|&n| n > MAX_BAND) {
             if !(ordered && size <= MAX_PIPED && LocalIndex::fits(survey, nest, size)) {
-                let limit = if ordered && size > MAX_PIPED { MAX_PIPED } else { MAX_BAND };
-                return Err(band_too_large(nest, limit).into());
+                return Err(band_too_large(nest, ordered, size).into());
             }
         }
     }
     Ok(())
 }
 
-/// Refuses a band over `limit` instances.
-fn band_too_large(nest: &Nest, limit: usize) -> Diagnostic {
+/// Refuses a band of `size` instances (0: not counted) of `nest`, which is in program order
+/// or not: over [`MAX_PIPED`] if it is and is that big, else over [`MAX_BAND`].
+fn band_too_large(nest: &Nest, ordered: bool, size: usize) -> Diagnostic {
+    let limit = if ordered && size > MAX_PIPED { MAX_PIPED } else { MAX_BAND };
     let (why, help) = match nest.dims {
         0 => ("the nest has no legal tiling hyperplane, so it is one band", "use smaller sizes"),
         1 => ("the nest has a single tiling hyperplane, so it is one band whatever the tile size", "use smaller sizes"),

@@ -161,8 +161,7 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                                         }
                                     }
                                     if raw.kind.len() + len as usize > MAX_BAND {
-                                        let limit = if ordered[ni] && size > MAX_PIPED { MAX_PIPED } else { MAX_BAND };
-                                        return Err(band_too_large(nest, limit).into());
+                                        return Err(band_too_large(nest, ordered[ni], size).into());
                                     }
                                     raw.push_run(ctx.geo, ctx.survey, k, it, len, step)
                                 })
