@@ -368,7 +368,10 @@ struct Port {
             w_next--;
             life = true;
         }
-        // R
+        // R: a kernel issues a read only with room for its beats, so that one port's slow
+        // consumer cannot hold back the bank's responses to the others.
+        if (*pin.rvalid && !*pin.rready)
+            throw Violation{fmt("%s: rready low while rvalid: the kernel holds back read data", name.c_str())};
         if (*pin.rvalid && *pin.rready) {
             Burst& b = rq.front();
             uint64_t a = beat_addr(b, b.done);

@@ -342,6 +342,7 @@ fn misc_protocol_violations() {
         (2, Memory::default(), "wlast set on beat 1 of a 2-beat write burst"),
         (3, Memory::default(), "write bursts not acknowledged"),
         (4, Memory::default(), "outside the arrays of the port"),
+        (6, Memory::default(), "rready low while rvalid"),
     ] {
         match run_misc(mode, &mem, 2000) {
             Err(SimError::Protocol(m)) => {

@@ -10,7 +10,7 @@
 //! A channel's values must come in σ order, so the generators that feed one channel (their
 //! fan-outs meet) are in the same lane.
 
-use super::{idle_write_side, Gen, AXI_DATA_BITS, AXI_PORTS, LINE_BYTES};
+use super::{idle_write_side, Gen, AXI_DATA_BITS, AXI_PORTS, LINE_BYTES, READ_BUFFER};
 use crate::process::{port_decls, ChannelPort, STAT_WIRES};
 use dpnc_dpn::ir::Dpn;
 use dpnc_frontend::ir::Program;
@@ -21,10 +21,6 @@ use std::fmt::Write;
 pub const CELL: &str = "axi/dpn_read_lanes.v";
 /// Most lanes per array: one per sub-band at `--par 16`.
 const MAX_LANES: usize = 16;
-/// Most beats in a lane's burst: its read buffer holds two, so a lane streams while it drains.
-pub const LANE_BURST: usize = 16;
-/// Beats buffered per lane in `dpn_read_lanes`.
-const LANE_BUFFER: usize = 2 * LANE_BURST;
 /// A lane's read channel, the AXI signals its module has (`m_` prefix).
 pub const LANE_AXI: &[&str] = &["arvalid", "arready", "araddr", "arlen", "rvalid", "rready", "rdata"];
 
@@ -169,7 +165,8 @@ pub fn wrapper(p: &Program, var: usize, name: &str, lanes: &[Lane], all: &[Chann
     }
     let _ = writeln!(
         o,
-        "    dpn_read_lanes #(.LANES({n}), .DW({dw}), .BUF({LANE_BUFFER})) reader (\n        .clk(clk), .rst(rst || start),\n        .l_arvalid(l_arvalid), .l_arready(l_arready), .l_araddr(l_araddr), .l_arlen(l_arlen),\n        .l_rvalid(l_rvalid), .l_rready(l_rready), .l_rdata(l_rdata),\n        .m_arvalid(m_arvalid), .m_arready(m_arready), .m_araddr(m_araddr), .m_arlen(m_arlen),\n        .m_rvalid(m_rvalid), .m_rready(m_rready), .m_rdata(m_rdata), .m_rlast(m_rlast)\n    );\n    assign m_arsize = 3'd{};\n    assign m_arburst = 2'b01;",
+        "    dpn_read_lanes #(.LANES({n}), .DW({dw}), .BUF({})) reader (\n        .clk(clk), .rst(rst || start),\n        .l_arvalid(l_arvalid), .l_arready(l_arready), .l_araddr(l_araddr), .l_arlen(l_arlen),\n        .l_rvalid(l_rvalid), .l_rready(l_rready), .l_rdata(l_rdata),\n        .m_arvalid(m_arvalid), .m_arready(m_arready), .m_araddr(m_araddr), .m_arlen(m_arlen),\n        .m_rvalid(m_rvalid), .m_rready(m_rready), .m_rdata(m_rdata), .m_rlast(m_rlast)\n    );\n    assign m_arsize = 3'd{};\n    assign m_arburst = 2'b01;",
+        READ_BUFFER,
         LINE_BYTES.trailing_zeros()
     );
     o.push_str(&idle_write_side());

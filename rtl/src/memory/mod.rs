@@ -2,26 +2,29 @@
 //! the Vitis backend), on one AXI4 master port. Each channel it serves has a generator (the
 //! consumer's or producer's walker, filtered by the channel's first-use or demux condition,
 //! keyed by σ, running ahead into a queue of [`AHEAD`] accesses); among the loads, and among the
-//! stores, the smallest key goes next (`winner` says how the two kinds interleave). A
+//! stores, the smallest key goes next (`winner` says when each may go). A
 //! generator still walking towards its next access does not hold the others back: it walks in
 //! σ order, so the last point it held bounds its next access from below.
 //!
 //! The memory's latency (tens of cycles per request) must not be paid per access, so the
 //! process is a pipeline:
-//! * **Issue** (one access per cycle at most): a load goes into an in-order *issue
+//! * **Issue** (a load and a store per cycle at most): a load goes into an in-order *issue
 //!   queue* ([`QUEUE`] entries) with everything its fan-out needs later (target channels,
 //!   scratchpad cells, its line in the load cache, `Cache`, and its place there); a load whose
 //!   line the band has not fetched yet (a miss) adds the line to the *open read burst*. A
 //!   store pops its value into the held beat of the *open write burst*.
 //! * **Bursts**: beats are whole [`LINE_BYTES`] lines ([`AXI_DATA_BITS`] wide). Misses to
-//!   consecutive lines grow one INCR burst, and so do stores to the next line (stores to the
-//!   held line merge into its beat), up to [`BURST`] beats, never across 4 KiB; a burst is sent
-//!   when the next access does not extend it, when it is full, or after [`HOLD`] cycles without
-//!   growing, so it never waits long for an access that is blocked elsewhere.
-//! * **Fan-out**: R beats come back in order; the queue's head takes its beat on a miss (and
-//!   fills its line) or its line from the cache on a hit, and its element goes to all its
-//!   channels in one cycle (`rready` low while one of them is full), so every channel sees its
-//!   values in σ order. ARs take no channel space, so issuing ahead cannot deadlock the network.
+//!   consecutive lines grow one INCR burst, up to [`READ_BURST`] beats, and so do stores to the
+//!   next line (stores to the held line merge into its beat), up to [`BURST`] beats, never
+//!   across 4 KiB; a burst is sent when the next access does not extend it, when it is full, or
+//!   after [`HOLD`] cycles without growing, so it never waits long for an access that is
+//!   blocked elsewhere. A read burst goes only when the read buffer has room for its beats, so
+//!   `rready` is always high.
+//! * **Fan-out**: R beats come back in order into the read buffer; the queue's head takes its
+//!   beat from there on a miss (and fills its line) or its line from the cache on a hit, and its
+//!   element goes to all its channels in one cycle (waiting while one of them is full), so every
+//!   channel sees its values in σ order. ARs take no channel space, so issuing ahead cannot
+//!   deadlock the network.
 //! * **DDR order**: a load waits for the write responses (B) of the stores of earlier bands
 //!   only. A band never loads a value it produces (that one stays on chip), so a store of the
 //!   band that comes first in σ never writes a cell a later load of the band reads: that would
@@ -58,16 +61,25 @@ use dpnc_frontend::ir::{Access, Program, VarKind};
 use module::module;
 use std::fmt::Write;
 
-/// Loads issued and not yet fanned out: enough to keep a latency of about a hundred cycles
-/// covered at the rate the generators issue, small enough for distributed RAM.
-pub const QUEUE: usize = 64;
+/// Loads issued and not yet fanned out: at one load a cycle, the head reaches a miss when its
+/// beat is due, so the queue must cover a miss's whole way: the open burst's wait ([`HOLD`]),
+/// the memory's latency (64 cycles in `dpn_sim`'s model, up to 32 more of jitter) and the read
+/// buffer. Small enough for distributed RAM.
+pub const QUEUE: usize = 128;
 /// Width of every `m_axi` data bus: the 512 bits at which a Vitis kernel reaches a bank's full
 /// bandwidth at the kernel clock (a DDR4 DIMM's own 64-bit bus runs at a higher clock).
 pub const AXI_DATA_BITS: u32 = 512;
 /// Bytes in one beat, and in one line of the load cache: what one read fetches.
 pub const LINE_BYTES: usize = AXI_DATA_BITS as usize / 8;
-/// Most beats in one INCR burst: one 4 KiB page of lines (`len` fits in 8 bits).
+/// Most beats in one write burst: one 4 KiB page of lines (`len` fits in 8 bits).
 pub const BURST: usize = 4096 / LINE_BYTES;
+/// Most beats in one read burst. A read is issued only when the buffer its beats land in has
+/// room for all of them ([`READ_BUFFER`]), so that R never waits on a consumer (two arrays on
+/// one bank cannot hold back each other's data); the buffer holds two bursts, so the port
+/// streams while the consumers drain it.
+pub const READ_BURST: usize = 16;
+/// Beats a read buffer holds: a memory module's (`read_side.v`) or a lane's (`dpn_read_lanes`).
+pub const READ_BUFFER: usize = 2 * READ_BURST;
 /// Most lines the load cache of one array holds (16 KiB of 512-bit lines): a tile of a
 /// matrix read down its columns stays in it while the band uses it. Its tables are read
 /// in the cycle they are addressed, so they are distributed RAM, at most 256 deep (Yosys
@@ -155,18 +167,19 @@ impl Cache {
         Cache { lines, index_bits: ib, tag_bits: lb.saturating_sub(ib), lane_bits: per_line.trailing_zeros() }
     }
 
-    /// Its table, its lines, and the σ-next load's line split into index, tag and lane.
-    fn declare(&self, o: &mut String, stamped: bool) {
+    /// Its table, its lines, and the σ-next load's line split into index, tag and lane; with
+    /// `stores_tracked` ([`text::Fresh`]), the σ-next store's entry too.
+    fn declare(&self, o: &mut String, stamped: bool, stores_tracked: bool) {
         let (ib, lb) = (self.index_bits, self.index_bits + self.tag_bits);
         let _ = writeln!(
             o,
-            "    // Load cache: {} lines of {LINE_BYTES} bytes, direct-mapped.\n{}    reg [{n}:0] filled;\n    reg [{}:0] lines [0:{n}];\n    // verilator lint_off UNUSEDSIGNAL\n    wire [63:0] pick_line = $unsigned(pick_cell_full) >> {};\n    // verilator lint_on UNUSEDSIGNAL\n    wire [{}:0] pick_idx = pick_line[{}:0];\n    wire [{}:0] pick_lane = pick_cell_full[{}:0];",
+            "    // Load cache: {} lines of {LINE_BYTES} bytes, direct-mapped.\n{}    reg [{n}:0] filled;\n    reg [{}:0] lines [0:{n}];\n    // verilator lint_off UNUSEDSIGNAL\n    wire [63:0] ld_line = $unsigned(ld_cell_full) >> {};\n    // verilator lint_on UNUSEDSIGNAL\n    wire [{}:0] ld_idx = {};\n    wire [{}:0] ld_lane = ld_cell_full[{}:0];",
             self.lines,
             if stamped { format!("    reg [31:0] band_no;\n    reg [31:0] stamp [0:{}];\n", self.lines - 1) } else { String::new() },
             AXI_DATA_BITS - 1,
             self.lane_bits,
             ib - 1,
-            ib - 1,
+            format!("ld_line[{}:0]", ib - 1),
             self.lane_bits - 1,
             self.lane_bits - 1,
             n = self.lines - 1,
@@ -174,11 +187,20 @@ impl Cache {
         if self.tag_bits > 0 {
             let _ = writeln!(
                 o,
-                "    reg [{}:0] tag [0:{}];\n    wire [{}:0] pick_tag = pick_line[{}:{ib}];",
+                "    reg [{}:0] tag [0:{}];\n    wire [{}:0] ld_tag = ld_line[{}:{ib}];",
                 self.tag_bits - 1,
                 self.lines - 1,
                 self.tag_bits - 1,
                 lb - 1
+            );
+        }
+        if stores_tracked {
+            let _ = writeln!(
+                o,
+                "    // verilator lint_off UNUSEDSIGNAL\n    wire [63:0] st_line = $unsigned(st_cell_full) >> {};\n    // verilator lint_on UNUSEDSIGNAL\n    wire [{}:0] st_idx = {};",
+                self.lane_bits,
+                ib - 1,
+                format!("st_line[{}:0]", ib - 1)
             );
         }
     }
@@ -219,8 +241,8 @@ struct Shape {
     name: String,
     /// The channel streams it reads or writes.
     ports: Vec<crate::process::ChannelPort>,
-    /// `Some(k)`: lane k of a read-only array, with the read channel only ([`lanes::LANE_AXI`])
-    /// and bursts of at most [`lanes::LANE_BURST`] beats.
+    /// `Some(k)`: lane k of a read-only array, with the read channel only ([`lanes::LANE_AXI`]),
+    /// its read buffer in the lanes' cell.
     lane: Option<usize>,
 }
 
@@ -273,15 +295,19 @@ fn idle_write_side() -> String {
 /// binary), the first key the most significant; the first generator wins ties. Nothing goes
 /// before every generator's position is known.
 ///
-/// With loads and stores (`stores[g]`: the channel generator g stores from), loads and stores
-/// each keep σ order among themselves, and a load may pass the stores of its own band and of
-/// later ones: a band never loads a cell one of its stores wrote before (that value would
-/// come from the band), and a store waits while a queued load reads its cell (`war`). So a
-/// store still waiting for its value does not hold back the loads of the next points (BICG's
-/// q: the load for row i + 1 need not wait for row i's store). A store goes when it precedes
-/// every pending load in σ, first if its value is there. With `fine`, a load goes once its
-/// source has landed (`g<g>_src_ok`) instead; with `keyed`, some load has one, and `st_key`
-/// is the σ-next store's key.
+/// With loads and stores (`stores[g]`: the channel generator g stores from), there are two
+/// winners, the σ-next load and the σ-next store, and both may issue in one cycle (a
+/// streaming `y[i] = … + y[i]` loads and stores an element a cycle). Loads and stores each
+/// keep σ order among themselves, and a load may pass the stores of its own band and of later
+/// ones: a band never loads a cell one of its stores wrote before (that value would come from
+/// the band), and a store waits while a queued load reads its cell (`war`). So a store still
+/// waiting for its value does not hold back the loads of the next points (BICG's q: the load
+/// for row i + 1 need not wait for row i's store). A store goes when it precedes every
+/// pending load in σ; the load issued beside it then comes after it in σ, reads another cell
+/// (its own band's store of its cell would make its value come from the band) and needs no
+/// `war` check against it. With `fine`, a load goes once its source has landed
+/// (`g<g>_src_ok`) instead; with `keyed`, some load has one, and `st_key` is the σ-next
+/// store's key.
 fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, key_bits: u32, band_keys: usize, fine: bool, keyed: bool) {
     let n = stores.len();
     if n == 1 {
@@ -334,7 +360,6 @@ fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, key_bits: u32, 
         let v: Vec<String> = gs.iter().map(|g| format!("({root}_idx == {ib}'d{g} && g{g}_acc)")).collect();
         v.join(" || ")
     };
-    let ready: Vec<String> = st.iter().map(|&g| format!("({s}_idx == {ib}'d{g} && ch{}_v)", stores[g].unwrap_or(0))).collect();
     let (rule, after) = if fine {
         let ok: Vec<String> = ld.iter().map(|g| format!("({l}_idx == {ib}'d{g} && g{g}_src_ok)")).collect();
         if keyed {
@@ -346,16 +371,15 @@ fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, key_bits: u32, 
     };
     let _ = writeln!(
         o,
-        "    // σ-next load and store: the store goes if it precedes every pending load (first when its value\n    // is there); the load if {rule}.\n    wire l_can = !held && {l}_alive && ({}) && {after};\n    wire s_can = !held && {s}_alive && ({}) && (!{l}_alive || {s}_key < {l}_key);\n    wire s_ready = {};\n    wire l_pick = l_can && !(s_can && s_ready);",
+        "    // σ-next load and store, each on its own side: the store goes if it precedes every pending\n    // load; the load if {rule}.\n    wire l_can = !held && {l}_alive && ({}) && {after};\n    wire s_can = !held && {s}_alive && ({}) && (!{l}_alive || {s}_key < {l}_key);",
         acc(&ld, &l),
         acc(&st, &s),
-        ready.join(" || ")
     );
     for g in ld {
-        let _ = writeln!(o, "    wire win{g} = l_pick && {l}_idx == {ib}'d{g};");
+        let _ = writeln!(o, "    wire win{g} = l_can && {l}_idx == {ib}'d{g};");
     }
     for g in st {
-        let _ = writeln!(o, "    wire win{g} = s_can && !l_pick && {s}_idx == {ib}'d{g};");
+        let _ = writeln!(o, "    wire win{g} = s_can && {s}_idx == {ib}'d{g};");
     }
 }
 

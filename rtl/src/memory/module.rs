@@ -36,8 +36,6 @@ struct Plan<'a> {
     has_stores: bool,
     /// Generators.
     n: usize,
-    /// Beats per burst at most.
-    burst: usize,
     /// Cells of the array.
     len: usize,
     /// Entries of a σ key (σ, then the port or the place after every port).
@@ -120,7 +118,6 @@ impl<'a> Plan<'a> {
         let v = &p.vars[var];
         let local = v.kind == VarKind::Local;
         let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
-        let burst = if shape.lane.is_some() { lanes::LANE_BURST } else { BURST };
         let eb = bits(v.ty) / 8;
         let ew = bits(v.ty);
         let size = LINE_BYTES.trailing_zeros();
@@ -167,7 +164,6 @@ impl<'a> Plan<'a> {
             has_loads,
             has_stores,
             n,
-            burst,
             len,
             klen,
             bk,
@@ -190,7 +186,7 @@ impl<'a> Plan<'a> {
 
     /// The module's head: its ports and its state.
     fn header(&self, o: &mut String) {
-        let &Plan { shape, v, local, burst, .. } = self;
+        let &Plan { shape, v, local, .. } = self;
         let mut decl = vec!["input  wire clk".to_string(), "input  wire rst".into(), "input  wire start".into(), "output reg  done".into()];
         if !local {
             decl.push("input  wire [63:0] base".into());
@@ -212,13 +208,13 @@ impl<'a> Plan<'a> {
         } else if let Some(k) = shape.lane {
             let _ = writeln!(
                 o,
-                "// Lane {k} of the DDR port of {}: the loads of its channels (once per band, at first use), in σ order; pipelined ({QUEUE} in flight), INCR bursts of up to {burst} beats.",
+                "// Lane {k} of the DDR port of {}: the loads of its channels (once per band, at first use), in σ order; pipelined ({QUEUE} in flight), INCR bursts of up to {READ_BURST} beats.",
                 v.name
             );
         } else {
             let _ = writeln!(
                 o,
-                "// The DDR port of {}: its loads (once per band, at first use) and stores, in σ order; loads pipelined ({QUEUE} in flight), INCR bursts of up to {BURST} beats, stores posted.",
+                "// The DDR port of {}: its loads (once per band, at first use) and stores, in σ order; loads pipelined ({QUEUE} in flight), INCR bursts of up to {READ_BURST} beats read and {BURST} written, stores posted.",
                 v.name
             );
         }
@@ -226,7 +222,7 @@ impl<'a> Plan<'a> {
         o.push_str(&functions());
         let _ = writeln!(
             o,
-            "    localparam [1:0] IDLE = 2'd0, RUN = 2'd1{};\n    reg [1:0] state;\n    wire issue, ld_go, st_go;  // the σ-next access goes this cycle: a load, a store",
+            "    localparam [1:0] IDLE = 2'd0, RUN = 2'd1{};\n    reg [1:0] state;\n    wire issue, ld_go, st_go;  // this cycle the σ-next load goes, the σ-next store goes (or both)",
             if local { ", CLEAR = 2'd2" } else { "" }
         );
     }
@@ -255,6 +251,8 @@ impl<'a> Plan<'a> {
             let s = &p.stmts[gen.stmt];
             let names: Vec<String> = s.iters.iter().map(|i| format!("g{g}_{i}")).collect();
             let done = if n > 1 { "wdone" } else { "done" };
+            // A generator's access goes when its side (loads or stores) issues.
+            let side_go = if gen.load { "ld_go" } else { "st_go" };
             let _ = writeln!(
                 o,
                 "    // Generator {g}: {} {} ({}).\n    wire g{g}_valid, g{g}_{done}, g{g}_next;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{w}:0] g{g}_cs;\n    // verilator lint_on UNUSEDSIGNAL\n    {walker} walk{g} (.clk(clk), .rst(rst), .start(start), .next(g{g}_next), .valid(g{g}_valid), .done(g{g}_{done}), .cs(g{g}_cs));",
@@ -282,10 +280,11 @@ impl<'a> Plan<'a> {
                 let ab = AHEAD.trailing_zeros();
                 let _ = writeln!(
                     o,
-                    "    wire g{g}_wcond = {};\n    reg [{w}:0] g{g}_f [0:{}];\n    reg [{}:0] g{g}_fh, g{g}_ft;\n    reg [{a}:0] g{g}_fn;\n    wire g{g}_acc = g{g}_fn != {nb}'d0;\n    wire g{g}_room = g{g}_fn != {nb}'d{AHEAD};\n    wire g{g}_push = g{g}_valid && g{g}_wcond && g{g}_room;\n    wire g{g}_pop = issue && win{g};\n    assign g{g}_next = g{g}_valid && (!g{g}_wcond || g{g}_room);\n    wire g{g}_done = g{g}_wdone && !g{g}_acc;\n    always @(posedge clk) if (g{g}_push) g{g}_f[g{g}_ft] <= g{g}_cs;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            g{g}_fh <= {a}'d0;\n            g{g}_ft <= {a}'d0;\n            g{g}_fn <= {nb}'d0;\n        end else begin\n            if (g{g}_pop) g{g}_fh <= g{g}_fh + {a}'d1;\n            if (g{g}_push) g{g}_ft <= g{g}_ft + {a}'d1;\n            g{g}_fn <= g{g}_fn + {{{a}'d0, g{g}_push}} - {{{a}'d0, g{g}_pop}};\n        end\n    end\n    reg g{g}_seen;\n    // verilator lint_off UNUSEDSIGNAL\n    reg [{w}:0] g{g}_last;\n    wire [{w}:0] g{g}_pos = g{g}_acc ? g{g}_f[g{g}_fh] : g{g}_valid ? g{g}_cs : g{g}_last;\n    // verilator lint_on UNUSEDSIGNAL\n    wire g{g}_known = g{g}_acc || g{g}_valid || g{g}_seen;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_valid) begin\n            g{g}_seen <= 1'b1;\n            g{g}_last <= g{g}_cs;\n        end\n    end",
+                    "    wire g{g}_wcond = {};\n    reg [{w}:0] g{g}_f [0:{}];\n    reg [{}:0] g{g}_fh, g{g}_ft;\n    reg [{a}:0] g{g}_fn;\n    wire g{g}_acc = g{g}_fn != {nb}'d0;\n    wire g{g}_room = g{g}_fn != {nb}'d{AHEAD};\n    wire g{g}_push = g{g}_valid && g{g}_wcond && g{g}_room;\n    wire g{g}_pop = {go} && win{g};\n    assign g{g}_next = g{g}_valid && (!g{g}_wcond || g{g}_room);\n    wire g{g}_done = g{g}_wdone && !g{g}_acc;\n    always @(posedge clk) if (g{g}_push) g{g}_f[g{g}_ft] <= g{g}_cs;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            g{g}_fh <= {a}'d0;\n            g{g}_ft <= {a}'d0;\n            g{g}_fn <= {nb}'d0;\n        end else begin\n            if (g{g}_pop) g{g}_fh <= g{g}_fh + {a}'d1;\n            if (g{g}_push) g{g}_ft <= g{g}_ft + {a}'d1;\n            g{g}_fn <= g{g}_fn + {{{a}'d0, g{g}_push}} - {{{a}'d0, g{g}_pop}};\n        end\n    end\n    reg g{g}_seen;\n    // verilator lint_off UNUSEDSIGNAL\n    reg [{w}:0] g{g}_last;\n    wire [{w}:0] g{g}_pos = g{g}_acc ? g{g}_f[g{g}_fh] : g{g}_valid ? g{g}_cs : g{g}_last;\n    // verilator lint_on UNUSEDSIGNAL\n    wire g{g}_known = g{g}_acc || g{g}_valid || g{g}_seen;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_valid) begin\n            g{g}_seen <= 1'b1;\n            g{g}_last <= g{g}_cs;\n        end\n    end",
                     cond(&walked),
                     AHEAD - 1,
                     ab - 1,
+                    go = side_go,
                     a = ab,
                     nb = ab + 1,
                     w = cw
@@ -295,7 +294,7 @@ impl<'a> Plan<'a> {
                 iters(o, &names, &format!("g{g}_cs"));
                 let _ = writeln!(o, "    wire g{g}_cond = {};", cond(&names));
                 let _ = writeln!(o, "    wire g{g}_acc = g{g}_valid && g{g}_cond;");
-                let _ = writeln!(o, "    assign g{g}_next = (g{g}_valid && !g{g}_cond) || (issue && win{g});");
+                let _ = writeln!(o, "    assign g{g}_next = (g{g}_valid && !g{g}_cond) || ({side_go} && win{g});");
             }
             let mut keys: Vec<String> = dpn.schedules[gen.stmt].sigma.iter().map(|k| key(k, &names)).collect();
             keys.push(lit(if gen.load { dpn.channels[gen.c].port.unwrap_or(0) as i64 } else { after_ports }));
@@ -325,37 +324,46 @@ impl<'a> Plan<'a> {
         Ok(iter_names)
     }
 
-    /// The σ-next access: its generator (`win<g>`), address and cell.
+    /// The σ-next load and the σ-next store: their generators (`win<g>`), whether each side has
+    /// one to issue (`ld_want`, `st_want`), their addresses and cells.
     fn pick(&self, o: &mut String) {
         let &Plan { gens, local, ordered, cached, fine, keyed, n, klen, bk, size, xw, key_bits, .. } = self;
         winner(o, &self.store_of(), klen, key_bits, bk, fine, keyed);
         let _ = writeln!(o, "    wire all_done = {};", all_of((0..n).map(|g| format!("g{g}_done")).collect()));
-        let _ = writeln!(
-            o,
-            "    // The σ-next access: the winner's.\n    wire go = state == RUN && ({});\n    wire pick_load = {};",
-            any_of((0..n).map(|g| format!("win{g}")).collect(), "1'b0"),
-            any_of(gens.iter().enumerate().filter(|(_, gen)| gen.load).map(|(g, _)| format!("win{g}")).collect(), "1'b0")
-        );
-        if !local {
-            let addrs: Vec<String> = (0..n).map(|g| format!("win{g} ? g{g}_addr :")).collect();
-            // Loads only need its line (a store its place in the line too).
+        for (side, load) in [("ld", true), ("st", false)] {
+            let mine: Vec<usize> = (0..n).filter(|&g| gens[g].load == load).collect();
+            if mine.is_empty() {
+                continue;
+            }
+            let mux = |what: &str, zero: &str| -> String {
+                let arms: Vec<String> = mine.iter().map(|g| format!("win{g} ? g{g}_{what} :")).collect();
+                format!("{} {zero}", arms.join(" "))
+            };
             let _ = writeln!(
                 o,
-                "    // verilator lint_off UNUSEDSIGNAL\n    wire [63:0] pick_addr = {} 64'd0;\n    // verilator lint_on UNUSEDSIGNAL",
-                addrs.join(" ")
+                "    // The σ-next {}.\n    wire {side}_want = state == RUN && ({});",
+                if load { "load" } else { "store" },
+                any_of(mine.iter().map(|g| format!("win{g}")).collect(), "1'b0")
             );
-            let _ = writeln!(o, "    wire [63:0] pick_line_addr = {{pick_addr[63:{size}], {size}'d0}};");
-        }
-        if local || cached || ordered {
-            let cells: Vec<String> = (0..n).map(|g| format!("win{g} ? g{g}_cell :")).collect();
-            let _ = writeln!(
-                o,
-                "    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] pick_cell_full = {} 64'sd0;\n    // verilator lint_on UNUSEDSIGNAL",
-                cells.join(" ")
-            );
-            // The cell in the array's bits: a temporary's address, and what a store checks (`war`).
+            if !local {
+                // Loads only need its line (a store its place in the line too).
+                let _ = writeln!(
+                    o,
+                    "    // verilator lint_off UNUSEDSIGNAL\n    wire [63:0] {side}_addr = {};\n    // verilator lint_on UNUSEDSIGNAL\n    wire [63:0] {side}_line_addr = {{{side}_addr[63:{size}], {size}'d0}};",
+                    mux("addr", "64'd0")
+                );
+            }
+            // A load's cell: the load cache's line and a temporary's address; a store's: the
+            // entry it makes stale (`Fresh`) and a temporary's address. Both: the `war` check.
+            if local || ordered || (load && cached) || (!load && fine) {
+                let _ = writeln!(
+                    o,
+                    "    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] {side}_cell_full = {};\n    // verilator lint_on UNUSEDSIGNAL",
+                    mux("cell", "64'sd0")
+                );
+            }
             if local || ordered {
-                let _ = writeln!(o, "    wire [{}:0] pick_cell = pick_cell_full[{}:0];", xw - 1, xw - 1);
+                let _ = writeln!(o, "    wire [{}:0] {side}_cell = {side}_cell_full[{}:0];", xw - 1, xw - 1);
             }
         }
     }
@@ -383,11 +391,11 @@ impl<'a> Plan<'a> {
         let mut fields = Vec::new();
         if cached {
             fields.push(Field { name: "miss".into(), width: 1, value: "!hit".into() });
-            fields.push(Field { name: "idx".into(), width: cache.index_bits, value: "pick_idx".into() });
-            fields.push(Field { name: "lane".into(), width: cache.lane_bits, value: "pick_lane".into() });
+            fields.push(Field { name: "idx".into(), width: cache.index_bits, value: "ld_idx".into() });
+            fields.push(Field { name: "lane".into(), width: cache.lane_bits, value: "ld_lane".into() });
         }
         if local {
-            fields.push(Field { name: "value".into(), width: ew, value: "data[pick_cell]".into() });
+            fields.push(Field { name: "value".into(), width: ew, value: "data[ld_cell]".into() });
         }
         for (q, users) in &fan {
             let to: Vec<String> = users.iter().map(|(g, k)| format!("(win{g} && g{g}_to{k})")).collect();
@@ -439,7 +447,7 @@ impl<'a> Plan<'a> {
         }
         if local {
             // Without stores (a local the network only reads) the memory keeps its cleared zeros.
-            let store = if has_stores { "\n        else if (st_go) data[pick_cell] <= pop_value;" } else { "" };
+            let store = if has_stores { "\n        else if (st_go) data[st_cell] <= pop_value;" } else { "" };
             let _ = writeln!(
                 o,
                 "    reg [{}:0] data [0:{}];\n    always @(posedge clk) begin\n        if (state == CLEAR) data[clear[{}:0]] <= {ew}'d0;{store}\n    end",
@@ -450,27 +458,28 @@ impl<'a> Plan<'a> {
         }
     }
 
-    /// The band of the σ-next access.
+    /// The bands of the σ-next load and store.
     fn band_keys(&self, o: &mut String, iter_names: &[Vec<String>]) {
-        let &Plan { dpn, gens, ordered, stamped, bk, .. } = self;
-        // The band of the σ-next access (nest and every tile coordinate but the last): the cache's
-        // validity, and which stores a load must wait for.
-        if stamped || ordered {
+        let &Plan { dpn, gens, ordered, bk, .. } = self;
+        // The band of the σ-next load and store (nest and every tile coordinate but the last): the
+        // cache's validity, which stores a load must wait for, and which stores share a burst.
+        if !ordered {
+            return;
+        }
+        for (side, load) in [("ld", true), ("st", false)] {
             for k in 0..bk {
-                let per_gen: Vec<String> = gens
-                    .iter()
-                    .enumerate()
-                    .map(|(g, gen)| dpn.schedules[gen.stmt].band.get(k).map_or(lit(0), |kk| key(kk, &iter_names[g])))
+                let per_gen: Vec<(usize, String)> = (gens.iter().enumerate().filter(|(_, gen)| gen.load == load))
+                    .map(|(g, gen)| (g, dpn.schedules[gen.stmt].band.get(k).map_or(lit(0), |kk| key(kk, &iter_names[g]))))
                     .collect();
                 // The same for every generator (a constant): no multiplexer.
                 let e = match per_gen.first() {
-                    Some(first) if per_gen.iter().all(|x| x == first) => first.clone(),
+                    Some((_, first)) if per_gen.iter().all(|(_, x)| x == first) => first.clone(),
                     _ => {
-                        let arms: Vec<String> = per_gen.iter().enumerate().map(|(g, x)| format!("win{g} ? {x} :")).collect();
+                        let arms: Vec<String> = per_gen.iter().map(|(g, x)| format!("win{g} ? {x} :")).collect();
                         format!("{} 64'sd0", arms.join(" "))
                     }
                 };
-                let _ = writeln!(o, "    wire signed [63:0] pick_band{k} = {e};");
+                let _ = writeln!(o, "    wire signed [63:0] {side}_band{k} = {e};");
             }
         }
     }
@@ -481,7 +490,7 @@ impl<'a> Plan<'a> {
         // The load cache's table: per line, its tag and (where lines serve one band) the band it
         // was last fetched in, counted from 1; its data arrives with the R beat.
         if cached {
-            cache.declare(o, stamped);
+            cache.declare(o, stamped, fine);
             if fine {
                 o.push_str(&render(Fresh { lines: cache.lines }));
             }
@@ -491,15 +500,15 @@ impl<'a> Plan<'a> {
                 let mut other = vec!["band_no == 32'd0".to_string()];
                 for k in 0..bk {
                     let _ = writeln!(o, "    reg signed [63:0] band{k};");
-                    other.push(format!("band{k} != pick_band{k}"));
+                    other.push(format!("band{k} != ld_band{k}"));
                 }
                 let _ = writeln!(
                     o,
                     "    wire other_band = {};\n    wire [31:0] next_band = other_band ? band_no + 32'd1 : band_no;",
                     other.join(" || ")
                 );
-                let sets: Vec<String> = (0..bk).map(|k| format!(" band{k} <= pick_band{k};")).collect();
-                cond = " && stamp[pick_idx] == next_band".into();
+                let sets: Vec<String> = (0..bk).map(|k| format!(" band{k} <= ld_band{k};")).collect();
+                cond = " && stamp[ld_idx] == next_band".into();
                 clear = " band_no <= 32'd0;".into();
                 step = format!("\n            band_no <= next_band;{}", sets.concat());
                 note = " in this band".into();
@@ -510,15 +519,15 @@ impl<'a> Plan<'a> {
             let tag = cache.tag_bits > 0;
             let mut fetched = Vec::new();
             if stamped {
-                fetched.push("stamp[pick_idx] <= next_band;");
+                fetched.push("stamp[ld_idx] <= next_band;");
             }
             if tag {
-                fetched.push("tag[pick_idx] <= pick_tag;");
+                fetched.push("tag[ld_idx] <= ld_tag;");
             }
             let _ = writeln!(
                 o,
-                "    // Its line was fetched already{note}: no DDR read.\n    wire hit = filled[pick_idx]{cond}{}{};\n    always @(posedge clk) begin\n        if (start) begin\n            filled <= {n}'d0;{clear}\n        end else if (ld_go) begin{step}\n            if (!hit) filled[pick_idx] <= 1'b1;\n        end\n    end{}",
-                if tag { " && tag[pick_idx] == pick_tag" } else { "" },
+                "    // Its line was fetched already{note}: no DDR read.\n    wire hit = filled[ld_idx]{cond}{}{};\n    always @(posedge clk) begin\n        if (start) begin\n            filled <= {n}'d0;{clear}\n        end else if (ld_go) begin{step}\n            if (!hit) filled[ld_idx] <= 1'b1;\n        end\n    end{}",
+                if tag { " && tag[ld_idx] == ld_tag" } else { "" },
                 if fine { " && fresh" } else { "" },
                 if fetched.is_empty() { String::new() } else { format!("\n    always @(posedge clk) if (ld_go && !hit) begin {} end", fetched.join(" ")) },
                 n = cache.lines,
@@ -529,13 +538,13 @@ impl<'a> Plan<'a> {
     /// The issue queue and the fan-out from its head.
     fn issue_queue(&self, o: &mut String, fan_out: &FanOut, act: &mut Activity) {
         let FanOut { fan, fields } = fan_out;
-        let &Plan { dpn, local, ordered, cached, has_loads, has_stores, ew, xw, .. } = self;
+        let &Plan { dpn, shape, local, ordered, cached, has_loads, has_stores, ew, xw, .. } = self;
         // The issue queue and the fan-out from its head.
         let qa = index_bits(QUEUE);
         // What the simulator counts: an access issued or a value fanned out (work); a fan-out
         // waiting for its DDR beat or a store for its value (inputs); a fan-out waiting for room.
         if has_stores {
-            act.wait_in.push("(go && !pick_load && !pop_ok)".to_string());
+            act.wait_in.push("(st_want && !pop_ok)".to_string());
         }
         if has_loads {
             let qw: u32 = fields.iter().map(|f| f.width).sum();
@@ -561,19 +570,29 @@ impl<'a> Plan<'a> {
                 names.push(f.name.clone());
             }
             let can: Vec<String> = fan.iter().map(|(q, _)| format!("(!h_to{q} || ch{q}_or)")).collect();
+            // Where the R beats wait for the head: a lane's buffer (in the lanes' cell, behind
+            // the lane's read channel) or this module's (`read_side.v`).
+            let (rv, rd, rr) = if shape.lane.is_some() { ("m_rvalid", "m_rdata", "m_rready") } else { ("rb_valid", "rb_data", "rb_ready") };
+            if !local && shape.lane.is_none() {
+                let _ = writeln!(
+                    o,
+                    "    wire rb_valid, rb_ready;  // the read buffer's oldest beat\n    wire [{}:0] rb_data;",
+                    AXI_DATA_BITS - 1
+                );
+            }
             let value = if local {
                 "h_value".to_string()
             } else {
                 let _ = writeln!(
                     o,
-                    "    // The head's line (the R beat on a miss, the cache on a hit) and its element.\n    wire [{lw}:0] h_line = h_miss ? m_rdata : lines[h_idx];\n    wire [{lw}:0] h_shift = h_line >> {{h_lane, {}'d0}};",
+                    "    // The head's line (its R beat on a miss, the cache on a hit) and its element.\n    wire [{lw}:0] h_line = h_miss ? {rd} : lines[h_idx];\n    wire [{lw}:0] h_shift = h_line >> {{h_lane, {}'d0}};",
                     ew.trailing_zeros(),
                     lw = AXI_DATA_BITS - 1
                 );
                 act.unused.push("h_shift".into());
                 format!("h_shift[{}:0]", ew - 1)
             };
-            let (beat, rready) = if local { ("1'b1", None) } else { ("(!h_miss || m_rvalid)", Some("q_count != 0 && h_miss && can")) };
+            let beat = if local { "1'b1".to_string() } else { format!("(!h_miss || {rv})") };
             let _ = writeln!(
                 o,
                 "    // Fan-out of the head once its value is there and every target channel can take it.\n    wire can = {};\n    wire fire = q_count != {}'d0 && {beat} && can;",
@@ -584,10 +603,8 @@ impl<'a> Plan<'a> {
             act.work.push("fire".into());
             act.wait_out.push(format!("({head} && {beat} && !can)"));
             if !local {
-                act.wait_in.push(format!("({head} && h_miss && !m_rvalid)"));
-            }
-            if let Some(r) = rready {
-                let _ = writeln!(o, "    assign m_rready = {};", r.replace("q_count != 0", &format!("q_count != {}'d0", qa + 1)));
+                act.wait_in.push(format!("({head} && h_miss && !{rv})"));
+                let _ = writeln!(o, "    assign {rr} = {head} && h_miss && can;");
             }
             for (q, _) in fan.iter() {
                 let qch = &dpn.channels[*q];
@@ -604,12 +621,12 @@ impl<'a> Plan<'a> {
                 w = qa + 1
             );
             if cached {
-                o.push_str("    always @(posedge clk) if (fire && h_miss) lines[h_idx] <= m_rdata;\n");
+                let _ = writeln!(o, "    always @(posedge clk) if (fire && h_miss) lines[h_idx] <= {rd};");
             }
             if ordered {
                 let _ = writeln!(
                     o,
-                    "    // Write after read: a store waits while a load of its cell is in the queue. (Loads pass\n    // the stores of their band, so counting every earlier read would wait on later ones.)\n    reg [{x}:0] q_cell [0:{}];\n    reg [{}:0] q_v;\n    always @(posedge clk) if (ld_go) q_cell[q_tail] <= pick_cell;\n    always @(posedge clk) begin\n        if (rst || start) q_v <= {QUEUE}'d0;\n        else begin\n            if (ld_go) q_v[q_tail] <= 1'b1;\n            if (fire) q_v[q_head] <= 1'b0;\n        end\n    end\n    reg war;\n    integer wi;\n    always @* begin\n        war = 1'b0;\n        for (wi = 0; wi < {QUEUE}; wi = wi + 1)\n            if (q_v[wi] && q_cell[wi] == pick_cell) war = 1'b1;\n    end",
+                    "    // Write after read: a store waits while a load of its cell is in the queue. (Loads pass\n    // the stores of their band, so counting every earlier read would wait on later ones.)\n    reg [{x}:0] q_cell [0:{}];\n    reg [{}:0] q_v;\n    always @(posedge clk) if (ld_go) q_cell[q_tail] <= ld_cell;\n    always @(posedge clk) begin\n        if (rst || start) q_v <= {QUEUE}'d0;\n        else begin\n            if (ld_go) q_v[q_tail] <= 1'b1;\n            if (fire) q_v[q_head] <= 1'b0;\n        end\n    end\n    reg war;\n    integer wi;\n    always @* begin\n        war = 1'b0;\n        for (wi = 0; wi < {QUEUE}; wi = wi + 1)\n            if (q_v[wi] && q_cell[wi] == st_cell) war = 1'b1;\n    end",
                     QUEUE - 1,
                     QUEUE - 1,
                     x = xw - 1,
@@ -621,30 +638,36 @@ impl<'a> Plan<'a> {
 
     /// The AXI write side, then the read side (which needs the write side's counters).
     fn sides(&self, o: &mut String, act: &mut Activity) {
-        let &Plan { shape, local, ordered, fine, has_loads, has_stores, burst, bk, eb, ew, size, ref landed, .. } = self;
-        let bw = index_bits(burst + 1);
+        let &Plan { shape, local, ordered, fine, has_loads, has_stores, bk, eb, ew, size, ref landed, .. } = self;
+        let bw = index_bits(BURST.max(READ_BURST) + 1);
         let hw = index_bits(HOLD + 1);
         if !local && (has_loads || has_stores) {
-            let _ = writeln!(o, "    localparam [{}:0] BURST = {bw}'d{burst};\n    localparam [{}:0] HOLD = {hw}'d{HOLD};", bw - 1, hw - 1);
+            let _ = writeln!(o, "    localparam [{}:0] HOLD = {hw}'d{HOLD};", hw - 1);
+        }
+        if !local && has_stores {
+            let _ = writeln!(o, "    localparam [{}:0] BURST = {bw}'d{BURST};", bw - 1);
+        }
+        if !local && has_loads {
+            let _ = writeln!(o, "    localparam [{}:0] RBURST = {bw}'d{READ_BURST};", bw - 1);
         }
         let len8 = |x: &str| if bw < 8 { format!("{{{}'d0, {x} - {bw}'d1}}", 8 - bw) } else { format!("{x} - {bw}'d1") };
 
         // The write side, then the read side (which needs the write side's counters).
         if local {
             if has_stores {
-                let _ = writeln!(o, "    assign st_go = go && !pick_load && pop_ok;");
+                let _ = writeln!(o, "    assign st_go = st_want && pop_ok;");
             }
             if has_loads {
-                let _ = writeln!(o, "    assign ld_go = go && pick_load && q_count != QUEUE;");
+                let _ = writeln!(o, "    assign ld_go = ld_want && q_count != QUEUE;");
             }
         }
         let wc = index_bits(WBUF) + 1;
         let w = Widths { bw, hw, lb: LINE_BYTES, size, wc };
         if !local && has_stores {
             if ordered {
-                let same: Vec<String> = (0..bk).map(|k| format!("pick_band{k} == w_band{k}")).collect();
+                let same = |side: &str| all_of((0..bk).map(|k| format!("{side}_band{k} == w_band{k}")).collect());
                 let bands = (0..bk).map(|k| format!("w_band{k}")).collect::<Vec<_>>().join(", ");
-                o.push_str(&render(Order { fine, bands, same: all_of(same) }));
+                o.push_str(&render(Order { fine, bands, st_same: same("st"), ld_same: same("ld") }));
             }
             o.push_str(&render(WriteSide {
                 w: &w,
@@ -658,7 +681,7 @@ impl<'a> Plan<'a> {
                 len: len8("wb_beats"),
             }));
             if ordered {
-                let sets: Vec<String> = (0..bk).map(|k| format!("w_band{k} <= pick_band{k};")).collect();
+                let sets: Vec<String> = (0..bk).map(|k| format!("w_band{k} <= st_band{k};")).collect();
                 o.push_str(&render(OrderUpdate { fine, sets: sets.join(" ") }));
             }
             if fine {
@@ -671,7 +694,14 @@ impl<'a> Plan<'a> {
         }
         if !local && has_loads {
             // A lane's AR has neither size nor burst type: the lanes' port sets them.
-            o.push_str(&render(ReadSide { w: &w, wait_for_bands: has_stores && !fine, len: len8("bl_beats"), lane: shape.lane.is_some() }));
+            o.push_str(&render(ReadSide {
+                w: &w,
+                wait_for_bands: has_stores && !fine,
+                len: len8("bl_beats"),
+                lane: shape.lane.is_some(),
+                buffer: READ_BUFFER,
+                data: AXI_DATA_BITS,
+            }));
             act.quiet.push("!bl_v && !ar_v".into());
         } else if !local {
             let _ = writeln!(

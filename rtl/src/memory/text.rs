@@ -50,8 +50,12 @@ pub(super) struct ReadSide<'a> {
     pub(super) wait_for_bands: bool,
     /// `ARLEN` of the open burst.
     pub(super) len: String,
-    /// A lane of a shared read port, which sets `ARSIZE` and `ARBURST` itself.
+    /// A lane of a shared read port, which sets `ARSIZE` and `ARBURST` itself and buffers
+    /// the beats.
     pub(super) lane: bool,
+    /// Beats the module's read buffer holds (not a lane's) and their width.
+    pub(super) buffer: usize,
+    pub(super) data: u32,
 }
 
 /// The DDR order between the two sides of an array both loaded and stored.
@@ -62,8 +66,9 @@ pub(super) struct Order {
     pub(super) fine: bool,
     /// The registers of the last store's band key.
     pub(super) bands: String,
-    /// The σ-next access is in the last store's band.
-    pub(super) same: String,
+    /// The σ-next store is in the last store's band; the σ-next load is.
+    pub(super) st_same: String,
+    pub(super) ld_same: String,
 }
 
 /// The counters of [`Order`], updated with the write side.

@@ -2,12 +2,12 @@
     reg [31:0] fill_count [0:«lines - 1»];  // acked_count when the line was fetched
     reg [31:0] wrote_count [0:«lines - 1»];  // the number of the last store to the entry
     reg [«lines - 1»:0] wrote;
-    wire fresh = !wrote[pick_idx] || $signed(fill_count[pick_idx] - wrote_count[pick_idx]) >= 32'sd0;
+    wire fresh = !wrote[ld_idx] || $signed(fill_count[ld_idx] - wrote_count[ld_idx]) >= 32'sd0;
     always @(posedge clk) begin
-        if (ld_go && !hit) fill_count[pick_idx] <= acked_count;
-        if (st_go) wrote_count[pick_idx] <= st_count + 32'd1;
+        if (ld_go && !hit) fill_count[ld_idx] <= acked_count;
+        if (st_go) wrote_count[st_idx] <= st_count + 32'd1;
     end
     always @(posedge clk) begin
         if (rst || start) wrote <= «lines»'d0;
-        else if (st_go) wrote[pick_idx] <= 1'b1;
+        else if (st_go) wrote[st_idx] <= 1'b1;
     end

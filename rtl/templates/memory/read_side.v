@@ -7,12 +7,35 @@
     reg [63:0] ar_addr;
     reg [7:0] ar_len;
     wire ar_free = !ar_v || (m_arvalid && m_arready);
-    wire ar_ext = bl_v && bl_beats != BURST && pick_line_addr == bl_end && pick_line_addr[11:0] != 12'd0;  // extends it, within 4 KiB
-    assign ld_go = go && pick_load && {% if wait_for_bands %}w_old == 16'd0 && (w_out == 16'd0 || same_band) && {% endif %}q_count != QUEUE && (hit || ar_ext || !bl_v || ar_free);
+    wire ar_ext = bl_v && bl_beats != RBURST && ld_line_addr == bl_end && ld_line_addr[11:0] != 12'd0;  // extends it, within 4 KiB
+    assign ld_go = ld_want && {% if wait_for_bands %}w_old == 16'd0 && (w_out == 16'd0 || ld_same_band) && {% endif %}q_count != QUEUE && (hit || ar_ext || !bl_v || ar_free);
     wire ld_miss = ld_go && !hit;  // a load that reads DDR
-    wire bl_close = bl_v && ar_free && !ld_miss && (bl_beats == BURST || bl_idle == HOLD || (go && !pick_load) || all_done);
-    assign m_arvalid = ar_v;
-    assign m_araddr = ar_addr;
+    wire bl_close = bl_v && ar_free && !ld_miss && (bl_beats == RBURST || bl_idle == HOLD || all_done);
+{% if lane %}    assign m_arvalid = ar_v;
+{% else %}    // Read buffer: an AR goes only when the buffer has room for all its beats, so R never waits.
+    reg [«w.bw»:0] rb_resv;  // beats of the ARs taken not yet read from the buffer
+    localparam [«w.bw»:0] RBUF = «w.bw + 1»'d«buffer»;
+    wire [«w.bw»:0] ar_beats = {1'b0, ar_len[«w.bw - 1»:0]} + «w.bw + 1»'d1;  // a read burst is shorter than 2^«w.bw» beats
+    wire rb_fits = rb_resv + ar_beats <= RBUF;
+    assign m_arvalid = ar_v && rb_fits;  // once it fits it stays so: rb_resv only falls until it is taken
+    assign m_rready = 1'b1;
+    wire rb_in_ready;
+    /* verilator lint_off PINCONNECTEMPTY */
+    dpn_fifo #(.W(«data»), .DEPTH(«buffer»), .FULL_PASS(0), .RAM_MIN_DEPTH(4)) read_buffer (
+        .clk(clk), .rst(rst || start),
+        .in_valid(m_rvalid), .in_ready(rb_in_ready), .in_data(m_rdata),
+        .out_valid(rb_valid), .out_ready(rb_ready), .out_data(rb_data),
+        .count(), .peak()
+    );
+    /* verilator lint_on PINCONNECTEMPTY */
+    always @(posedge clk) begin
+        if (rst || start) rb_resv <= «w.bw + 1»'d0;
+        else rb_resv <= rb_resv + (m_arvalid && m_arready ? ar_beats : «w.bw + 1»'d0) - {«w.bw»'d0, rb_valid && rb_ready};
+    end
+`ifndef SYNTHESIS
+    always @(posedge clk) if (!rst && m_rvalid && !rb_in_ready) $display("%m: the read buffer overflowed (internal error)");
+`endif
+{% endif %}    assign m_araddr = ar_addr;
     assign m_arlen = ar_len;
 {% if !lane %}    assign m_arsize = 3'd«w.size»;
     assign m_arburst = 2'b01;
@@ -32,8 +55,8 @@
                     ar_len <= «len»;
                 end
                 bl_v <= ld_miss;
-                bl_addr <= pick_line_addr;
-                bl_end <= pick_line_addr + 64'd«w.lb»;
+                bl_addr <= ld_line_addr;
+                bl_end <= ld_line_addr + 64'd«w.lb»;
                 bl_beats <= «w.bw»'d1;
             end
             if (ld_miss) bl_idle <= «w.hw»'d0;

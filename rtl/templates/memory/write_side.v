@@ -19,16 +19,16 @@
     assign m_awvalid = aw_v;
     wire aw_free = !aw_v || (m_awvalid && m_awready);
     wire wf_room = wf_count != «w.wc»'d«wbuf»;
-    wire aw_same = wb_v && pick_line_addr == wb_last{% if ordered %} && same_band{% endif %};  // merges into the held beat
-    wire aw_ext = wb_v && wb_beats != BURST && pick_line_addr == wb_end && pick_line_addr[11:0] != 12'd0{% if ordered %} && same_band{% endif %};  // a beat more, within 4 KiB
-    assign st_go = go && !pick_load && pop_ok{% if ordered %} && !war{% endif %} && wf_room && (aw_same || aw_ext || !wb_v || aw_free){% if fine %} && (aw_same || aw_ext || w_out != 16'd«landed»){% endif %};
-    wire wb_close = wb_v && !st_go && aw_free && wf_room && (wb_beats == BURST || wb_idle == HOLD || {% if ordered %}(go && pick_load && !same_band) || {% endif %}all_done);
+    wire aw_same = wb_v && st_line_addr == wb_last{% if ordered %} && st_same_band{% endif %};  // merges into the held beat
+    wire aw_ext = wb_v && wb_beats != BURST && st_line_addr == wb_end && st_line_addr[11:0] != 12'd0{% if ordered %} && st_same_band{% endif %};  // a beat more, within 4 KiB
+    assign st_go = st_want && pop_ok{% if ordered %} && !war{% endif %} && wf_room && (aw_same || aw_ext || !wb_v || aw_free){% if fine %} && (aw_same || aw_ext || w_out != 16'd«landed»){% endif %};
+    wire wb_close = wb_v && !st_go && aw_free && wf_room && (wb_beats == BURST || wb_idle == HOLD || {% if ordered %}(ld_want && !ld_same_band) || {% endif %}all_done);
     wire wb_ship = (st_go && !aw_same && !aw_ext && wb_v) || wb_close;  // the open burst goes to AW
     wire wf_push = (st_go && !aw_same && wb_v) || wb_close;  // the held beat goes to W
     wire wf_pop = m_wvalid && m_wready;
-    wire [«data - 1»:0] st_data = {«data - ew»'d0, pop_value} << {pick_addr[«w.size - 1»:0], 3'b000};
-    wire [«data - 1»:0] st_keep = {«data - ew»'d0, {«ew»{1'b1}}} << {pick_addr[«w.size - 1»:0], 3'b000};
-    wire [«data / 8 - 1»:0] st_strb = {«data / 8 - eb»'d0, {«eb»{1'b1}}} << pick_addr[«w.size - 1»:0];
+    wire [«data - 1»:0] st_data = {«data - ew»'d0, pop_value} << {st_addr[«w.size - 1»:0], 3'b000};
+    wire [«data - 1»:0] st_keep = {«data - ew»'d0, {«ew»{1'b1}}} << {st_addr[«w.size - 1»:0], 3'b000};
+    wire [«data / 8 - 1»:0] st_strb = {«data / 8 - eb»'d0, {«eb»{1'b1}}} << st_addr[«w.size - 1»:0];
     assign m_awaddr = aw_addr;
     assign m_awlen = aw_len;
     assign m_awsize = 3'd«w.size»;
@@ -55,13 +55,13 @@
             end
             if (st_go && aw_ext) begin
                 wb_beats <= wb_beats + «w.bw»'d1;
-                wb_last <= pick_line_addr;
-                wb_end <= pick_line_addr + 64'd«w.lb»;
+                wb_last <= st_line_addr;
+                wb_end <= st_line_addr + 64'd«w.lb»;
             end else if ((st_go && !aw_same) || wb_close) begin
                 wb_v <= st_go;
-                wb_addr <= pick_line_addr;
-                wb_last <= pick_line_addr;
-                wb_end <= pick_line_addr + 64'd«w.lb»;
+                wb_addr <= st_line_addr;
+                wb_last <= st_line_addr;
+                wb_end <= st_line_addr + 64'd«w.lb»;
                 wb_beats <= «w.bw»'d1;
             end
             if (st_go && aw_same) begin

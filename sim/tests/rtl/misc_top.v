@@ -9,6 +9,7 @@
 // mode 5: narrow transfers: writes 0xA0000000 + i to the 32-bit words i = 0..3 at X + 4 (one 4-byte INCR
 //         burst), waits for B, reads back X + 4 .. X + 12 (two 4-byte beats) and writes both beats, as
 //         received, to X + 64 (one full-width 2-beat burst), waits for B, then ap_done.
+// mode 6: AXI violation: a read at X whose data it never takes (rready stays low).
 // other modes: src and sink exchange 3 values through fed, then ap_done; no memory traffic.
 module misc_top (
     input  wire         ap_clk,
@@ -104,7 +105,7 @@ module misc_top (
     reg  [1:0] pushed;
     reg  [1:0] popped;
     reg        got_orphan;
-    wire       axi_mode = (mode >= 8'd1) && (mode <= 8'd5);
+    wire       axi_mode = (mode >= 8'd1) && (mode <= 8'd6);
     wire       src_active = running && !axi_mode;
     wire       fed_push = src_active && (pushed != 2'd3) && fed_in_ready;
     wire       need_orphan = (mode == 8'd0) && !got_orphan;
@@ -149,7 +150,7 @@ module misc_top (
     assign m_axi_gmem0_arlen = arlen_r;
     assign m_axi_gmem0_arsize = arsize_r;
     assign m_axi_gmem0_arburst = 2'b01;
-    assign m_axi_gmem0_rready = 1'b1;
+    assign m_axi_gmem0_rready = mode != 8'd6;
     assign m_axi_gmem0_awvalid = awvalid_r;
     assign m_axi_gmem0_awaddr = awaddr_r;
     assign m_axi_gmem0_awlen = awlen_r;
@@ -237,8 +238,8 @@ module misc_top (
                         3'd2: begin running <= 1'b0; ap_done_r <= 1'b1; st <= 3'd3; end
                         default: ;
                     endcase
-                    8'd4: case (st)
-                        3'd0: begin arvalid_r <= 1'b1; araddr_r <= x_addr + 64'd8192; st <= 3'd1; end
+                    8'd4, 8'd6: case (st)
+                        3'd0: begin arvalid_r <= 1'b1; araddr_r <= mode == 8'd4 ? x_addr + 64'd8192 : x_addr; st <= 3'd1; end
                         3'd1: if (m_axi_gmem0_arready) begin arvalid_r <= 1'b0; st <= 3'd2; end
                         default: ;
                     endcase
