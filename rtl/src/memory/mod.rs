@@ -173,13 +173,13 @@ impl Cache {
         let (ib, lb) = (self.index_bits, self.index_bits + self.tag_bits);
         let _ = writeln!(
             o,
-            "    // Load cache: {} lines of {LINE_BYTES} bytes, direct-mapped.\n{}    reg [{n}:0] filled;\n    reg [{}:0] lines [0:{n}];\n    // verilator lint_off UNUSEDSIGNAL\n    wire [63:0] ld_line = $unsigned(ld_cell_full) >> {};\n    // verilator lint_on UNUSEDSIGNAL\n    wire [{}:0] ld_idx = {};\n    wire [{}:0] ld_lane = ld_cell_full[{}:0];",
+            "    // Load cache: {} lines of {LINE_BYTES} bytes, direct-mapped.\n{}    reg [{n}:0] filled;\n    reg [{}:0] lines [0:{n}];\n    // verilator lint_off UNUSEDSIGNAL\n    wire [63:0] ld_line = $unsigned(ld_cell_full) >> {};\n    // verilator lint_on UNUSEDSIGNAL\n    wire [{}:0] ld_idx = ld_line[{}:0];\n    wire [{}:0] ld_lane = ld_cell_full[{}:0];",
             self.lines,
             if stamped { format!("    reg [31:0] band_no;\n    reg [31:0] stamp [0:{}];\n", self.lines - 1) } else { String::new() },
             AXI_DATA_BITS - 1,
             self.lane_bits,
             ib - 1,
-            format!("ld_line[{}:0]", ib - 1),
+            ib - 1,
             self.lane_bits - 1,
             self.lane_bits - 1,
             n = self.lines - 1,
@@ -197,10 +197,10 @@ impl Cache {
         if stores_tracked {
             let _ = writeln!(
                 o,
-                "    // verilator lint_off UNUSEDSIGNAL\n    wire [63:0] st_line = $unsigned(st_cell_full) >> {};\n    // verilator lint_on UNUSEDSIGNAL\n    wire [{}:0] st_idx = {};",
+                "    // verilator lint_off UNUSEDSIGNAL\n    wire [63:0] st_line = $unsigned(st_cell_full) >> {};\n    // verilator lint_on UNUSEDSIGNAL\n    wire [{}:0] st_idx = st_line[{}:0];",
                 self.lane_bits,
                 ib - 1,
-                format!("st_line[{}:0]", ib - 1)
+                ib - 1
             );
         }
     }

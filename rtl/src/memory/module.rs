@@ -354,8 +354,8 @@ impl<'a> Plan<'a> {
                 );
             }
             // A load's cell: the load cache's line and a temporary's address; a store's: the
-            // entry it makes stale (`Fresh`) and a temporary's address. Both: the `war` check.
-            if local || ordered || (load && cached) || (!load && fine) {
+            // cache entry it makes stale (`Fresh`) and a temporary's address. Both: `war`.
+            if local || ordered || (load && cached) {
                 let _ = writeln!(
                     o,
                     "    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] {side}_cell_full = {};\n    // verilator lint_on UNUSEDSIGNAL",
