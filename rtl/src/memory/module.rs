@@ -179,6 +179,11 @@ impl<'a> Plan<'a> {
         })
     }
 
+    /// The generators of one side: the loads (`load`) or the stores.
+    fn side(&self, load: bool) -> Vec<usize> {
+        (0..self.n).filter(|&g| self.gens[g].load == load).collect()
+    }
+
     /// Per generator, the channel it serves: `Some(c)` for a store.
     fn store_of(&self) -> Vec<Option<usize>> {
         self.gens.iter().map(|gen| (!gen.load).then_some(gen.c)).collect()
@@ -327,18 +332,15 @@ impl<'a> Plan<'a> {
     /// The σ-next load and the σ-next store: their generators (`win<g>`), whether each side has
     /// one to issue (`ld_want`, `st_want`), their addresses and cells.
     fn pick(&self, o: &mut String) {
-        let &Plan { gens, local, ordered, cached, fine, keyed, n, klen, bk, size, xw, key_bits, .. } = self;
+        let &Plan { local, ordered, cached, fine, keyed, n, klen, bk, size, xw, key_bits, .. } = self;
         winner(o, &self.store_of(), klen, key_bits, bk, fine, keyed);
         let _ = writeln!(o, "    wire all_done = {};", all_of((0..n).map(|g| format!("g{g}_done")).collect()));
         for (side, load) in [("ld", true), ("st", false)] {
-            let mine: Vec<usize> = (0..n).filter(|&g| gens[g].load == load).collect();
+            let mine = self.side(load);
             if mine.is_empty() {
                 continue;
             }
-            let mux = |what: &str, zero: &str| -> String {
-                let arms: Vec<String> = mine.iter().map(|g| format!("win{g} ? g{g}_{what} :")).collect();
-                format!("{} {zero}", arms.join(" "))
-            };
+            let mux = |what: &str, zero: &str| by_winner(mine.iter().map(|&g| (g, format!("g{g}_{what}"))), zero);
             let _ = writeln!(
                 o,
                 "    // The σ-next {}.\n    wire {side}_want = state == RUN && ({});",
@@ -424,10 +426,10 @@ impl<'a> Plan<'a> {
         if has_stores {
             let _ = writeln!(
                 o,
-                "    wire pop_ok = {};  // the σ-next store's value is there\n    wire [{}:0] pop_value = {} {ew}'d0;",
+                "    wire pop_ok = {};  // the σ-next store's value is there\n    wire [{}:0] pop_value = {};",
                 any_of(stores.iter().map(|(g, c)| format!("(win{g} && ch{c}_v)")).collect(), "1'b0"),
                 ew - 1,
-                stores.iter().map(|(g, c)| format!("win{g} ? ch{c}_d :")).collect::<Vec<_>>().join(" ")
+                by_winner(stores.iter().map(|&(g, c)| (g, format!("ch{c}_d"))), &format!("{ew}'d0"))
             );
             for (g, c) in &stores {
                 let _ = writeln!(o, "    assign ch{c}_r = st_go && win{g};");
@@ -468,16 +470,13 @@ impl<'a> Plan<'a> {
         }
         for (side, load) in [("ld", true), ("st", false)] {
             for k in 0..bk {
-                let per_gen: Vec<(usize, String)> = (gens.iter().enumerate().filter(|(_, gen)| gen.load == load))
-                    .map(|(g, gen)| (g, dpn.schedules[gen.stmt].band.get(k).map_or(lit(0), |kk| key(kk, &iter_names[g]))))
+                let per_gen: Vec<(usize, String)> = (self.side(load).into_iter())
+                    .map(|g| (g, dpn.schedules[gens[g].stmt].band.get(k).map_or(lit(0), |kk| key(kk, &iter_names[g]))))
                     .collect();
                 // The same for every generator (a constant): no multiplexer.
                 let e = match per_gen.first() {
                     Some((_, first)) if per_gen.iter().all(|(_, x)| x == first) => first.clone(),
-                    _ => {
-                        let arms: Vec<String> = per_gen.iter().map(|(g, x)| format!("win{g} ? {x} :")).collect();
-                        format!("{} 64'sd0", arms.join(" "))
-                    }
+                    _ => by_winner(per_gen, "64'sd0"),
                 };
                 let _ = writeln!(o, "    wire signed [63:0] {side}_band{k} = {e};");
             }
@@ -747,6 +746,12 @@ impl<'a> Plan<'a> {
             act.quiet.join(" && ")
         );
     }
+}
+
+/// The value of the generator that wins (`win<g>`, at most one per side), `zero` when none does.
+fn by_winner(values: impl IntoIterator<Item = (usize, String)>, zero: &str) -> String {
+    let arms: Vec<String> = values.into_iter().map(|(g, v)| format!("win{g} ? {v} :")).collect();
+    format!("{} {zero}", arms.join(" "))
 }
 
 /// A template's text. Each ends a line, and askama drops a template file's last newline, so
