@@ -9,8 +9,10 @@ declare -A args=(
   [gemm44]="$gemm ${pb[*]} -DSMALL_DATASET --tile 32 --par 4,4"
   [bicg1]="$bicg ${pb[*]} -DSMALL_DATASET --tile 32 --par 1"
   [bicg16]="$bicg ${pb[*]} -DSMALL_DATASET --tile 32 --par 16"
+  [bicg16i]="$bicg ${pb[*]} -DSMALL_DATASET --tile 32 --par 16 --subbands interleaved"
   [jacobi1]="$jacobi ${pb[*]} -DMEDIUM_DATASET --tile 64 --par 1"
   [jacobi16]="$jacobi ${pb[*]} -DMEDIUM_DATASET --tile 64 --par 16"
+  [jacobi16-rows]="$jacobi ${pb[*]} -DMEDIUM_DATASET --tile 64,1024 --par 16 --subbands interleaved"
   [saxpy]="bench/kernels/saxpy.c --tile 1024"
   [gemm44-medium]="$gemm ${pb[*]} -DMEDIUM_DATASET --tile 32 --par 4,4"
 )

@@ -15,7 +15,7 @@ trap 'rm -rf "$work"' EXIT
 # shellcheck source=bench/cases.sh
 source bench/cases.sh
 printf '%-14s %9s %9s %9s %6s %10s %10s %6s %8s %10s\n' case cycles busiest "DDR bound" ratio "read (B)" "fetched" "extra" "again" "written"
-for c in ${CASES:-gemm1 gemm44 bicg1 bicg16 jacobi1 jacobi16 saxpy}; do
+for c in ${CASES:-gemm1 gemm44 bicg1 bicg16 bicg16i jacobi1 jacobi16 jacobi16-rows saxpy}; do
   # shellcheck disable=SC2086
   "$DPNC" sim ${args[$c]} --random 1 --json --max-cycles 50000000 > "$work/$c.json" 2> "$work/$c.err" || {
     echo "$c: dpnc sim failed:"; tail -3 "$work/$c.err"; continue; }

@@ -65,7 +65,7 @@ use band::{radix_sort, Band, BandAt};
 use bands::{Chunk, Msg, QUEUE};
 use bits::Bits;
 use builder::{describe_processes, loop_nests, Builder};
-use geometry::{some_of, Geometry};
+use geometry::{some_of, Geometry, TileShape};
 use local_index::{LocalIndex, SmallKeys};
 use pipe::{each, pipe, program_ordered, PipedBand};
 use resolve::{ddr_source, resolve, Analysed, Ctx, Feed, PackedSrc, Part, Src};
@@ -79,6 +79,8 @@ pub struct Config {
     pub tile: Vec<i64>,
     /// `--par p1,p2,…` for the outer hyperplanes (missing ones are 1).
     pub par: Vec<i64>,
+    /// `--subbands`: how each tile is divided among the sub-bands.
+    pub subbands: crate::shape::Layout,
     /// `--hyperplanes "S0: i, j, 0; S1: i, j, k"`.
     pub hyperplanes: Option<String>,
     /// Refuse to build networks with more statement instances than this (0: 50 million
@@ -239,7 +241,7 @@ pub fn construct(p: &Program, sare: &Sare, cfg: &Config) -> Result<Construction,
         }
     }
     let par: Vec<i64> = (0..depth).map(|d| crate::shape::par_size(&cfg.par, d).min(sizes[d])).collect();
-    let mut geo = Geometry::new(p, sare, &params, &nests, nest_of.clone(), sizes, par);
+    let mut geo = Geometry::new(p, sare, &params, &nests, nest_of.clone(), TileShape { sizes, par, layout: cfg.subbands });
 
     // Pass 0: how big, and where. Counting first refuses a kernel too large for the walk of
     // every instance below without walking them. Without traces, memory follows the bands

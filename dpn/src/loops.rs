@@ -38,7 +38,8 @@ pub fn signed_bits(x: i64) -> u32 {
     (u64::BITS - (if x < 0 { !x } else { x } as u64).leading_zeros() + 2).min(64)
 }
 
-/// One loop: from the largest lower bound to the smallest upper bound, by `step` (±1).
+/// One loop: from the largest lower bound to the smallest upper bound, by `step`: ±1, or
+/// the sub-bands q of an interleaved hyperplane, whose lower bounds are then all ℓ mod q.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counter {
     /// `T0`, `T2` (tile coordinates), `p0` (hyperplane values), or an iterator's name.
@@ -55,6 +56,18 @@ pub struct LoopNest {
     pub iters: Vec<Lin>,
     /// The process's domain (with its sub-band), over the statement's iterators.
     pub guard: Predicate,
+}
+
+/// Which part of each tile a compute process runs.
+#[derive(Clone, Copy, Debug)]
+pub struct SubBand<'a> {
+    /// Its sub-band's coordinate along each band hyperplane.
+    pub coords: &'a [i64],
+    /// Tile sizes and sub-bands as given (`--tile`, `--par`: `Dpn::tile`, `Dpn::par`).
+    pub tile: &'a [i64],
+    pub par: &'a [i64],
+    /// `--subbands`.
+    pub layout: crate::shape::Layout,
 }
 
 /// A statement's iterators, as its loop nest needs them.
@@ -90,7 +103,8 @@ impl LoopNest {
         let r = self.counter_ranges();
         let mut w = signed_bits(-1);
         for (k, c) in self.counters.iter().enumerate() {
-            w = w.max(signed_bits(r[k].0)).max(signed_bits(r[k].1));
+            let past = if c.step.abs() > 1 { c.step.abs() } else { 0 };
+            w = w.max(signed_bits(r[k].0.saturating_sub(past))).max(signed_bits(r[k].1.saturating_add(past)));
             for b in c.lower.iter().chain(&c.upper) {
                 let (lo, hi) = span(&b.coef, b.cst, &r[..k]);
                 w = b.coef.iter().fold(w.max(signed_bits(lo)).max(signed_bits(hi)).max(signed_bits(b.cst)), |w, a| w.max(signed_bits(*a)));
@@ -105,18 +119,11 @@ impl LoopNest {
         self.iters.iter().map(|l| span(&l.coef, l.cst, &r)).collect()
     }
 
-    /// The loop nest of the compute process of statement `stmt` in sub-band `subband`, or
+    /// The loop nest of the compute process of statement `stmt` in sub-band `shape`, or
     /// `None` when its hyperplanes are not a unimodular change of the iterators they use.
-    /// `tile` and `par` as given (`Dpn::tile`, `Dpn::par`); `guard`: the process's domain.
-    pub fn new(
-        nest: &Nest,
-        stmt: usize,
-        subband: &[i64],
-        tile: &[i64],
-        par: &[i64],
-        iterators: &Iterators,
-        guard: Predicate,
-    ) -> Option<LoopNest> {
+    /// `guard`: the process's domain.
+    pub fn new(nest: &Nest, stmt: usize, shape: &SubBand, iterators: &Iterators, guard: Predicate) -> Option<LoopNest> {
+        let SubBand { coords: subband, tile, par, layout } = *shape;
         let Iterators { bbox, dirs, names } = *iterators;
         let phi = nest.phi_of(stmt);
         let (d, n) = (nest.dims, bbox.len());
@@ -175,22 +182,27 @@ impl LoopNest {
         for k in (0..d).map(|m| nest.point(stmt, m)) {
             let s = size(k);
             let t = tiles.iter().position(|&x| x == k).unwrap_or(0);
-            // The sub-band slice of the tile: φ mod s in [⌈ℓs/q⌉, ⌈(ℓ+1)s/q⌉ − 1].
-            let (lo, hi) = match subband.get(k) {
+            // The sub-band's part of the tile: every q-th point from ℓ where the sub-bands are
+            // interleaved (a counter stepping by q, from bounds that are ℓ mod q), else the
+            // slice φ mod s in [⌈ℓs/q⌉, ⌈(ℓ+1)s/q⌉ − 1].
+            let q = crate::shape::par_size(par, k).min(s);
+            let (lo, hi, step) = match subband.get(k) {
+                Some(&l) if k < nb && nest.interleaved(k, s, q, layout) => (l, s - q + l, q),
                 Some(&l) if k < nb => {
-                    let (q, l, s) = (crate::shape::par_size(par, k).min(s) as i128, l as i128, s as i128);
-                    (((l * s + q - 1) / q) as i64, (((l + 1) * s + q - 1) / q - 1) as i64)
+                    let (q, l, s) = (q as i128, l as i128, s as i128);
+                    (((l * s + q - 1) / q) as i64, (((l + 1) * s + q - 1) / q - 1) as i64, 1)
                 }
-                _ => (0, s - 1),
+                _ => (0, s - 1, 1),
             };
-            let mut lower = vec![lin(&[(t, s)], lo), lin(&[], range[k].0)];
+            let first = range[k].0 + (lo - range[k].0).rem_euclid(step);
+            let mut lower = vec![lin(&[(t, s)], lo), lin(&[], first)];
             let mut upper = vec![lin(&[(t, s)], hi), lin(&[], range[k].1)];
             if let Some(&(_, m, lambda)) = tied.iter().find(|x| x.0 == k) {
                 let fixed = lin(&[(first_phi + pos[m], lambda)], phi[k].cst - lambda * phi[m].cst);
                 lower.push(fixed.clone());
                 upper.push(fixed);
             }
-            counters.push(Counter { name: format!("p{k}"), lower, upper, step: 1 });
+            counters.push(Counter { name: format!("p{k}"), lower, upper, step });
         }
         for &j in &free {
             counters.push(Counter {
@@ -306,7 +318,9 @@ fn tighten(counters: &mut [Counter], iters: &[Lin], guard: &Predicate) {
                 v.push(bound.clone());
             }
         };
-        if a == 1 || c.cmp == Cmp::Eq {
+        // A lower bound of a counter stepping by more than one could be off its stride (and
+        // the walk then miss every point); an equality pins it to one value either way.
+        if (a == 1 && counter.step.abs() == 1) || c.cmp == Cmp::Eq {
             add(&mut counter.lower);
         }
         if a == -1 || c.cmp == Cmp::Eq {

@@ -17,3 +17,44 @@ pub fn par_size(par: &[i64], d: usize) -> i64 {
 fn entry(list: &[i64], d: usize) -> Option<i64> {
     list.get(d).or(list.last()).copied()
 }
+
+/// How `--par` divides a tile among its sub-bands along one hyperplane (`--subbands`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Layout {
+    /// Interleaved along the hyperplanes that carry no dependence, slices along the others.
+    #[default]
+    Auto,
+    /// Sub-band ℓ of q takes the ℓ-th of q consecutive slices of the tile.
+    Slices,
+    /// Sub-band ℓ takes every q-th point from the tile's ℓ-th (where q divides the tile).
+    Interleaved,
+}
+
+/// Whether `q` sub-bands of a tile of `size` along a hyperplane take every `q`-th point
+/// (`φ mod q`) rather than a slice each; `carries`: some dependence of the nest has a
+/// positive distance along the hyperplane.
+///
+/// Interleaved, a band cut short by the domain (GEMM's last rows) is still split evenly. But
+/// along a hyperplane that carries values from sub-band to sub-band (Jacobi-1D's time), the
+/// sub-bands then form a ring that every q rows of a tile wait around: worth it only where a
+/// tile's rows are long against the datapath's latency, so `Auto` keeps slices there, whose
+/// chain fills once per band.
+pub fn interleaved(layout: Layout, size: i64, q: i64, carries: bool) -> bool {
+    let can = q > 1 && size % q == 0;
+    match layout {
+        Layout::Auto => can && !carries,
+        Layout::Slices => false,
+        Layout::Interleaved => can,
+    }
+}
+
+/// The sub-band, of `q` along a hyperplane with tiles of `size` ([`interleaved`] or not),
+/// of a point where the hyperplane takes the value `phi`.
+pub fn subband_of(phi: i64, size: i64, q: i64, interleaved: bool) -> i64 {
+    let r = phi.rem_euclid(size);
+    if interleaved {
+        r % q
+    } else {
+        r * q / size
+    }
+}

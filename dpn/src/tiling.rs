@@ -15,7 +15,7 @@ use dpnc_frontend::dataflow;
 use dpnc_frontend::ir::{Program, SchedTerm};
 use dpnc_frontend::polyhedral::{isl_name, Model};
 use dpnc_frontend::Diagnostic;
-use isl_rs::{Context, DimType, Map, UnionMap, UnionSet};
+use isl_rs::{Context, DimType, Map, Set, UnionMap, UnionSet};
 use serde::{Deserialize, Serialize};
 
 /// An affine function of one statement's iterators.
@@ -72,6 +72,11 @@ pub struct Nest {
     /// groups one after the other (see [`groups`]); empty means one group.
     #[serde(default)]
     pub groups: Vec<usize>,
+    /// Per hyperplane, whether some dependence between the nest's statements has a positive
+    /// distance along it (parallel sub-bands along it then pass values on; see
+    /// [`crate::shape::interleaved`]); empty: none does.
+    #[serde(default)]
+    pub carries: Vec<bool>,
 }
 
 impl Nest {
@@ -88,6 +93,12 @@ impl Nest {
     /// entries, past the nest's own hyperplanes, are themselves).
     pub fn point(&self, stmt: usize, d: usize) -> usize {
         self.points.get(self.slot(stmt)).and_then(|o| o.get(d)).copied().unwrap_or(d)
+    }
+
+    /// Whether the sub-bands along hyperplane `d` are interleaved under `layout`, with tiles
+    /// of `size` and `q` sub-bands.
+    pub fn interleaved(&self, d: usize, size: i64, q: i64, layout: crate::shape::Layout) -> bool {
+        crate::shape::interleaved(layout, size, q, self.carries.get(d).copied().unwrap_or(false))
     }
 
     /// The group of `stmt` (its rank among the groups a tile runs in sequence).
@@ -210,6 +221,18 @@ impl<'c> Deps<'c> {
     /// keeps it legal iff `min + σ_b − σ_a ≥ 0` for all pairs, which is then checked
     /// without isl for every candidate shift.
     fn min_distances(&self, p: &Program, nest: &[usize], rows: &[Affine]) -> Result<Vec<(usize, usize, i64)>, Error> {
+        let mut out = Vec::new();
+        for (a, b, d) in self.distances(p, nest, rows)? {
+            let v = d.lexmin().and_then(|s| s.sample_point()).and_then(|pt| pt.get_coordinate_val(DimType::Set, 0)).map_err(isl_err)?;
+            out.push((a, b, v.get_num_si().map_err(isl_err)?));
+        }
+        Ok(out)
+    }
+
+    /// For every dependence between two statements of the nest (positions `a → b`), its
+    /// distances `φ_b(y) − φ_a(x)` along one hyperplane (`rows`, one per statement), where
+    /// it has any.
+    fn distances(&self, p: &Program, nest: &[usize], rows: &[Affine]) -> Result<Vec<(usize, usize, Set)>, Error> {
         let prefix = self.fixed.split('{').next().unwrap_or("");
         // Each statement's hyperplane as an isl map, parsed once (a nest has many more
         // dependence maps than statements).
@@ -235,13 +258,24 @@ impl<'c> Deps<'c> {
             };
             let (pa, pb) = (phi(a)?, phi(b)?);
             let d = m.apply_domain(pa).and_then(|m| m.apply_range(pb)).and_then(|m| m.deltas()).map_err(isl_err)?;
-            if d.is_empty().map_err(isl_err)? {
-                continue;
+            if !d.is_empty().map_err(isl_err)? {
+                out.push((a, b, d));
             }
-            let v = d.lexmin().and_then(|s| s.sample_point()).and_then(|pt| pt.get_coordinate_val(DimType::Set, 0)).map_err(isl_err)?;
-            out.push((a, b, v.get_num_si().map_err(isl_err)?));
         }
         Ok(out)
+    }
+
+    /// Whether some dependence between statements of the nest has a positive distance along
+    /// the hyperplane `rows` (one row per statement).
+    fn carries(&self, p: &Program, nest: &[usize], rows: &[Affine]) -> Result<bool, Error> {
+        let prefix = self.fixed.split('{').next().unwrap_or("");
+        for (_, _, d) in self.distances(p, nest, rows)? {
+            let positive = Set::read_from_str(self.ctx, &format!("{prefix}{{ [x] : x > 0 }}")).map_err(isl_err)?;
+            if !d.intersect(positive).and_then(|s| s.is_empty()).map_err(isl_err)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// Whether every dependence between statements of the nest has a non-negative distance
@@ -423,6 +457,7 @@ fn choose_with(p: &Program, deps: &Deps, user: Option<&str>) -> Result<Vec<Nest>
                     fallback: false,
                     points: Vec::new(),
                     groups: Vec::new(),
+                    carries: Vec::new(),
                 });
                 continue;
             }
@@ -431,6 +466,9 @@ fn choose_with(p: &Program, deps: &Deps, user: Option<&str>) -> Result<Vec<Nest>
     }
     for n in &mut out {
         groups(p, deps, n)?;
+        n.carries = (0..n.dims)
+            .map(|d| deps.carries(p, &n.stmts, &n.phi.iter().map(|r| r[d].clone()).collect::<Vec<_>>()))
+            .collect::<Result<_, _>>()?;
         let moved: Vec<&str> = n
             .stmts
             .iter()
@@ -541,6 +579,7 @@ fn search(p: &Program, deps: &Deps, nest: Vec<usize>) -> Result<Nest, Error> {
             fallback: true,
             points: Vec::new(),
             groups: Vec::new(),
+            carries: Vec::new(),
         });
     }
     let mut how =
@@ -548,7 +587,7 @@ fn search(p: &Program, deps: &Deps, nest: Vec<usize>) -> Result<Nest, Error> {
     if !dropped.is_empty() {
         how.push_str(&format!("; not tiled (no legal hyperplane): {}", dropped.join(", ")));
     }
-    Ok(Nest { stmts: nest, dims, phi, how, fallback: false, points: Vec::new(), groups: Vec::new() })
+    Ok(Nest { stmts: nest, dims, phi, how, fallback: false, points: Vec::new(), groups: Vec::new(), carries: Vec::new() })
 }
 
 /// Places the hyperplanes in `order`, each made legal by [`legal_variant`] or left out:

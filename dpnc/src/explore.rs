@@ -183,6 +183,7 @@ pub fn run(sm: &mut SourceMap, args: &ExploreArgs) -> Result<(), Failure> {
     let base = dpnc_dpn::Config {
         tile: Vec::new(),
         par: args.par.clone(),
+        subbands: Default::default(),
         hyperplanes: args.hyperplanes.clone(),
         max_instances: 0,
         progress: false,

@@ -106,10 +106,27 @@ pub(crate) struct Shape {
     /// --tile: `--par 2` splits each outer hyperplane in two, `--par 2,1` only the first).
     #[arg(long, value_name = "P1,P2,…", value_delimiter = ',', default_value = "1")]
     par: Vec<i64>,
+    /// How --par divides a tile among its sub-bands, along each hyperplane whose tile size
+    /// the count divides (slices elsewhere).
+    #[arg(long, value_enum, default_value_t = Subbands::Auto)]
+    subbands: Subbands,
     /// Tiling hyperplanes per statement, e.g. "S0: t, 2t + i; S1: t, 2t + i + 1": every
     /// statement of a loop nest named, or none (nests not named keep their own).
     #[arg(long, value_name = "SPEC")]
     hyperplanes: Option<String>,
+}
+
+#[derive(clap::ValueEnum, Debug, Clone, Copy)]
+pub(crate) enum Subbands {
+    /// Interleaved along hyperplanes that carry no dependence (the sub-bands exchange no
+    /// values: it balances bands the domain cuts short), slices along the others
+    Auto,
+    /// Sub-band l of q takes the l-th of q consecutive slices of each tile
+    Slices,
+    /// Sub-band l of q takes every q-th row of each tile from its l-th; along a hyperplane
+    /// that carries values, the sub-bands form a ring that pays off where a tile's rows are long
+    /// against the datapath's latency (Jacobi-1D: --tile 64,1024)
+    Interleaved,
 }
 
 impl Shape {
@@ -129,6 +146,11 @@ impl Shape {
         dpnc_dpn::Config {
             tile: self.tile.clone(),
             par: self.par.clone(),
+            subbands: match self.subbands {
+                Subbands::Auto => dpnc_dpn::shape::Layout::Auto,
+                Subbands::Slices => dpnc_dpn::shape::Layout::Slices,
+                Subbands::Interleaved => dpnc_dpn::shape::Layout::Interleaved,
+            },
             hyperplanes: self.hyperplanes.clone(),
             max_instances: 0,
             progress: true,

@@ -251,7 +251,8 @@ DPN_HD static inline bool key_less(const dpn_key_t* a, const dpn_key_t* b, int n
 
 // A resumable loop nest: the generators of the Load and Store processes walk their
 // consumers' (producers') loop nests one instance at a time, so that several can be merged.
-// B provides bounds(l) (sets lo[l], hi[l] from the outer counters) and step(l) (+1 or -1).
+// B provides bounds(l) (sets lo[l], hi[l] from the outer counters) and step(l) (±1, or the
+// sub-bands q of an interleaved hyperplane).
 template <int D, class B>
 struct Walk {
     long long c[D > 0 ? D : 1], lo[D > 0 ? D : 1], hi[D > 0 ? D : 1];
@@ -430,10 +431,11 @@ struct Walk {
             let lo = bound(&ctr.lower, "dpn_max", "0LL", &names);
             let hi = bound(&ctr.upper, "dpn_min", "-1LL", &names);
             let n = &names[k];
-            let _ = if ctr.step > 0 {
-                writeln!(out, "{depth}for (long long {n} = {lo}; {n} <= {hi}; ++{n}) {{")
-            } else {
-                writeln!(out, "{depth}for (long long {n} = {hi}; {n} >= {lo}; --{n}) {{")
+            let _ = match ctr.step {
+                1 => writeln!(out, "{depth}for (long long {n} = {lo}; {n} <= {hi}; ++{n}) {{"),
+                -1 => writeln!(out, "{depth}for (long long {n} = {hi}; {n} >= {lo}; --{n}) {{"),
+                q if q > 0 => writeln!(out, "{depth}for (long long {n} = {lo}; {n} <= {hi}; {n} += {q}) {{"),
+                q => writeln!(out, "{depth}for (long long {n} = {hi}; {n} >= {lo}; {n} -= {}) {{", -q),
             };
             depth.push_str("    ");
         }

@@ -88,16 +88,18 @@ pub fn module(name: &str, l: &LoopNest) -> String {
         let _ = writeln!(o, "            {lw}'d{k}: begin lo = {lo}; hi = {hi}; at = {}; end", names[k]);
     }
     let _ = writeln!(o, "            default: begin lo = {}; hi = {}; at = {}; end\n        endcase\n    end", lit(0), lit(-1), lit(0));
-    let steps: Vec<String> = l.counters.iter().map(|c| if c.step > 0 { "1'b1".into() } else { "1'b0".into() }).collect();
-    let _ = writeln!(o, "    wire up;  // this level counts up\n    assign up = {};", pick(&steps, "lvl", lw));
-    let _ = writeln!(o, "    wire signed [{}:0] stepped = up ? at + {one} : at - {one};", w - 1, one = lit(1));
+    let ups: Vec<String> = l.counters.iter().map(|c| if c.step > 0 { "1'b1".into() } else { "1'b0".into() }).collect();
+    let _ = writeln!(o, "    wire up;  // this level counts up\n    assign up = {};", pick(&ups, "lvl", lw, "1'b0"));
+    // A counter steps by one, or by q along a hyperplane dealt out to q sub-bands.
+    let steps: Vec<String> = l.counters.iter().map(|c| lit(c.step)).collect();
+    let _ = writeln!(o, "    wire signed [{}:0] stepped = at + ({});", w - 1, pick(&steps, "lvl", lw, &lit(0)));
+    let plus = |c: &dpnc_dpn::loops::Counter| if c.step > 0 { format!("+ {}", lit(c.step)) } else { format!("- {}", lit(-c.step)) };
     let _ = writeln!(
         o,
-        "    wire signed [{}:0] inner_step = {} {} {};\n    wire inner_fits = inner_step >= inner_lo && inner_step <= inner_hi;",
+        "    wire signed [{}:0] inner_step = {} {};\n    wire inner_fits = inner_step >= inner_lo && inner_step <= inner_hi;",
         w - 1,
         names[d - 1],
-        if inner.step > 0 { "+" } else { "-" },
-        lit(1)
+        plus(inner)
     );
     // The next row: the level above the innermost steps and the innermost starts again, with
     // its bounds from the stepped counter, when both fit.
@@ -108,15 +110,14 @@ pub fn module(name: &str, l: &LoopNest) -> String {
         next_names[d - 2] = "outer_step".into();
         let _ = writeln!(
             o,
-            "    wire signed [{m}:0] outer_step = {} {} {one};\n    wire outer_fits = outer_step >= {} && outer_step <= {};\n    wire signed [{m}:0] row_lo = {};\n    wire signed [{m}:0] row_hi = {};\n    wire row_fits = outer_fits && row_lo <= row_hi;",
+            "    wire signed [{m}:0] outer_step = {} {};\n    wire outer_fits = outer_step >= {} && outer_step <= {};\n    wire signed [{m}:0] row_lo = {};\n    wire signed [{m}:0] row_hi = {};\n    wire row_fits = outer_fits && row_lo <= row_hi;",
             names[d - 2],
-            if outer.step > 0 { "+" } else { "-" },
+            plus(outer),
             bound(&outer.lower, "smax", 0),
             bound(&outer.upper, "smin", -1),
             bound_over(&inner.lower, "smax", 0, &next_names),
             bound_over(&inner.upper, "smin", -1, &next_names),
-            m = w - 1,
-            one = lit(1)
+            m = w - 1
         );
     }
     let _ = writeln!(o, "    always @(posedge clk) begin\n        if (rst) begin\n            valid <= 1'b0;\n            done <= 1'b0;\n            busy <= 1'b0;\n            advancing <= 1'b0;\n            lvl <= {lw}'d0;");
@@ -151,9 +152,9 @@ pub fn module(name: &str, l: &LoopNest) -> String {
     o
 }
 
-/// `case` on `sel` choosing among one-bit constants.
-fn pick(vals: &[String], sel: &str, w: u32) -> String {
-    let mut s = "1'b0".to_string();
+/// The value of `vals` at index `sel` (`other` past them), as a chain of conditionals.
+fn pick(vals: &[String], sel: &str, w: u32, other: &str) -> String {
+    let mut s = other.to_string();
     for (k, v) in vals.iter().enumerate().rev() {
         s = format!("({sel} == {w}'d{k}) ? {v} : {s}");
     }

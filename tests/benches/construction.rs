@@ -25,6 +25,7 @@ fn report(title: &str, files: &[PathBuf], opts: &Options) {
         let cfg = dpnc_dpn::Config {
             tile: vec![32],
             par: vec![1],
+            subbands: Default::default(),
             hyperplanes: None,
             max_instances: 0,
             progress: false,

@@ -23,14 +23,18 @@ impl Case {
 
     /// [`Case::new`] with macros (`NAME=VALUE`) set, e.g. the kernel's sizes.
     pub fn with_defines(f: &Path, ty: &str, defines: &[(&str, &str)], tile: &[i64], par: &[i64]) -> Result<Case, String> {
+        Case::with_config(f, ty, defines, Config { tile: tile.to_vec(), par: par.to_vec(), ..Config::default() })
+    }
+
+    /// [`Case::with_defines`] with the network built by `cfg` (and what code generation needs).
+    pub fn with_config(f: &Path, ty: &str, defines: &[(&str, &str)], cfg: Config) -> Result<Case, String> {
         let mut defines: Vec<(String, Option<String>)> = defines.iter().map(|(n, v)| (n.to_string(), Some(v.to_string()))).collect();
         defines.push(("DATA_TYPE".into(), Some(ty.into())));
         let opts = Options { defines, ..Options::default() };
         let mut sm = SourceMap::new();
         let p = dpnc_frontend::load(&mut sm, f, &opts).map_err(|d| d.render(&sm))?;
         let sare = dataflow::compute(&p).map_err(|d| d.message)?;
-        let cfg = Config { tile: tile.to_vec(), par: par.to_vec(), codegen: true, ..Config::default() };
-        let dpn = dpnc_dpn::build(&p, &sare, &cfg).map_err(|e| e.to_string())?;
+        let dpn = dpnc_dpn::build(&p, &sare, &Config { codegen: true, ..cfg }).map_err(|e| e.to_string())?;
         let params = p.param_values().map_err(|d| d.message)?;
         let inputs = Store::random(&p, 5);
         let mut want = inputs.clone();

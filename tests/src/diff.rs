@@ -87,6 +87,7 @@ pub fn dpn_engine(cfg: DpnCfg) -> Engine {
                     let conf = dpnc_dpn::Config {
                         tile: cfg.tile.clone(),
                         par: cfg.par.clone(),
+                        subbands: Default::default(),
                         hyperplanes: None,
                         max_instances: 0,
                         progress: false,

@@ -1,8 +1,10 @@
 //! The data-aware process network computes exactly what the program computes: every kernel
-//! of the test set, in float and double, at two tile shapes (one with parallel sub-bands),
-//! validated, executed under two random interleavings at its computed channel sizes, is
-//! bit-identical to the reference interpreter and never deadlocks.
+//! of the test set, in float and double, at two tile shapes (one with parallel sub-bands, in
+//! float interleaved wherever they can be), validated, executed under two random
+//! interleavings at its computed channel sizes, is bit-identical to the reference interpreter
+//! and never deadlocks.
 
+use dpnc_dpn::shape::Layout;
 use dpnc_dpn::{exec, metrics, validate, Config, Construction};
 use dpnc_frontend::{dataflow, interp, Options, Program, SourceMap, Store};
 use std::path::{Path, PathBuf};
@@ -17,6 +19,7 @@ fn cfg(tile: &[i64], par: &[i64], chunk: usize) -> Config {
     Config {
         tile: tile.to_vec(),
         par: par.to_vec(),
+        subbands: Layout::Auto,
         hyperplanes: None,
         max_instances: 0,
         progress: false,
@@ -42,9 +45,12 @@ fn every_kernel_runs_bit_exact_through_the_network() {
             let inputs = Store::random(&p, 5);
             let mut want = inputs.clone();
             interp::run(&p, &params, &mut want).expect("interpreter");
-            // The second shape with its bands streamed in chunks of 5 instances (`Config::chunk`).
+            // The second shape with its bands streamed in chunks of 5 instances (`Config::chunk`),
+            // in float with its sub-bands interleaved also where they pass values on (a ring).
             for (tile, par, chunk) in [(vec![4], vec![1], 0), (vec![4, 6], vec![2, 3], 5)] {
-                let Construction { dpn, traces, .. } = match dpnc_dpn::construct(&p, &sare, &cfg(&tile, &par, chunk)) {
+                let subbands = if chunk > 0 && ty == "float" { Layout::Interleaved } else { Layout::Auto };
+                let Construction { dpn, traces, .. } = match dpnc_dpn::construct(&p, &sare, &Config { subbands, ..cfg(&tile, &par, chunk) })
+                {
                     Ok(d) => d,
                     Err(e) => {
                         failures.push(format!("{} {ty} {tile:?}/{par:?}: build: {e}", f.display()));

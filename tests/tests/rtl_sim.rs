@@ -1,16 +1,18 @@
 //! The Verilog backend under Verilator: representative kernels of the test set are generated
 //! (`dpnc_rtl::generate`), linted with `verilator --lint-only -Wall` (no warning allowed),
 //! built with the simulation harness (`dpnc_sim`) and run against the memory model under two
-//! jitter seeds, with one or several parallel sub-bands, in float and double; every output
-//! array must equal the interpreter's bit for bit. A channel shrunk below its computed size
-//! must be reported as a deadlock naming it.
+//! jitter seeds, with one or several parallel sub-bands (sliced, or interleaved into a ring),
+//! in float and double; every output array must equal the interpreter's bit for bit. A channel
+//! shrunk below its computed size must be reported as a deadlock naming it.
 //!
 //! `DPNC_SIM_ALL=1` runs every kernel of the test set instead, in float and double, each at
 //! tile 4 par 1 and at tiles 4,6 par 2,3 (two seeds each); `DPNC_SIM_ALL=float` or `double`
 //! only that type, and `DPNC_SIM_KERNELS=a,b` only those kernels: slow, for reports.
 
+use dpnc_dpn::shape::Layout;
+use dpnc_dpn::Config;
 use dpnc_tests::backend::{on_two_cores, Case};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn run_with(seed: u64) -> dpnc_sim::kernel::Run {
     let mem = dpnc_sim::Memory { latency: 20, jitter: 30, seed, ..dpnc_sim::Memory::default() };
@@ -34,69 +36,95 @@ fn lint(dir: &Path, design: &dpnc_rtl::Design) -> Result<(), String> {
     Ok(())
 }
 
-fn one(f: &Path, ty: &str, tile: &[i64], par: &[i64], dir: &Path) -> Result<u64, String> {
-    let c = Case::new(f, ty, tile, par)?;
-    let mut cycles = 0;
-    for seed in [1, 2] {
-        let mut quiet = |_: &str| {};
-        let dpnc_sim::kernel::Simulated { store: got, outcome: out, .. } =
-            dpnc_sim::kernel::simulate(&c.p, &c.dpn, &c.inputs, dir, &run_with(seed), &mut quiet)?;
-        c.compare(&got, &format!("Verilog, memory seed {seed}"))?;
-        cycles = out.cycles;
-    }
-    let design = dpnc_rtl::generate(&c.p, &c.dpn).map_err(|e| e.to_string())?;
-    lint(dir, &design)?;
-    Ok(cycles)
+/// One design of [`verilog_designs_simulate_bit_exact`].
+struct Job {
+    kernel: PathBuf,
+    ty: &'static str,
+    tile: Vec<i64>,
+    par: Vec<i64>,
+    subbands: Layout,
 }
 
-fn kernel(name: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels").join(name)
+impl Job {
+    fn new(kernel: PathBuf, ty: &'static str, tile: &[i64], par: &[i64], subbands: Layout) -> Job {
+        Job { kernel, ty, tile: tile.to_vec(), par: par.to_vec(), subbands }
+    }
+
+    /// Simulated under two memory seeds and linted: its cycles under the second.
+    fn run(&self, dir: &Path) -> Result<u64, String> {
+        let cfg = Config { tile: self.tile.clone(), par: self.par.clone(), subbands: self.subbands, ..Config::default() };
+        let c = Case::with_config(&self.kernel, self.ty, &[], cfg)?;
+        let mut cycles = 0;
+        for seed in [1, 2] {
+            let mut quiet = |_: &str| {};
+            let dpnc_sim::kernel::Simulated { store: got, outcome: out, .. } =
+                dpnc_sim::kernel::simulate(&c.p, &c.dpn, &c.inputs, dir, &run_with(seed), &mut quiet)?;
+            c.compare(&got, &format!("Verilog, memory seed {seed}"))?;
+            cycles = out.cycles;
+        }
+        let design = dpnc_rtl::generate(&c.p, &c.dpn).map_err(|e| e.to_string())?;
+        lint(dir, &design)?;
+        Ok(cycles)
+    }
+}
+
+fn kernel(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kernels").join(name)
 }
 
 #[test]
 fn verilog_designs_simulate_bit_exact() {
     let all = std::env::var("DPNC_SIM_ALL").ok();
-    let jobs: Vec<(std::path::PathBuf, &str, Vec<i64>, Vec<i64>)> = if let Some(all) = all {
-        let types: &[&str] = match all.as_str() {
+    let jobs: Vec<Job> = if let Some(all) = all {
+        let types: &[&'static str] = match all.as_str() {
             "float" => &["float"],
             "double" => &["double"],
             _ => &["float", "double"],
         };
-        let shapes: Vec<(&str, Vec<i64>, Vec<i64>)> =
-            types.iter().flat_map(|t| [(*t, vec![4], vec![1]), (*t, vec![4, 6], vec![2, 3])]).collect();
         // `DPNC_SIM_KERNELS=softmax,pnorm` narrows a report to those kernels.
         let only = std::env::var("DPNC_SIM_KERNELS").ok();
-        let wanted = |f: &std::path::PathBuf| only.as_ref().is_none_or(|o| o.split(',').any(|k| f.file_stem().is_some_and(|s| s == k)));
-        dpnc_tests::kernels()
-            .into_iter()
-            .filter(wanted)
-            .flat_map(|f| shapes.iter().map(move |(t, a, b)| (f.clone(), *t, a.clone(), b.clone())))
-            .collect()
+        let wanted = |f: &PathBuf| only.as_ref().is_none_or(|o| o.split(',').any(|k| f.file_stem().is_some_and(|s| s == k)));
+        let mut jobs = Vec::new();
+        for f in dpnc_tests::kernels().into_iter().filter(wanted) {
+            for &ty in types {
+                jobs.push(Job::new(f.clone(), ty, &[4], &[1], Layout::Auto));
+                jobs.push(Job::new(f.clone(), ty, &[4, 6], &[2, 3], Layout::Auto));
+            }
+        }
+        jobs
     } else {
         vec![
-            (kernel("gemm.c"), "float", vec![4], vec![1]),
-            (kernel("gemm.c"), "double", vec![4], vec![2, 2]),
-            (kernel("bicg.c"), "double", vec![4], vec![2]),
-            (kernel("jacobi_1d.c"), "float", vec![4], vec![2]),
+            Job::new(kernel("gemm.c"), "float", &[4], &[1], Layout::Auto),
+            Job::new(kernel("gemm.c"), "double", &[4], &[2, 2], Layout::Auto),
+            Job::new(kernel("bicg.c"), "double", &[4], &[2], Layout::Auto),
+            // Sub-bands interleaved along time: a ring of sub-bands passing rows on.
+            Job::new(kernel("jacobi_1d.c"), "float", &[4], &[2], Layout::Interleaved),
             // exp expanded into the datapath (dpnc's own, frontend/src/mathlib.rs).
-            (kernel("softmax.c"), "double", vec![4], vec![1]),
+            Job::new(kernel("softmax.c"), "double", &[4], &[1], Layout::Auto),
             // C's truncating `/` and `%` on negative dividends, in subscripts, bounds and guards.
-            (kernel("negative_division.c"), "float", vec![4], vec![2]),
+            Job::new(kernel("negative_division.c"), "float", &[4], &[2], Layout::Auto),
             // A local initialised where it is declared, before the region (PolyBench's `eps`).
-            (kernel("local_threshold.c"), "float", vec![4], vec![2]),
-            (kernel("local_threshold.c"), "double", vec![4], vec![1]),
+            Job::new(kernel("local_threshold.c"), "float", &[4], &[2], Layout::Auto),
+            Job::new(kernel("local_threshold.c"), "double", &[4], &[1], Layout::Auto),
         ]
     };
     let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rtl_sim");
-    let results = on_two_cores(&root, &jobs, |(f, ty, tile, par), dir| {
-        let r = one(f, ty, tile, par, dir);
+    let results = on_two_cores(&root, &jobs, |job, dir| {
+        let r = job.run(dir);
         // As they finish: a full run takes long.
-        eprintln!("{} ({ty}, par {par:?}): {}", f.display(), if r.is_ok() { "bit-exact" } else { "FAILED" });
+        eprintln!("{} ({}, par {:?}): {}", job.kernel.display(), job.ty, job.par, if r.is_ok() { "bit-exact" } else { "FAILED" });
         r
     });
     let mut failures = Vec::new();
-    for ((f, ty, tile, par), r) in jobs.iter().zip(results) {
-        let name = format!("{} ({ty}, tile {tile:?}, par {par:?})", f.file_name().unwrap_or_default().to_string_lossy());
+    for (job, r) in jobs.iter().zip(results) {
+        let name = format!(
+            "{} ({}, tile {:?}, par {:?}, {:?} sub-bands)",
+            job.kernel.file_name().unwrap_or_default().to_string_lossy(),
+            job.ty,
+            job.tile,
+            job.par,
+            job.subbands
+        );
         match r {
             Ok(cycles) => println!("{name}: bit-exact under two seeds, {cycles} cycles"),
             Err(e) => failures.push(format!("{name}: {e}")),

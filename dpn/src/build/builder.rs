@@ -127,7 +127,11 @@ pub(super) fn describe_processes(
                 for (d, l) in subband.iter().enumerate() {
                     let q = crate::shape::par_size(&cfg.par, d).min(size(d));
                     let (f, sz) = (&phi[d], size(d));
-                    conds.push(format!("floor(({q}*({f}) - {}*floor(({f})/{sz}))/{sz}) = {l}", q * sz));
+                    conds.push(if n.interleaved(d, sz, q, cfg.subbands) {
+                        format!("({f}) - {q}*floor(({f})/{q}) = {l}")
+                    } else {
+                        format!("floor(({q}*({f}) - {}*floor(({f})/{sz}))/{sz}) = {l}", q * sz)
+                    });
                 }
                 let tuple = format!("{}[{}]", s.name, iters.join(", "));
                 pr.domain = format!("{}{{ {tuple} : {} }}", m.params, conds.join(" and "));
@@ -180,7 +184,8 @@ pub(super) fn loop_nests(
             }
         }
         let iterators = crate::loops::Iterators { bbox: &bbox, dirs: &dirs, names: &s.iters };
-        pr.loops = crate::loops::LoopNest::new(&nests[nest_of[*stmt]], *stmt, subband, &cfg.tile, &cfg.par, &iterators, guard);
+        let shape = crate::loops::SubBand { coords: subband, tile: &cfg.tile, par: &cfg.par, layout: cfg.subbands };
+        pr.loops = crate::loops::LoopNest::new(&nests[nest_of[*stmt]], *stmt, &shape, &iterators, guard);
     }
     Ok(())
 }

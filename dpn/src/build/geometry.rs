@@ -2,6 +2,7 @@
 //! may leave their band, and each read's source pieces as lines (what every pass reads).
 
 use super::*;
+use crate::shape::Layout;
 use dpnc_frontend::ir::{Aff, CmpOp, Cond};
 
 /// The iterators `on` (with repeats, any order) of a statement with `n`, sorted; `None`
@@ -37,20 +38,25 @@ pub(super) struct Geometry<'a> {
     /// Per hyperplane depth: tile size and sub-bands (`--par`, at most the tile size).
     pub(super) sizes: Vec<i64>,
     pub(super) par: Vec<i64>,
+    /// Per nest and hyperplane depth: whether its sub-bands are interleaved
+    /// ([`crate::shape::interleaved`]) rather than slices.
+    pub(super) interleaved: Vec<Vec<bool>>,
+}
+
+/// Per hyperplane depth, tile size and sub-bands (`--par`, at most the tile size), and how the
+/// sub-bands divide a tile.
+pub(super) struct TileShape {
+    pub sizes: Vec<i64>,
+    pub par: Vec<i64>,
+    pub layout: Layout,
 }
 
 impl<'a> Geometry<'a> {
     /// The geometry of the nests `nests` (statement `k` in nest `nest_of[k]`) tiled by
-    /// `sizes` and `par` per hyperplane; `stays` is left to [`Geometry::compute_stays`].
-    pub(super) fn new(
-        p: &Program,
-        sare: &Sare,
-        params: &[i64],
-        nests: &'a [Nest],
-        nest_of: Vec<usize>,
-        sizes: Vec<i64>,
-        par: Vec<i64>,
-    ) -> Self {
+    /// `shape`; `stays` is left to [`Geometry::compute_stays`].
+    pub(super) fn new(p: &Program, sare: &Sare, params: &[i64], nests: &'a [Nest], nest_of: Vec<usize>, shape: TileShape) -> Self {
+        let TileShape { sizes, par, layout } = shape;
+        let interleaved = nests.iter().map(|n| (0..sizes.len()).map(|d| n.interleaved(d, sizes[d], par[d], layout)).collect()).collect();
         let phi = (0..p.stmts.len()).map(|k| nests[nest_of[k]].phi_of(k)).collect();
         let band_dims = (0..p.stmts.len()).map(|k| nests[nest_of[k]].dims.saturating_sub(1)).collect();
         Geometry {
@@ -60,6 +66,7 @@ impl<'a> Geometry<'a> {
             band_dims,
             sizes,
             par,
+            interleaved,
             stays: Vec::new(),
             deps: sare
                 .reads
@@ -195,8 +202,10 @@ impl Geometry<'_> {
     }
     /// The parallel sub-band of an instance with hyperplane values `phi`, as one index.
     pub(super) fn subband(&self, k: usize, phi: &[i64]) -> usize {
-        (0..self.band_dims(k))
-            .fold(0, |acc, d| acc * self.par[d] as usize + (phi[d].rem_euclid(self.sizes[d]) * self.par[d] / self.sizes[d]) as usize)
+        (0..self.band_dims(k)).fold(0, |acc, d| {
+            let l = crate::shape::subband_of(phi[d], self.sizes[d], self.par[d], self.interleaved[self.nest_of[k]][d]);
+            acc * self.par[d] as usize + l as usize
+        })
     }
     pub(super) fn subband_coords(&self, k: usize, mut ix: usize) -> Vec<i64> {
         let mut v: Vec<i64> = (0..self.band_dims(k))

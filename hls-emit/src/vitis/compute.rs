@@ -123,11 +123,12 @@ pub(super) fn first(l: &LoopNest, k: usize, ctr: &[String]) -> String {
 
 /// Whether counter `k` can step, after [`ranges`]: it is in its range, short of its last value.
 pub(super) fn can_step(l: &LoopNest, k: usize, ctr: &[String]) -> String {
-    let n = &ctr[k];
-    if l.counters[k].step > 0 {
-        format!("in{k} && {n} < hi{k}")
-    } else {
-        format!("in{k} && {n} > lo{k}")
+    let (n, step) = (&ctr[k], l.counters[k].step);
+    match step {
+        1 => format!("in{k} && {n} < hi{k}"),
+        -1 => format!("in{k} && {n} > lo{k}"),
+        _ if step > 0 => format!("in{k} && {n} + {step} <= hi{k}"),
+        _ => format!("in{k} && {n} - {} >= lo{k}", -step),
     }
 }
 
@@ -138,7 +139,11 @@ pub(super) fn advance(out: &mut String, l: &LoopNest, ctr: &[String], depth: &st
     let d = l.counters.len();
     for k in (0..d).rev() {
         let n = &ctr[k];
-        let step = if l.counters[k].step > 0 { format!("++{n};") } else { format!("--{n};") };
+        let step = match l.counters[k].step {
+            1 => format!("++{n};"),
+            -1 => format!("--{n};"),
+            q => format!("{n} += {q};"),
+        };
         let cond = if k + 1 == d { "if" } else { "} else if" };
         let _ = writeln!(out, "{depth}{cond} ({}) {{\n{depth}    {step}", can(k));
         for m in k + 1..d {
