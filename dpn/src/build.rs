@@ -290,6 +290,7 @@ pub fn construct(p: &Program, sare: &Sare, cfg: &Config) -> Result<Construction,
         params: p.params.iter().zip(&params).map(|(q, v)| (q.name.clone(), *v)).collect(),
         tile: cfg.tile.clone(),
         par: cfg.par.clone(),
+        interleaved: geo.interleaved.clone(),
         schedules: (0..p.stmts.len())
             .map(|k| Schedule { sigma: crate::sync::sigma(p, &nests, &cfg.tile, k), band: crate::sync::band_key(p, &nests, &cfg.tile, k) })
             .collect(),

@@ -211,6 +211,10 @@ pub struct Dpn {
     pub tile: Vec<i64>,
     /// Sub-bands per hyperplane as given (`--par`), resolved by `shape::par_size`.
     pub par: Vec<i64>,
+    /// Per loop nest and band hyperplane, whether its sub-bands are interleaved (each takes
+    /// every q-th point of a tile) rather than slices (`shape::interleaved`).
+    #[serde(default)]
+    pub interleaved: Vec<Vec<bool>>,
     /// Per loop nest: its tiling hyperplanes and which statements it holds.
     pub nests: Vec<Nest>,
     /// Per statement: the keys that order its instances. Processes and memory generators

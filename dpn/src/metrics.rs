@@ -103,7 +103,15 @@ pub fn render(p: &Program, dpn: &Dpn, r: &Report) -> String {
     let params: Vec<String> = dpn.params.iter().map(|(n, v)| format!("{n}={v}")).collect();
     let _ = writeln!(o, "kernel {} ({}), tiles {:?}, par {:?}", dpn.kernel, params.join(" "), dpn.tile, dpn.par);
     for (k, n) in dpn.nests.iter().enumerate() {
-        let _ = writeln!(o, "nest {k}: {} — {}", n.stmts.iter().map(|&s| p.stmts[s].name.as_str()).collect::<Vec<_>>().join(" "), n.how);
+        let along: Vec<String> =
+            dpn.interleaved.get(k).into_iter().flatten().enumerate().filter(|(_, &i)| i).map(|(d, _)| d.to_string()).collect();
+        let dealt = match along.len() {
+            0 => String::new(),
+            1 => format!("; sub-bands interleaved along hyperplane {}", along[0]),
+            _ => format!("; sub-bands interleaved along hyperplanes {}", along.join(", ")),
+        };
+        let _ =
+            writeln!(o, "nest {k}: {} — {}{dealt}", n.stmts.iter().map(|&s| p.stmts[s].name.as_str()).collect::<Vec<_>>().join(" "), n.how);
     }
     let _ = writeln!(o, "bands: {}", r.bands);
     let _ = writeln!(o, "statement instances: {}   floating-point operations: {}", r.instances, r.flops);

@@ -222,6 +222,7 @@ fn arg_cases() -> Vec<(Vec<String>, Vec<&'static str>)> {
         c(&["{GEMM}", "--report", "--par=-2"], &["parallelism -2 is not positive"]),
         c(&["{GEMM}", "--report", "--tile", "4", "--par", "99"], &["--par 99", "exceeds the tile size 4"]),
         c(&["{JACOBI}", "--report", "--tile", "2", "--par", "3"], &["exceeds the tile size 2"]),
+        c(&["{GEMM}", "--report", "--par", "2", "--subbands", "diagonal"], &["invalid value 'diagonal'", "auto, slices, interleaved"]),
         c(&["{GEMM}", "--report", "--hyperplanes", "S0: nonsense"], &["--hyperplanes"]),
         // Every value given is used, or refused (values past the hyperplanes are noted): none is dropped silently.
         c(&["{GEMM}", "--report", "--tile", "4,2", "--par", "3,3"], &["--par 3 on hyperplane 1 exceeds the tile size 2"]),

@@ -38,7 +38,7 @@ pub(super) struct Geometry<'a> {
     /// Per hyperplane depth: tile size and sub-bands (`--par`, at most the tile size).
     pub(super) sizes: Vec<i64>,
     pub(super) par: Vec<i64>,
-    /// Per nest and hyperplane depth: whether its sub-bands are interleaved
+    /// Per nest and band hyperplane: whether its sub-bands are interleaved
     /// ([`crate::shape::interleaved`]) rather than slices.
     pub(super) interleaved: Vec<Vec<bool>>,
 }
@@ -56,7 +56,9 @@ impl<'a> Geometry<'a> {
     /// `shape`; `stays` is left to [`Geometry::compute_stays`].
     pub(super) fn new(p: &Program, sare: &Sare, params: &[i64], nests: &'a [Nest], nest_of: Vec<usize>, shape: TileShape) -> Self {
         let TileShape { sizes, par, layout } = shape;
-        let interleaved = nests.iter().map(|n| (0..sizes.len()).map(|d| n.interleaved(d, sizes[d], par[d], layout)).collect()).collect();
+        // Only band hyperplanes have sub-bands: the last one runs a band's tiles in sequence.
+        let interleaved =
+            nests.iter().map(|n| (0..n.dims.saturating_sub(1)).map(|d| n.interleaved(d, sizes[d], par[d], layout)).collect()).collect();
         let phi = (0..p.stmts.len()).map(|k| nests[nest_of[k]].phi_of(k)).collect();
         let band_dims = (0..p.stmts.len()).map(|k| nests[nest_of[k]].dims.saturating_sub(1)).collect();
         Geometry {
