@@ -12,7 +12,7 @@ declare -A args=(
   [bicg16i]="$bicg ${pb[*]} -DSMALL_DATASET --tile 32 --par 16 --subbands interleaved"
   [jacobi1]="$jacobi ${pb[*]} -DMEDIUM_DATASET --tile 64 --par 1"
   [jacobi16]="$jacobi ${pb[*]} -DMEDIUM_DATASET --tile 64 --par 16"
-  [jacobi16-rows]="$jacobi ${pb[*]} -DMEDIUM_DATASET --tile 64,1024 --par 16 --subbands interleaved"
+  [jacobi16-rows]="$jacobi ${pb[*]} -DMEDIUM_DATASET --tile 64,1024 --par 16"
   [saxpy]="bench/kernels/saxpy.c --tile 1024"
   [gemm44-medium]="$gemm ${pb[*]} -DMEDIUM_DATASET --tile 32 --par 4,4"
 )

@@ -65,7 +65,7 @@ use band::{radix_sort, Band, BandAt};
 use bands::{Chunk, Msg, QUEUE};
 use bits::Bits;
 use builder::{describe_processes, loop_nests, Builder};
-use geometry::{some_of, Geometry, TileShape};
+use geometry::{some_of, Geometry};
 use local_index::{LocalIndex, SmallKeys};
 use pipe::{each, pipe, program_ordered, PipedBand};
 use resolve::{ddr_source, resolve, Analysed, Ctx, Feed, PackedSrc, Part, Src};
@@ -241,7 +241,7 @@ pub fn construct(p: &Program, sare: &Sare, cfg: &Config) -> Result<Construction,
         }
     }
     let par: Vec<i64> = (0..depth).map(|d| crate::shape::par_size(&cfg.par, d).min(sizes[d])).collect();
-    let mut geo = Geometry::new(p, sare, &params, &nests, nest_of.clone(), TileShape { sizes, par, layout: cfg.subbands });
+    let mut geo = Geometry::new(p, sare, &params, &nests, nest_of.clone(), sizes, par);
 
     // Pass 0: how big, and where. Counting first refuses a kernel too large for the walk of
     // every instance below without walking them. Without traces, memory follows the bands
@@ -258,6 +258,7 @@ pub fn construct(p: &Program, sare: &Sare, cfg: &Config) -> Result<Construction,
     }
     let survey = Survey::new(p, &params, &geo)?;
     refuse_big_bands(p, &survey, &nests)?;
+    geo.interleaved = geo.compute_interleaved(&survey, cfg.subbands);
     let progress = cfg.progress && survey.instances > 2_000_000;
     if progress {
         eprintln!("dpnc: building the process network: {} statement instances…", survey.instances);
@@ -283,8 +284,8 @@ pub fn construct(p: &Program, sare: &Sare, cfg: &Config) -> Result<Construction,
         "processes and channels, band by band ({} of {bands} bands repeat an earlier one, {} of them proved before their analysis, {} without enumerating them)",
         stats.repeated_bands, stats.translated_bands, stats.shifted_bands
     ));
-    describe_processes(p, &params, &nests, &nest_of, cfg, &mut b.processes)?;
-    loop_nests(p, &params, &nests, &nest_of, cfg, &survey, &mut b.processes)?;
+    describe_processes(p, &params, &geo, cfg, &mut b.processes)?;
+    loop_nests(p, &params, &geo, cfg, &survey, &mut b.processes)?;
     let mut dpn = Dpn {
         kernel: p.kernel.clone(),
         params: p.params.iter().zip(&params).map(|(q, v)| (q.name.clone(), *v)).collect(),

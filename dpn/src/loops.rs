@@ -66,8 +66,8 @@ pub struct SubBand<'a> {
     /// Tile sizes and sub-bands as given (`--tile`, `--par`: `Dpn::tile`, `Dpn::par`).
     pub tile: &'a [i64],
     pub par: &'a [i64],
-    /// `--subbands`.
-    pub layout: crate::shape::Layout,
+    /// Per band hyperplane, whether its sub-bands are interleaved (`Dpn::interleaved`).
+    pub interleaved: &'a [bool],
 }
 
 /// A statement's iterators, as its loop nest needs them.
@@ -123,7 +123,7 @@ impl LoopNest {
     /// `None` when its hyperplanes are not a unimodular change of the iterators they use.
     /// `guard`: the process's domain.
     pub fn new(nest: &Nest, stmt: usize, shape: &SubBand, iterators: &Iterators, guard: Predicate) -> Option<LoopNest> {
-        let SubBand { coords: subband, tile, par, layout } = *shape;
+        let SubBand { coords: subband, tile, par, interleaved } = *shape;
         let Iterators { bbox, dirs, names } = *iterators;
         let phi = nest.phi_of(stmt);
         let (d, n) = (nest.dims, bbox.len());
@@ -187,7 +187,7 @@ impl LoopNest {
             // slice φ mod s in [⌈ℓs/q⌉, ⌈(ℓ+1)s/q⌉ − 1].
             let q = crate::shape::par_size(par, k).min(s);
             let (lo, hi, step) = match subband.get(k) {
-                Some(&l) if k < nb && nest.interleaved(k, s, q, layout) => (l, s - q + l, q),
+                Some(&l) if k < nb && interleaved.get(k) == Some(&true) => (l, s - q + l, q),
                 Some(&l) if k < nb => {
                     let (q, l, s) = (q as i128, l as i128, s as i128);
                     (((l * s + q - 1) / q) as i64, (((l + 1) * s + q - 1) / q - 1) as i64, 1)

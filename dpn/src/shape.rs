@@ -21,7 +21,8 @@ fn entry(list: &[i64], d: usize) -> Option<i64> {
 /// How `--par` divides a tile among its sub-bands along one hyperplane (`--subbands`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Layout {
-    /// Interleaved along the hyperplanes that carry no dependence, slices along the others.
+    /// Interleaved along the hyperplanes that carry no dependence, and along the others where
+    /// a band is one tile along its last hyperplane; slices elsewhere.
     #[default]
     Auto,
     /// Sub-band ℓ of q takes the ℓ-th of q consecutive slices of the tile.
@@ -32,17 +33,19 @@ pub enum Layout {
 
 /// Whether `q` sub-bands of a tile of `size` along a hyperplane take every `q`-th point
 /// (`φ mod q`) rather than a slice each; `carries`: some dependence of the nest has a
-/// positive distance along the hyperplane.
+/// positive distance along the hyperplane; `one_tile`: the nest's bands are one tile along
+/// their last hyperplane.
 ///
 /// Interleaved, a band cut short by the domain (GEMM's last rows) is still split evenly. But
 /// along a hyperplane that carries values from sub-band to sub-band (Jacobi-1D's time), the
-/// sub-bands then form a ring that every q rows of a tile wait around: worth it only where a
-/// tile's rows are long against the datapath's latency, so `Auto` keeps slices there, whose
-/// chain fills once per band.
-pub fn interleaved(layout: Layout, size: i64, q: i64, carries: bool) -> bool {
+/// sub-bands then form a ring that every q rows of a tile wait around, while slices form a
+/// chain that each sub-band joins once the one before it has done most of a tile. The ring
+/// waits per tile, the chain fills once per band: `Auto` interleaves there only where a band
+/// is one tile, whose rows the chain would pass on whole.
+pub fn interleaved(layout: Layout, size: i64, q: i64, carries: bool, one_tile: bool) -> bool {
     let can = q > 1 && size % q == 0;
     match layout {
-        Layout::Auto => can && !carries,
+        Layout::Auto => can && (!carries || one_tile),
         Layout::Slices => false,
         Layout::Interleaved => can,
     }

@@ -95,12 +95,6 @@ impl Nest {
         self.points.get(self.slot(stmt)).and_then(|o| o.get(d)).copied().unwrap_or(d)
     }
 
-    /// Whether the sub-bands along hyperplane `d` are interleaved under `layout`, with tiles
-    /// of `size` and `q` sub-bands.
-    pub fn interleaved(&self, d: usize, size: i64, q: i64, layout: crate::shape::Layout) -> bool {
-        crate::shape::interleaved(layout, size, q, self.carries.get(d).copied().unwrap_or(false))
-    }
-
     /// The group of `stmt` (its rank among the groups a tile runs in sequence).
     pub fn group(&self, stmt: usize) -> usize {
         self.groups.get(self.slot(stmt)).copied().unwrap_or(0)

@@ -119,13 +119,14 @@ pub(crate) struct Shape {
 #[derive(clap::ValueEnum, Debug, Clone, Copy)]
 pub(crate) enum Subbands {
     /// Interleaved along hyperplanes that carry no dependence (the sub-bands exchange no
-    /// values: it balances bands the domain cuts short), slices along the others
+    /// values: it balances bands the domain cuts short) and along the others where a band is one
+    /// tile along its last hyperplane (whole rows: --tile 64,1024 for Jacobi-1D); slices elsewhere
     Auto,
     /// Sub-band l of q takes the l-th of q consecutive slices of each tile
     Slices,
     /// Sub-band l of q takes every q-th row of each tile from its l-th; along a hyperplane
     /// that carries values, the sub-bands form a ring that pays off where a tile's rows are long
-    /// against the datapath's latency (Jacobi-1D: --tile 64,1024)
+    /// against the datapath's latency
     Interleaved,
 }
 

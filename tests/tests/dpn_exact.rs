@@ -199,15 +199,15 @@ fn independent_reductions_keep_their_own_point_orders() {
 
 /// Sub-bands: GEMM's i and j carry no dependence, so by default each of two sub-bands takes
 /// every other row (and column) of a tile; Jacobi-1D's time carries one, so its sub-bands are
-/// slices unless interleaving is asked for. Each compute process's loop nest visits exactly
-/// the points of its part.
+/// slices unless interleaving is asked for or a band is one tile along its last hyperplane.
+/// Each compute process's loop nest visits exactly the points of its part.
 #[test]
 fn sub_bands_are_interleaved_where_no_dependence_crosses_them() {
     let kernels = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kernels");
-    let parts = |file: &str, layout: Layout| {
+    let parts = |file: &str, tile: &[i64], layout: Layout| {
         let p = load(&kernels.join(file), &[]);
         let sare = dataflow::compute(&p).expect("dataflow");
-        let cfg = Config { subbands: layout, keep_traces: false, ..cfg(&[4], &[2], 0) };
+        let cfg = Config { subbands: layout, keep_traces: false, ..cfg(tile, &[2], 0) };
         let dpn = dpnc_dpn::build(&p, &sare, &cfg).expect("builds");
         // Per compute process, its sub-band and the value of each band hyperplane's first
         // iterator (i for GEMM's, t for Jacobi-1D's) at every point it runs.
@@ -220,18 +220,19 @@ fn sub_bands_are_interleaved_where_no_dependence_crosses_them() {
         }
         (dpn.interleaved, seen)
     };
-    let (gemm, seen) = parts("gemm.c", Layout::Auto);
+    let (gemm, seen) = parts("gemm.c", &[4], Layout::Auto);
     assert_eq!(gemm, vec![vec![true, true]]);
     for (sub, rows) in &seen {
         assert!(!rows.is_empty() && rows.iter().all(|i| i % 2 == sub[0]), "{sub:?} runs rows {rows:?}");
     }
-    for (layout, want) in [(Layout::Auto, false), (Layout::Interleaved, true)] {
-        let (jacobi, seen) = parts("jacobi_1d.c", layout);
-        assert_eq!(jacobi, vec![vec![want]], "{layout:?}");
+    // Its skewed hyperplane 2t + i spans 2..=28: one tile of 64.
+    for (tile, layout, want) in [(vec![4], Layout::Auto, false), (vec![4], Layout::Interleaved, true), (vec![4, 64], Layout::Auto, true)] {
+        let (jacobi, seen) = parts("jacobi_1d.c", &tile, layout);
+        assert_eq!(jacobi, vec![vec![want]], "{tile:?} {layout:?}");
         for (sub, steps) in &seen {
             // Tiles of 4 time steps: slices of two, or every other step.
             let part = |t: &i64| if want { t % 2 } else { t % 4 / 2 };
-            assert!(!steps.is_empty() && steps.iter().all(|t| part(t) == sub[0]), "{layout:?} {sub:?} runs steps {steps:?}");
+            assert!(!steps.is_empty() && steps.iter().all(|t| part(t) == sub[0]), "{tile:?} {layout:?} {sub:?} runs steps {steps:?}");
         }
     }
 }

@@ -183,7 +183,7 @@ fn instances_in(b: &StmtBox, cuts: &[Cut], tiles: &[i64], sizes: &[i64]) -> u64 
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Geometry, Survey, TileShape};
+    use super::super::{Geometry, Survey};
     use dpnc_frontend::{dataflow, Options, SourceMap};
 
     /// The closed form gives the walk's survey (bounds, band ranges, instances per band, first
@@ -213,14 +213,7 @@ mod tests {
             let nests = crate::tiling::choose(&p, &params, None).unwrap();
             let nest_of = crate::tiling::nest_of(&nests, p.stmts.len());
             for sizes in [vec![4, 4, 4, 4], vec![3, 5, 2, 7], vec![1, 1, 1, 1], vec![64, 64, 64, 64]] {
-                let geo = Geometry::new(
-                    &p,
-                    &sare,
-                    &params,
-                    &nests,
-                    nest_of.clone(),
-                    TileShape { sizes: sizes.clone(), par: vec![1; 4], layout: Default::default() },
-                );
+                let geo = Geometry::new(&p, &sare, &params, &nests, nest_of.clone(), sizes.clone(), vec![1; 4]);
                 let Some(fast) = super::survey(&p, &geo) else { continue };
                 let (fast, walk) = (fast.unwrap(), Survey::walk(&p, &params, &geo).unwrap());
                 let name = format!("{} at tiles {sizes:?}", f.display());

@@ -94,14 +94,8 @@ impl Builder {
 }
 
 /// Domains and schedules of the processes in isl notation, checked by isl.
-pub(super) fn describe_processes(
-    p: &Program,
-    params: &[i64],
-    nests: &[Nest],
-    nest_of: &[usize],
-    cfg: &Config,
-    procs: &mut [Process],
-) -> Result<(), Error> {
+pub(super) fn describe_processes(p: &Program, params: &[i64], geo: &Geometry, cfg: &Config, procs: &mut [Process]) -> Result<(), Error> {
+    let (nests, nest_of) = (geo.nests, &geo.nest_of);
     use dpnc_frontend::polyhedral::{isl_name, Model};
     let m = Model::new(p);
     let fixed = Model::fixed_conditions(p, params);
@@ -127,7 +121,7 @@ pub(super) fn describe_processes(
                 for (d, l) in subband.iter().enumerate() {
                     let q = crate::shape::par_size(&cfg.par, d).min(size(d));
                     let (f, sz) = (&phi[d], size(d));
-                    conds.push(if n.interleaved(d, sz, q, cfg.subbands) {
+                    conds.push(if geo.interleaved[nest_of[*stmt]][d] {
                         format!("({f}) - {q}*floor(({f})/{q}) = {l}")
                     } else {
                         format!("floor(({q}*({f}) - {}*floor(({f})/{sz}))/{sz}) = {l}", q * sz)
@@ -164,12 +158,12 @@ pub(super) fn describe_processes(
 pub(super) fn loop_nests(
     p: &Program,
     params: &[i64],
-    nests: &[Nest],
-    nest_of: &[usize],
+    geo: &Geometry,
     cfg: &Config,
     survey: &Survey,
     procs: &mut [Process],
 ) -> Result<(), Error> {
+    let (nests, nest_of) = (geo.nests, &geo.nest_of);
     let named: Vec<(String, i64)> = p.params.iter().zip(params).map(|(q, v)| (q.name.clone(), *v)).collect();
     for pr in procs.iter_mut() {
         let ProcessKind::Compute { stmt, subband } = &pr.kind else { continue };
@@ -184,7 +178,8 @@ pub(super) fn loop_nests(
             }
         }
         let iterators = crate::loops::Iterators { bbox: &bbox, dirs: &dirs, names: &s.iters };
-        let shape = crate::loops::SubBand { coords: subband, tile: &cfg.tile, par: &cfg.par, layout: cfg.subbands };
+        let shape =
+            crate::loops::SubBand { coords: subband, tile: &cfg.tile, par: &cfg.par, interleaved: &geo.interleaved[nest_of[*stmt]] };
         pr.loops = crate::loops::LoopNest::new(&nests[nest_of[*stmt]], *stmt, &shape, &iterators, guard);
     }
     Ok(())

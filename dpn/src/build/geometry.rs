@@ -43,22 +43,19 @@ pub(super) struct Geometry<'a> {
     pub(super) interleaved: Vec<Vec<bool>>,
 }
 
-/// Per hyperplane depth, tile size and sub-bands (`--par`, at most the tile size), and how the
-/// sub-bands divide a tile.
-pub(super) struct TileShape {
-    pub sizes: Vec<i64>,
-    pub par: Vec<i64>,
-    pub layout: Layout,
-}
-
 impl<'a> Geometry<'a> {
     /// The geometry of the nests `nests` (statement `k` in nest `nest_of[k]`) tiled by
-    /// `shape`; `stays` is left to [`Geometry::compute_stays`].
-    pub(super) fn new(p: &Program, sare: &Sare, params: &[i64], nests: &'a [Nest], nest_of: Vec<usize>, shape: TileShape) -> Self {
-        let TileShape { sizes, par, layout } = shape;
-        // Only band hyperplanes have sub-bands: the last one runs a band's tiles in sequence.
-        let interleaved =
-            nests.iter().map(|n| (0..n.dims.saturating_sub(1)).map(|d| n.interleaved(d, sizes[d], par[d], layout)).collect()).collect();
+    /// `sizes` and `par` per hyperplane; `stays` and `interleaved` are left to
+    /// [`Geometry::compute_stays`] and [`Geometry::compute_interleaved`].
+    pub(super) fn new(
+        p: &Program,
+        sare: &Sare,
+        params: &[i64],
+        nests: &'a [Nest],
+        nest_of: Vec<usize>,
+        sizes: Vec<i64>,
+        par: Vec<i64>,
+    ) -> Self {
         let phi = (0..p.stmts.len()).map(|k| nests[nest_of[k]].phi_of(k)).collect();
         let band_dims = (0..p.stmts.len()).map(|k| nests[nest_of[k]].dims.saturating_sub(1)).collect();
         Geometry {
@@ -68,7 +65,7 @@ impl<'a> Geometry<'a> {
             band_dims,
             sizes,
             par,
-            interleaved,
+            interleaved: Vec::new(),
             stays: Vec::new(),
             deps: sare
                 .reads
@@ -196,6 +193,33 @@ impl Geometry<'_> {
     pub(super) fn in_band(&self, k1: usize, tiles1: &[i64], k2: usize, it2: &[i64]) -> bool {
         self.nest_of[k1] == self.nest_of[k2]
             && tiles1.iter().enumerate().all(|(d, t)| self.phi[k2][d].eval(it2).div_euclid(self.sizes[d]) == *t)
+    }
+    /// Per nest and band hyperplane, whether its sub-bands are interleaved under `layout`
+    /// ([`crate::shape::interleaved`]), from the statements' boxes in `survey`.
+    pub(super) fn compute_interleaved(&self, survey: &Survey, layout: Layout) -> Vec<Vec<bool>> {
+        let one_tile = |n: &Nest| {
+            let Some(last) = n.dims.checked_sub(1) else { return true };
+            let s = self.sizes[last];
+            // The tiles of the last hyperplane over each statement's box: all one.
+            let mut tiles = n.stmts.iter().filter(|&&k| survey.extent[k].iter().all(|&e| e > 0)).map(|&k| {
+                let bbox: Vec<(i64, i64)> = survey.lo[k].iter().zip(&survey.extent[k]).map(|(l, e)| (*l, l + *e as i64 - 1)).collect();
+                let f = &self.phi[k][last];
+                let (lo, hi) = crate::loops::span(&f.coef, f.cst, &bbox);
+                (lo.div_euclid(s), hi.div_euclid(s))
+            });
+            let first = tiles.next();
+            first.is_none_or(|(a, b)| a == b && tiles.all(|t| t == (a, a)))
+        };
+        // Only band hyperplanes have sub-bands: the last one runs a band's tiles in sequence.
+        self.nests
+            .iter()
+            .map(|n| {
+                let whole = one_tile(n);
+                (0..n.dims.saturating_sub(1))
+                    .map(|d| crate::shape::interleaved(layout, self.sizes[d], self.par[d], n.carries.get(d) == Some(&true), whole))
+                    .collect()
+            })
+            .collect()
     }
     /// Whether every instance is in sub-band 0 (no `--par`): bands then keep no sub-band
     /// per instance.
