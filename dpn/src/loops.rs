@@ -39,7 +39,8 @@ pub fn signed_bits(x: i64) -> u32 {
 }
 
 /// One loop: from the largest lower bound to the smallest upper bound, by `step`: ±1, or
-/// the sub-bands q of an interleaved hyperplane, whose lower bounds are then all ℓ mod q.
+/// the sub-bands q of an interleaved hyperplane (whose lower bounds are then ℓ mod q, or pin
+/// it to one value).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counter {
     /// `T0`, `T2` (tile coordinates), `p0` (hyperplane values), or an iterator's name.
