@@ -95,8 +95,8 @@ impl Builder {
 
 /// Domains and schedules of the processes in isl notation, checked by isl.
 pub(super) fn describe_processes(p: &Program, params: &[i64], geo: &Geometry, cfg: &Config, procs: &mut [Process]) -> Result<(), Error> {
-    let (nests, nest_of) = (geo.nests, &geo.nest_of);
     use dpnc_frontend::polyhedral::{isl_name, Model};
+    let (nests, nest_of) = (geo.nests, &geo.nest_of);
     let m = Model::new(p);
     let fixed = Model::fixed_conditions(p, params);
     let ctx = dpnc_frontend::dataflow::quiet_context();
@@ -170,7 +170,7 @@ pub(super) fn loop_nests(
         let s = &p.stmts[*stmt];
         let guard = crate::predicate::Predicate::from_isl_str(&pr.domain, &named)
             .map_err(|e| Error::internal(format!("the domain of {} as a predicate: {e}", pr.name)))?;
-        let bbox: Vec<(i64, i64)> = survey.lo[*stmt].iter().zip(&survey.extent[*stmt]).map(|(l, e)| (*l, l + *e as i64 - 1)).collect();
+        let bbox = survey.bbox(*stmt);
         let mut dirs = vec![1; s.iters.len()];
         for t in &s.schedule {
             if let dpnc_frontend::ir::SchedTerm::Iter(d, dir) = t {

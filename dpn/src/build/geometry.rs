@@ -202,9 +202,8 @@ impl Geometry<'_> {
             let s = self.sizes[last];
             // The tiles of the last hyperplane over each statement's box: all one.
             let mut tiles = n.stmts.iter().filter(|&&k| survey.extent[k].iter().all(|&e| e > 0)).map(|&k| {
-                let bbox: Vec<(i64, i64)> = survey.lo[k].iter().zip(&survey.extent[k]).map(|(l, e)| (*l, l + *e as i64 - 1)).collect();
                 let f = &self.phi[k][last];
-                let (lo, hi) = crate::loops::span(&f.coef, f.cst, &bbox);
+                let (lo, hi) = crate::loops::span(&f.coef, f.cst, &survey.bbox(k));
                 (lo.div_euclid(s), hi.div_euclid(s))
             });
             let first = tiles.next();

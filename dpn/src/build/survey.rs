@@ -21,6 +21,11 @@ pub(super) struct Survey {
 }
 
 impl Survey {
+    /// Statement `k`'s box: per iterator, the least and the greatest value it takes.
+    pub(super) fn bbox(&self, k: usize) -> Vec<(i64, i64)> {
+        self.lo[k].iter().zip(&self.extent[k]).map(|(l, e)| (*l, l + *e as i64 - 1)).collect()
+    }
+
     /// In closed form where the domains are boxes (`boxes.rs`), else by the walk.
     pub(super) fn new(p: &Program, params: &[i64], geo: &Geometry) -> Result<Survey, Error> {
         super::boxes::survey(p, geo).unwrap_or_else(|| Survey::walk(p, params, geo))
