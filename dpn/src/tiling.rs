@@ -263,9 +263,9 @@ impl<'c> Deps<'c> {
     /// the hyperplane `rows` (one row per statement).
     fn carries(&self, p: &Program, nest: &[usize], rows: &[Affine]) -> Result<bool, Error> {
         let prefix = self.fixed.split('{').next().unwrap_or("");
+        let positive = Set::read_from_str(self.ctx, &format!("{prefix}{{ [x] : x > 0 }}")).map_err(isl_err)?;
         for (_, _, d) in self.distances(p, nest, rows)? {
-            let positive = Set::read_from_str(self.ctx, &format!("{prefix}{{ [x] : x > 0 }}")).map_err(isl_err)?;
-            if !d.intersect(positive).and_then(|s| s.is_empty()).map_err(isl_err)? {
+            if !d.intersect(positive.copy().map_err(isl_err)?).and_then(|s| s.is_empty()).map_err(isl_err)? {
                 return Ok(true);
             }
         }

@@ -88,11 +88,15 @@ pub fn module(name: &str, l: &LoopNest) -> String {
         let _ = writeln!(o, "            {lw}'d{k}: begin lo = {lo}; hi = {hi}; at = {}; end", names[k]);
     }
     let _ = writeln!(o, "            default: begin lo = {}; hi = {}; at = {}; end\n        endcase\n    end", lit(0), lit(-1), lit(0));
-    let ups: Vec<String> = l.counters.iter().map(|c| if c.step > 0 { "1'b1".into() } else { "1'b0".into() }).collect();
-    let _ = writeln!(o, "    wire up;  // this level counts up\n    assign up = {};", pick(&ups, "lvl", lw, "1'b0"));
-    // A counter steps by one, or by q along a hyperplane dealt out to q sub-bands.
+    // A counter steps by ±1, or by q along a hyperplane dealt out to q sub-bands.
     let steps: Vec<String> = l.counters.iter().map(|c| lit(c.step)).collect();
-    let _ = writeln!(o, "    wire signed [{}:0] stepped = at + ({});", w - 1, pick(&steps, "lvl", lw, &lit(0)));
+    let _ = writeln!(
+        o,
+        "    wire signed [{m}:0] step = {};  // this level's\n    wire up = step > {};  // this level counts up\n    wire signed [{m}:0] stepped = at + step;",
+        pick(&steps, "lvl", lw, &lit(0)),
+        lit(0),
+        m = w - 1
+    );
     let plus = |c: &dpnc_dpn::loops::Counter| if c.step > 0 { format!("+ {}", lit(c.step)) } else { format!("- {}", lit(-c.step)) };
     let _ = writeln!(
         o,
