@@ -67,7 +67,7 @@ pub fn module(name: &str, l: &LoopNest) -> String {
     }
     let _ = writeln!(
         o,
-        "    // The search for the next row, on the shadow counters: the level being settled or\n    // advanced; `ready`: found, `last`: there is none.\n    reg [{}:0] lvl;\n    reg busy, advancing, ready, last;\n    reg signed [{}:0] lo, hi, at;  // bounds of level lvl (from the outer shadow counters) and its counter",
+        "    // The search for the next row, on the shadow counters: the level being settled or\n    // advanced; `ready`: found, `last`: there is none.\n    reg [{}:0] lvl;\n    reg busy, advancing, ready, last;\n    reg signed [{}:0] lo, hi, at;  // bounds of level lvl (from the outer shadow counters) and its counter\n    // The shadow holds the point in the cycle the search ends: taken then, it costs no cycle.\n    wire found = busy && !advancing && lvl == {lw}'d{d};",
         lw - 1,
         w - 1
     );
@@ -159,7 +159,7 @@ pub fn module(name: &str, l: &LoopNest) -> String {
         }
     };
     let _ = writeln!(o, "            if (valid && next && inner_fits) begin\n                {} <= inner_step;", cur[d - 1]);
-    o.push_str("            end else if (ready && (!valid || next)) begin\n                valid <= 1'b1;\n");
+    o.push_str("            end else if ((ready || found) && (!valid || next)) begin\n                valid <= 1'b1;\n");
     for (c, n) in cur.iter().zip(&shadow) {
         let _ = writeln!(o, "                {c} <= {n};");
     }
