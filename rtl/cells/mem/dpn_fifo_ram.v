@@ -1,4 +1,6 @@
 // Block-RAM FIFO (synchronous-read dpn_ram_dp + 2-entry output register) for large depths: valid/ready in and out.
+// An element pushed while the RAM holds none goes straight to the output register (1-cycle latency:
+// a chain of processes through an empty FIFO does not wait on the RAM).
 module dpn_fifo_ram #(
     parameter W = 32,
     parameter DEPTH = 1024,
@@ -17,9 +19,11 @@ module dpn_fifo_ram #(
     output reg  [$clog2(DEPTH+1)-1:0] count,
     output reg  [$clog2(DEPTH+1)-1:0] peak
 );
-    // Every element is written to the RAM, read from it one cycle later at the earliest and kept in
-    // a two-entry output queue (ob0 = head, registered out_data). An element enters the output 3
-    // cycles after its push, so full throughput needs DEPTH >= 3. `count` includes all three stages.
+    // An element is written to the RAM, read from it one cycle later at the earliest and kept in
+    // a two-entry output queue (ob0 = head, registered out_data): it enters the output 3 cycles
+    // after its push, so full throughput needs DEPTH >= 3. Where the RAM holds nothing and no read
+    // is on its way out of it, a push goes to the output queue directly (`bypass`), behind what it
+    // holds, so the order stays. `count` includes all three stages.
     localparam CW = $clog2(DEPTH + 1);
     localparam AW = (DEPTH > 1) ? $clog2(DEPTH) : 1;
     localparam [31:0] DEPTH32 = DEPTH;
@@ -42,12 +46,16 @@ module dpn_fifo_ram #(
     assign in_ready = !full || ((FULL_PASS != 0) && out_ready && out_valid);
     wire push = in_valid && in_ready;
     wire pop = out_valid && out_ready;
+    wire bypass = push && ram_cnt == {CW{1'b0}} && !rd_pending && ob_cnt != 2'd2;
+    // What enters the output queue this cycle: the RAM's read, or the bypassed push.
+    wire          fill = rd_pending || bypass;
+    wire [W-1:0]  fill_data = rd_pending ? ram_q : in_data;
     // Room in the output queue next cycle for one more read: ob_cnt + rd_pending - pop < 2.
     wire [1:0] committed = ob_cnt + {1'b0, rd_pending};
     wire rd_issue = (ram_cnt != {CW{1'b0}}) && ((committed < 2'd2) || (committed == 2'd2 && pop));
 
     dpn_ram_dp #(.W(W), .DEPTH(DEPTH)) ram (
-        .clk(clk), .we(push), .waddr(wptr), .wdata(in_data), .raddr(rptr), .rdata(ram_q)
+        .clk(clk), .we(push && !bypass), .waddr(wptr), .wdata(in_data), .raddr(rptr), .rdata(ram_q)
     );
 
     always @(posedge clk) begin
@@ -60,26 +68,26 @@ module dpn_fifo_ram #(
             count <= {CW{1'b0}};
             peak <= {CW{1'b0}};
         end else begin
-            if (push) wptr <= (wptr == LAST) ? {AW{1'b0}} : wptr + 1'b1;
+            if (push && !bypass) wptr <= (wptr == LAST) ? {AW{1'b0}} : wptr + 1'b1;
             if (rd_issue) rptr <= (rptr == LAST) ? {AW{1'b0}} : rptr + 1'b1;
-            if (push && !rd_issue) ram_cnt <= ram_cnt + 1'b1;
-            else if (rd_issue && !push) ram_cnt <= ram_cnt - 1'b1;
+            if (push && !bypass && !rd_issue) ram_cnt <= ram_cnt + 1'b1;
+            else if (rd_issue && !(push && !bypass)) ram_cnt <= ram_cnt - 1'b1;
             rd_pending <= rd_issue;
-            // Output queue: drop the head on pop, append ram_q when a read is pending.
+            // Output queue: drop the head on pop, append what fills it.
             case (ob_cnt)
-                2'd0: if (rd_pending) begin
-                    ob0 <= ram_q;
+                2'd0: if (fill) begin
+                    ob0 <= fill_data;
                     ob_cnt <= 2'd1;
                 end
                 2'd1: begin
-                    if (pop && rd_pending) ob0 <= ram_q;
+                    if (pop && fill) ob0 <= fill_data;
                     else if (pop) ob_cnt <= 2'd0;
-                    else if (rd_pending) begin
-                        ob1 <= ram_q;
+                    else if (fill) begin
+                        ob1 <= fill_data;
                         ob_cnt <= 2'd2;
                     end
                 end
-                default: if (pop) begin  // rd_pending is never set with two entries queued
+                default: if (pop) begin  // nothing fills a queue of two entries
                     ob0 <= ob1;
                     ob_cnt <= 2'd1;
                 end
