@@ -133,8 +133,10 @@ pub fn generate(p: &Program, dpn: &Dpn) -> Result<Design, RtlError> {
     Ok(design)
 }
 
-/// The most cells a scratchpad that a memory process fills gets by [`double_buffered`].
-const DOUBLE_BUFFERED_CELLS: usize = 1024;
+/// The most cells a scratchpad that a memory process fills gets by [`double_buffered`]: two
+/// windows of a 32 × 32 tile (BiCG's A, which one statement reads down its columns: with one
+/// window the next tile's values wait for the last one's cells, and the statements take turns).
+const DOUBLE_BUFFERED_CELLS: usize = 2048;
 
 /// `dpn` with each scratchpad that a memory process fills holding two windows of values
 /// instead of one (its outermost dimension's window doubled): the values of the next
