@@ -133,6 +133,11 @@ pub fn generate(p: &Program, dpn: &Dpn) -> Result<Design, RtlError> {
     Ok(design)
 }
 
+/// Verilator's flags for a model compiled without optimisation (large and run briefly), in few
+/// large C++ files: at -O0, parsing Verilator's headers once per file is a third of the build.
+pub const VERILATOR_UNOPTIMISED: [&str; 6] =
+    ["-MAKEFLAGS", "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0", "--output-split", "200000", "--output-split-cfuncs", "200000"];
+
 /// The most cells a scratchpad that a memory process fills gets by [`double_buffered`]: two
 /// windows of a 32 × 32 tile (BiCG's A, which one statement reads down its columns: with one
 /// window the next tile's values wait for the last one's cells, and the statements take turns).

@@ -71,22 +71,22 @@ pub fn module(name: &str, l: &LoopNest) -> String {
         lw - 1,
         w - 1
     );
-    let bound = |ls: &[Lin], f: &str, empty: i64, names: &[String]| -> String {
-        let mut it = ls.iter().map(|x| linear_w(&x.coef, names, x.cst, w));
-        match it.next() {
-            None => lit(empty),
-            Some(first) => it.fold(first, |acc, x| format!("{f}({acc}, {x})")),
-        }
+    // A level's bounds over `names` (the counters outside it): the greatest of its lower
+    // bounds and the least of its upper ones.
+    let range = |c: &Counter, names: &[String]| -> (String, String) {
+        let over = |ls: &[Lin], f: &str, empty: i64| {
+            let mut it = ls.iter().map(|x| linear_w(&x.coef, names, x.cst, w));
+            match it.next() {
+                None => lit(empty),
+                Some(first) => it.fold(first, |acc, x| format!("{f}({acc}, {x})")),
+            }
+        };
+        (over(&c.lower, "smax", 0), over(&c.upper, "smin", -1))
     };
     o.push_str("    always @* begin\n        case (lvl)\n");
     for (k, c) in l.counters.iter().enumerate() {
-        let _ = writeln!(
-            o,
-            "            {lw}'d{k}: begin lo = {}; hi = {}; at = {}; end",
-            bound(&c.lower, "smax", 0, &shadow),
-            bound(&c.upper, "smin", -1, &shadow),
-            shadow[k]
-        );
+        let (lo, hi) = range(c, &shadow);
+        let _ = writeln!(o, "            {lw}'d{k}: begin lo = {lo}; hi = {hi}; at = {}; end", shadow[k]);
     }
     let _ = writeln!(o, "            default: begin lo = {}; hi = {}; at = {}; end\n        endcase\n    end", lit(0), lit(-1), lit(0));
     // A counter steps by ±1, or by q along a hyperplane dealt out to q sub-bands.
@@ -102,13 +102,12 @@ pub fn module(name: &str, l: &LoopNest) -> String {
     // counter can also step in the cycle its point is left.
     let inner = &l.counters[d - 1];
     let plus = |c: &Counter| if c.step > 0 { format!("+ {}", lit(c.step)) } else { format!("- {}", lit(-c.step)) };
+    let (lo, hi) = range(inner, &cur);
     let _ = writeln!(
         o,
-        "    wire signed [{m}:0] inner_step = {} {};\n    wire inner_fits = inner_step >= {} && inner_step <= {};",
+        "    wire signed [{m}:0] inner_step = {} {};\n    wire inner_fits = inner_step >= {lo} && inner_step <= {hi};",
         cur[d - 1],
         plus(inner),
-        bound(&inner.lower, "smax", 0, &cur),
-        bound(&inner.upper, "smin", -1, &cur),
         m = w - 1
     );
     // The next row of the same outer loop, when the search has not found it yet: the level
@@ -119,15 +118,12 @@ pub fn module(name: &str, l: &LoopNest) -> String {
         let outer = &l.counters[d - 2];
         let mut next_names = cur.clone();
         next_names[d - 2] = "outer_step".into();
+        let ((lo, hi), (row_lo, row_hi)) = (range(outer, &cur), range(inner, &next_names));
         let _ = writeln!(
             o,
-            "    wire signed [{m}:0] outer_step = {} {};\n    wire outer_fits = outer_step >= {} && outer_step <= {};\n    wire signed [{m}:0] row_lo = {};\n    wire signed [{m}:0] row_hi = {};\n    wire row_fits = outer_fits && row_lo <= row_hi;",
+            "    wire signed [{m}:0] outer_step = {} {};\n    wire outer_fits = outer_step >= {lo} && outer_step <= {hi};\n    wire signed [{m}:0] row_lo = {row_lo};\n    wire signed [{m}:0] row_hi = {row_hi};\n    wire row_fits = outer_fits && row_lo <= row_hi;",
             cur[d - 2],
             plus(outer),
-            bound(&outer.lower, "smax", 0, &cur),
-            bound(&outer.upper, "smin", -1, &cur),
-            bound(&inner.lower, "smax", 0, &next_names),
-            bound(&inner.upper, "smin", -1, &next_names),
             m = w - 1
         );
     }

@@ -488,15 +488,13 @@ fn simulate(b: &Batch, dir: &Path) -> Result<Report, String> {
     lint(dir, &files)?;
     let t1 = std::time::Instant::now();
     // The model is large (the binary64 cells expand to much C++) and runs briefly: compile it
-    // without optimisation, in few large files, since at -O0 parsing Verilator's headers once
-    // per file is a third of the build.
+    // without optimisation.
     let mut args: Vec<String> = ["--cc", "--exe", "--build", "-O1", "-j", "2", "--top-module", "tb_top", "-Mdir", "obj"]
         .iter()
-        .chain(&["--output-split", "200000", "--output-split-cfuncs", "200000"])
+        .chain(&dpnc_rtl::VERILATOR_UNOPTIMISED)
         .map(|s| s.to_string())
         .collect();
     args.extend(["-CFLAGS".into(), format!("-std=c++17 -I{}", dir.display())]);
-    args.extend(["-MAKEFLAGS".into(), "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0".into()]);
     args.extend(files);
     args.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/datapath/tb.cpp").display().to_string());
     let build = verilator(&args, dir);

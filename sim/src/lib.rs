@@ -503,13 +503,7 @@ pub fn build(spec: &Spec, dir: &Path, progress: &mut dyn FnMut(&str)) -> Result<
         .arg(&obj);
     match spec.build {
         ModelBuild::Optimised => cmd.args(["-CFLAGS", "-O1 -std=c++17"]),
-        // At -O0, parsing Verilator's headers once per file is much of the build: few large files.
-        ModelBuild::Quick => cmd.args(["-CFLAGS", "-O0 -std=c++17", "-MAKEFLAGS", "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0"]).args([
-            "--output-split",
-            "200000",
-            "--output-split-cfuncs",
-            "200000",
-        ]),
+        ModelBuild::Quick => cmd.args(["-CFLAGS", "-O0 -std=c++17"]).args(dpnc_rtl::VERILATOR_UNOPTIMISED),
     };
     cmd.args(spec.trace_format().map(|t| t.flag)).args(&sources).arg(dir.join("dpn_sim_main.cpp")).current_dir(&dir);
     let exe = obj.join("dpn_sim");

@@ -47,6 +47,7 @@ module dpn_fifo_ram #(
     wire push = in_valid && in_ready;
     wire pop = out_valid && out_ready;
     wire bypass = push && ram_cnt == {CW{1'b0}} && !rd_pending && ob_cnt != 2'd2;
+    wire to_ram = push && !bypass;
     // What enters the output queue this cycle: the RAM's read, or the bypassed push.
     wire          fill = rd_pending || bypass;
     wire [W-1:0]  fill_data = rd_pending ? ram_q : in_data;
@@ -55,7 +56,7 @@ module dpn_fifo_ram #(
     wire rd_issue = (ram_cnt != {CW{1'b0}}) && ((committed < 2'd2) || (committed == 2'd2 && pop));
 
     dpn_ram_dp #(.W(W), .DEPTH(DEPTH)) ram (
-        .clk(clk), .we(push && !bypass), .waddr(wptr), .wdata(in_data), .raddr(rptr), .rdata(ram_q)
+        .clk(clk), .we(to_ram), .waddr(wptr), .wdata(in_data), .raddr(rptr), .rdata(ram_q)
     );
 
     always @(posedge clk) begin
@@ -68,10 +69,10 @@ module dpn_fifo_ram #(
             count <= {CW{1'b0}};
             peak <= {CW{1'b0}};
         end else begin
-            if (push && !bypass) wptr <= (wptr == LAST) ? {AW{1'b0}} : wptr + 1'b1;
+            if (to_ram) wptr <= (wptr == LAST) ? {AW{1'b0}} : wptr + 1'b1;
             if (rd_issue) rptr <= (rptr == LAST) ? {AW{1'b0}} : rptr + 1'b1;
-            if (push && !bypass && !rd_issue) ram_cnt <= ram_cnt + 1'b1;
-            else if (rd_issue && !(push && !bypass)) ram_cnt <= ram_cnt - 1'b1;
+            if (to_ram && !rd_issue) ram_cnt <= ram_cnt + 1'b1;
+            else if (rd_issue && !to_ram) ram_cnt <= ram_cnt - 1'b1;
             rd_pending <= rd_issue;
             // Output queue: drop the head on pop, append what fills it.
             case (ob_cnt)
