@@ -43,17 +43,23 @@ struct Job {
     tile: Vec<i64>,
     par: Vec<i64>,
     subbands: Layout,
+    defines: &'static [(&'static str, &'static str)],
 }
 
 impl Job {
     fn new(kernel: PathBuf, ty: &'static str, tile: &[i64], par: &[i64], subbands: Layout) -> Job {
-        Job { kernel, ty, tile: tile.to_vec(), par: par.to_vec(), subbands }
+        Job { kernel, ty, tile: tile.to_vec(), par: par.to_vec(), subbands, defines: &[] }
+    }
+
+    fn with_defines(mut self, defines: &'static [(&'static str, &'static str)]) -> Job {
+        self.defines = defines;
+        self
     }
 
     /// Simulated under two memory seeds and linted: its cycles under the second.
     fn run(&self, dir: &Path) -> Result<u64, String> {
         let cfg = Config { tile: self.tile.clone(), par: self.par.clone(), subbands: self.subbands, ..Config::default() };
-        let c = Case::with_config(&self.kernel, self.ty, &[], cfg)?;
+        let c = Case::with_config(&self.kernel, self.ty, self.defines, cfg)?;
         let mut cycles = 0;
         for seed in [1, 2] {
             let mut quiet = |_: &str| {};
@@ -94,7 +100,8 @@ fn verilog_designs_simulate_bit_exact() {
         jobs
     } else {
         vec![
-            Job::new(kernel("gemm.c"), "float", &[4], &[1], Layout::Auto),
+            // Rows of A four lines long: its misses read ahead (see `a_miss_reads_its_row_ahead`).
+            Job::new(kernel("gemm.c"), "float", &[4], &[1], Layout::Auto).with_defines(GEMM_LONG_ROWS),
             Job::new(kernel("gemm.c"), "double", &[4], &[2, 2], Layout::Auto),
             Job::new(kernel("bicg.c"), "double", &[4], &[2], Layout::Auto),
             // Sub-bands interleaved along time: a ring of sub-bands passing rows on.
@@ -350,6 +357,27 @@ fn a_trace_names_every_process_and_channel() {
     dpnc_sim::kernel::simulate(&c.p, &c.dpn, &c.inputs, &dir.join("fst"), &run, &mut quiet).unwrap();
     let bytes = std::fs::read(&fst).expect("the FST is written");
     assert_eq!(bytes.get(..9), Some(&[0u8, 0, 0, 0, 0, 0, 0, 1, 0x49][..]), "not an FST header");
+}
+
+/// GEMM with rows of A four 64-byte lines long (64 floats).
+const GEMM_LONG_ROWS: &[(&str, &str)] = &[("NK", "64")];
+
+/// GEMM reads A[i][k] along its rows with k on the last hyperplane: a miss fetches up to 3
+/// more lines of its row (a band's 4 rows of 4 lines in half of A's 64-line cache), bounded by
+/// the row's last line. B[k][j] (j on a band hyperplane: the band reads a tile's columns of a
+/// row) and C (loaded and stored) do not read ahead. `verilog_designs_simulate_bit_exact`
+/// runs this design.
+#[test]
+fn a_miss_reads_its_row_ahead() {
+    let c = Case::with_defines(&kernel("gemm.c"), "float", GEMM_LONG_ROWS, &[4], &[1]).unwrap();
+    let design = dpnc_rtl::generate(&c.p, &c.dpn).unwrap();
+    let text: std::collections::HashMap<String, String> = design.files.into_iter().collect();
+    let a = &text["m_A.v"];
+    assert!(a.contains("g0_after >= 64'sd3 ? 6'd3"), "A's loads do not read 3 lines ahead:\n{a}");
+    assert!(a.contains("g0_row_end = ((64'sd0 * 64'sd12 + g0_i) * 64'sd64 + 64'sd63);"), "A's row end is not A[i][63]");
+    for array in ["B", "C"] {
+        assert!(!text[&format!("m_{array}.v")].contains("ra_want"), "{array} reads ahead");
+    }
 }
 
 /// GEMM at 2×2 sub-bands: A and B, which the kernel only reads, get a memory module per lane,

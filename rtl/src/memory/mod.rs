@@ -47,6 +47,7 @@
 //! An array the kernel only reads, whose loads go to several groups of consumers, is served
 //! by [`lanes`]: several such modules, each with a share of the generators, on one port.
 
+mod ahead;
 mod lanes;
 mod module;
 mod sources;

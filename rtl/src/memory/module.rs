@@ -57,6 +57,10 @@ struct Plan<'a> {
     params: Vec<i64>,
     /// What the write side keeps of its bursts awaiting B, where `fine`.
     landed: Landed,
+    /// Per generator, the lines a miss of its may fetch ahead ([`ahead`]); 0 for a store.
+    ahead: Vec<u32>,
+    /// Some generator reads ahead.
+    read_ahead: bool,
 }
 
 /// What the control of a module waits for and what the simulator counts, gathered by the
@@ -149,6 +153,9 @@ impl<'a> Plan<'a> {
         let keyed = fine && gens.iter().any(|g| g.load && dpn.channels[g.c].ddr_source.as_ref().is_some_and(|s| !s.is_empty()));
         let landed = sources::landed(keyed, kw);
         let bk = dpn.schedules[0].band.len();
+        let ahead: Vec<u32> =
+            gens.iter().map(|g| if cached && !has_stores && g.load { ahead::lines_ahead(p, dpn, g, &cache) } else { 0 }).collect();
+        let read_ahead = ahead.iter().any(|&a| a > 0);
         Ok(Plan {
             p,
             dpn,
@@ -176,6 +183,8 @@ impl<'a> Plan<'a> {
             cache,
             params,
             landed,
+            ahead,
+            read_ahead,
         })
     }
 
@@ -230,6 +239,9 @@ impl<'a> Plan<'a> {
             "    localparam [1:0] IDLE = 2'd0, RUN = 2'd1{};\n    reg [1:0] state;\n    wire issue, ld_go, st_go;  // this cycle the σ-next load goes, the σ-next store goes (or both)",
             if local { ", CLEAR = 2'd2" } else { "" }
         );
+        if self.read_ahead {
+            o.push_str("    wire ld_take;  // the σ-next load goes (not a read-ahead)\n");
+        }
     }
 
     /// The generators (see `module`'s doc in `mod.rs`): per generator, its iterators' wire names.
@@ -257,7 +269,11 @@ impl<'a> Plan<'a> {
             let names: Vec<String> = s.iters.iter().map(|i| format!("g{g}_{i}")).collect();
             let done = if n > 1 { "wdone" } else { "done" };
             // A generator's access goes when its side (loads or stores) issues.
-            let side_go = if gen.load { "ld_go" } else { "st_go" };
+            let side_go = match (gen.load, self.read_ahead) {
+                (true, true) => "ld_take",
+                (true, false) => "ld_go",
+                (false, _) => "st_go",
+            };
             let _ = writeln!(
                 o,
                 "    // Generator {g}: {} {} ({}).\n    wire g{g}_valid, g{g}_{done}, g{g}_next;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{w}:0] g{g}_cs;\n    // verilator lint_on UNUSEDSIGNAL\n    {walker} walk{g} (.clk(clk), .rst(rst), .start(start), .next(g{g}_next), .valid(g{g}_valid), .done(g{g}_{done}), .cs(g{g}_cs));",
@@ -324,6 +340,16 @@ impl<'a> Plan<'a> {
             if !local {
                 let _ = writeln!(o, "    wire [63:0] g{g}_addr = base + $unsigned(g{g}_cell) * 64'd{eb};");
             }
+            if self.ahead[g] > 0 {
+                // The cell of the row's last element: the innermost subscript at its extent's end.
+                let last = gen.access.index.len() - 1;
+                let mut row_end = "64'sd0".to_string();
+                for (d, (x, dsz)) in gen.access.index.iter().zip(&v.dims).enumerate() {
+                    let sub = if d == last { lit(dsz - 1) } else { aff(x, &names, params) };
+                    row_end = format!("({row_end} * 64'sd{dsz} + {sub})");
+                }
+                ahead::generator_wires(o, g, &row_end, self.cache.lane_bits, self.ahead[g]);
+            }
             iter_names.push(names);
         }
         Ok(iter_names)
@@ -340,13 +366,30 @@ impl<'a> Plan<'a> {
             if mine.is_empty() {
                 continue;
             }
-            let mux = |what: &str, zero: &str| by_winner(mine.iter().map(|&g| (g, format!("g{g}_{what}"))), zero);
-            let _ = writeln!(
-                o,
-                "    // The σ-next {}.\n    wire {side}_want = state == RUN && ({});",
-                if load { "load" } else { "store" },
-                any_of(mine.iter().map(|g| format!("win{g}")).collect(), "1'b0")
-            );
+            // With read-ahead, the load side issues a read-ahead's line instead while one is due.
+            let ahead = load && self.read_ahead;
+            let mux = |what: &str, zero: &str| {
+                let m = by_winner(mine.iter().map(|&g| (g, format!("g{g}_{what}"))), zero);
+                match (ahead, what) {
+                    (true, "addr") => format!("ra_want ? base + $unsigned(ra_cell) * 64'd{} : {m}", self.eb),
+                    (true, "cell") => format!("ra_want ? ra_cell : {m}"),
+                    _ => m,
+                }
+            };
+            let mut want = any_of(mine.iter().map(|g| format!("win{g}")).collect(), "1'b0");
+            if ahead {
+                ahead::state(o);
+                let counts = mine.iter().filter(|&&g| self.ahead[g] > 0).map(|&g| (g, format!("g{g}_ahead")));
+                let _ = writeln!(
+                    o,
+                    "    wire [{}:0] ld_ahead = {};\n    assign ld_take = ld_go && !ra_want;",
+                    ahead::BITS - 1,
+                    by_winner(counts, &format!("{}'d0", ahead::BITS))
+                );
+                want = format!("ra_want || {want}");
+            }
+            let _ =
+                writeln!(o, "    // The σ-next {}.\n    wire {side}_want = state == RUN && ({want});", if load { "load" } else { "store" });
             if !local {
                 // Loads only need its line (a store its place in the line too).
                 let _ = writeln!(
@@ -401,7 +444,8 @@ impl<'a> Plan<'a> {
         }
         for (q, users) in &fan {
             let to: Vec<String> = users.iter().map(|(g, k)| format!("(win{g} && g{g}_to{k})")).collect();
-            let _ = writeln!(o, "    wire fan{q} = {};", to.join(" || "));
+            let to = to.join(" || ");
+            let _ = writeln!(o, "    wire fan{q} = {};", if self.read_ahead { format!("!ra_want && ({to})") } else { to });
             fields.push(Field { name: format!("to{q}"), width: 1, value: format!("fan{q}") });
             let qch = &dpn.channels[*q];
             if qch.kind == ChannelKind::Scratchpad {
@@ -531,6 +575,9 @@ impl<'a> Plan<'a> {
                 if fetched.is_empty() { String::new() } else { format!("\n    always @(posedge clk) if (ld_go && !hit) begin {} end", fetched.join(" ")) },
                 n = cache.lines,
             );
+            if self.read_ahead {
+                ahead::update(o, cache.lane_bits);
+            }
         }
     }
 
