@@ -209,7 +209,7 @@ pub fn construct(p: &Program, sare: &Sare, cfg: &Config) -> Result<Construction,
         return Err(Diagnostic::global(format!("parallelism {q} is not positive")).into());
     }
     let phase = Phase::new(cfg.progress);
-    let nests = tiling::choose(p, &params, cfg.hyperplanes.as_deref())?;
+    let nests = tiling::choose(p, &params, cfg.hyperplanes.as_deref(), tiling::Cut { tile: &cfg.tile, par: &cfg.par })?;
     phase.done("tiling hyperplanes");
     let nest_of = tiling::nest_of(&nests, p.stmts.len());
     let depth = nests.iter().map(|n| n.dims).max().unwrap_or(0);

@@ -106,6 +106,53 @@ fn deepest(p: &Program, nest: &[usize]) -> usize {
     nest.iter().copied().max_by_key(|&s| (p.stmts[s].iters.len(), std::cmp::Reverse(s))).unwrap_or(0)
 }
 
+/// Bytes of one DDR line: what a memory process fetches at once (a 512-bit AXI beat).
+pub const LINE_BYTES: i64 = 64;
+
+/// The `--tile` and `--par` lists the bands will be cut by.
+#[derive(Clone, Copy, Debug)]
+pub struct Cut<'a> {
+    pub tile: &'a [i64],
+    pub par: &'a [i64],
+}
+
+/// The dimensions of `stmt` in its reduction-last order: those its write mentions, then its
+/// reductions, each in program order (see [`search`]).
+fn reduction_last(p: &Program, stmt: usize, dims: usize) -> Vec<usize> {
+    let write = &p.stmts[stmt].write.index;
+    let mut order: Vec<usize> = (0..dims).collect();
+    order.sort_by_key(|&d| (!write.iter().any(|a| a.mentions(d)), d));
+    order
+}
+
+/// Where the deepest statements of `nest` tie and the first one's order would cut the rows
+/// of a matrix the kernel only reads among sub-bands, each sub-band's share of a row narrower
+/// than a DDR line: the first of them whose own order runs along those rows last. Each
+/// sub-band then reads whole rows of its own, which its memory lane fetches in long bursts,
+/// where a cut across the rows makes every lane fetch each line for its share. BiCG at
+/// `--par 4`: `s[j] += r[i]·A[i][j]` orders (j, i), eight floats of each row of A per
+/// sub-band; `q[i] += A[i][j]·p[j]` orders (i, j).
+fn rows_last(p: &Program, nest: &[usize], cut: Cut) -> Option<usize> {
+    let depth = nest.iter().map(|&s| p.stmts[s].iters.len()).max()?;
+    let tied: Vec<usize> = nest.iter().copied().filter(|&s| p.stmts[s].iters.len() == depth).collect();
+    let first = reduction_last(p, tied[0], depth);
+    let read_only = |v: usize| !p.stmts.iter().any(|t| t.write.var == v);
+    // The rows the first order cuts too finely: per read-only matrix, its rows' dimension.
+    let cut_rows: Vec<usize> = p.stmts[tied[0]]
+        .reads
+        .iter()
+        .filter(|a| read_only(a.var) && a.index.len() >= 2)
+        .filter_map(|a| {
+            let x = (0..depth).find(|&d| a.index.last().is_some_and(|e| e.mentions(d)))?;
+            let k = first.iter().position(|&d| d == x)?;
+            let q = crate::shape::par_size(cut.par, k);
+            let share = crate::shape::tile_size(cut.tile, k) / q;
+            (k + 1 < depth && q > 1 && share * (p.vars[a.var].ty.size() as i64) < LINE_BYTES).then_some(x)
+        })
+        .collect();
+    tied.into_iter().skip(1).find(|&s| reduction_last(p, s, depth).last().is_some_and(|x| cut_rows.contains(x)))
+}
+
 /// The order of the hyperplanes inside a tile for the statements `stmts` of `nest`. The
 /// last hyperplane runs the band's tiles in sequence; when it is a reduction of the deepest
 /// of `stmts` (none of its iterators is in the written subscript: GEMM's k), it also goes
@@ -391,9 +438,9 @@ fn parse_affine(text: &str, iters: &[String]) -> Result<Affine, String> {
 const TILING_OPERATIONS: u64 = 20_000_000;
 
 /// Finds the hyperplanes of every nest.
-pub fn choose(p: &Program, params: &[i64], user: Option<&str>) -> Result<Vec<Nest>, Error> {
+pub fn choose(p: &Program, params: &[i64], user: Option<&str>, cut: Cut) -> Result<Vec<Nest>, Error> {
     let ctx = dataflow::bounded_context(TILING_OPERATIONS);
-    Deps::new(&ctx, p, params).and_then(|deps| choose_with(p, &deps, user)).map_err(|e| match dataflow::quota_spent(&ctx) {
+    Deps::new(&ctx, p, params).and_then(|deps| choose_with(p, &deps, user, cut)).map_err(|e| match dataflow::quota_spent(&ctx) {
         true => too_costly(p).into(),
         false => e,
     })
@@ -411,7 +458,7 @@ fn too_costly(p: &Program) -> Diagnostic {
     Diagnostic { span: biggest.first().map(|&k| p.stmts[k].span), message, help: Some(help.into()), internal: false }
 }
 
-fn choose_with(p: &Program, deps: &Deps, user: Option<&str>) -> Result<Vec<Nest>, Error> {
+fn choose_with(p: &Program, deps: &Deps, user: Option<&str>, cut: Cut) -> Result<Vec<Nest>, Error> {
     let user = match user {
         Some(t) => Some(parse_hyperplanes(p, t).map_err(|e| Diagnostic::global(format!("--hyperplanes: {e}")))?),
         None => None,
@@ -456,7 +503,7 @@ fn choose_with(p: &Program, deps: &Deps, user: Option<&str>) -> Result<Vec<Nest>
                 continue;
             }
         }
-        out.push(search(p, deps, nest)?);
+        out.push(search(p, deps, nest, cut)?);
     }
     for n in &mut out {
         groups(p, deps, n)?;
@@ -540,9 +587,9 @@ fn groups(p: &Program, deps: &Deps, nest: &mut Nest) -> Result<(), Error> {
     Ok(())
 }
 
-fn search(p: &Program, deps: &Deps, nest: Vec<usize>) -> Result<Nest, Error> {
+fn search(p: &Program, deps: &Deps, nest: Vec<usize>, cut: Cut) -> Result<Nest, Error> {
     // The deepest statement names the dimensions.
-    let deepest = deepest(p, &nest);
+    let deepest = rows_last(p, &nest, cut).unwrap_or_else(|| deepest(p, &nest));
     let names = p.stmts[deepest].iters.clone();
     let dims = names.len();
     let aligned: Vec<Vec<Affine>> = nest.iter().map(|&s| align(&p.stmts[s].iters, &names)).collect();
@@ -550,9 +597,7 @@ fn search(p: &Program, deps: &Deps, nest: Vec<usize>) -> Result<Nest, Error> {
     // that what they accumulate stays inside a band; the program's own loop order is the
     // alternative (time loops of stencils come first there). Keep the order that tiles more
     // dimensions, the reduction-last one on a tie.
-    let mut reduction_last: Vec<usize> = (0..dims).collect();
-    reduction_last.sort_by_key(|&d| (!p.stmts[deepest].write.index.iter().any(|a| a.mentions(d)), d));
-    let a = place(p, deps, &nest, &aligned, &names, &reduction_last)?;
+    let a = place(p, deps, &nest, &aligned, &names, &reduction_last(p, deepest, dims))?;
     let (phi, kept, dropped, skewed) = if a.1.len() == dims {
         a
     } else {

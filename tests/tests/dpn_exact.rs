@@ -197,6 +197,32 @@ fn independent_reductions_keep_their_own_point_orders() {
     }
 }
 
+/// Where sub-bands along j would each read less than a DDR line of every row of A (two
+/// doubles of a 4-wide tile at `--par 2`), BiCG's nest is banded along i instead, its last
+/// hyperplane along A's rows, so that each sub-band reads whole rows of its own; sequentially
+/// it keeps (j, i), s[j]'s reduction along the last hyperplane. Both run as the interpreter
+/// does.
+#[test]
+fn parallel_bands_split_the_rows_of_a_read_only_matrix() {
+    let p = load(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kernels/bicg.c"), &[("N", "12"), ("M", "10")]);
+    let sare = dataflow::compute(&p).expect("dataflow");
+    let s3 = p.stmts.iter().position(|s| s.name == "S3").expect("S3");
+    let (i, j) = (0, 1);
+    for (par, band) in [(1, j), (2, i)] {
+        let Construction { dpn, traces, .. } = dpnc_dpn::construct(&p, &sare, &cfg(&[4], &[par], 0)).expect("builds");
+        let nest = dpn.nests.iter().find(|n| n.stmts.contains(&s3)).expect("nest");
+        let first = &nest.phi_of(s3)[0];
+        assert!(first.coef[band] != 0 && first.coef.iter().filter(|&&c| c != 0).count() == 1, "par {par}: band hyperplane {first:?}");
+        let inputs = Store::random(&p, 3);
+        let mut want = inputs.clone();
+        interp::run(&p, &p.param_values().expect("values"), &mut want).expect("interpreter");
+        let out = exec::run(&p, &dpn, &traces, &inputs, &exec::Options { seed: 1, shrink: None }).expect("runs");
+        if let Some(m) = Store::compare(&p, &want, &out.store) {
+            panic!("par {par}: {m}");
+        }
+    }
+}
+
 /// Sub-bands: GEMM's i and j carry no dependence, so by default each of two sub-bands takes
 /// every other row (and column) of a tile; Jacobi-1D's time carries one, so its sub-bands are
 /// slices unless interleaving is asked for or a band is one tile along its last hyperplane.
