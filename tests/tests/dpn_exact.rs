@@ -4,7 +4,9 @@
 //! interleavings at its computed channel sizes, is bit-identical to the reference interpreter
 //! and never deadlocks.
 
+use dpnc_dpn::ir::Dpn;
 use dpnc_dpn::shape::Layout;
+use dpnc_dpn::trace::Traces;
 use dpnc_dpn::{exec, metrics, validate, Config, Construction};
 use dpnc_frontend::{dataflow, interp, Options, Program, SourceMap, Store};
 use std::path::{Path, PathBuf};
@@ -167,6 +169,18 @@ fn the_network_round_trips_through_json() {
     assert!(back.processes.iter().any(|p| p.domain.contains("floor")), "compute domains carry their sub-band condition");
 }
 
+/// The executor's run of `dpn` on random inputs gives the interpreter's outputs (a failure
+/// says `what` first).
+fn runs_as_the_interpreter(p: &Program, dpn: &Dpn, traces: &Traces, what: &str) {
+    let inputs = Store::random(p, 3);
+    let mut want = inputs.clone();
+    interp::run(p, &p.param_values().expect("values"), &mut want).expect("interpreter");
+    let out = exec::run(p, dpn, traces, &inputs, &exec::Options { seed: 1, shrink: None }).expect("runs");
+    if let Some(m) = Store::compare(p, &want, &out.store) {
+        panic!("{what}{m}");
+    }
+}
+
 /// BiCG's two reductions want opposite point orders (s[j] sums over i, q[i] over j): each
 /// statement keeps its own, so neither accumulates along its innermost point loop, and the
 /// tile runs them one group after the other. Each sum then goes round through a FIFO of a
@@ -188,13 +202,7 @@ fn independent_reductions_keep_their_own_point_orders() {
         let ch = dpn.channels.iter().find(|c| c.name == own).unwrap_or_else(|| panic!("no channel {own}"));
         assert_eq!(ch.size, 4, "{own}: one partial sum per point of a tile row");
     }
-    let inputs = Store::random(&p, 3);
-    let mut want = inputs.clone();
-    interp::run(&p, &p.param_values().expect("values"), &mut want).expect("interpreter");
-    let out = exec::run(&p, &dpn, &traces, &inputs, &exec::Options { seed: 1, shrink: None }).expect("runs");
-    if let Some(m) = Store::compare(&p, &want, &out.store) {
-        panic!("{m}");
-    }
+    runs_as_the_interpreter(&p, &dpn, &traces, "");
 }
 
 /// Where sub-bands along j would each read less than a DDR line of every row of A (two
@@ -213,13 +221,7 @@ fn parallel_bands_split_the_rows_of_a_read_only_matrix() {
         let nest = dpn.nests.iter().find(|n| n.stmts.contains(&s3)).expect("nest");
         let first = &nest.phi_of(s3)[0];
         assert!(first.coef[band] != 0 && first.coef.iter().filter(|&&c| c != 0).count() == 1, "par {par}: band hyperplane {first:?}");
-        let inputs = Store::random(&p, 3);
-        let mut want = inputs.clone();
-        interp::run(&p, &p.param_values().expect("values"), &mut want).expect("interpreter");
-        let out = exec::run(&p, &dpn, &traces, &inputs, &exec::Options { seed: 1, shrink: None }).expect("runs");
-        if let Some(m) = Store::compare(&p, &want, &out.store) {
-            panic!("par {par}: {m}");
-        }
+        runs_as_the_interpreter(&p, &dpn, &traces, &format!("par {par}: "));
     }
 }
 
