@@ -106,8 +106,9 @@ fn deepest(p: &Program, nest: &[usize]) -> usize {
     nest.iter().copied().max_by_key(|&s| (p.stmts[s].iters.len(), std::cmp::Reverse(s))).unwrap_or(0)
 }
 
-/// Bytes of one DDR line: what a memory process fetches at once (a 512-bit AXI beat).
-pub const LINE_BYTES: i64 = 64;
+/// Bytes of one DDR line: what a memory process fetches at once (the Verilog backend's 512-bit
+/// AXI beat).
+const LINE_BYTES: i64 = 64;
 
 /// The `--tile` and `--par` lists the bands will be cut by.
 #[derive(Clone, Copy, Debug)]

@@ -2,21 +2,22 @@
 //! its generator will read later in the band, so that a band's rows come in long bursts
 //! rather than one short burst per tile.
 //!
-//! Where a loop of the band's last hyperplane runs along an array's rows (BiCG's and GEMM's
-//! `A[i][k]` with `k` along the last hyperplane), each tile reads a few lines of every row of the
-//! band's footprint and the next tile the lines after them: without read-ahead every tile pays
-//! the memory's latency per row, and the number of reads in flight, not the bandwidth, bounds
-//! the band. A read-ahead is a queue entry of its own that only fills its line in the load cache
+//! Where a loop of the band's last hyperplane runs along an array's rows (GEMM's `A[i][k]`,
+//! BiCG's `A[i][j]` in bands of rows), each tile reads a few lines of every row of the band's
+//! footprint and the next tile the lines after them: without read-ahead every tile pays the
+//! memory's latency per row, and the number of reads in flight, not the bandwidth, bounds the
+//! band. A read-ahead is a queue entry of its own that only fills its line in the load cache
 //! (it goes to no channel); the loads that want the line later hit. Tags change at issue and
-//! lines at fan-out, in queue order, so a hit still finds its line there, whatever a read-ahead
-//! evicts afterwards: read-ahead changes which lines are fetched, never a value.
+//! lines at fan-out, in queue order, so a hit still finds its line there, whatever a
+//! read-ahead evicts afterwards: read-ahead changes which lines are fetched, never a value.
 //!
 //! Only arrays the kernel reads and does not write have it (their lines never go stale), and
-//! only accesses of a matrix (or deeper) whose row a band reads along its last hyperplane, so that the lines fetched
-//! ahead are the band's: the innermost subscript is one iterator (plus a constant) that no band
-//! hyperplane moves, every other subscript a constant or one iterator that a band hyperplane
-//! bounds to a tile. How far ahead is bounded so that the band's rows fit in half the cache
-//! (a direct-mapped cache: rows a stride apart collide well before it is full).
+//! only accesses of a matrix (or deeper) whose rows a band reads along its last hyperplane, so
+//! that the lines fetched ahead are the band's: the innermost subscript is one iterator (plus
+//! a constant) that no band hyperplane moves, every other subscript a constant or one iterator
+//! that a band hyperplane bounds to a tile. How far ahead is bounded so that the band's rows
+//! fit in half the cache (a direct-mapped cache: rows a stride apart collide well before it is
+//! full).
 
 use super::{Cache, Gen};
 use dpnc_dpn::ir::{Dpn, Key};
