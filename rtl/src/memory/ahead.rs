@@ -24,10 +24,10 @@ use dpnc_dpn::ir::{Dpn, Key};
 use dpnc_frontend::ir::{Aff, Program};
 use std::fmt::Write;
 
-/// Most lines one miss fetches ahead (the counter's width).
-pub(super) const MOST: u32 = 63;
 /// Bits of the count of lines still to fetch ahead.
 pub(super) const BITS: u32 = 6;
+/// Most lines one miss fetches ahead: what the count holds.
+const MOST: u32 = (1 << BITS) - 1;
 
 /// The iterator `a` is, up to a constant: `Some(None)` for a constant, `Some(Some(d))` for
 /// iterator `d` plus a constant, `None` otherwise.
@@ -94,13 +94,14 @@ pub(super) fn generator_wires(o: &mut String, g: usize, row_end: &str, lane_bits
     );
 }
 
-/// The read-ahead's state: the next line to fetch ahead (`ra_cell`, its first cell) and how many
-/// are left; `ra_want`: a read-ahead goes next instead of the σ-next load. None once every
-/// generator is done (nothing would read it).
-pub(super) fn state(o: &mut String) {
+/// The read-ahead's state: the next line to fetch ahead (`ra_cell`, its first cell, and
+/// `ra_addr`, its byte address for elements of `eb` bytes) and how many are left; `ra_want`: a
+/// read-ahead goes next instead of the σ-next load. None once every generator is done
+/// (nothing would read it).
+pub(super) fn state(o: &mut String, eb: u32) {
     let _ = writeln!(
         o,
-        "    // Read-ahead: after a miss, the next lines of its row, one queue entry each (no fan-out).\n    reg ra_on;\n    reg signed [63:0] ra_cell;\n    reg [{}:0] ra_left;\n    wire ra_want = ra_on && !all_done;",
+        "    // Read-ahead: after a miss, the next lines of its row, one queue entry each (no fan-out).\n    reg ra_on;\n    reg signed [63:0] ra_cell;\n    wire [63:0] ra_addr = base + $unsigned(ra_cell) * 64'd{eb};\n    reg [{}:0] ra_left;\n    wire ra_want = ra_on && !all_done;",
         BITS - 1
     );
 }

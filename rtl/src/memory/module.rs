@@ -59,8 +59,6 @@ struct Plan<'a> {
     landed: Landed,
     /// Per generator, the lines a miss of its may fetch ahead ([`ahead`]); 0 for a store.
     ahead: Vec<u32>,
-    /// Some generator reads ahead.
-    read_ahead: bool,
 }
 
 /// What the control of a module waits for and what the simulator counts, gathered by the
@@ -155,7 +153,6 @@ impl<'a> Plan<'a> {
         let bk = dpn.schedules[0].band.len();
         let ahead: Vec<u32> =
             gens.iter().map(|g| if cached && !has_stores && g.load { ahead::lines_ahead(p, dpn, g, &cache) } else { 0 }).collect();
-        let read_ahead = ahead.iter().any(|&a| a > 0);
         Ok(Plan {
             p,
             dpn,
@@ -184,8 +181,12 @@ impl<'a> Plan<'a> {
             params,
             landed,
             ahead,
-            read_ahead,
         })
+    }
+
+    /// Some generator reads ahead.
+    fn read_ahead(&self) -> bool {
+        self.ahead.iter().any(|&a| a > 0)
     }
 
     /// The generators of one side: the loads (`load`) or the stores.
@@ -239,7 +240,7 @@ impl<'a> Plan<'a> {
             "    localparam [1:0] IDLE = 2'd0, RUN = 2'd1{};\n    reg [1:0] state;\n    wire issue, ld_go, st_go;  // this cycle the σ-next load goes, the σ-next store goes (or both)",
             if local { ", CLEAR = 2'd2" } else { "" }
         );
-        if self.read_ahead {
+        if self.read_ahead() {
             o.push_str("    wire ld_take;  // the σ-next load goes (not a read-ahead)\n");
         }
     }
@@ -269,7 +270,7 @@ impl<'a> Plan<'a> {
             let names: Vec<String> = s.iters.iter().map(|i| format!("g{g}_{i}")).collect();
             let done = if n > 1 { "wdone" } else { "done" };
             // A generator's access goes when its side (loads or stores) issues.
-            let side_go = match (gen.load, self.read_ahead) {
+            let side_go = match (gen.load, self.read_ahead()) {
                 (true, true) => "ld_take",
                 (true, false) => "ld_go",
                 (false, _) => "st_go",
@@ -331,23 +332,19 @@ impl<'a> Plan<'a> {
             if let (true, true, Some(pieces)) = (fine, gen.load, &dpn.channels[gen.c].ddr_source) {
                 source_ok(o, g, pieces, &names, after_ports, key_bits);
             }
-            // The array cell, and its byte address in DDR.
-            let mut flat = "64'sd0".to_string();
-            for (x, dsz) in gen.access.index.iter().zip(&v.dims) {
-                flat = format!("({flat} * 64'sd{dsz} + {})", aff(x, &names, params));
-            }
-            let _ = writeln!(o, "    wire signed [63:0] g{g}_cell = {flat};");
+            // The array cell (row-major over the subscripts `sub` gives), and its byte address in DDR.
+            let flat = |sub: &dyn Fn(usize, &dpnc_frontend::ir::Aff) -> String| {
+                let parts = gen.access.index.iter().zip(&v.dims).enumerate();
+                parts.fold("64'sd0".to_string(), |acc, (d, (x, dsz))| format!("({acc} * 64'sd{dsz} + {})", sub(d, x)))
+            };
+            let _ = writeln!(o, "    wire signed [63:0] g{g}_cell = {};", flat(&|_, x| aff(x, &names, params)));
             if !local {
                 let _ = writeln!(o, "    wire [63:0] g{g}_addr = base + $unsigned(g{g}_cell) * 64'd{eb};");
             }
             if self.ahead[g] > 0 {
                 // The cell of the row's last element: the innermost subscript at its extent's end.
                 let last = gen.access.index.len() - 1;
-                let mut row_end = "64'sd0".to_string();
-                for (d, (x, dsz)) in gen.access.index.iter().zip(&v.dims).enumerate() {
-                    let sub = if d == last { lit(dsz - 1) } else { aff(x, &names, params) };
-                    row_end = format!("({row_end} * 64'sd{dsz} + {sub})");
-                }
+                let row_end = flat(&|d, x| if d == last { lit(v.dims[d] - 1) } else { aff(x, &names, params) });
                 ahead::generator_wires(o, g, &row_end, self.cache.lane_bits, self.ahead[g]);
             }
             iter_names.push(names);
@@ -367,18 +364,18 @@ impl<'a> Plan<'a> {
                 continue;
             }
             // With read-ahead, the load side issues a read-ahead's line instead while one is due.
-            let ahead = load && self.read_ahead;
+            let ahead = load && self.read_ahead();
             let mux = |what: &str, zero: &str| {
                 let m = by_winner(mine.iter().map(|&g| (g, format!("g{g}_{what}"))), zero);
-                match (ahead, what) {
-                    (true, "addr") => format!("ra_want ? base + $unsigned(ra_cell) * 64'd{} : {m}", self.eb),
-                    (true, "cell") => format!("ra_want ? ra_cell : {m}"),
-                    _ => m,
+                if ahead {
+                    format!("ra_want ? ra_{what} : {m}")
+                } else {
+                    m
                 }
             };
             let mut want = any_of(mine.iter().map(|g| format!("win{g}")).collect(), "1'b0");
             if ahead {
-                ahead::state(o);
+                ahead::state(o, self.eb);
                 let counts = mine.iter().filter(|&&g| self.ahead[g] > 0).map(|&g| (g, format!("g{g}_ahead")));
                 let _ = writeln!(
                     o,
@@ -445,7 +442,7 @@ impl<'a> Plan<'a> {
         for (q, users) in &fan {
             let to: Vec<String> = users.iter().map(|(g, k)| format!("(win{g} && g{g}_to{k})")).collect();
             let to = to.join(" || ");
-            let _ = writeln!(o, "    wire fan{q} = {};", if self.read_ahead { format!("!ra_want && ({to})") } else { to });
+            let _ = writeln!(o, "    wire fan{q} = {};", if self.read_ahead() { format!("!ra_want && ({to})") } else { to });
             fields.push(Field { name: format!("to{q}"), width: 1, value: format!("fan{q}") });
             let qch = &dpn.channels[*q];
             if qch.kind == ChannelKind::Scratchpad {
@@ -575,7 +572,7 @@ impl<'a> Plan<'a> {
                 if fetched.is_empty() { String::new() } else { format!("\n    always @(posedge clk) if (ld_go && !hit) begin {} end", fetched.join(" ")) },
                 n = cache.lines,
             );
-            if self.read_ahead {
+            if self.read_ahead() {
                 ahead::update(o, cache.lane_bits);
             }
         }
