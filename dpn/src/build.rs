@@ -113,16 +113,23 @@ pub const STREAM_ABOVE: usize = 1 << 20;
 /// Instances per chunk of a streamed band.
 pub const CHUNK: usize = 1 << 16;
 
-/// How far a long construction is: band `band` (from 0) of the `bands` of loop nest `nest`,
-/// and for a band assembled in parts, the share of it done.
+/// How far a long construction is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Step {
-    pub nest: usize,
-    pub band: u64,
-    pub bands: u64,
-    /// Percent of a band assembled in parts.
-    pub percent: Option<u64>,
+pub enum Step {
+    /// Band `band` (from 0) of the `bands` of loop nest `nest`; for a band assembled in
+    /// parts, the percent of it done.
+    Band { nest: usize, band: u64, bands: u64, percent: Option<u64> },
+    /// `done` of the `total` questions that symbolic pass `pass`, begun at `started`, asks
+    /// isl (one per channel, or per Load process), told once the pass has taken [`SLOW_PASS`].
+    Isl { pass: &'static str, done: u64, total: u64, started: std::time::Instant },
 }
+
+/// The symbolic passes, as progress names them.
+const RELATIONS: &str = "channel relations, muxes and demuxes";
+const SYNC: &str = "synchronisation predicates";
+
+/// A symbolic pass that has run this long says how far it is.
+pub const SLOW_PASS: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Receives the [`Step`]s of a long construction (the command line draws a bar with them).
 #[derive(Clone)]
@@ -141,8 +148,31 @@ fn tell(cfg: &Config, shown: &mut std::time::Instant, started: std::time::Instan
     }
     if shown.elapsed().as_secs() >= 2 {
         *shown = std::time::Instant::now();
-        let part = step.percent.map_or(String::new(), |pc| format!(", {pc}%"));
-        eprintln!("dpnc:   nest {}: band {}/{}{part} ({:.0} s)", step.nest, step.band + 1, step.bands, started.elapsed().as_secs_f64());
+        let secs = started.elapsed().as_secs_f64();
+        match step {
+            Step::Band { nest, band, bands, percent } => {
+                let part = percent.map_or(String::new(), |pc| format!(", {pc}%"));
+                eprintln!("dpnc:   nest {nest}: band {}/{bands}{part} ({secs:.0} s)", band + 1);
+            }
+            Step::Isl { pass, done, total, .. } => eprintln!("dpnc:   {pass}: {done} of {total} ({secs:.0} s)"),
+        }
+    }
+}
+
+/// What symbolic pass `pass` calls as its questions are answered (so many of so many): nothing
+/// until the pass has taken [`SLOW_PASS`] (most take a fraction of a second), then
+/// [`Step::Isl`] through [`tell`]. From the last question on, every call is told, so a
+/// pass that was shown is shown finished.
+fn pass_progress<'a>(cfg: &'a Config, pass: &'static str) -> impl Fn(usize, usize) + Sync + 'a {
+    let started = std::time::Instant::now();
+    let shown = std::sync::Mutex::new(started);
+    move |done, total| {
+        if !cfg.progress || started.elapsed() < SLOW_PASS {
+            return;
+        }
+        if let Ok(mut shown) = shown.lock() {
+            tell(cfg, &mut shown, started, Step::Isl { pass, done: done as u64, total: total as u64, started });
+        }
     }
 }
 
@@ -305,11 +335,11 @@ pub fn construct(p: &Program, sare: &Sare, cfg: &Config) -> Result<Construction,
         compulsory_writes,
     };
     let traces = Traces { per_process: b.traces, loads_needed: st.loads_needed };
-    crate::relations::derive(p, sare, &mut dpn)?;
-    phase.done("channel relations, muxes and demuxes (isl)");
+    crate::relations::derive(p, sare, &mut dpn, pass_progress(cfg, RELATIONS))?;
+    phase.done(&format!("{RELATIONS} (isl)"));
     if cfg.codegen {
-        crate::sync::derive(p, &mut dpn)?;
-        phase.done("synchronisation predicates (isl)");
+        crate::sync::derive(p, &mut dpn, pass_progress(cfg, SYNC))?;
+        phase.done(&format!("{SYNC} (isl)"));
     }
     let errs = crate::validate::validate(p, &dpn, &traces);
     if !errs.is_empty() {

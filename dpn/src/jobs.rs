@@ -6,25 +6,29 @@ use crate::Error;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// `run(&state, j)` for every job `j` in `0..n`, on up to `max_threads` threads (one per
-/// core) that each make their `state()` and take the next job as they finish one. The
-/// results in job order, or the error of the first job that failed.
+/// core) that each make their `state()` and take the next job as they finish one; after each,
+/// `done` hears how many of the `n` jobs have finished. The results in job order, or the
+/// error of the first job that failed.
 pub(crate) fn in_order<S, T: Send>(
     n: usize,
     max_threads: usize,
     state: impl Fn() -> S + Sync,
     run: impl Fn(&S, usize) -> Result<T, Error> + Sync,
+    done: impl Fn(usize, usize) + Sync,
 ) -> Result<Vec<T>, Error> {
     let threads = std::thread::available_parallelism().map_or(1, |c| c.get()).clamp(1, max_threads).min(n.max(1));
     let next = AtomicUsize::new(0);
+    let finished = AtomicUsize::new(0);
     let work = || {
         let s = state();
-        let mut done = Vec::new();
+        let mut results = Vec::new();
         loop {
             let j = next.fetch_add(1, Ordering::Relaxed);
             if j >= n {
-                return done;
+                return results;
             }
-            done.push((j, run(&s, j)));
+            results.push((j, run(&s, j)));
+            done(finished.fetch_add(1, Ordering::Relaxed) + 1, n);
         }
     };
     let per_thread: Vec<Vec<(usize, Result<T, Error>)>> = std::thread::scope(|scope| {
@@ -36,4 +40,20 @@ pub(crate) fn in_order<S, T: Send>(
         results[j] = Some(r);
     }
     results.into_iter().map(|r| r.unwrap_or_else(|| Err(Error::internal("a worker thread panicked")))).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    #[test]
+    fn results_come_in_job_order_and_every_finish_is_heard_once() {
+        let heard = Mutex::new(Vec::new());
+        let squares = in_order(50, 4, || 7, |seven, j| Ok(j * j + seven), |done, of| heard.lock().unwrap().push((done, of))).unwrap();
+        assert_eq!(squares, (0..50).map(|j| j * j + 7).collect::<Vec<_>>());
+        let mut heard = heard.into_inner().unwrap();
+        heard.sort();
+        assert_eq!(heard, (1..=50).map(|d| (d, 50)).collect::<Vec<_>>());
+    }
 }

@@ -113,10 +113,10 @@ struct Found {
 
 /// Fills `Channel::relation`, `Process::mux` and `Process::demux`. Channels are
 /// independent: they are dealt to one thread per core (up to 4), each with its own isl
-/// context.
-pub fn derive(p: &Program, sare: &Sare, dpn: &mut Dpn) -> Result<(), Error> {
+/// context; `done` hears how many of them are answered.
+pub fn derive(p: &Program, sare: &Sare, dpn: &mut Dpn, done: impl Fn(usize, usize) + Sync) -> Result<(), Error> {
     let dpn_ref = &*dpn;
-    let found = crate::jobs::in_order(dpn.channels.len(), 4, || Ctx::new(p, sare, dpn_ref), |cx, c| bounded_channel(cx, dpn_ref, c))?;
+    let found = crate::jobs::in_order(dpn.channels.len(), 4, || Ctx::new(p, sare, dpn_ref), |cx, c| bounded_channel(cx, dpn_ref, c), done)?;
     let mut mux: Vec<Vec<Vec<MuxClause>>> = dpn.processes.iter().map(|_| Vec::new()).collect();
     let mut demux: Vec<Vec<MuxClause>> = dpn.processes.iter().map(|_| Vec::new()).collect();
     for (ch, f) in dpn.channels.iter_mut().zip(found) {

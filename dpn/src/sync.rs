@@ -319,8 +319,9 @@ enum Answer {
 /// Up to this many threads ask isl at once.
 const MAX_WORKERS: usize = 8;
 
-/// Fills `Channel::{first_read, last_read, first_use, fanout, shared_load, ddr_source}`.
-pub fn derive(p: &Program, dpn: &mut Dpn) -> Result<(), Error> {
+/// Fills `Channel::{first_read, last_read, first_use, fanout, shared_load, ddr_source}`;
+/// `done` hears how many of the questions to isl are answered.
+pub fn derive(p: &Program, dpn: &mut Dpn, done: impl Fn(usize, usize) + Sync) -> Result<(), Error> {
     let n = dpn.channels.len();
     let compute = |pi: usize| dpn.processes[pi].stmt().is_some();
     let mut jobs = Vec::new();
@@ -338,7 +339,7 @@ pub fn derive(p: &Program, dpn: &mut Dpn) -> Result<(), Error> {
             ChannelKind::Fifo => {}
         }
     }
-    let answers = crate::jobs::in_order(jobs.len(), MAX_WORKERS, || Ctx::new(p, dpn), |cx, j| cx.answer(jobs[j]))?;
+    let answers = crate::jobs::in_order(jobs.len(), MAX_WORKERS, || Ctx::new(p, dpn), |cx, j| cx.answer(jobs[j]), done)?;
     for (job, answer) in jobs.iter().zip(answers) {
         match (*job, answer) {
             (Job::Alone { c, later: false }, Answer::Alone(a)) => dpn.channels[c].first_read = a,

@@ -24,6 +24,11 @@ pub struct Progress {
 impl Progress {
     /// A step named `label` of `total` units (`None`: unknown).
     pub fn new(label: &str, total: Option<u64>) -> Progress {
+        Progress::since(label, total, Instant::now())
+    }
+
+    /// [`Progress::new`] for a step begun at `start` (its estimate counts from there).
+    pub fn since(label: &str, total: Option<u64>, start: Instant) -> Progress {
         let bar = std::io::stderr().is_terminal().then(|| {
             let bar = match total {
                 Some(n) => ProgressBar::new(n).with_style(
@@ -36,11 +41,11 @@ impl Progress {
                 ),
             };
             bar.set_prefix(label.to_string());
+            let bar = bar.with_elapsed(start.elapsed());
             bar.enable_steady_tick(Duration::from_millis(200));
             bar
         });
-        let now = Instant::now();
-        Progress { bar, label: label.to_string(), total, start: now, shown: now }
+        Progress { bar, label: label.to_string(), total, start, shown: Instant::now() }
     }
 
     /// `done` units so far, and what is going on (may be empty).
@@ -82,28 +87,51 @@ impl Progress {
     }
 }
 
-/// Where a long network construction reports its bands: a bar per loop nest.
+/// Where a long network construction reports: a bar per loop nest's bands, and one per
+/// symbolic pass that takes long.
 pub fn construction() -> dpnc_dpn::OnStep {
-    let bar: std::sync::Mutex<Option<(usize, Progress)>> = std::sync::Mutex::new(None);
+    // The bar shown now and what it counts.
+    let bar: std::sync::Mutex<Option<(Counted, Progress)>> = std::sync::Mutex::new(None);
     dpnc_dpn::OnStep(std::sync::Arc::new(move |step: dpnc_dpn::Step| {
         let Ok(mut bar) = bar.lock() else { return };
-        if bar.as_ref().is_none_or(|(nest, _)| *nest != step.nest) {
+        let (counted, label, total, done, what, last, start) = match step {
+            dpnc_dpn::Step::Band { nest, band, bands, percent } => (
+                Counted::Bands(nest),
+                format!("network, nest {nest}"),
+                bands,
+                band + u64::from(percent.is_none()),
+                percent.map_or("bands".to_string(), |pc| format!("bands; band {} {pc}% assembled", band + 1)),
+                band + 1 == bands && percent.is_none(),
+                Instant::now(),
+            ),
+            dpnc_dpn::Step::Isl { pass, done, total, started } => {
+                (Counted::Pass(pass), pass.to_string(), total, done, String::new(), done == total, started)
+            }
+        };
+        if bar.as_ref().is_none_or(|(c, _)| *c != counted) {
             if let Some((_, old)) = bar.take() {
                 old.finish();
             }
-            let label = format!("network, nest {}", step.nest);
-            *bar = Some((step.nest, Progress::new(&label, Some(step.bands))));
+            *bar = Some((counted, Progress::since(&label, Some(total), start)));
         }
         if let Some((_, b)) = bar.as_mut() {
-            let what = step.percent.map_or("bands".to_string(), |pc| format!("bands; band {} {pc}% assembled", step.band + 1));
-            b.set(step.band + u64::from(step.percent.is_none()), &what);
-            if step.band + 1 == step.bands && step.percent.is_none() {
-                if let Some((_, done)) = bar.take() {
-                    done.finish();
-                }
+            b.set(done, &what);
+        }
+        if last {
+            if let Some((_, finished)) = bar.take() {
+                finished.finish();
             }
         }
     }))
+}
+
+/// What a construction's bar counts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Counted {
+    /// The bands of a loop nest.
+    Bands(usize),
+    /// The questions of a symbolic pass.
+    Pass(&'static str),
 }
 
 /// A plain progress line: the count, the share and an estimate of the time left when the

@@ -335,7 +335,7 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
             bands += 1;
             if progress {
                 let BandAt { nest, band, bands } = at;
-                tell(cfg, &mut shown, started, Step { nest, band, bands, percent: None });
+                tell(cfg, &mut shown, started, Step::Band { nest, band, bands, percent: None });
             }
             for e in evicted {
                 effects.remove(e);
@@ -404,7 +404,7 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                         let _ = chunk_back.send(c);
                         if progress {
                             let BandAt { nest, band, bands } = at;
-                            tell(cfg, &mut shown, started, Step { nest, band, bands, percent: Some(100 * done as u64 / n as u64) });
+                            tell(cfg, &mut shown, started, Step::Band { nest, band, bands, percent: Some(100 * done as u64 / n as u64) });
                         }
                     }
                     // Its channels replay here on as many threads as there are workers (for
