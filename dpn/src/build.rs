@@ -228,6 +228,34 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Error> {
     construct(p, sare, cfg).map(|c| c.dpn)
 }
 
+/// More sub-bands per statement than this get a note (GEMM at `--par 16,16` has 256, a
+/// design the board can hold): `--par 16` on a nest with three band
+/// hyperplanes means 4,096, each a process with channels to its neighbours, and the
+/// symbolic passes ask isl about every channel.
+const MANY_SUBBANDS: i64 = 256;
+
+/// A note for each loop nest (of `dims` hyperplanes each) whose statements get more than
+/// [`MANY_SUBBANDS`] sub-bands at `par`, since a value of `--par` repeats over every band
+/// hyperplane.
+fn many_subbands(dims: &[usize], par: &[i64]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for (n, &d) in dims.iter().enumerate() {
+        let outer = &par[..d.saturating_sub(1).min(par.len())];
+        let subbands: i64 = outer.iter().product();
+        if subbands > MANY_SUBBANDS {
+            let each: Vec<String> = outer.iter().map(i64::to_string).collect();
+            let first_only: Vec<String> = (0..outer.len()).map(|i| if i == 0 { each[0].clone() } else { "1".into() }).collect();
+            notes.push(format!(
+                "loop nest {n} gets {subbands} sub-bands per statement ({} on its {} band hyperplanes), a process each: building and simulating the network grow with them (`--par {}` splits the first hyperplane only)",
+                each.join(" × "),
+                outer.len(),
+                first_only.join(",")
+            ));
+        }
+    }
+    notes
+}
+
 /// The network with its construction's statistics and, with [`Config::keep_traces`], the
 /// traces the software executor runs.
 pub fn construct(p: &Program, sare: &Sare, cfg: &Config) -> Result<Construction, Error> {
@@ -271,6 +299,10 @@ pub fn construct(p: &Program, sare: &Sare, cfg: &Config) -> Result<Construction,
         }
     }
     let par: Vec<i64> = (0..depth).map(|d| crate::shape::par_size(&cfg.par, d).min(sizes[d])).collect();
+    if cfg.progress {
+        let dims: Vec<usize> = nests.iter().map(|n| n.dims).collect();
+        many_subbands(&dims, &par).iter().for_each(|note| eprintln!("dpnc: note: {note}"));
+    }
     let mut geo = Geometry::new(p, sare, &params, &nests, nest_of.clone(), sizes, par);
 
     // Pass 0: how big, and where. Counting first refuses a kernel too large for the walk of
@@ -413,4 +445,24 @@ fn band_too_large(nest: &Nest, ordered: bool, size: usize) -> Diagnostic {
 
 fn source_outside(p: &Program, k: usize, it: &[i64]) -> Error {
     Error::internal(format!("source instance {}{it:?} outside its domain", p.stmts[k].name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::many_subbands;
+
+    #[test]
+    fn a_par_repeated_over_three_band_hyperplanes_is_noted() {
+        // heat-3d: 4 hyperplanes, 3 of them band hyperplanes; GEMM: 3 and 2.
+        let notes = many_subbands(&[4], &[16, 16, 16, 16]);
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].contains("4096 sub-bands per statement (16 × 16 × 16 on its 3 band hyperplanes)"), "{}", notes[0]);
+        assert!(notes[0].contains("`--par 16,1,1`"), "{}", notes[0]);
+        assert!(many_subbands(&[3], &[16, 16, 16]).is_empty());
+        assert!(many_subbands(&[4], &[16, 1, 1, 1]).is_empty());
+        // Only the nest over the limit is named.
+        let notes = many_subbands(&[2, 4], &[8, 8, 8, 8]);
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].starts_with("loop nest 1 gets 512"), "{}", notes[0]);
+    }
 }

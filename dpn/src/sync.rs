@@ -12,6 +12,8 @@ use crate::Error;
 use dpnc_frontend::ir::{Program, SchedTerm};
 use dpnc_frontend::polyhedral::{isl_name, Model};
 use isl_rs::{Context, Set, UnionMap, UnionSet};
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 impl Key {
     pub fn eval(&self, it: &[i64]) -> i64 {
@@ -85,6 +87,22 @@ struct Ctx<'a> {
     model: Model,
     fixed: String,
     isl: Context,
+    /// What several questions share, made once per thread (see [`Ctx::shared`]).
+    shared: RefCell<HashMap<Shared, UnionMap>>,
+}
+
+/// A relation that the questions about many channels share: it depends on statements and
+/// arrays only, not on a channel's processes (at `--par 4`, heat-3d's 1,493 scratchpads
+/// are read by 2 statements).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Shared {
+    /// `{ S[i] -> S[i'] : σ(i') > σ(i) }` (`later`) or `σ(i') < σ(i)` for statement `stmt`.
+    Order { stmt: usize, later: bool },
+    /// `{ S[i] -> S[i'] : same band }` for statement `stmt`.
+    SameBand { stmt: usize },
+    /// `{ S[i] -> W_w[i'] : σ(i) > σ(i') }` for statement `stmt` and the statements
+    /// writing array `var` (tuples `<name>_w`).
+    After { stmt: usize, var: usize },
 }
 
 fn isl_err(e: isl_rs::LibISLError) -> Error {
@@ -110,6 +128,42 @@ impl Ctx<'_> {
     fn band(&self, stmt: usize, tuple: &str) -> Result<UnionMap, Error> {
         self.key_map(stmt, tuple, &self.dpn.schedules[stmt].band, None)
     }
+    /// The shared relation `what`, made the first time this thread needs it. isl's budget
+    /// restarts after it either way, so a question is allowed the same work whether or not
+    /// the relation was made for an earlier one (and making it has a budget of its own).
+    fn shared(&self, what: Shared) -> Result<UnionMap, Error> {
+        let mut shared = self.shared.borrow_mut();
+        let relation = match shared.entry(what) {
+            std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                self.isl.reset_operations();
+                v.insert(self.make(what)?)
+            }
+        };
+        let relation = relation.copy().map_err(isl_err)?;
+        self.isl.reset_operations();
+        Ok(relation)
+    }
+
+    fn make(&self, what: Shared) -> Result<UnionMap, Error> {
+        let p = self.p;
+        match what {
+            Shared::Order { stmt, later } => {
+                let sig = self.sigma(stmt, &p.stmts[stmt].name, None)?;
+                if later { sig.copy().and_then(|s| s.lex_lt_union_map(sig)) } else { sig.copy().and_then(|s| s.lex_gt_union_map(sig)) }
+                    .map_err(isl_err)
+            }
+            Shared::SameBand { stmt } => same_value(&self.band(stmt, &p.stmts[stmt].name)?),
+            Shared::After { stmt, var } => {
+                let mut sig_w = self.umap("{ }")?;
+                for s in (0..p.stmts.len()).filter(|&s| p.stmts[s].write.var == var) {
+                    sig_w = sig_w.union(self.sigma(s, &format!("{}_w", p.stmts[s].name), None)?).map_err(isl_err)?;
+                }
+                self.sigma(stmt, &p.stmts[stmt].name, None)?.lex_gt_union_map(sig_w).map_err(isl_err)
+            }
+        }
+    }
+
     /// The set as a predicate, simplified within the domain of process `within` (where it
     /// is evaluated).
     fn predicate(&self, set: UnionSet, dims: usize, within: usize) -> Result<Predicate, Error> {
@@ -142,6 +196,7 @@ fn ddr_source_of(cx: &Ctx, c: usize) -> Result<Option<Vec<SourcePiece>>, Error> 
         return Ok(None);
     }
     let name = &p.stmts[stmt].name;
+    let after = cx.shared(Shared::After { stmt, var })?;
     let (mut writes, mut sig_w) = (cx.umap("{ }")?, cx.umap("{ }")?);
     for &s in &writers {
         // Their own tuples: the consumer may be one of them.
@@ -149,11 +204,10 @@ fn ddr_source_of(cx: &Ctx, c: usize) -> Result<Option<Vec<SourcePiece>>, Error> 
         writes = writes.union(cx.umap(&retag(&cx.model.writes[s], &p.stmts[s].name, &tuple))?).map_err(isl_err)?;
         sig_w = sig_w.union(cx.sigma(s, &tuple, None)?).map_err(isl_err)?;
     }
-    let sig_l = cx.sigma(stmt, name, None)?;
     let keys = cx
         .umap(&ch.relation)?
         .apply_range(writes.reverse().map_err(isl_err)?)
-        .and_then(|m| m.intersect(sig_l.lex_gt_union_map(sig_w.copy()?)?))
+        .and_then(|m| m.intersect(after))
         .and_then(|m| m.apply_range(sig_w))
         .and_then(|m| m.lexmax())
         .map_err(isl_err)?;
@@ -366,7 +420,7 @@ impl<'a> Ctx<'a> {
         // Skewed tiles give sets with many floors on which these differences can explode; a
         // channel whose sets exceed the budget gets no predicate (code generation says so).
         isl.set_max_operations(ISL_BUDGET);
-        Ctx { p, dpn, model, fixed, isl }
+        Ctx { p, dpn, model, fixed, isl, shared: RefCell::default() }
     }
 
     fn answer(&self, job: Job) -> Result<Answer, Error> {
@@ -386,16 +440,14 @@ impl<'a> Ctx<'a> {
         let (p, ch) = (self.p, &self.dpn.channels[c]);
         let stmt_of = |pi: usize| self.dpn.processes[pi].stmt();
         let stmt = stmt_of(ch.consumer).ok_or_else(|| Error::internal("not a compute consumer"))?;
-        let name = &p.stmts[stmt].name;
         let r = self.umap(&ch.relation)?;
         let mut same = same_value(&r)?;
         if stmt_of(ch.producer).is_none() {
             // A loaded cell is a new value in every band.
-            same = same.intersect(same_value(&self.band(stmt, name)?)?).map_err(isl_err)?;
+            same = same.intersect(self.shared(Shared::SameBand { stmt })?).map_err(isl_err)?;
         }
-        let sig = self.sigma(stmt, name, None)?;
-        let order = if later { sig.copy().and_then(|s| s.lex_lt_union_map(sig)) } else { sig.copy().and_then(|s| s.lex_gt_union_map(sig)) };
-        let other = same.intersect(order.map_err(isl_err)?).and_then(|s| s.domain()).map_err(isl_err)?;
+        let order = self.shared(Shared::Order { stmt, later })?;
+        let other = same.intersect(order).and_then(|s| s.domain()).map_err(isl_err)?;
         let reads = r.domain().and_then(|u| u.subtract(other)).map_err(isl_err)?;
         self.predicate(reads, p.stmts[stmt].iters.len(), ch.consumer)
     }
