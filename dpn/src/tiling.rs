@@ -8,7 +8,9 @@
 //! Jacobi-1D solution is `(t, 2t+i)` / `(t, 2t+i+1)`; skew factors sum to at most 2), and
 //! the same for the dimension negated (a loop that runs downwards, as Nussinov's `i`, whose
 //! dependences all point to smaller values); (3) otherwise fall back to one band
-//! holding the whole nest in its original order (always legal, everything on chip).
+//! holding the whole nest in its original order (always legal, everything on chip). Each
+//! nest is also searched with the reuse of its private arrays' cells ignored
+//! ([`Deps::private`]), and banded that way where that tiles more loops.
 
 use crate::Error;
 use dpnc_frontend::dataflow;
@@ -206,10 +208,14 @@ pub fn nests(p: &Program) -> Vec<Vec<usize>> {
     out.into_iter().map(|(_, v)| v).collect()
 }
 
-/// All flow, anti and output dependences of the program (isl, parameters fixed).
+/// All flow, anti and output dependences of the program (isl, parameters fixed); or, for
+/// [`Deps::private`], all but the anti and output dependences of its private arrays.
 struct Deps<'c> {
     ctx: &'c Context,
     deps: UnionMap,
+    /// The flow dependences of the private arrays, which every hyperplane must keep at
+    /// distance 0 (so that their values never leave a band); `None` for all dependences.
+    private_flow: Option<UnionMap>,
     fixed: String,
     /// The dependences among one nest's statements (the last nest asked for): legality
     /// checks run many times per nest, and the whole program's relation is much larger.
@@ -236,7 +242,84 @@ impl<'c> Deps<'c> {
         let out = w.copy().and_then(|w2| w2.apply_range(w.reverse()?)).map_err(isl_err)?;
         let deps =
             flow.union(anti).and_then(|d| d.union(out)).and_then(|d| d.intersect(before)).and_then(|d| d.coalesce()).map_err(isl_err)?;
-        Ok(Deps { ctx, deps, fixed, local: std::cell::RefCell::new(None) })
+        Ok(Deps { ctx, deps, private_flow: None, fixed, local: std::cell::RefCell::new(None) })
+    }
+
+    /// The dependences that matter in loop nest `nest` where its *private* arrays never
+    /// leave a band. An array is private to a nest when every read of it there takes a
+    /// value that the nest itself wrote (doitgen's `sum[p]`, symm's `temp2`): the nest never
+    /// loads it, so with its flow dependences at distance 0 along every band hyperplane, its
+    /// values go from producer to consumer on chip, by value (DESIGN.md §3), and of each
+    /// cell only the value that later nests or the caller read is stored. Reusing its cells
+    /// then orders nothing: its anti and output dependences are dropped, and its flow
+    /// dependences are its reads' own sources (the last write of the cell before each),
+    /// which frees the loops around it (doitgen's `r` and `q`, which its reuse of `sum`
+    /// across them would forbid). `None` where the nest has no private array.
+    fn private(ctx: &'c Context, p: &Program, params: &[i64], nest: &[usize]) -> Result<Option<Deps<'c>>, Error> {
+        let m = Model::new(p);
+        let fixed = m.fixed_context(p, params);
+        let union = |parts: &[&String]| -> Result<UnionMap, Error> {
+            let parts: Vec<String> = parts.iter().map(|s| s.to_string()).collect();
+            dataflow::union(ctx, &parts)?.intersect_params(isl_rs::Set::read_from_str(ctx, &fixed).map_err(isl_err)?).map_err(isl_err)
+        };
+        let sched = union(&m.schedules.iter().collect::<Vec<_>>())?;
+        let before = sched.copy().and_then(|s| s.lex_lt_union_map(sched.copy()?)).map_err(isl_err)?;
+        let mut in_nest = UnionSet::read_from_str(ctx, "{ }").map_err(isl_err)?;
+        for &k in nest {
+            in_nest = in_nest.union(UnionSet::read_from_str(ctx, &m.domains[k]).map_err(isl_err)?).map_err(isl_err)?;
+        }
+        let (mut kept, mut private_flow, mut any) = (union(&[])?, union(&[])?, false);
+        for v in 0..p.vars.len() {
+            let (mut writes, mut reads): (Vec<&String>, Vec<&String>) = (Vec::new(), Vec::new());
+            for (k, st) in p.stmts.iter().enumerate() {
+                writes.extend((st.write.var == v).then_some(&m.writes[k]));
+                reads.extend(st.reads.iter().zip(&m.reads[k]).filter(|(a, _)| a.var == v).map(|(_, text)| text));
+            }
+            if writes.is_empty() {
+                continue;
+            }
+            let (w, r) = (union(&writes)?, union(&reads)?);
+            let before = || before.copy();
+            let flow = w.copy().and_then(|w| w.apply_range(r.copy()?.reverse()?)).and_then(|d| d.intersect(before()?)).map_err(isl_err)?;
+            // Each read's own source, the last write of its cell before it.
+            let last = flow
+                .copy()
+                .and_then(|f| f.reverse()?.apply_range(sched.copy()?)?.lexmax()?.apply_range(sched.copy()?.reverse()?)?.reverse())
+                .map_err(isl_err)?;
+            let mine = || -> Result<UnionMap, isl_rs::LibISLError> {
+                last.copy()?.intersect_domain(in_nest.copy()?)?.intersect_range(in_nest.copy()?)
+            };
+            let read_here = r.copy().and_then(|r| r.domain()).and_then(|d| d.intersect(in_nest.copy()?)).map_err(isl_err)?;
+            if read_here.is_subset(&mine().and_then(|f| f.range()).map_err(isl_err)?).map_err(isl_err)? {
+                any = true;
+                private_flow = private_flow.union(mine().map_err(isl_err)?).map_err(isl_err)?;
+                kept = kept.union(mine().map_err(isl_err)?).map_err(isl_err)?;
+            } else {
+                let anti = r.apply_range(w.copy().and_then(|w| w.reverse()).map_err(isl_err)?).and_then(|d| d.intersect(before()?));
+                let out = w.copy().and_then(|w2| w2.apply_range(w.reverse()?)).and_then(|d| d.intersect(before()?));
+                kept = kept.union(flow).and_then(|k| k.union(anti?)).and_then(|k| k.union(out?)).map_err(isl_err)?;
+            }
+        }
+        if !any {
+            return Ok(None);
+        }
+        let deps = kept.coalesce().map_err(isl_err)?;
+        let private_flow = Some(private_flow.coalesce().map_err(isl_err)?);
+        Ok(Some(Deps { ctx, deps, private_flow, fixed, local: std::cell::RefCell::new(None) }))
+    }
+
+    /// Whether hyperplane `rows` keeps every private array's flow dependences at distance 0
+    /// (always, for all dependences).
+    fn keeps_private(&self, p: &Program, nest: &[usize], rows: &[Affine]) -> Result<bool, Error> {
+        let Some(flow) = &self.private_flow else { return Ok(true) };
+        let prefix = self.fixed.split('{').next().unwrap_or("");
+        let zero = Set::read_from_str(self.ctx, &format!("{prefix}{{ [0] }}")).map_err(isl_err)?;
+        for (_, _, d) in self.distances_of(p, nest, rows, flow.copy().map_err(isl_err)?)? {
+            if !d.is_subset(&zero).map_err(isl_err)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// The dependences among the statements of `nest`.
@@ -275,6 +358,11 @@ impl<'c> Deps<'c> {
     /// distances `φ_b(y) − φ_a(x)` along one hyperplane (`rows`, one per statement), where
     /// it has any.
     fn distances(&self, p: &Program, nest: &[usize], rows: &[Affine]) -> Result<Vec<(usize, usize, Set)>, Error> {
+        self.distances_of(p, nest, rows, self.nest_deps(p, nest)?)
+    }
+
+    /// [`Deps::distances`] of the dependences `deps`.
+    fn distances_of(&self, p: &Program, nest: &[usize], rows: &[Affine], deps: UnionMap) -> Result<Vec<(usize, usize, Set)>, Error> {
         let prefix = self.fixed.split('{').next().unwrap_or("");
         // Each statement's hyperplane as an isl map, parsed once (a nest has many more
         // dependence maps than statements).
@@ -289,7 +377,7 @@ impl<'c> Deps<'c> {
             .collect::<Result<_, _>>()?;
         let phi = |k: usize| phis[k].copy().map_err(isl_err);
         let position = |name: &str| nest.iter().position(|&s| p.stmts[s].name == name);
-        let list = self.nest_deps(p, nest)?.get_map_list().map_err(isl_err)?;
+        let list = deps.get_map_list().map_err(isl_err)?;
         let mut out = Vec::new();
         for i in 0..list.size().map_err(isl_err)? {
             let m = list.get_at(i).map_err(isl_err)?;
@@ -335,7 +423,7 @@ impl<'c> Deps<'c> {
 
     /// One hyperplane: `rows[k]` for statement `nest[k]`.
     fn legal_dim(&self, p: &Program, nest: &[usize], rows: &[Affine]) -> Result<bool, Error> {
-        Ok(self.min_distances(p, nest, rows)?.iter().all(|&(_, _, v)| v >= 0))
+        Ok(self.min_distances(p, nest, rows)?.iter().all(|&(_, _, v)| v >= 0) && self.keeps_private(p, nest, rows)?)
     }
 }
 
@@ -441,7 +529,15 @@ const TILING_OPERATIONS: u64 = 20_000_000;
 /// Finds the hyperplanes of every nest.
 pub fn choose(p: &Program, params: &[i64], user: Option<&str>, cut: Cut) -> Result<Vec<Nest>, Error> {
     let ctx = dataflow::bounded_context(TILING_OPERATIONS);
-    Deps::new(&ctx, p, params).and_then(|deps| choose_with(p, &deps, user, cut)).map_err(|e| match dataflow::quota_spent(&ctx) {
+    // The private arrays' analysis has a context and a budget of its own per nest: where
+    // it is too costly, the nest keeps all its dependences.
+    let private_ctx = dataflow::bounded_context(TILING_OPERATIONS);
+    let private = |nest: &[usize]| {
+        private_ctx.reset_operations();
+        Deps::private(&private_ctx, p, params, nest).ok().flatten()
+    };
+    let both = || -> Result<Vec<Nest>, Error> { choose_with(p, &Deps::new(&ctx, p, params)?, &private, user, cut) };
+    both().map_err(|e| match dataflow::quota_spent(&ctx) {
         true => too_costly(p).into(),
         false => e,
     })
@@ -459,7 +555,15 @@ fn too_costly(p: &Program) -> Diagnostic {
     Diagnostic { span: biggest.first().map(|&k| p.stmts[k].span), message, help: Some(help.into()), internal: false }
 }
 
-fn choose_with(p: &Program, deps: &Deps, user: Option<&str>, cut: Cut) -> Result<Vec<Nest>, Error> {
+/// The hyperplanes of every nest under all dependences, or under [`Deps::private`]'s where
+/// those tile more loops.
+fn choose_with<'c>(
+    p: &Program,
+    deps: &Deps,
+    private: &dyn Fn(&[usize]) -> Option<Deps<'c>>,
+    user: Option<&str>,
+    cut: Cut,
+) -> Result<Vec<Nest>, Error> {
     let user = match user {
         Some(t) => Some(parse_hyperplanes(p, t).map_err(|e| Diagnostic::global(format!("--hyperplanes: {e}")))?),
         None => None,
@@ -485,7 +589,8 @@ fn choose_with(p: &Program, deps: &Deps, user: Option<&str>, cut: Cut) -> Result
                 if phi.iter().any(|r| r.len() != dims) {
                     return Err(Diagnostic::global("--hyperplanes: every statement of a nest needs the same number of hyperplanes").into());
                 }
-                if !deps.legal(p, &nest, &phi, dims)? {
+                let legal_private = || private(&nest).map_or(Ok(false), |d| d.legal(p, &nest, &phi, dims));
+                if !deps.legal(p, &nest, &phi, dims)? && !legal_private()? {
                     return Err(Diagnostic::global(
                         "--hyperplanes: this tiling violates a dependence (some distance is negative along a hyperplane)",
                     )
@@ -504,7 +609,14 @@ fn choose_with(p: &Program, deps: &Deps, user: Option<&str>, cut: Cut) -> Result
                 continue;
             }
         }
-        out.push(search(p, deps, nest, cut)?);
+        let all = search(p, deps, nest.clone(), cut)?;
+        match private(&nest).map(|d| search(p, &d, nest, cut)).transpose()? {
+            Some(mut freed) if freed.dims > all.dims => {
+                freed.how.push_str("; the reuse of private arrays' cells ignored (their values stay in their band)");
+                out.push(freed);
+            }
+            _ => out.push(all),
+        }
     }
     for n in &mut out {
         groups(p, deps, n)?;
@@ -697,12 +809,12 @@ fn legal_variant(
             .collect();
         let mins = deps.min_distances(p, nest, &rows)?;
         let shift = |mask: usize, k: usize| if k < bits { ((mask >> k) & 1) as i64 } else { 0 };
-        if let Some(&mask) = shifts.iter().find(|&&m| mins.iter().all(|&(a, b, v)| v + shift(m, b) - shift(m, a) >= 0)) {
-            let rows = rows.into_iter().enumerate().map(|(k, mut r)| {
-                r.cst += shift(mask, k);
-                r
-            });
-            return Ok(Some((rows.collect(), n == 0 && mask == 0)));
+        for &mask in shifts.iter().filter(|&&m| mins.iter().all(|&(a, b, v)| v + shift(m, b) - shift(m, a) >= 0)) {
+            let shifted: Vec<Affine> =
+                rows.iter().enumerate().map(|(k, r)| Affine { coef: r.coef.clone(), cst: r.cst + shift(mask, k) }).collect();
+            if deps.keeps_private(p, nest, &shifted)? {
+                return Ok(Some((shifted, n == 0 && mask == 0)));
+            }
         }
     }
     Ok(None)

@@ -264,3 +264,49 @@ fn sub_bands_are_interleaved_where_no_dependence_crosses_them() {
         }
     }
 }
+
+/// A doitgen-shaped nest: `sum[p]` is reset and refilled for every (r, q), so its reuse of
+/// cells across them would forbid tiling r and q; but every read of `sum` takes a value the
+/// same (r, q) wrote, so its values never leave their band and the reuse orders nothing:
+/// the nest is banded along r and q. `acc[p]`, read before the nest writes it (its values
+/// come from DDR), keeps its reuse: that nest stays banded along r alone. Both run as the
+/// interpreter does, at one and two sub-bands.
+#[test]
+fn a_private_array_does_not_order_the_bands() {
+    let kernel = |reset: &str| {
+        format!(
+            "void kernel_k(int nr, int nq, int np, double A[6][5][4], double C[4][4], double sum[4]) {{
+#pragma scop
+  for (int r = 0; r < nr; r++)
+    for (int q = 0; q < nq; q++) {{
+      for (int p = 0; p < np; p++) {{
+        {reset}
+        for (int s = 0; s < np; s++)
+          sum[p] += A[r][q][s] * C[s][p];
+      }}
+      for (int p = 0; p < np; p++)
+        A[r][q][p] = sum[p];
+    }}
+#pragma endscop
+}}
+int main(void) {{ static double A[6][5][4], C[4][4], sum[4]; kernel_k(6, 5, 4, A, C, sum); return 0; }}
+"
+        )
+    };
+    let dir = std::env::temp_dir().join(format!("dpnc-private-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for (reset, banded) in [("sum[p] = 0.0;", 2), ("", 1)] {
+        let f = dir.join(format!("k{banded}.c"));
+        std::fs::write(&f, kernel(reset)).expect("kernel file");
+        let p = load(&f, &[]);
+        let sare = dataflow::compute(&p).expect("dataflow");
+        for par in [1, 2] {
+            let Construction { dpn, traces, .. } = dpnc_dpn::construct(&p, &sare, &cfg(&[2], &[par], 0)).expect("builds");
+            let nest = &dpn.nests[0];
+            assert_eq!(nest.dims, banded, "reset `{reset}`, par {par}: {}", nest.how);
+            assert!(nest.how.contains(if banded == 2 { "hyperplanes (r, q)" } else { "hyperplanes (r)" }), "{}", nest.how);
+            runs_as_the_interpreter(&p, &dpn, &traces, &format!("reset `{reset}`, par {par}: "));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
