@@ -262,16 +262,16 @@ impl<'c> Deps<'c> {
             let parts: Vec<String> = parts.iter().map(|s| s.to_string()).collect();
             dataflow::union(ctx, &parts)?.intersect_params(isl_rs::Set::read_from_str(ctx, &fixed).map_err(isl_err)?).map_err(isl_err)
         };
-        let sched = union(&m.schedules.iter().collect::<Vec<_>>())?;
+        let sched = union(&nest.iter().map(|&k| &m.schedules[k]).collect::<Vec<_>>())?;
         let before = sched.copy().and_then(|s| s.lex_lt_union_map(sched.copy()?)).map_err(isl_err)?;
-        let mut in_nest = UnionSet::read_from_str(ctx, "{ }").map_err(isl_err)?;
-        for &k in nest {
-            in_nest = in_nest.union(UnionSet::read_from_str(ctx, &m.domains[k]).map_err(isl_err)?).map_err(isl_err)?;
-        }
         let (mut kept, mut private_flow, mut any) = (union(&[])?, union(&[])?, false);
         for v in 0..p.vars.len() {
+            // The nest's own accesses: the dependences between its statements are all it
+            // asks for, and a read whose cell the nest wrote before has its last writer in
+            // the nest (nests run one after the other).
             let (mut writes, mut reads): (Vec<&String>, Vec<&String>) = (Vec::new(), Vec::new());
-            for (k, st) in p.stmts.iter().enumerate() {
+            for &k in nest {
+                let st = &p.stmts[k];
                 writes.extend((st.write.var == v).then_some(&m.writes[k]));
                 reads.extend(st.reads.iter().zip(&m.reads[k]).filter(|(a, _)| a.var == v).map(|(_, text)| text));
             }
@@ -286,14 +286,11 @@ impl<'c> Deps<'c> {
                 .copy()
                 .and_then(|f| f.reverse()?.apply_range(sched.copy()?)?.lexmax()?.apply_range(sched.copy()?.reverse()?)?.reverse())
                 .map_err(isl_err)?;
-            let mine = || -> Result<UnionMap, isl_rs::LibISLError> {
-                last.copy()?.intersect_domain(in_nest.copy()?)?.intersect_range(in_nest.copy()?)
-            };
-            let read_here = r.copy().and_then(|r| r.domain()).and_then(|d| d.intersect(in_nest.copy()?)).map_err(isl_err)?;
-            if read_here.is_subset(&mine().and_then(|f| f.range()).map_err(isl_err)?).map_err(isl_err)? {
+            let read = r.copy().and_then(|r| r.domain()).map_err(isl_err)?;
+            if read.is_subset(&last.copy().and_then(|f| f.range()).map_err(isl_err)?).map_err(isl_err)? {
                 any = true;
-                private_flow = private_flow.union(mine().map_err(isl_err)?).map_err(isl_err)?;
-                kept = kept.union(mine().map_err(isl_err)?).map_err(isl_err)?;
+                private_flow = private_flow.union(last.copy().map_err(isl_err)?).map_err(isl_err)?;
+                kept = kept.union(last).map_err(isl_err)?;
             } else {
                 let anti = r.apply_range(w.copy().and_then(|w| w.reverse()).map_err(isl_err)?).and_then(|d| d.intersect(before()?));
                 let out = w.copy().and_then(|w2| w2.apply_range(w.reverse()?)).and_then(|d| d.intersect(before()?));
@@ -610,7 +607,10 @@ fn choose_with<'c>(
             }
         }
         let all = search(p, deps, nest.clone(), cut)?;
-        match private(&nest).map(|d| search(p, &d, nest, cut)).transpose()? {
+        // Only a nest that leaves loops out of its band can gain.
+        let loops = nest.iter().map(|&k| p.stmts[k].iters.len()).max().unwrap_or(0);
+        let freed = if all.dims < loops { private(&nest) } else { None };
+        match freed.map(|d| search(p, &d, nest, cut)).transpose()? {
             Some(mut freed) if freed.dims > all.dims => {
                 freed.how.push_str("; the reuse of private arrays' cells ignored (their values stay in their band)");
                 out.push(freed);
