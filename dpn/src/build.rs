@@ -229,9 +229,9 @@ pub fn build(p: &Program, sare: &Sare, cfg: &Config) -> Result<Dpn, Error> {
 }
 
 /// More sub-bands per statement than this get a note (GEMM at `--par 16,16` has 256, a
-/// design the board can hold): `--par 16` on a nest with three band
-/// hyperplanes means 4,096, each a process with channels to its neighbours, and the
-/// symbolic passes ask isl about every channel.
+/// design the board can hold): `--par 16` on a nest with three band hyperplanes means 4,096,
+/// each a process with channels to its neighbours, and the symbolic passes ask isl about
+/// every channel.
 const MANY_SUBBANDS: i64 = 256;
 
 /// A note for each loop nest (of `dims` hyperplanes each) whose statements get more than

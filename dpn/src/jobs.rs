@@ -3,6 +3,8 @@
 //! each, so that what the caller builds from them does not depend on the threads.
 
 use crate::Error;
+use isl_rs::{Context, UnionMap, UnionSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// `run(&state, j)` for every job `j` in `0..n`, on up to `max_threads` threads (one per
@@ -40,6 +42,46 @@ pub(crate) fn in_order<S, T: Send>(
         results[j] = Some(r);
     }
     results.into_iter().map(|r| r.unwrap_or_else(|| Err(Error::internal("a worker thread panicked")))).collect()
+}
+
+/// An isl object that [`shared`] hands out copies of.
+pub(crate) trait IslCopy: Sized {
+    fn isl_copy(&self) -> Result<Self, isl_rs::LibISLError>;
+}
+
+impl IslCopy for UnionMap {
+    fn isl_copy(&self) -> Result<Self, isl_rs::LibISLError> {
+        self.copy()
+    }
+}
+
+impl IslCopy for UnionSet {
+    fn isl_copy(&self) -> Result<Self, isl_rs::LibISLError> {
+        self.copy()
+    }
+}
+
+/// Entry `key` of `table`, what a thread's jobs share (a relation many channels need), made
+/// by `make` the first time. isl's operation budget restarts after it either way, so a job
+/// is allowed the same work whether or not its thread made the entry for an earlier one
+/// (and `make` gets a budget of its own): what fits the budget does not depend on the
+/// threads.
+pub(crate) fn shared<K: std::hash::Hash + Eq, T: IslCopy>(
+    isl: &Context,
+    table: &mut HashMap<K, T>,
+    key: K,
+    make: impl FnOnce() -> Result<T, Error>,
+) -> Result<T, Error> {
+    let entry = match table.entry(key) {
+        std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
+        std::collections::hash_map::Entry::Vacant(v) => {
+            isl.reset_operations();
+            v.insert(make()?)
+        }
+    };
+    let copy = entry.isl_copy().map_err(|e| Error::internal(format!("isl failed to copy a shared relation: {e}")))?;
+    isl.reset_operations();
+    Ok(copy)
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 //! exactly as many pairs as its channel carries reads.
 
 use crate::ir::*;
+use crate::jobs::IslCopy;
 use crate::tiling::Nest;
 use crate::Error;
 use dpnc_frontend::dataflow::{self, Sare};
@@ -146,44 +147,14 @@ impl Ctx<'_> {
         )
     }
 
-    /// The shared part at `key` of the table `table` picks, made by `make` the first time.
-    /// isl's operation budget restarts after it either way, so a channel is allowed the
-    /// same work whether or not this thread had made the part before (and `make` gets a
-    /// budget of its own).
+    /// The shared part at `key` of the table `table` picks ([`crate::jobs::shared`]).
     fn shared_part<K: std::hash::Hash + Eq, T: IslCopy>(
         &self,
         table: impl Fn(&mut Shared) -> &mut HashMap<K, T>,
         key: K,
         make: impl FnOnce() -> Result<T, Error>,
     ) -> Result<T, Error> {
-        let mut shared = self.shared.borrow_mut();
-        let part = match table(&mut shared).entry(key) {
-            std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
-            std::collections::hash_map::Entry::Vacant(v) => {
-                self.isl.reset_operations();
-                v.insert(make()?)
-            }
-        };
-        let part = part.isl_copy()?;
-        self.isl.reset_operations();
-        Ok(part)
-    }
-}
-
-/// An isl object that [`Ctx::shared_part`] hands out copies of.
-trait IslCopy: Sized {
-    fn isl_copy(&self) -> Result<Self, Error>;
-}
-
-impl IslCopy for UnionMap {
-    fn isl_copy(&self) -> Result<Self, Error> {
-        self.copy().map_err(isl_err)
-    }
-}
-
-impl IslCopy for UnionSet {
-    fn isl_copy(&self) -> Result<Self, Error> {
-        self.copy().map_err(isl_err)
+        crate::jobs::shared(&self.isl, table(&mut self.shared.borrow_mut()), key, make)
     }
 }
 

@@ -128,21 +128,10 @@ impl Ctx<'_> {
     fn band(&self, stmt: usize, tuple: &str) -> Result<UnionMap, Error> {
         self.key_map(stmt, tuple, &self.dpn.schedules[stmt].band, None)
     }
-    /// The shared relation `what`, made the first time this thread needs it. isl's budget
-    /// restarts after it either way, so a question is allowed the same work whether or not
-    /// the relation was made for an earlier one (and making it has a budget of its own).
+    /// The shared relation `what`, made the first time this thread needs it
+    /// ([`crate::jobs::shared`]).
     fn shared(&self, what: Shared) -> Result<UnionMap, Error> {
-        let mut shared = self.shared.borrow_mut();
-        let relation = match shared.entry(what) {
-            std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
-            std::collections::hash_map::Entry::Vacant(v) => {
-                self.isl.reset_operations();
-                v.insert(self.make(what)?)
-            }
-        };
-        let relation = relation.copy().map_err(isl_err)?;
-        self.isl.reset_operations();
-        Ok(relation)
+        crate::jobs::shared(&self.isl, &mut self.shared.borrow_mut(), what, || self.make(what))
     }
 
     fn make(&self, what: Shared) -> Result<UnionMap, Error> {
