@@ -100,8 +100,10 @@ enum Shared {
     Order { stmt: usize, later: bool },
     /// `{ S[i] -> S[i'] : same band }` for statement `stmt`.
     SameBand { stmt: usize },
-    /// `{ S[i] -> W_w[i'] : σ(i) > σ(i') }` for statement `stmt` and the statements
-    /// writing array `var` (tuples `<name>_w`).
+    /// `{ W_w[i] -> [σ(i)] }` for the statements writing array `var` (tuples `<name>_w`:
+    /// a reader may be one of them).
+    Writers { var: usize },
+    /// `{ S[i] -> W_w[i'] : σ(i) > σ(i') }` for statement `stmt` and [`Shared::Writers`].
     After { stmt: usize, var: usize },
 }
 
@@ -143,12 +145,15 @@ impl Ctx<'_> {
                     .map_err(isl_err)
             }
             Shared::SameBand { stmt } => same_value(&self.band(stmt, &p.stmts[stmt].name)?),
-            Shared::After { stmt, var } => {
+            Shared::Writers { var } => {
                 let mut sig_w = self.umap("{ }")?;
                 for s in (0..p.stmts.len()).filter(|&s| p.stmts[s].write.var == var) {
                     sig_w = sig_w.union(self.sigma(s, &format!("{}_w", p.stmts[s].name), None)?).map_err(isl_err)?;
                 }
-                self.sigma(stmt, &p.stmts[stmt].name, None)?.lex_gt_union_map(sig_w).map_err(isl_err)
+                Ok(sig_w)
+            }
+            Shared::After { stmt, var } => {
+                self.sigma(stmt, &p.stmts[stmt].name, None)?.lex_gt_union_map(self.make(Shared::Writers { var })?).map_err(isl_err)
             }
         }
     }
@@ -185,13 +190,11 @@ fn ddr_source_of(cx: &Ctx, c: usize) -> Result<Option<Vec<SourcePiece>>, Error> 
         return Ok(None);
     }
     let name = &p.stmts[stmt].name;
-    let after = cx.shared(Shared::After { stmt, var })?;
-    let (mut writes, mut sig_w) = (cx.umap("{ }")?, cx.umap("{ }")?);
+    let (after, sig_w) = (cx.shared(Shared::After { stmt, var })?, cx.shared(Shared::Writers { var })?);
+    let mut writes = cx.umap("{ }")?;
     for &s in &writers {
-        // Their own tuples: the consumer may be one of them.
         let tuple = format!("{}_w", p.stmts[s].name);
         writes = writes.union(cx.umap(&retag(&cx.model.writes[s], &p.stmts[s].name, &tuple))?).map_err(isl_err)?;
-        sig_w = sig_w.union(cx.sigma(s, &tuple, None)?).map_err(isl_err)?;
     }
     let keys = cx
         .umap(&ch.relation)?
