@@ -101,6 +101,11 @@ impl Ctx<'_> {
         )
     }
 
+    /// The pieces of read `r` of `c` whose source, an instance of `pr`, is in another band.
+    fn crossing(&self, c: usize, r: usize, pr: usize) -> Result<UnionMap, Error> {
+        self.pieces(c, r, Some(pr))?.subtract(self.same_band(c, pr)?).map_err(isl_err)
+    }
+
     /// [`Shared::to_load`] of (`c`, `r`): initial values, and those of other bands.
     fn to_load(&self, c: usize, r: usize) -> Result<UnionSet, Error> {
         self.shared_part(
@@ -109,7 +114,7 @@ impl Ctx<'_> {
             || {
                 let mut to_load = self.pieces(c, r, None)?.domain().map_err(isl_err)?;
                 for pr in 0..self.p.stmts.len() {
-                    let cross = self.pieces(c, r, Some(pr))?.subtract(self.same_band(c, pr)?).and_then(|u| u.domain()).map_err(isl_err)?;
+                    let cross = self.crossing(c, r, pr)?.domain().map_err(isl_err)?;
                     to_load = to_load.union(cross).map_err(isl_err)?;
                 }
                 Ok(to_load)
@@ -126,8 +131,7 @@ impl Ctx<'_> {
                 let mut stored = self.uset("{ }")?;
                 for (c, s) in self.p.stmts.iter().enumerate() {
                     for r in 0..s.reads.len() {
-                        let cross =
-                            self.pieces(c, r, Some(pr))?.subtract(self.same_band(c, pr)?).and_then(|u| u.range()).map_err(isl_err)?;
+                        let cross = self.crossing(c, r, pr)?.range().map_err(isl_err)?;
                         stored = stored.union(cross).map_err(isl_err)?;
                     }
                 }

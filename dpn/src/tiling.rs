@@ -226,20 +226,31 @@ fn isl_err(e: isl_rs::LibISLError) -> Error {
     Error::internal(format!("isl failed during tiling: {e}"))
 }
 
+/// The union of access (or schedule) relations `parts`, parameters fixed by `fixed`.
+fn accesses<'t>(ctx: &Context, fixed: &str, parts: impl Iterator<Item = &'t String>) -> Result<UnionMap, Error> {
+    let parts: Vec<String> = parts.cloned().collect();
+    dataflow::union(ctx, &parts)?.intersect_params(isl_rs::Set::read_from_str(ctx, fixed).map_err(isl_err)?).map_err(isl_err)
+}
+
+/// Flow, anti and output dependences between writes `w` and reads `r` of the same cells, in
+/// either order (the caller keeps those that go forward in time).
+fn memory_dependences(w: UnionMap, r: UnionMap) -> Result<[UnionMap; 3], Error> {
+    let flow = w.copy().and_then(|w| w.apply_range(r.copy()?.reverse()?)).map_err(isl_err)?;
+    let anti = r.apply_range(w.copy().and_then(|w| w.reverse()).map_err(isl_err)?).map_err(isl_err)?;
+    let out = w.copy().and_then(|w2| w2.apply_range(w.reverse()?)).map_err(isl_err)?;
+    Ok([flow, anti, out])
+}
+
 impl<'c> Deps<'c> {
     fn new(ctx: &'c Context, p: &Program, params: &[i64]) -> Result<Deps<'c>, Error> {
         let m = Model::new(p);
         let fixed = m.fixed_context(p, params);
-        let union = |parts: &[String]| -> Result<UnionMap, Error> {
-            dataflow::union(ctx, parts)?.intersect_params(isl_rs::Set::read_from_str(ctx, &fixed).map_err(isl_err)?).map_err(isl_err)
-        };
+        let union = |parts: &[String]| accesses(ctx, &fixed, parts.iter());
         let w = union(&m.writes)?;
         let r = union(&m.reads.concat())?;
         let sched = union(&m.schedules)?;
         let before = sched.copy().map_err(isl_err)?.lex_lt_union_map(sched).map_err(isl_err)?;
-        let flow = w.copy().and_then(|w| w.apply_range(r.copy()?.reverse()?)).map_err(isl_err)?;
-        let anti = r.apply_range(w.copy().and_then(|w| w.reverse()).map_err(isl_err)?).map_err(isl_err)?;
-        let out = w.copy().and_then(|w2| w2.apply_range(w.reverse()?)).map_err(isl_err)?;
+        let [flow, anti, out] = memory_dependences(w, r)?;
         let deps =
             flow.union(anti).and_then(|d| d.union(out)).and_then(|d| d.intersect(before)).and_then(|d| d.coalesce()).map_err(isl_err)?;
         Ok(Deps { ctx, deps, private_flow: None, fixed, local: std::cell::RefCell::new(None) })
@@ -258,10 +269,7 @@ impl<'c> Deps<'c> {
     fn private(ctx: &'c Context, p: &Program, params: &[i64], nest: &[usize]) -> Result<Option<Deps<'c>>, Error> {
         let m = Model::new(p);
         let fixed = m.fixed_context(p, params);
-        let union = |parts: &[&String]| -> Result<UnionMap, Error> {
-            let parts: Vec<String> = parts.iter().map(|s| s.to_string()).collect();
-            dataflow::union(ctx, &parts)?.intersect_params(isl_rs::Set::read_from_str(ctx, &fixed).map_err(isl_err)?).map_err(isl_err)
-        };
+        let union = |parts: &[&String]| accesses(ctx, &fixed, parts.iter().copied());
         let sched = union(&nest.iter().map(|&k| &m.schedules[k]).collect::<Vec<_>>())?;
         let before = sched.copy().and_then(|s| s.lex_lt_union_map(sched.copy()?)).map_err(isl_err)?;
         let (mut kept, mut private_flow, mut any) = (union(&[])?, union(&[])?, false);
@@ -278,22 +286,21 @@ impl<'c> Deps<'c> {
             if writes.is_empty() {
                 continue;
             }
-            let (w, r) = (union(&writes)?, union(&reads)?);
             let before = || before.copy();
-            let flow = w.copy().and_then(|w| w.apply_range(r.copy()?.reverse()?)).and_then(|d| d.intersect(before()?)).map_err(isl_err)?;
+            let [flow, anti, out] = memory_dependences(union(&writes)?, union(&reads)?)?;
+            let flow = flow.intersect(before().map_err(isl_err)?).map_err(isl_err)?;
             // Each read's own source, the last write of its cell before it.
             let last = flow
                 .copy()
                 .and_then(|f| f.reverse()?.apply_range(sched.copy()?)?.lexmax()?.apply_range(sched.copy()?.reverse()?)?.reverse())
                 .map_err(isl_err)?;
-            let read = r.copy().and_then(|r| r.domain()).map_err(isl_err)?;
+            let read = union(&reads)?.domain().map_err(isl_err)?;
             if read.is_subset(&last.copy().and_then(|f| f.range()).map_err(isl_err)?).map_err(isl_err)? {
                 any = true;
                 private_flow = private_flow.union(last.copy().map_err(isl_err)?).map_err(isl_err)?;
                 kept = kept.union(last).map_err(isl_err)?;
             } else {
-                let anti = r.apply_range(w.copy().and_then(|w| w.reverse()).map_err(isl_err)?).and_then(|d| d.intersect(before()?));
-                let out = w.copy().and_then(|w2| w2.apply_range(w.reverse()?)).and_then(|d| d.intersect(before()?));
+                let (anti, out) = (anti.intersect(before().map_err(isl_err)?), out.intersect(before().map_err(isl_err)?));
                 kept = kept.union(flow).and_then(|k| k.union(anti?)).and_then(|k| k.union(out?)).map_err(isl_err)?;
             }
         }
