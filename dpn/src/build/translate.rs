@@ -11,9 +11,10 @@
 //! * the piece moves its source instance by the source statement's own shift when that
 //!   statement is in the band, so sources in the band stay at the same σ position and
 //!   sources outside stay outside;
-//! * each read's DDR cells, and producers of one statement, move by one constant, and two
-//!   reads of one array whose cells move apart read disjoint cells in both bands, so reads
-//!   that shared a load still do and the others still do not.
+//! * each read's DDR cells move by one constant, and so do the producers of one statement
+//!   among reads whose cells move alike; two reads of one array whose cells move apart read
+//!   disjoint cells in both bands; so reads that shared a load still do and the others still
+//!   do not.
 //!
 //! The result is exactly what [`super::Band::analyse`] would give, and main then adds it as
 //! a repeat of the template's band (`repeat.rs`).
@@ -389,7 +390,7 @@ impl Template {
         let np = params.len();
         let mut shift = vec![(0i64, 0i64); slots.len];
         let mut ddr: Vec<DdrSlot> = Vec::new();
-        let mut producer_shift: HashMap<usize, i64> = HashMap::new();
+        let mut producer_shift: HashMap<(usize, i64), i64> = HashMap::new();
         let triples = slots.base.iter().enumerate().flat_map(|(k, b)| b.iter().enumerate().map(move |(r, &b)| (k, r, b)));
         for (k, r, base) in triples {
             for (i, &kinds) in self.used[base..base + sare.reads[k][r].sources.len()].iter().enumerate() {
@@ -450,8 +451,12 @@ impl Template {
                 if kinds & 6 != 0 {
                     ddr.push(DdrSlot { var, read: (k, r), cell, moves, cells });
                 }
+                // Reads of one statement's values whose cells move alike must see its producers
+                // move alike, so that those that shared a load still do; reads whose cells move
+                // apart read disjoint cells (`loads_alike`), hence distinct producers, in both
+                // bands (covariance's `data[k][i]` and `data[k][j]`, written by an earlier nest).
                 if let (Some(sk), true) = (src.stmt, kinds & 2 != 0) {
-                    if *producer_shift.entry(sk).or_insert(producer) != producer {
+                    if *producer_shift.entry((sk, cell)).or_insert(producer) != producer {
                         return None;
                     }
                 }
