@@ -104,6 +104,11 @@ pub struct Config {
     /// whole templates then hold at most eight chunks, so that small kernels keep compact
     /// templates too).
     pub chunk: usize,
+    /// Bands of more instances than this are too big to build (0: [`MAX_BAND`]; tests set
+    /// it small): their nest is tiled again with statements shifted past whole loops, and
+    /// refused if that does not make them small enough. Bands in program order are streamed,
+    /// up to [`MAX_PIPED`] whatever this says.
+    pub max_band: usize,
 }
 
 /// A band this big is streamed (see [`Config::chunk`]): its analysis and assembly overlap
@@ -259,6 +264,13 @@ fn many_subbands(dims: &[usize], par: &[i64]) -> Vec<String> {
 /// The network with its construction's statistics and, with [`Config::keep_traces`], the
 /// traces the software executor runs.
 pub fn construct(p: &Program, sare: &Sare, cfg: &Config) -> Result<Construction, Error> {
+    construct_with(p, sare, cfg, &[])
+}
+
+/// [`construct`], the nests whose first statement is in `long` tiled with statements shifted
+/// past whole loops where that tiles more loops (see `tiling::choose`). A nest whose bands
+/// are too big to build is tried that way before it is refused.
+fn construct_with(p: &Program, sare: &Sare, cfg: &Config, long: &[usize]) -> Result<Construction, Error> {
     let params = p.param_values()?;
     if let Some(s) = cfg.tile.iter().find(|&&s| s < 1) {
         return Err(Diagnostic::global(format!("tile size {s} is not positive")).into());
@@ -267,7 +279,7 @@ pub fn construct(p: &Program, sare: &Sare, cfg: &Config) -> Result<Construction,
         return Err(Diagnostic::global(format!("parallelism {q} is not positive")).into());
     }
     let phase = Phase::new(cfg.progress);
-    let nests = tiling::choose(p, &params, cfg.hyperplanes.as_deref(), tiling::Cut { tile: &cfg.tile, par: &cfg.par })?;
+    let nests = tiling::choose(p, &params, cfg.hyperplanes.as_deref(), tiling::Cut { tile: &cfg.tile, par: &cfg.par }, long)?;
     phase.done("tiling hyperplanes");
     let nest_of = tiling::nest_of(&nests, p.stmts.len());
     let depth = nests.iter().map(|n| n.dims).max().unwrap_or(0);
@@ -319,7 +331,18 @@ pub fn construct(p: &Program, sare: &Sare, cfg: &Config) -> Result<Construction,
         return Err(Diagnostic::global(format!("{size}: {why}; use smaller sizes")).into());
     }
     let survey = Survey::new(p, &params, &geo)?;
-    refuse_big_bands(p, &survey, &nests)?;
+    let big = big_bands(p, &survey, &nests, cfg.max_band);
+    let retile: Vec<usize> = big.iter().map(|b| nests[b.nest].stmts[0]).filter(|s| !long.contains(s)).collect();
+    if !retile.is_empty() {
+        if cfg.progress {
+            let names: Vec<String> = retile.iter().map(|&s| p.stmts[s].name.clone()).collect();
+            eprintln!("dpnc: note: the bands of the loop nest of {} are too big to build; tiling it again with statements shifted past whole loops", names.join(", "));
+        }
+        return construct_with(p, sare, cfg, &[long, &retile].concat());
+    }
+    if let Some(b) = big.first() {
+        return Err(band_too_large(&nests[b.nest], b.ordered, b.size, cfg.max_band).into());
+    }
     geo.interleaved = geo.compute_interleaved(&survey, cfg.subbands);
     let progress = cfg.progress && survey.instances > 2_000_000;
     if progress {
@@ -411,27 +434,41 @@ fn xorshift(mut seed: u64) -> impl FnMut(u64) -> u64 {
     }
 }
 
-/// Refuses, before any pass walks them, the bands that pass 2 cannot build: those of over
-/// [`MAX_BAND`] instances, but for a band in program order (streamed, up to [`MAX_PIPED`])
-/// dense enough for its index. Pass 2 refuses the same bands as it walks them where the
-/// survey did not count them.
-fn refuse_big_bands(p: &Program, survey: &Survey, nests: &[Nest]) -> Result<(), Error> {
-    let Some(sizes) = &survey.sizes else { return Ok(()) };
-    for (nest, sizes) in nests.iter().zip(sizes) {
+/// A band that pass 2 cannot build, found by the survey before any pass walks them.
+struct BigBand {
+    /// Its nest (position in the nests), whether that runs in program order, its instances.
+    nest: usize,
+    ordered: bool,
+    size: usize,
+}
+
+/// The bands of over `max_band` instances (0: [`MAX_BAND`]) but for those in program order
+/// (streamed, up to [`MAX_PIPED`]) dense enough for their index, one per nest. Pass 2
+/// refuses the same bands as it walks them where the survey did not count them.
+fn big_bands(p: &Program, survey: &Survey, nests: &[Nest], max_band: usize) -> Vec<BigBand> {
+    let Some(sizes) = &survey.sizes else { return Vec::new() };
+    let limit = if max_band == 0 { MAX_BAND } else { max_band };
+    let mut big = Vec::new();
+    for (n, (nest, sizes)) in nests.iter().zip(sizes).enumerate() {
         let ordered = program_ordered(p, nest);
-        for size in sizes.iter().map(|&n| n as usize).filter(|&n| n > MAX_BAND) {
-            if !(ordered && size <= MAX_PIPED && LocalIndex::fits(survey, nest, size)) {
-                return Err(band_too_large(nest, ordered, size).into());
-            }
+        let fits = |size: usize| ordered && size <= MAX_PIPED && LocalIndex::fits(survey, nest, size);
+        if let Some(size) = sizes.iter().map(|&n| n as usize).find(|&size| size > limit && !fits(size)) {
+            big.push(BigBand { nest: n, ordered, size });
         }
     }
-    Ok(())
+    big
 }
 
 /// Refuses a band of `size` instances (0: not counted) of `nest`, which is in program order
-/// or not: over [`MAX_PIPED`] if it is and is that big, else over [`MAX_BAND`].
-fn band_too_large(nest: &Nest, ordered: bool, size: usize) -> Diagnostic {
-    let limit = if ordered && size > MAX_PIPED { MAX_PIPED } else { MAX_BAND };
+/// or not: over [`MAX_PIPED`] if it is and is that big, else over `max_band` (0: [`MAX_BAND`]).
+fn band_too_large(nest: &Nest, ordered: bool, size: usize, max_band: usize) -> Diagnostic {
+    let limit = if ordered && size > MAX_PIPED {
+        MAX_PIPED
+    } else if max_band == 0 {
+        MAX_BAND
+    } else {
+        max_band
+    };
     let (why, help) = match nest.dims {
         0 => ("the nest has no legal tiling hyperplane, so it is one band", "use smaller sizes"),
         1 => ("the nest has a single tiling hyperplane, so it is one band whatever the tile size", "use smaller sizes"),

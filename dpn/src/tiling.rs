@@ -531,7 +531,10 @@ fn parse_affine(text: &str, iters: &[String]) -> Result<Affine, String> {
 const TILING_OPERATIONS: u64 = 20_000_000;
 
 /// Finds the hyperplanes of every nest.
-pub fn choose(p: &Program, params: &[i64], user: Option<&str>, cut: Cut) -> Result<Vec<Nest>, Error> {
+///
+/// The nests whose first statement is in `long` may shift a statement past a whole loop
+/// (see [`legal_variant`]): those whose bands are too big otherwise.
+pub fn choose(p: &Program, params: &[i64], user: Option<&str>, cut: Cut, long: &[usize]) -> Result<Vec<Nest>, Error> {
     let ctx = dataflow::bounded_context(TILING_OPERATIONS);
     // The private arrays' analysis has a context and a budget of its own per nest: where
     // it is too costly, the nest keeps all its dependences.
@@ -540,7 +543,7 @@ pub fn choose(p: &Program, params: &[i64], user: Option<&str>, cut: Cut) -> Resu
         private_ctx.reset_operations();
         Deps::private(&private_ctx, p, params, nest).ok().flatten()
     };
-    let both = || -> Result<Vec<Nest>, Error> { choose_with(p, &Deps::new(&ctx, p, params)?, &private, user, cut) };
+    let both = || -> Result<Vec<Nest>, Error> { choose_with(p, &Deps::new(&ctx, p, params)?, &private, user, cut, long) };
     both().map_err(|e| match dataflow::quota_spent(&ctx) {
         true => too_costly(p).into(),
         false => e,
@@ -567,6 +570,7 @@ fn choose_with<'c>(
     private: &dyn Fn(&[usize]) -> Option<Deps<'c>>,
     user: Option<&str>,
     cut: Cut,
+    long: &[usize],
 ) -> Result<Vec<Nest>, Error> {
     let user = match user {
         Some(t) => Some(parse_hyperplanes(p, t).map_err(|e| Diagnostic::global(format!("--hyperplanes: {e}")))?),
@@ -613,16 +617,20 @@ fn choose_with<'c>(
                 continue;
             }
         }
-        let all = search(p, deps, nest.clone(), cut)?;
+        let long = long.contains(&nest[0]);
+        let all = search(p, deps, nest.clone(), cut, long)?;
         // Only a nest that leaves loops out of its band can gain.
         let loops = nest.iter().map(|&k| p.stmts[k].iters.len()).max().unwrap_or(0);
         let freed = if all.dims < loops { private(&nest) } else { None };
-        match freed.map(|d| search(p, &d, nest, cut)).transpose()? {
+        match freed.map(|d| search(p, &d, nest, cut, long)).transpose()? {
             Some(mut freed) if freed.dims > all.dims => {
                 freed.how.push_str("; the reuse of private arrays' cells ignored (their values stay in their band)");
                 out.push(freed);
             }
             _ => out.push(all),
+        }
+        if let Some(n) = out.last_mut().filter(|n| long && n.phi.iter().flatten().any(|a| a.cst > 1)) {
+            n.how.push_str("; statements after a whole loop shifted past it (its bands would be too big to build otherwise)");
         }
     }
     for n in &mut out {
@@ -707,7 +715,7 @@ fn groups(p: &Program, deps: &Deps, nest: &mut Nest) -> Result<(), Error> {
     Ok(())
 }
 
-fn search(p: &Program, deps: &Deps, nest: Vec<usize>, cut: Cut) -> Result<Nest, Error> {
+fn search(p: &Program, deps: &Deps, nest: Vec<usize>, cut: Cut, long: bool) -> Result<Nest, Error> {
     // The deepest statement names the dimensions.
     let deepest = rows_last(p, &nest, cut).unwrap_or_else(|| deepest(p, &nest));
     let names = p.stmts[deepest].iters.clone();
@@ -717,11 +725,11 @@ fn search(p: &Program, deps: &Deps, nest: Vec<usize>, cut: Cut) -> Result<Nest, 
     // that what they accumulate stays inside a band; the program's own loop order is the
     // alternative (time loops of stencils come first there). Keep the order that tiles more
     // dimensions, the reduction-last one on a tie.
-    let a = place(p, deps, &nest, &aligned, &names, &reduction_last(p, deepest, dims))?;
+    let a = place(p, deps, &nest, &aligned, &names, &reduction_last(p, deepest, dims), long)?;
     let (phi, kept, dropped, skewed) = if a.1.len() == dims {
         a
     } else {
-        let b = place(p, deps, &nest, &aligned, &names, &(0..dims).collect::<Vec<_>>())?;
+        let b = place(p, deps, &nest, &aligned, &names, &(0..dims).collect::<Vec<_>>(), long)?;
         if b.1.len() > a.1.len() {
             b
         } else {
@@ -753,16 +761,24 @@ fn search(p: &Program, deps: &Deps, nest: Vec<usize>, cut: Cut) -> Result<Nest, 
 /// `(phi, kept names, dropped names, skewed)`.
 type Placed = (Vec<Vec<Affine>>, Vec<String>, Vec<String>, bool);
 
-fn place(p: &Program, deps: &Deps, nest: &[usize], aligned: &[Vec<Affine>], names: &[String], order: &[usize]) -> Result<Placed, Error> {
+fn place(
+    p: &Program,
+    deps: &Deps,
+    nest: &[usize],
+    aligned: &[Vec<Affine>],
+    names: &[String],
+    order: &[usize],
+    long: bool,
+) -> Result<Placed, Error> {
     let mut phi: Vec<Vec<Affine>> = vec![Vec::new(); nest.len()];
     let (mut kept, mut dropped, mut skewed) = (Vec::new(), Vec::new(), false);
     for &d in order {
         let base: Vec<Affine> = aligned.iter().map(|rows| rows[d].clone()).collect();
         // A loop that runs downwards (Nussinov's i) tiles as its negation.
         let reversed: Vec<Affine> = base.iter().map(|a| Affine { coef: a.coef.iter().map(|c| -c).collect(), cst: -a.cst }).collect();
-        let found = match legal_variant(p, deps, nest, &base, &phi)? {
+        let found = match legal_variant(p, deps, nest, &base, &phi, long)? {
             Some((rows, plain)) => Some((rows, plain, names[d].clone())),
-            None => legal_variant(p, deps, nest, &reversed, &phi)?.map(|(rows, plain)| (rows, plain, format!("-{}", names[d]))),
+            None => legal_variant(p, deps, nest, &reversed, &phi, long)?.map(|(rows, plain)| (rows, plain, format!("-{}", names[d]))),
         };
         match found {
             Some((rows, plain, name)) => {
@@ -779,13 +795,15 @@ fn place(p: &Program, deps: &Deps, nest: &[usize], aligned: &[Vec<Affine>], name
 }
 
 /// The first legal variant of one hyperplane: as is, then skewed by the hyperplanes already
-/// placed (factors up to 2) and with per-statement shifts of 0 or 1; `plain` if unchanged.
+/// placed (factors up to 2) and with per-statement shifts of 0 or 1, or with `long`, by
+/// the least shifts that make it legal; `plain` if unchanged.
 fn legal_variant(
     p: &Program,
     deps: &Deps,
     nest: &[usize],
     base: &[Affine],
     placed: &[Vec<Affine>],
+    long: bool,
 ) -> Result<Option<(Vec<Affine>, bool)>, Error> {
     let prior = placed.first().map_or(0, |r| r.len());
     // Skews by earlier hyperplanes with factors summing to at most 2 (enough for the
@@ -809,11 +827,7 @@ fn legal_variant(
     let mut shifts: Vec<usize> = (0..1usize << bits).collect();
     shifts.sort_by_key(|m| (m.count_ones(), *m));
     for (n, skew) in skews.iter().enumerate() {
-        let rows: Vec<Affine> = base
-            .iter()
-            .enumerate()
-            .map(|(k, a)| skew.iter().enumerate().fold(a.clone(), |acc, (j, &c)| acc.add_scaled(&placed[k][j], c)))
-            .collect();
+        let rows = skewed_rows(base, placed, skew);
         let mins = deps.min_distances(p, nest, &rows)?;
         let shift = |mask: usize, k: usize| if k < bits { ((mask >> k) & 1) as i64 } else { 0 };
         for &mask in shifts.iter().filter(|&&m| mins.iter().all(|&(a, b, v)| v + shift(m, b) - shift(m, a) >= 0)) {
@@ -824,7 +838,46 @@ fn legal_variant(
             }
         }
     }
+    // Shifts of 0 or 1 cover statements that follow one another inside a loop; a statement
+    // placed after a whole inner loop that it lacks (covariance's `cov[i][j] /= …` after the
+    // k loop that sums it) needs the loop's length. That tiles the loop, at the price of
+    // loading again what the band reused across it: asked only for a nest whose bands are
+    // too big to build otherwise (`long`), and only where no variant above is legal.
+    for skew in skews.iter().filter(|_| long) {
+        let rows = skewed_rows(base, placed, skew);
+        let Some(shift) = least_shifts(nest.len(), &deps.min_distances(p, nest, &rows)?) else { continue };
+        let shifted: Vec<Affine> = rows.iter().zip(&shift).map(|(r, s)| Affine { coef: r.coef.clone(), cst: r.cst + s }).collect();
+        if deps.keeps_private(p, nest, &shifted)? {
+            return Ok(Some((shifted, false)));
+        }
+    }
     Ok(None)
+}
+
+/// `base` skewed by the hyperplanes already `placed`, `skew[j]` times the `j`-th.
+fn skewed_rows(base: &[Affine], placed: &[Vec<Affine>], skew: &[i64]) -> Vec<Affine> {
+    base.iter().enumerate().map(|(k, a)| skew.iter().enumerate().fold(a.clone(), |acc, (j, &c)| acc.add_scaled(&placed[k][j], c))).collect()
+}
+
+/// The least non-negative per-statement shifts `σ` with `min + σ_b − σ_a ≥ 0` for every
+/// dependence `(a, b, min)`: difference constraints, solved by longest paths from zero
+/// (Bellman–Ford). None where they have no solution (a cycle of negative total distance,
+/// such as a dependence of a statement on itself with a negative distance).
+fn least_shifts(n: usize, mins: &[(usize, usize, i64)]) -> Option<Vec<i64>> {
+    let mut shift = vec![0i64; n];
+    for _ in 0..=n {
+        let mut changed = false;
+        for &(a, b, min) in mins {
+            if shift[a] - min > shift[b] {
+                shift[b] = shift[a] - min;
+                changed = true;
+            }
+        }
+        if !changed {
+            return Some(shift);
+        }
+    }
+    None
 }
 
 /// Hyperplane text per statement, e.g. `S0(t, 2t + i); S1(t, 2t + i + 1)`.

@@ -192,6 +192,7 @@ pub fn run(sm: &mut SourceMap, args: &ExploreArgs) -> Result<(), Failure> {
         codegen: false,
         every_band: false,
         chunk: 0,
+        max_band: 0,
     };
     let start = Instant::now();
     // The tile sizes finished so far, and their bar (a sweep of one has none).

@@ -160,6 +160,7 @@ impl Shape {
             codegen: false,
             every_band: false,
             chunk: 0,
+            max_band: 0,
         }
     }
 }

@@ -34,6 +34,7 @@ fn report(title: &str, files: &[PathBuf], opts: &Options) {
             codegen: false,
             every_band: false,
             chunk: 0,
+            max_band: 0,
         };
         match dpnc_dpn::build(&p, &sare, &cfg) {
             Ok(dpn) => {

@@ -96,6 +96,7 @@ pub fn dpn_engine(cfg: DpnCfg) -> Engine {
                         codegen: false,
                         every_band: false,
                         chunk: 0,
+                        max_band: 0,
                     };
                     let built = dpnc_dpn::construct(&c.p, &c.sare, &conf).map_err(|d| format!("build: {d}"))?;
                     let errs = validate::validate(&c.p, &built.dpn, &built.traces);

@@ -210,7 +210,7 @@ mod tests {
             let p = dpnc_frontend::load(&mut sm, f, &Options::default()).unwrap_or_else(|d| panic!("{}", d.render(&sm)));
             let sare = dataflow::compute(&p).expect("dataflow");
             let params = p.param_values().unwrap();
-            let nests = crate::tiling::choose(&p, &params, None, crate::tiling::Cut { tile: &[], par: &[] }).unwrap();
+            let nests = crate::tiling::choose(&p, &params, None, crate::tiling::Cut { tile: &[], par: &[] }, &[]).unwrap();
             let nest_of = crate::tiling::nest_of(&nests, p.stmts.len());
             for sizes in [vec![4, 4, 4, 4], vec![3, 5, 2, 7], vec![1, 1, 1, 1], vec![64, 64, 64, 64]] {
                 let geo = Geometry::new(&p, &sare, &params, &nests, nest_of.clone(), sizes.clone(), vec![1; 4]);
