@@ -332,13 +332,22 @@ fn construct_with(p: &Program, sare: &Sare, cfg: &Config, long: &[usize]) -> Res
     }
     let survey = Survey::new(p, &params, &geo)?;
     let big = big_bands(p, &survey, &nests, cfg.max_band);
+    // A nest with bands too big to build that tiles more loops with long shifts is built so.
     let retile: Vec<usize> = big.iter().map(|b| nests[b.nest].stmts[0]).filter(|s| !long.contains(s)).collect();
     if !retile.is_empty() {
-        if cfg.progress {
-            let names: Vec<String> = retile.iter().map(|&s| p.stmts[s].name.clone()).collect();
-            eprintln!("dpnc: note: the bands of the loop nest of {} are too big to build; tiling it again with statements shifted past whole loops", names.join(", "));
+        let wider = [long, &retile].concat();
+        let again = tiling::choose(p, &params, cfg.hyperplanes.as_deref(), tiling::Cut { tile: &cfg.tile, par: &cfg.par }, &wider)?;
+        let dims = |nests: &[Nest], s: usize| nests.iter().find(|n| n.stmts.contains(&s)).map_or(0, |n| n.dims);
+        let gains: Vec<&str> = retile.iter().filter(|&&s| dims(&again, s) > dims(&nests, s)).map(|&s| p.stmts[s].name.as_str()).collect();
+        if !gains.is_empty() {
+            if cfg.progress {
+                eprintln!(
+                    "dpnc: note: the bands of the loop nest of {} are too big to build: it is tiled along more loops, with statements after a whole loop shifted past it",
+                    gains.join(", ")
+                );
+            }
+            return construct_with(p, sare, cfg, &wider);
         }
-        return construct_with(p, sare, cfg, &[long, &retile].concat());
     }
     if let Some(b) = big.first() {
         return Err(band_too_large(&nests[b.nest], b.ordered, b.size, cfg.max_band).into());
