@@ -7,7 +7,9 @@
 //! (2) otherwise search skews `φ_k + Σ c·φ_j` (c ≤ 2) with per-statement shifts (the
 //! Jacobi-1D solution is `(t, 2t+i)` / `(t, 2t+i+1)`; skew factors sum to at most 2), and
 //! the same for the dimension negated (a loop that runs downwards, as Nussinov's `i`, whose
-//! dependences all point to smaller values); (3) otherwise fall back to one band
+//! dependences all point to smaller values), and for a nest whose bands are too big to
+//! build, with the least per-statement shifts the dependences allow (a statement after a
+//! whole loop it lacks moves past the loop); (3) otherwise fall back to one band
 //! holding the whole nest in its original order (always legal, everything on chip). Each
 //! nest is also searched with the reuse of its private arrays' cells ignored
 //! ([`Deps::private`]), and banded that way where that tiles more loops.
@@ -629,9 +631,6 @@ fn choose_with<'c>(
             }
             _ => out.push(all),
         }
-        if let Some(n) = out.last_mut().filter(|n| long && n.phi.iter().flatten().any(|a| a.cst > 1)) {
-            n.how.push_str("; statements after a whole loop shifted past it (its bands would be too big to build otherwise)");
-        }
     }
     for n in &mut out {
         groups(p, deps, n)?;
@@ -726,11 +725,11 @@ fn search(p: &Program, deps: &Deps, nest: Vec<usize>, cut: Cut, long: bool) -> R
     // alternative (time loops of stencils come first there). Keep the order that tiles more
     // dimensions, the reduction-last one on a tie.
     let a = place(p, deps, &nest, &aligned, &names, &reduction_last(p, deepest, dims), long)?;
-    let (phi, kept, dropped, skewed) = if a.1.len() == dims {
+    let Placed { phi, kept, dropped, skewed, past_loops } = if a.kept.len() == dims {
         a
     } else {
         let b = place(p, deps, &nest, &aligned, &names, &(0..dims).collect::<Vec<_>>(), long)?;
-        if b.1.len() > a.1.len() {
+        if b.kept.len() > a.kept.len() {
             b
         } else {
             a
@@ -754,12 +753,36 @@ fn search(p: &Program, deps: &Deps, nest: Vec<usize>, cut: Cut, long: bool) -> R
     if !dropped.is_empty() {
         how.push_str(&format!("; not tiled (no legal hyperplane): {}", dropped.join(", ")));
     }
+    if past_loops {
+        how.push_str("; statements after a whole loop shifted past it (its bands would be too big to build otherwise)");
+    }
     Ok(Nest { stmts: nest, dims, phi, how, fallback: false, points: Vec::new(), groups: Vec::new(), carries: Vec::new() })
 }
 
-/// Places the hyperplanes in `order`, each made legal by [`legal_variant`] or left out:
-/// `(phi, kept names, dropped names, skewed)`.
-type Placed = (Vec<Vec<Affine>>, Vec<String>, Vec<String>, bool);
+/// The hyperplanes [`place`] found.
+struct Placed {
+    /// Per statement, its hyperplanes.
+    phi: Vec<Vec<Affine>>,
+    /// The names of the dimensions tiled (`-i` for one negated).
+    kept: Vec<String>,
+    /// The names of the dimensions left out of the band.
+    dropped: Vec<String>,
+    /// Whether some hyperplane is skewed or shifted.
+    skewed: bool,
+    /// Whether some statement is shifted past a whole loop ([`Variant::PastLoops`]).
+    past_loops: bool,
+}
+
+/// How [`legal_variant`] made a hyperplane legal.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Variant {
+    /// As it was.
+    Plain,
+    /// Skewed, or statements shifted by 1.
+    Skewed,
+    /// Statements shifted past whole loops (`least_shifts`).
+    PastLoops,
+}
 
 fn place(
     p: &Program,
@@ -771,18 +794,19 @@ fn place(
     long: bool,
 ) -> Result<Placed, Error> {
     let mut phi: Vec<Vec<Affine>> = vec![Vec::new(); nest.len()];
-    let (mut kept, mut dropped, mut skewed) = (Vec::new(), Vec::new(), false);
+    let (mut kept, mut dropped, mut skewed, mut past_loops) = (Vec::new(), Vec::new(), false, false);
     for &d in order {
         let base: Vec<Affine> = aligned.iter().map(|rows| rows[d].clone()).collect();
         // A loop that runs downwards (Nussinov's i) tiles as its negation.
         let reversed: Vec<Affine> = base.iter().map(|a| Affine { coef: a.coef.iter().map(|c| -c).collect(), cst: -a.cst }).collect();
         let found = match legal_variant(p, deps, nest, &base, &phi, long)? {
-            Some((rows, plain)) => Some((rows, plain, names[d].clone())),
-            None => legal_variant(p, deps, nest, &reversed, &phi, long)?.map(|(rows, plain)| (rows, plain, format!("-{}", names[d]))),
+            Some((rows, how)) => Some((rows, how, names[d].clone())),
+            None => legal_variant(p, deps, nest, &reversed, &phi, long)?.map(|(rows, how)| (rows, how, format!("-{}", names[d]))),
         };
         match found {
-            Some((rows, plain, name)) => {
-                skewed |= !plain;
+            Some((rows, how, name)) => {
+                skewed |= how != Variant::Plain;
+                past_loops |= how == Variant::PastLoops;
                 for (k, r) in rows.into_iter().enumerate() {
                     phi[k].push(r);
                 }
@@ -791,12 +815,12 @@ fn place(
             None => dropped.push(names[d].clone()),
         }
     }
-    Ok((phi, kept, dropped, skewed))
+    Ok(Placed { phi, kept, dropped, skewed, past_loops })
 }
 
 /// The first legal variant of one hyperplane: as is, then skewed by the hyperplanes already
 /// placed (factors up to 2) and with per-statement shifts of 0 or 1, or with `long`, by
-/// the least shifts that make it legal; `plain` if unchanged.
+/// the least shifts that make it legal.
 fn legal_variant(
     p: &Program,
     deps: &Deps,
@@ -804,7 +828,7 @@ fn legal_variant(
     base: &[Affine],
     placed: &[Vec<Affine>],
     long: bool,
-) -> Result<Option<(Vec<Affine>, bool)>, Error> {
+) -> Result<Option<(Vec<Affine>, Variant)>, Error> {
     let prior = placed.first().map_or(0, |r| r.len());
     // Skews by earlier hyperplanes with factors summing to at most 2 (enough for the
     // stencils; the number of candidates stays quadratic in the depth, not exponential).
@@ -834,7 +858,7 @@ fn legal_variant(
             let shifted: Vec<Affine> =
                 rows.iter().enumerate().map(|(k, r)| Affine { coef: r.coef.clone(), cst: r.cst + shift(mask, k) }).collect();
             if deps.keeps_private(p, nest, &shifted)? {
-                return Ok(Some((shifted, n == 0 && mask == 0)));
+                return Ok(Some((shifted, if n == 0 && mask == 0 { Variant::Plain } else { Variant::Skewed })));
             }
         }
     }
@@ -848,7 +872,7 @@ fn legal_variant(
         let Some(shift) = least_shifts(nest.len(), &deps.min_distances(p, nest, &rows)?) else { continue };
         let shifted: Vec<Affine> = rows.iter().zip(&shift).map(|(r, s)| Affine { coef: r.coef.clone(), cst: r.cst + s }).collect();
         if deps.keeps_private(p, nest, &shifted)? {
-            return Ok(Some((shifted, false)));
+            return Ok(Some((shifted, Variant::PastLoops)));
         }
     }
     Ok(None)
