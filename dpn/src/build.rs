@@ -264,14 +264,6 @@ fn many_subbands(dims: &[usize], par: &[i64]) -> Vec<String> {
 /// The network with its construction's statistics and, with [`Config::keep_traces`], the
 /// traces the software executor runs.
 pub fn construct(p: &Program, sare: &Sare, cfg: &Config) -> Result<Construction, Error> {
-    construct_with(p, sare, cfg, &[])
-}
-
-/// [`construct`], the nests whose first statement is in `long` tiled with statements shifted
-/// past whole loops where that tiles more loops (see `tiling::choose`). A nest whose bands
-/// are too big to build is tried that way before it is refused.
-fn construct_with(p: &Program, sare: &Sare, cfg: &Config, long: &[usize]) -> Result<Construction, Error> {
-    let params = p.param_values()?;
     if let Some(s) = cfg.tile.iter().find(|&&s| s < 1) {
         return Err(Diagnostic::global(format!("tile size {s} is not positive")).into());
     }
@@ -279,8 +271,23 @@ fn construct_with(p: &Program, sare: &Sare, cfg: &Config, long: &[usize]) -> Res
         return Err(Diagnostic::global(format!("parallelism {q} is not positive")).into());
     }
     let phase = Phase::new(cfg.progress);
-    let nests = tiling::choose(p, &params, cfg.hyperplanes.as_deref(), tiling::Cut { tile: &cfg.tile, par: &cfg.par }, long)?;
+    let nests = tile(p, cfg, &[])?;
     phase.done("tiling hyperplanes");
+    construct_with(p, sare, cfg, nests, &[])
+}
+
+/// The hyperplanes of every nest for `cfg`, the nests whose first statement is in `long`
+/// with statements shifted past whole loops where that tiles more loops (see
+/// `tiling::choose`).
+fn tile(p: &Program, cfg: &Config, long: &[usize]) -> Result<Vec<Nest>, Error> {
+    tiling::choose(p, &p.param_values()?, cfg.hyperplanes.as_deref(), tiling::Cut { tile: &cfg.tile, par: &cfg.par }, long)
+}
+
+/// [`construct`] with the nests tiled, those of `long` with long shifts already. A nest whose
+/// bands are too big to build is tiled with them before it is refused.
+fn construct_with(p: &Program, sare: &Sare, cfg: &Config, nests: Vec<Nest>, long: &[usize]) -> Result<Construction, Error> {
+    let params = p.param_values()?;
+    let phase = Phase::new(cfg.progress);
     let nest_of = tiling::nest_of(&nests, p.stmts.len());
     let depth = nests.iter().map(|n| n.dims).max().unwrap_or(0);
     // One shape may serve several kernels (a sweep, a test set), so values past this kernel's
@@ -336,7 +343,7 @@ fn construct_with(p: &Program, sare: &Sare, cfg: &Config, long: &[usize]) -> Res
     let retile: Vec<usize> = big.iter().map(|b| nests[b.nest].stmts[0]).filter(|s| !long.contains(s)).collect();
     if !retile.is_empty() {
         let wider = [long, &retile].concat();
-        let again = tiling::choose(p, &params, cfg.hyperplanes.as_deref(), tiling::Cut { tile: &cfg.tile, par: &cfg.par }, &wider)?;
+        let again = tile(p, cfg, &wider)?;
         let dims = |nests: &[Nest], s: usize| nests.iter().find(|n| n.stmts.contains(&s)).map_or(0, |n| n.dims);
         let gains: Vec<&str> = retile.iter().filter(|&&s| dims(&again, s) > dims(&nests, s)).map(|&s| p.stmts[s].name.as_str()).collect();
         if !gains.is_empty() {
@@ -346,7 +353,7 @@ fn construct_with(p: &Program, sare: &Sare, cfg: &Config, long: &[usize]) -> Res
                     gains.join(", ")
                 );
             }
-            return construct_with(p, sare, cfg, &wider);
+            return construct_with(p, sare, cfg, again, &wider);
         }
     }
     if let Some(b) = big.first() {

@@ -850,29 +850,33 @@ fn legal_variant(
     let bits = nest.len().min(10);
     let mut shifts: Vec<usize> = (0..1usize << bits).collect();
     shifts.sort_by_key(|m| (m.count_ones(), *m));
+    let shifted = |rows: &[Affine], by: &dyn Fn(usize) -> i64| -> Vec<Affine> {
+        rows.iter().enumerate().map(|(k, r)| Affine { coef: r.coef.clone(), cst: r.cst + by(k) }).collect()
+    };
+    // Each skew's rows and smallest distances, kept for the long shifts below.
+    let mut tried = Vec::new();
     for (n, skew) in skews.iter().enumerate() {
         let rows = skewed_rows(base, placed, skew);
         let mins = deps.min_distances(p, nest, &rows)?;
         let shift = |mask: usize, k: usize| if k < bits { ((mask >> k) & 1) as i64 } else { 0 };
         for &mask in shifts.iter().filter(|&&m| mins.iter().all(|&(a, b, v)| v + shift(m, b) - shift(m, a) >= 0)) {
-            let shifted: Vec<Affine> =
-                rows.iter().enumerate().map(|(k, r)| Affine { coef: r.coef.clone(), cst: r.cst + shift(mask, k) }).collect();
-            if deps.keeps_private(p, nest, &shifted)? {
-                return Ok(Some((shifted, if n == 0 && mask == 0 { Variant::Plain } else { Variant::Skewed })));
+            let rows = shifted(&rows, &|k| shift(mask, k));
+            if deps.keeps_private(p, nest, &rows)? {
+                return Ok(Some((rows, if n == 0 && mask == 0 { Variant::Plain } else { Variant::Skewed })));
             }
         }
+        tried.push((rows, mins));
     }
     // Shifts of 0 or 1 cover statements that follow one another inside a loop; a statement
     // placed after a whole inner loop that it lacks (covariance's `cov[i][j] /= …` after the
     // k loop that sums it) needs the loop's length. That tiles the loop, at the price of
     // loading again what the band reused across it: asked only for a nest whose bands are
     // too big to build otherwise (`long`), and only where no variant above is legal.
-    for skew in skews.iter().filter(|_| long) {
-        let rows = skewed_rows(base, placed, skew);
-        let Some(shift) = least_shifts(nest.len(), &deps.min_distances(p, nest, &rows)?) else { continue };
-        let shifted: Vec<Affine> = rows.iter().zip(&shift).map(|(r, s)| Affine { coef: r.coef.clone(), cst: r.cst + s }).collect();
-        if deps.keeps_private(p, nest, &shifted)? {
-            return Ok(Some((shifted, Variant::PastLoops)));
+    for (rows, mins) in tried.iter().filter(|_| long) {
+        let Some(shift) = least_shifts(nest.len(), mins) else { continue };
+        let rows = shifted(rows, &|k| shift[k]);
+        if deps.keeps_private(p, nest, &rows)? {
+            return Ok(Some((rows, Variant::PastLoops)));
         }
     }
     Ok(None)
