@@ -105,8 +105,9 @@ pub struct Config {
     /// templates too).
     pub chunk: usize,
     /// Bands of more instances than this are too big to build (0: [`MAX_BAND`]; tests set
-    /// it small): their nest is tiled again with statements shifted past whole loops, and
-    /// refused if that does not make them small enough. Bands in program order are streamed,
+    /// it small), and nests with bands of over a tenth of it are tiled again with statements
+    /// shifted past whole loops where that tiles more loops ([`BIG_BAND_FRACTION`]); a nest
+    /// is refused if its bands are still too big. Bands in program order are streamed,
     /// up to [`MAX_PIPED`] whatever this says.
     pub max_band: usize,
 }
@@ -284,7 +285,8 @@ fn tile(p: &Program, cfg: &Config, long: &[usize]) -> Result<Vec<Nest>, Error> {
 }
 
 /// [`construct`] with the nests tiled, those of `long` with long shifts already. A nest whose
-/// bands are too big to build is tiled with them before it is refused.
+/// bands are big ([`BIG_BAND_FRACTION`]) is tiled with them where that tiles more of its
+/// loops; one whose bands are still too big to build is refused.
 fn construct_with(p: &Program, sare: &Sare, cfg: &Config, nests: Vec<Nest>, long: &[usize]) -> Result<Construction, Error> {
     let params = p.param_values()?;
     let phase = Phase::new(cfg.progress);
@@ -338,25 +340,32 @@ fn construct_with(p: &Program, sare: &Sare, cfg: &Config, nests: Vec<Nest>, long
         return Err(Diagnostic::global(format!("{size}: {why}; use smaller sizes")).into());
     }
     let survey = Survey::new(p, &params, &geo)?;
-    let big = big_bands(p, &survey, &nests, cfg.max_band);
-    // A nest with bands too big to build that tiles more loops with long shifts is built so.
-    let retile: Vec<usize> = big.iter().map(|b| nests[b.nest].stmts[0]).filter(|s| !long.contains(s)).collect();
+    let limit = if cfg.max_band == 0 { MAX_BAND } else { cfg.max_band };
+    // A nest with big bands that tiles more loops with long shifts is built so.
+    let retile: Vec<BigBand> = big_bands(p, &survey, &nests, limit / BIG_BAND_FRACTION, false)
+        .into_iter()
+        .filter(|b| !long.contains(&nests[b.nest].stmts[0]))
+        .collect();
     if !retile.is_empty() {
-        let wider = [long, &retile].concat();
+        let firsts: Vec<usize> = retile.iter().map(|b| nests[b.nest].stmts[0]).collect();
+        let wider = [long, &firsts].concat();
         let again = tile(p, cfg, &wider)?;
         let dims = |nests: &[Nest], s: usize| nests.iter().find(|n| n.stmts.contains(&s)).map_or(0, |n| n.dims);
-        let gains: Vec<&str> = retile.iter().filter(|&&s| dims(&again, s) > dims(&nests, s)).map(|&s| p.stmts[s].name.as_str()).collect();
+        let gains: Vec<&BigBand> =
+            retile.iter().filter(|b| dims(&again, nests[b.nest].stmts[0]) > dims(&nests, nests[b.nest].stmts[0])).collect();
         if !gains.is_empty() {
             if cfg.progress {
-                eprintln!(
-                    "dpnc: note: the bands of the loop nest of {} are too big to build: it is tiled along more loops, with statements after a whole loop shifted past it",
-                    gains.join(", ")
-                );
+                for b in &gains {
+                    eprintln!(
+                        "dpnc: note: a band of the loop nest of {} holds {} statement instances: the nest is tiled along more loops, with statements after a whole loop shifted past it (smaller bands, built faster and with less on-chip memory, for more DDR traffic)",
+                        p.stmts[nests[b.nest].stmts[0]].name, b.size
+                    );
+                }
             }
             return construct_with(p, sare, cfg, again, &wider);
         }
     }
-    if let Some(b) = big.first() {
+    if let Some(b) = big_bands(p, &survey, &nests, limit, true).first() {
         return Err(band_too_large(&nests[b.nest], b.ordered, b.size, cfg.max_band).into());
     }
     geo.interleaved = geo.compute_interleaved(&survey, cfg.subbands);
@@ -430,6 +439,13 @@ const LONG_RUN: u64 = 2;
 /// bytes per instance.
 const MAX_BAND: usize = 40_000_000;
 
+/// A band of over a tenth of what can be built ([`Config::max_band`]) is big: a band that
+/// repeats no other is walked instance by instance (some seconds per ten million), and where
+/// its nest leaves a loop out of the band (trmm's k, below `B[i][j] = alpha * B[i][j]`), its
+/// windows span that whole loop. Such a nest is tiled with long shifts where they tile more
+/// of its loops; smaller nests keep the DDR traffic that the loop left out saves.
+const BIG_BAND_FRACTION: usize = 10;
+
 /// Instances a piped band may hold (see [`pipe`]): it is never held whole, only its
 /// index and per instance its process and demux bits (some 20 bytes), with its channels'
 /// events as runs. Floyd-Warshall's one band at PolyBench's MEDIUM size holds 125 million.
@@ -450,7 +466,7 @@ fn xorshift(mut seed: u64) -> impl FnMut(u64) -> u64 {
     }
 }
 
-/// A band that pass 2 cannot build, found by the survey before any pass walks them.
+/// A band over a limit, found by the survey before any pass walks it.
 struct BigBand {
     /// Its nest (position in the nests), whether that runs in program order, its instances.
     nest: usize,
@@ -458,16 +474,15 @@ struct BigBand {
     size: usize,
 }
 
-/// The bands of over `max_band` instances (0: [`MAX_BAND`]) but for those in program order
-/// (streamed, up to [`MAX_PIPED`]) dense enough for their index, one per nest. Pass 2
+/// The first band of each nest of over `limit` instances; with `streamed_fit`, but for those
+/// in program order (streamed, up to [`MAX_PIPED`]) dense enough for their index. Pass 2
 /// refuses the same bands as it walks them where the survey did not count them.
-fn big_bands(p: &Program, survey: &Survey, nests: &[Nest], max_band: usize) -> Vec<BigBand> {
+fn big_bands(p: &Program, survey: &Survey, nests: &[Nest], limit: usize, streamed_fit: bool) -> Vec<BigBand> {
     let Some(sizes) = &survey.sizes else { return Vec::new() };
-    let limit = if max_band == 0 { MAX_BAND } else { max_band };
     let mut big = Vec::new();
     for (n, (nest, sizes)) in nests.iter().zip(sizes).enumerate() {
         let ordered = program_ordered(p, nest);
-        let fits = |size: usize| ordered && size <= MAX_PIPED && LocalIndex::fits(survey, nest, size);
+        let fits = |size: usize| streamed_fit && ordered && size <= MAX_PIPED && LocalIndex::fits(survey, nest, size);
         if let Some(size) = sizes.iter().map(|&n| n as usize).find(|&size| size > limit && !fits(size)) {
             big.push(BigBand { nest: n, ordered, size });
         }

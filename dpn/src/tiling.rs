@@ -754,7 +754,7 @@ fn search(p: &Program, deps: &Deps, nest: Vec<usize>, cut: Cut, long: bool) -> R
         how.push_str(&format!("; not tiled (no legal hyperplane): {}", dropped.join(", ")));
     }
     if past_loops {
-        how.push_str("; statements after a whole loop shifted past it (its bands would be too big to build otherwise)");
+        how.push_str("; statements after a whole loop shifted past it (its bands would be big otherwise)");
     }
     Ok(Nest { stmts: nest, dims, phi, how, fallback: false, points: Vec::new(), groups: Vec::new(), carries: Vec::new() })
 }
@@ -871,7 +871,7 @@ fn legal_variant(
     // placed after a whole inner loop that it lacks (covariance's `cov[i][j] /= …` after the
     // k loop that sums it) needs the loop's length. That tiles the loop, at the price of
     // loading again what the band reused across it: asked only for a nest whose bands are
-    // too big to build otherwise (`long`), and only where no variant above is legal.
+    // big otherwise (`long`), and only where no variant above is legal.
     for (rows, mins) in tried.iter().filter(|_| long) {
         let Some(shift) = least_shifts(nest.len(), mins) else { continue };
         let rows = shifted(rows, &|k| shift[k]);
