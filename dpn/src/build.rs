@@ -341,24 +341,22 @@ fn construct_with(p: &Program, sare: &Sare, cfg: &Config, nests: Vec<Nest>, long
     }
     let survey = Survey::new(p, &params, &geo)?;
     let limit = if cfg.max_band == 0 { MAX_BAND } else { cfg.max_band };
+    // A nest is named by its first statement (as `long` names it).
+    let first = |b: &BigBand| nests[b.nest].stmts[0];
     // A nest with big bands that tiles more loops with long shifts is built so.
-    let retile: Vec<BigBand> = big_bands(p, &survey, &nests, limit / BIG_BAND_FRACTION, false)
-        .into_iter()
-        .filter(|b| !long.contains(&nests[b.nest].stmts[0]))
-        .collect();
+    let retile: Vec<BigBand> =
+        big_bands(p, &survey, &nests, limit / BIG_BAND_FRACTION, false).into_iter().filter(|b| !long.contains(&first(b))).collect();
     if !retile.is_empty() {
-        let firsts: Vec<usize> = retile.iter().map(|b| nests[b.nest].stmts[0]).collect();
-        let wider = [long, &firsts].concat();
+        let wider = [long, &retile.iter().map(first).collect::<Vec<_>>()].concat();
         let again = tile(p, cfg, &wider)?;
         let dims = |nests: &[Nest], s: usize| nests.iter().find(|n| n.stmts.contains(&s)).map_or(0, |n| n.dims);
-        let gains: Vec<&BigBand> =
-            retile.iter().filter(|b| dims(&again, nests[b.nest].stmts[0]) > dims(&nests, nests[b.nest].stmts[0])).collect();
+        let gains: Vec<&BigBand> = retile.iter().filter(|b| dims(&again, first(b)) > dims(&nests, first(b))).collect();
         if !gains.is_empty() {
             if cfg.progress {
                 for b in &gains {
                     eprintln!(
                         "dpnc: note: a band of the loop nest of {} holds {} statement instances: the nest is tiled along more loops, with statements after a whole loop shifted past it (smaller bands, built faster and with less on-chip memory, for more DDR traffic)",
-                        p.stmts[nests[b.nest].stmts[0]].name, b.size
+                        p.stmts[first(b)].name, b.size
                     );
                 }
             }
@@ -366,7 +364,7 @@ fn construct_with(p: &Program, sare: &Sare, cfg: &Config, nests: Vec<Nest>, long
         }
     }
     if let Some(b) = big_bands(p, &survey, &nests, limit, true).first() {
-        return Err(band_too_large(&nests[b.nest], b.ordered, b.size, cfg.max_band).into());
+        return Err(band_too_large(&nests[b.nest], b.ordered, b.size, limit).into());
     }
     geo.interleaved = geo.compute_interleaved(&survey, cfg.subbands);
     let progress = cfg.progress && survey.instances > 2_000_000;
@@ -491,15 +489,9 @@ fn big_bands(p: &Program, survey: &Survey, nests: &[Nest], limit: usize, streame
 }
 
 /// Refuses a band of `size` instances (0: not counted) of `nest`, which is in program order
-/// or not: over [`MAX_PIPED`] if it is and is that big, else over `max_band` (0: [`MAX_BAND`]).
+/// or not: over [`MAX_PIPED`] if it is and is that big, else over `max_band`.
 fn band_too_large(nest: &Nest, ordered: bool, size: usize, max_band: usize) -> Diagnostic {
-    let limit = if ordered && size > MAX_PIPED {
-        MAX_PIPED
-    } else if max_band == 0 {
-        MAX_BAND
-    } else {
-        max_band
-    };
+    let limit = if ordered && size > MAX_PIPED { MAX_PIPED } else { max_band };
     let (why, help) = match nest.dims {
         0 => ("the nest has no legal tiling hyperplane, so it is one band", "use smaller sizes"),
         1 => ("the nest has a single tiling hyperplane, so it is one band whatever the tile size", "use smaller sizes"),

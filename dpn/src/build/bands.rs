@@ -161,7 +161,7 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                                         }
                                     }
                                     if raw.kind.len() + len as usize > MAX_BAND {
-                                        return Err(band_too_large(nest, ordered[ni], size, 0).into());
+                                        return Err(band_too_large(nest, ordered[ni], size, MAX_BAND).into());
                                     }
                                     raw.push_run(ctx.geo, ctx.survey, k, it, len, step)
                                 })
