@@ -37,6 +37,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::*};
 use std::sync::Arc;
 
+mod admission;
 mod assembly;
 mod band;
 mod bands;
@@ -60,6 +61,7 @@ mod stretch;
 mod survey;
 mod translate;
 
+use admission::Admission;
 use assembly::{prefetch, Assembly, Scratch, AHEAD};
 use band::{radix_sort, Band, BandAt};
 use bands::{Chunk, Msg, QUEUE};

@@ -10,44 +10,33 @@ pub(super) struct BandAt {
     pub(super) bands: u64,
 }
 
-/// The instances of one band, in program order (iterators and hyperplane values are
-/// stored flat, `stride` per instance).
+/// The instances of one band, in program order (iterators stored flat, `stride` per
+/// instance). Hyperplane values are not kept: they follow from the iterators
+/// ([`Band::hyperplane`]), and a big band would hold gigabytes of them.
 #[derive(Default)]
 pub(super) struct Band {
     pub(super) stride: usize,
     pub(super) kind: Vec<usize>,
     pub(super) iters: Vec<i64>,
-    pub(super) phi: Vec<i64>,
-    /// Tile coordinate along the last hyperplane (the σ order inside the band).
-    pub(super) last: Vec<i64>,
     pub(super) id: Vec<u64>,
-    /// Without hyperplane values and tile coordinates: a piped chunk's (already in σ
-    /// order) when it has no sub-bands to find.
-    pub(super) lean: bool,
 }
 
 impl Band {
     pub(super) fn new(p: &Program) -> Band {
         let stride = p.stmts.iter().map(|s| s.iters.len()).max().unwrap_or(0);
-        Band { stride, kind: Vec::new(), iters: Vec::new(), phi: Vec::new(), last: Vec::new(), id: Vec::new(), lean: false }
+        Band { stride, kind: Vec::new(), iters: Vec::new(), id: Vec::new() }
     }
-    pub(super) fn push(&mut self, geo: &Geometry, survey: &Survey, k: usize, it: &[i64]) -> Result<(), Error> {
+    pub(super) fn push(&mut self, survey: &Survey, k: usize, it: &[i64]) -> Result<(), Error> {
         self.kind.push(k);
         self.iters.extend(it);
         self.iters.resize(self.kind.len() * self.stride, 0);
-        if !self.lean {
-            let phi = geo.phi[k];
-            self.phi.extend(phi.iter().map(|f| f.eval(it)));
-            self.phi.resize(self.kind.len() * self.stride, i64::MIN);
-            self.last.push(phi.len().checked_sub(1).map_or(0, |d| phi[d].eval(it).div_euclid(geo.sizes[d])));
-        }
         self.id.push(survey.id(k, it).ok_or_else(|| Error::internal("instance outside its bounding box"))?);
         Ok(())
     }
     /// [`Band::push`] of a run of `len` instances from `it` along its last iterator: the
-    /// hyperplanes and dense numbers move by a constant per step.
-    pub(super) fn push_run(&mut self, geo: &Geometry, survey: &Survey, k: usize, it: &[i64], len: u64, step: i64) -> Result<(), Error> {
-        let Some(d) = it.len().checked_sub(1).filter(|_| len > 1) else { return self.push(geo, survey, k, it) };
+    /// dense numbers move by a constant per step.
+    pub(super) fn push_run(&mut self, survey: &Survey, k: usize, it: &[i64], len: u64, step: i64) -> Result<(), Error> {
+        let Some(d) = it.len().checked_sub(1).filter(|_| len > 1) else { return self.push(survey, k, it) };
         let outside = || Error::internal("instance outside its bounding box");
         let mut end = it.to_vec();
         end[d] += (len as i64 - 1) * step;
@@ -64,28 +53,22 @@ impl Band {
             }
             row[d] += j as i64 * step;
         }
-        if !self.lean {
-            let phi = geo.phi[k];
-            let (f0, g): (Vec<i64>, Vec<i64>) = phi.iter().map(|f| (f.eval(it), f.coef.get(d).copied().unwrap_or(0) * step)).unzip();
-            for j in 0..len as i64 {
-                let at = self.phi.len();
-                self.phi.extend(f0.iter().zip(&g).map(|(f, g)| f + g * j));
-                self.phi.resize(at + self.stride, i64::MIN);
-                self.last.push(phi.len().checked_sub(1).map_or(0, |b| (f0[b] + g[b] * j).div_euclid(geo.sizes[b])));
-            }
-        }
         self.id.extend((0..len as i64).map(|j| id.wrapping_add_signed(j * step)));
         Ok(())
     }
     pub(super) fn clear(&mut self) {
         self.kind.clear();
         self.iters.clear();
-        self.phi.clear();
-        self.last.clear();
         self.id.clear();
     }
-    /// The band with its instances in the order `sigma`, into `out` (without hyperplane
-    /// values: only the analysis needs them, from the unsorted band).
+    /// Room for `n` more instances, exactly: a big band grown by doubling would hold up
+    /// to twice its size, and copy itself on the way.
+    pub(super) fn reserve(&mut self, n: usize) {
+        self.kind.reserve_exact(n);
+        self.iters.reserve_exact(n * self.stride);
+        self.id.reserve_exact(n);
+    }
+    /// The band with its instances in the order `sigma`, into `out`.
     pub(super) fn permute_into(&self, sigma: &[usize], out: &mut Band) {
         out.clear();
         // Exact sizes up front: growing by doubling copies, and touches twice the pages.
@@ -101,8 +84,16 @@ impl Band {
     pub(super) fn iters(&self, o: usize) -> &[i64] {
         &self.iters[o * self.stride..o * self.stride + self.stride]
     }
-    pub(super) fn phi(&self, o: usize) -> &[i64] {
-        &self.phi[o * self.stride..(o + 1) * self.stride]
+    /// The value of hyperplane `d` of instance `o` (`i64::MIN` past its statement's
+    /// hyperplanes).
+    pub(super) fn hyperplane(&self, geo: &Geometry, o: usize, d: usize) -> i64 {
+        let k = self.kind[o];
+        geo.phi[k].get(d).map_or(i64::MIN, |f| f.eval(self.iters(o)))
+    }
+    /// The parallel sub-band of instance `o`.
+    pub(super) fn subband(&self, geo: &Geometry, o: usize) -> usize {
+        let k = self.kind[o];
+        geo.subband(k, &geo.phi[k].iter().map(|f| f.eval(self.iters(o))).collect::<Vec<_>>())
     }
 
     /// Sorts the band by σ (into a recycled [`Analysed`] if given) and resolves every
@@ -131,16 +122,23 @@ impl Band {
         an.translate_of = None;
         an.template = false;
         let n = self.kind.len();
+        // Each instance's tile coordinate along the last hyperplane.
+        let last: Vec<i64> = (0..n)
+            .map(|o| {
+                let phi = geo.phi[self.kind[o]];
+                phi.len().checked_sub(1).map_or(0, |d| phi[d].eval(self.iters(o)).div_euclid(geo.sizes[d]))
+            })
+            .collect();
         // σ inside the band: last tile coordinate, group, hyperplanes (in the statement's
         // point order), program order. A counting
         // sort on the last tile coordinate, then a stable sort of each bucket by hyperplanes
         // (nearly sorted already: program order often agrees with φ). The band is then
         // rearranged in that order, so that position = rank in σ.
-        let (lo, hi) = self.last.iter().fold((i64::MAX, i64::MIN), |(l, h), &x| (l.min(x), h.max(x)));
+        let (lo, hi) = last.iter().fold((i64::MAX, i64::MIN), |(l, h), &x| (l.min(x), h.max(x)));
         // A bucket per value in the range, or, when the values are sparse (a hyperplane with a
         // huge coefficient), per distinct value: the range could not be allocated.
         let distinct: Option<Vec<i64>> = (hi as i128 - lo as i128 > 2 * n as i128).then(|| {
-            let mut v = self.last.clone();
+            let mut v = last.clone();
             v.sort_unstable();
             v.dedup();
             v
@@ -151,7 +149,7 @@ impl Band {
         };
         let buckets = distinct.as_ref().map_or((hi - lo + 1) as usize, Vec::len);
         let mut start = vec![0usize; buckets + 1];
-        for &x in &self.last {
+        for &x in &last {
             start[bucket(x) + 1] += 1;
         }
         for i in 0..buckets {
@@ -161,7 +159,7 @@ impl Band {
         sigma.clear();
         sigma.resize(n, 0);
         let mut fill = start.clone();
-        for (o, &x) in self.last.iter().enumerate() {
+        for (o, &x) in last.iter().enumerate() {
             let slot = &mut fill[bucket(x)];
             sigma[*slot] = o;
             *slot += 1;
@@ -172,7 +170,7 @@ impl Band {
         let depth = self.stride;
         let order: Vec<Vec<usize>> = (0..p.stmts.len()).map(|k| (0..depth).map(|d| nest.point(k, d)).collect()).collect();
         let group: Vec<i64> = (0..p.stmts.len()).map(|k| nest.group(k) as i64).collect();
-        let val = |o: usize, m: usize| if m == depth { group[self.kind[o]] } else { self.phi(o)[order[self.kind[o]][m]] };
+        let val = |o: usize, m: usize| if m == depth { group[self.kind[o]] } else { self.hyperplane(geo, o, order[self.kind[o]][m]) };
         // Each instance's group, hyperplane values and program position packed into one
         // integer (offsets from the band's minima, in as many bits as each range needs), so
         // that the buckets sort as plain integers; odd ranges that do not fit compare field
@@ -212,6 +210,7 @@ impl Band {
                 sigma[w[0]..w[1]].sort_by(|&a, &c| by_points(a).cmp(by_points(c)).then(a.cmp(&c)));
             }
         }
+        drop(last);
         if sigma.iter().enumerate().all(|(i, &o)| i == o) {
             // Program order is σ (a nest tiled on its outer loops only): take the band as it is.
             an.band.clear();
@@ -224,7 +223,7 @@ impl Band {
         an.local.build(p, &an.band);
         an.sub.clear();
         if !geo.one_subband() {
-            an.sub.extend(an.sigma.iter().zip(&an.band.kind).map(|(&o, &k)| geo.subband(k, self.phi(o))));
+            an.sub.extend((0..n).map(|o| an.band.subband(geo, o)));
         }
         an
     }

@@ -60,6 +60,7 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
     // them into processes and channels in σ order.
     let memo = !cfg.keep_traces && !cfg.every_band;
     let slots = translate::Slots::new(sare);
+    let admission = Admission::new(MAX_BAND);
     let (mut bands, mut repeated, mut translated, mut shifted, mut streamed) = (0usize, 0usize, 0usize, 0usize, 0usize);
     let mut of_compact = 0usize;
     let mut scratch = Scratch::new(p);
@@ -76,6 +77,7 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
         let (mut rxs, mut backs, mut threads) = (Vec::new(), Vec::new(), Vec::new());
         let tile = &cfg.tile;
         let slots = &slots;
+        let admission = &admission;
         for (w, queued) in queued.iter().enumerate() {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Msg, Error>>(QUEUE);
             let (back_tx, back_rx) = std::sync::mpsc::channel::<Arc<Analysed>>();
@@ -149,6 +151,9 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                             let mut stopped = false;
                             let walk = |raw: &mut Band, first: &mut Vec<Option<Vec<i64>>>, missing: &mut usize, stopped: &mut bool| {
                                 raw.clear();
+                                if size > stream_above {
+                                    raw.reserve(size);
+                                }
                                 scan.walk(&tiles, &mut |k, it, len, step| {
                                     if *missing > 0 && first[k].is_none() {
                                         first[k] = Some(it[..p.stmts[k].iters.len()].to_vec());
@@ -163,9 +168,15 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                                     if raw.kind.len() + len as usize > MAX_BAND {
                                         return Err(band_too_large(nest, ordered[ni], size, MAX_BAND).into());
                                     }
-                                    raw.push_run(ctx.geo, ctx.survey, k, it, len, step)
+                                    raw.push_run(ctx.survey, k, it, len, step)
                                 })
                             };
+                            // A big band is held from its whole walk until the assembly is done
+                            // with it (`admission.rs`); a walk that stops early holds nothing.
+                            let big = size > stream_above;
+                            if big && missing == 0 && !admission.admit(number, size) {
+                                return;
+                            }
                             let mut found = walk(&mut raw, &mut first, &mut missing, &mut stopped);
                             if stopped {
                                 let proved = templates
@@ -189,6 +200,9 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                                     number += 1;
                                     continue;
                                 }
+                                if big && !admission.admit(number, size) {
+                                    return;
+                                }
                                 found = walk(&mut raw, &mut first, &mut 0, &mut stopped);
                             }
                             let found = found.map(|()| !raw.kind.is_empty());
@@ -198,6 +212,9 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                                 Ok(false) => Ok(Msg::Empty),
                                 Ok(true) if n > stream_above && !may_keep => {
                                     let mut an = raw.prepare(ctx, recycled(&mut spare), at);
+                                    // The unsorted band is not needed again: its buffers go back
+                                    // now rather than stay beside the sorted one while it resolves.
+                                    raw = Band::new(p);
                                     // Too big to keep whole, but a later band of its size may be
                                     // it shifted: a compact template, its sources' kinds
                                     // gathered chunk by chunk.
@@ -293,6 +310,8 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                                 }
                                 Err(e) => Err(e),
                             };
+                            // Kept whole, it is held as a template, or not at all.
+                            admission.release(number);
                             let stop = msg.is_err();
                             if let Ok(Msg::Whole(an)) = &msg {
                                 queued.fetch_add(an.band.kind.len(), Release);
@@ -314,6 +333,8 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
         let mut pending = None;
         let mut effects: HashMap<usize, repeat::Effect, SmallKeys> = HashMap::default();
         let mut summaries: HashMap<usize, repeat::Summary, SmallKeys> = HashMap::default();
+        // However the assembly ends, no worker waits on it any more.
+        let _closing = admission.closing();
         // A worker that fails sends its error and stops: its channel then closes.
         for (number, &w) in owner.iter().enumerate() {
             let (back_tx, chunk_back) = &backs[w];
@@ -416,9 +437,10 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                         effects.insert(number, repeat::Effect::since(&before, &b, &st));
                         summaries.insert(number, summary);
                     }
-                    if let Some(an) = head {
-                        let _ = back_tx.send(an);
-                    }
+                    // Freed before the next big band may start (not kept for reuse: that
+                    // memory would be held beside it).
+                    drop(head);
+                    admission.release(number);
                     continue;
                 }
                 // Both left above.

@@ -85,7 +85,6 @@ pub(super) fn pipe(
     let fresh = || {
         let mut c = back.try_recv().unwrap_or_default();
         c.band.stride = stride;
-        c.band.lean = ctx.geo.one_subband();
         c.band.clear();
         c.sub.clear();
         c.walk.clear();
@@ -98,7 +97,7 @@ pub(super) fn pipe(
     let send = |mut c: Box<Chunk>, to: &std::sync::mpsc::SyncSender<Result<Msg, Error>>| -> Result<bool, Error> {
         let len = c.band.kind.len();
         if !ctx.geo.one_subband() {
-            c.sub.extend((0..len).map(|o| ctx.geo.subband(c.band.kind[o], c.band.phi(o))));
+            c.sub.extend((0..len).map(|o| c.band.subband(ctx.geo, o)));
         }
         let part = Part { base: c.range.start, band: &c.band, sub: &c.sub };
         let (mut srcs, mut piece) = (std::mem::take(&mut c.srcs), std::mem::take(&mut c.piece));
@@ -151,7 +150,7 @@ pub(super) fn pipe(
                     return Err(Error::internal("a band larger than its survey"));
                 }
                 c.walk.push((c.band.kind.len(), m as usize, step));
-                c.band.push_run(ctx.geo, ctx.survey, k, &run, m, step)?;
+                c.band.push_run(ctx.survey, k, &run, m, step)?;
                 index.put_run(k, &run, count, m, step).ok_or_else(|| Error::internal("instance outside its bounding box"))?;
                 count += m as usize;
                 if let Some(x) = run.last_mut() {
