@@ -26,6 +26,8 @@ pub(super) struct Scratch {
     pub(super) ports: Vec<Port>,
     /// Band-local value id → flat array cell (codegen only).
     pub(super) cells: replay::ValueCells,
+    /// Whether some array has 2^32 cells or more (the cells then take 64 bits).
+    pub(super) wide_cells: bool,
     /// Per process, its operations before the band.
     pub(super) op_base: Vec<usize>,
 }
@@ -44,6 +46,7 @@ impl Scratch {
                 };
                 reads
             ],
+            wide_cells: p.vars.iter().any(|v| v.len() > u32::MAX as usize),
             ..Scratch::default()
         }
     }
@@ -144,7 +147,8 @@ impl Assembly {
         scratch.band_values.clear();
         scratch.band_values.resize(n, BandValue::default());
         if b.codegen {
-            scratch.cells.start(n);
+            let wide = scratch.wide_cells;
+            scratch.cells.start(n, wide);
         }
         scratch.op_index.clear();
         // Operations of a process in this band, counted from its first (events keep 32 bits).
@@ -515,7 +519,7 @@ impl Assembly {
                     op_index.push(pi);
                 }
                 if b.codegen {
-                    scratch.cells.instances[o] = geo.write_cell(p, params, k, it)? as u64;
+                    scratch.cells.set(o, geo.write_cell(p, params, k, it)? as u64);
                 }
                 if stored.get(band.id[x]) {
                     let var = s.write.var;

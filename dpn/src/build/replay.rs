@@ -30,18 +30,39 @@ pub(super) struct ReplayBuffers {
 /// the values it loads (ids from `n` on).
 #[derive(Default)]
 pub(super) struct ValueCells {
-    pub(super) instances: Vec<u64>,
+    /// Per instance, its cell, in 32 bits where every array has fewer cells (half the memory
+    /// of a big band's table, and of the pages it touches), else in `wide`.
+    narrow: Vec<u32>,
+    wide: Vec<u64>,
+    is_wide: bool,
     loads: Vec<u64>,
 }
 
 impl ValueCells {
-    /// For a band of `n` instances; the buffers of earlier bands are reused, and grown only
-    /// to what this band needs (a band may hold a hundred million instances).
-    pub(super) fn start(&mut self, n: usize) {
-        self.instances.clear();
-        self.instances.reserve_exact(n);
-        self.instances.resize(n, 0);
+    /// For a band of `n` instances, `wide` if some array has 2^32 cells or more; the buffers
+    /// of earlier bands are reused, and grown only to what this band needs (a band may hold a
+    /// hundred million instances).
+    pub(super) fn start(&mut self, n: usize, wide: bool) {
+        self.is_wide = wide;
+        self.narrow.clear();
+        self.wide.clear();
+        if wide {
+            self.wide.reserve_exact(n);
+            self.wide.resize(n, 0);
+        } else {
+            self.narrow.reserve_exact(n);
+            self.narrow.resize(n, 0);
+        }
         self.loads.clear();
+    }
+
+    /// The cell of the band's `o`-th instance.
+    pub(super) fn set(&mut self, o: usize, cell: u64) {
+        if self.is_wide {
+            self.wide[o] = cell;
+        } else {
+            self.narrow[o] = cell as u32;
+        }
     }
 
     /// The cell of the band's `li`-th loaded value.
@@ -53,9 +74,12 @@ impl ValueCells {
     }
 
     fn get(&self, vid: usize) -> u64 {
-        let n = self.instances.len();
-        let cell = if vid < n { self.instances.get(vid) } else { self.loads.get(vid - n) };
-        cell.copied().unwrap_or(0)
+        let n = if self.is_wide { self.wide.len() } else { self.narrow.len() };
+        match vid.checked_sub(n) {
+            None if self.is_wide => self.wide[vid],
+            None => u64::from(self.narrow[vid]),
+            Some(li) => self.loads.get(li).copied().unwrap_or(0),
+        }
     }
 }
 
