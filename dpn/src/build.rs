@@ -104,7 +104,7 @@ pub struct Config {
     /// this many, the worker resolving one while the assembly takes the last (0: bands
     /// over [`STREAM_ABOVE`] in chunks of [`CHUNK`]; tests set it small, and a worker's
     /// whole templates then hold at most eight chunks, so that small kernels keep compact
-    /// templates too).
+    /// templates too, and the bands streamed at once at most two: `build/admission.rs`).
     pub chunk: usize,
     /// Bands of more instances than this are too big to build (0: [`MAX_BAND`]; tests set
     /// it small), and nests with bands of over a tenth of it are tiled again with statements
@@ -388,7 +388,8 @@ fn construct_with(p: &Program, sare: &Sare, cfg: &Config, nests: Vec<Nest>, long
     // Pass 2: band by band, in σ order (`build/bands.rs`).
     let ctx = Ctx { p, params: &params, sare, geo: &geo, survey: &survey, stored: &stored };
     let template_instances = if cfg.chunk == 0 { translate::TEMPLATE_INSTANCES } else { 8 * cfg.chunk };
-    let inputs = bands::Inputs { nests: &nests, cfg, stream_above, chunk, template_instances, progress };
+    let held_instances = if cfg.chunk == 0 { MAX_BAND } else { 2 * cfg.chunk };
+    let inputs = bands::Inputs { nests: &nests, cfg, stream_above, chunk, template_instances, held_instances, progress };
     let bands::Assembled { mut b, st, bands, stats } = bands::assemble_bands(&ctx, &inputs, workers)?;
     phase.done(&format!(
         "processes and channels, band by band ({} of {bands} bands repeat an earlier one, {} of them proved before their analysis, {} without enumerating them)",

@@ -14,6 +14,8 @@ pub(super) struct Inputs<'a> {
     pub(super) chunk: usize,
     /// The instances a worker's whole templates may hold together (see `translate.rs`).
     pub(super) template_instances: usize,
+    /// The instances the bands too big to keep whole may hold together (see `admission.rs`).
+    pub(super) held_instances: usize,
     /// Whether to tell the bands' progress.
     pub(super) progress: bool,
 }
@@ -30,7 +32,7 @@ pub(super) struct Assembled {
 /// Builds every band on `workers` threads.
 pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Result<Assembled, Error> {
     let Ctx { p, sare, survey, stored, .. } = *ctx;
-    let Inputs { nests, cfg, stream_above, chunk, template_instances, progress } = *inputs;
+    let Inputs { nests, cfg, stream_above, chunk, template_instances, held_instances, progress } = *inputs;
     let mut b = Builder {
         processes: Vec::new(),
         traces: Vec::new(),
@@ -60,7 +62,7 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
     // them into processes and channels in σ order.
     let memo = !cfg.keep_traces && !cfg.every_band;
     let slots = translate::Slots::new(sare);
-    let admission = Admission::new(MAX_BAND);
+    let admission = Admission::new(held_instances);
     let (mut bands, mut repeated, mut translated, mut shifted, mut streamed) = (0usize, 0usize, 0usize, 0usize, 0usize);
     let mut of_compact = 0usize;
     let mut scratch = Scratch::new(p);
