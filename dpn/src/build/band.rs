@@ -92,8 +92,7 @@ impl Band {
     }
     /// The parallel sub-band of instance `o`.
     pub(super) fn subband(&self, geo: &Geometry, o: usize) -> usize {
-        let k = self.kind[o];
-        geo.subband(k, &geo.phi[k].iter().map(|f| f.eval(self.iters(o))).collect::<Vec<_>>())
+        geo.subband(self.kind[o], self.iters(o))
     }
 
     /// Sorts the band by σ (into a recycled [`Analysed`] if given) and resolves every
@@ -210,6 +209,7 @@ impl Band {
                 sigma[w[0]..w[1]].sort_by(|&a, &c| by_points(a).cmp(by_points(c)).then(a.cmp(&c)));
             }
         }
+        // Gone before the sorted copy is made.
         drop(last);
         if sigma.iter().enumerate().all(|(i, &o)| i == o) {
             // Program order is σ (a nest tiled on its outer loops only): take the band as it is.

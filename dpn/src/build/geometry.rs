@@ -225,10 +225,11 @@ impl Geometry<'_> {
     pub(super) fn one_subband(&self) -> bool {
         self.par.iter().all(|&q| q == 1)
     }
-    /// The parallel sub-band of an instance with hyperplane values `phi`, as one index.
-    pub(super) fn subband(&self, k: usize, phi: &[i64]) -> usize {
+    /// The parallel sub-band of instance `it` of statement `k`, as one index.
+    pub(super) fn subband(&self, k: usize, it: &[i64]) -> usize {
         (0..self.band_dims(k)).fold(0, |acc, d| {
-            let l = crate::shape::subband_of(phi[d], self.sizes[d], self.par[d], self.interleaved[self.nest_of[k]][d]);
+            let phi = self.phi[k][d].eval(it);
+            let l = crate::shape::subband_of(phi, self.sizes[d], self.par[d], self.interleaved[self.nest_of[k]][d]);
             acc * self.par[d] as usize + l as usize
         })
     }
