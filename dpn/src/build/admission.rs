@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Condvar, Mutex};
 
-/// Big bands held: band number (over all nests, in σ order) → instances.
+/// The big bands held, and a budget for them.
 pub(super) struct Admission {
     held: Mutex<Held>,
     freed: Condvar,
@@ -19,8 +19,9 @@ pub(super) struct Admission {
 
 #[derive(Default)]
 struct Held {
+    /// Band number (over all nests, in σ order) → instances.
     bands: BTreeMap<usize, usize>,
-    /// The assembly has stopped (an error): nobody waits any more.
+    /// The assembly has stopped: nobody waits any more.
     closed: bool,
 }
 
