@@ -153,7 +153,8 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                             let mut stopped = false;
                             let walk = |raw: &mut Band, first: &mut Vec<Option<Vec<i64>>>, missing: &mut usize, stopped: &mut bool| {
                                 raw.clear();
-                                if size > stream_above {
+                                // Only a whole walk: one that stops at the first instances needs few.
+                                if size > stream_above && *missing == 0 {
                                     raw.reserve(size);
                                 }
                                 scan.walk(&tiles, &mut |k, it, len, step| {
@@ -313,7 +314,9 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
                                 Err(e) => Err(e),
                             };
                             // Kept whole, it is held as a template, or not at all.
-                            admission.release(number);
+                            if big {
+                                admission.release(number);
+                            }
                             let stop = msg.is_err();
                             if let Ok(Msg::Whole(an)) = &msg {
                                 queued.fetch_add(an.band.kind.len(), Release);
