@@ -104,7 +104,9 @@ pub struct Config {
     /// this many, the worker resolving one while the assembly takes the last (0: bands
     /// over [`STREAM_ABOVE`] in chunks of [`CHUNK`]; tests set it small, and a worker's
     /// whole templates then hold at most eight chunks, so that small kernels keep compact
-    /// templates too, and the bands streamed at once at most two: `build/admission.rs`).
+    /// templates too, the bands streamed at once at most two: `build/admission.rs`, and a
+    /// channel of more events than a chunk has its window tracked only where out of order:
+    /// `build/replay.rs`).
     pub chunk: usize,
     /// Bands of more instances than this are too big to build (0: [`MAX_BAND`]; tests set
     /// it small), and nests with bands of over a tenth of it are tiled again with statements
@@ -218,6 +220,9 @@ pub struct BuildStats {
     pub shifted_of_compact: usize,
     /// Bands resolved and assembled in chunks ([`Config::chunk`]).
     pub streamed_bands: usize,
+    /// The bands were assembled twice: a scratchpad's window was left out of a band where
+    /// its values stayed in order (see `build/replay.rs`, `Windows`).
+    pub assembled_again: bool,
 }
 
 /// A network with what its construction found out on the way.
@@ -389,8 +394,27 @@ fn construct_with(p: &Program, sare: &Sare, cfg: &Config, nests: Vec<Nest>, long
     let ctx = Ctx { p, params: &params, sare, geo: &geo, survey: &survey, stored: &stored };
     let template_instances = if cfg.chunk == 0 { translate::TEMPLATE_INSTANCES } else { 8 * cfg.chunk };
     let held_instances = if cfg.chunk == 0 { MAX_BAND } else { 2 * cfg.chunk };
-    let inputs = bands::Inputs { nests: &nests, cfg, stream_above, chunk, template_instances, held_instances, progress };
-    let bands::Assembled { mut b, st, bands, stats } = bands::assemble_bands(&ctx, &inputs, workers)?;
+    let lazy_window_events = if cfg.chunk == 0 { replay::LAZY_WINDOW_EVENTS } else { cfg.chunk };
+    let mut inputs = bands::Inputs {
+        nests: &nests,
+        cfg,
+        stream_above,
+        chunk,
+        template_instances,
+        held_instances,
+        progress,
+        every_window: false,
+        lazy_window_events,
+    };
+    let mut assembled = bands::assemble_bands(&ctx, &inputs, workers)?;
+    if assembled.windows_left_out {
+        // A scratchpad in order in some band: its window there is needed after all.
+        phase.done("processes and channels, band by band (a scratchpad kept its values in order in a big band, where its window was left out: once more, with every window)");
+        inputs.every_window = true;
+        assembled = bands::assemble_bands(&ctx, &inputs, workers)?;
+    }
+    let bands::Assembled { mut b, st, bands, mut stats, .. } = assembled;
+    stats.assembled_again = inputs.every_window;
     phase.done(&format!(
         "processes and channels, band by band ({} of {bands} bands repeat an earlier one, {} of them proved before their analysis, {} without enumerating them)",
         stats.repeated_bands, stats.translated_bands, stats.shifted_bands

@@ -2,14 +2,17 @@
 //! two overlapping (`Config::chunk`): the network must be exactly the one that the whole
 //! band gives. Every kernel of the test set and `streamed/row_sweeps.c`, with chunks of a
 //! few instances (so that chunks end inside a statement's loops, and sources lie chunks
-//! back), with and without parallel sub-bands, with what code generation needs.
+//! back), with and without parallel sub-bands, with what code generation needs (the chunks'
+//! size also bounds the events of a channel whose live window is tracked in a band where its
+//! values stay in order, so that windows left out and the second assembly they ask for are
+//! tested too).
 
 use dpnc_dpn::Config;
 use dpnc_frontend::{dataflow, Options, SourceMap};
 
 #[test]
 fn streamed_bands_give_the_network_of_whole_bands() {
-    let (mut builds, mut streamed, mut failures) = (0, 0, Vec::new());
+    let (mut builds, mut streamed, mut again, mut failures) = (0, 0, 0, Vec::new());
     // Besides the test set, a kernel whose band pipes with interleaved statements and
     // scalars from DDR in its inner loop (`build/stretch.rs`).
     let extra = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("streamed/row_sweeps.c");
@@ -27,6 +30,7 @@ fn streamed_bands_give_the_network_of_whole_bands() {
             };
             builds += 1;
             streamed += chunked.stats.streamed_bands;
+            again += usize::from(chunked.stats.assembled_again);
             assert_eq!(whole.stats.streamed_bands, 0, "{}: a test kernel's band streamed by default", f.display());
             let json = |d: &dpnc_dpn::ir::Dpn| serde_json::to_string(d).expect("json");
             if json(&whole.dpn) != json(&chunked.dpn) {
@@ -34,7 +38,8 @@ fn streamed_bands_give_the_network_of_whole_bands() {
             }
         }
     }
-    println!("{builds} networks, {streamed} bands streamed");
+    println!("{builds} networks, {streamed} bands streamed, {again} assembled again for their windows");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(streamed > builds, "only {streamed} streamed bands in {builds} networks");
+    assert!(again > 0, "no network was assembled again for a window left out");
 }

@@ -3,6 +3,7 @@
 //! `translate.rs`); the main thread assembles them in σ order (or repeats an assembled band,
 //! `repeat.rs`), and each band's channels replay on a thread of their own (`replay.rs`).
 
+use super::replay::Windows;
 use super::*;
 
 /// What pass 2 reads besides the band passes' context.
@@ -18,6 +19,10 @@ pub(super) struct Inputs<'a> {
     pub(super) held_instances: usize,
     /// Whether to tell the bands' progress.
     pub(super) progress: bool,
+    /// Track every channel's live window in every band (see [`Windows`]), or those of more
+    /// than `lazy_window_events` events only where they leave write order.
+    pub(super) every_window: bool,
+    pub(super) lazy_window_events: usize,
 }
 
 /// What pass 2 builds.
@@ -27,12 +32,17 @@ pub(super) struct Assembled {
     /// Bands built.
     pub(super) bands: usize,
     pub(super) stats: BuildStats,
+    /// A scratchpad's window was left out of a band in which its values stayed in order
+    /// ([`Windows::OutOfOrder`]): its window may be too small, and the assembly must run again
+    /// with every window.
+    pub(super) windows_left_out: bool,
 }
 
 /// Builds every band on `workers` threads.
 pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Result<Assembled, Error> {
     let Ctx { p, sare, survey, stored, .. } = *ctx;
-    let Inputs { nests, cfg, stream_above, chunk, template_instances, held_instances, progress } = *inputs;
+    let Inputs { nests, cfg, stream_above, chunk, template_instances, held_instances, progress, every_window, lazy_window_events } =
+        *inputs;
     let mut b = Builder {
         processes: Vec::new(),
         traces: Vec::new(),
@@ -42,6 +52,11 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
         inputs: Vec::new(),
         keep: cfg.keep_traces,
         codegen: cfg.codegen,
+        windows: match (cfg.codegen, every_window) {
+            (false, _) => Windows::None,
+            (true, false) => Windows::OutOfOrder { above: lazy_window_events },
+            (true, true) => Windows::Every,
+        },
     };
     let mut st = Streams {
         load_proc: Default::default(),
@@ -500,17 +515,20 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
         join_replay(&mut pending, &mut scratch, &mut b)
     })?;
 
+    let mut windows_left_out = false;
     for (c, s) in b.channels.iter_mut().zip(&b.stats) {
         c.size = s.size;
         c.writes = s.writes;
         c.reads = s.reads;
-        c.window = s.window.clone();
         // In order and read once: FIFO; in order with repeats back to back: FIFO+register.
         c.kind = match (s.in_order, s.reads == s.writes) {
             (true, true) => ChannelKind::Fifo,
             (true, false) => ChannelKind::FifoReg,
             _ => ChannelKind::Scratchpad,
         };
+        // Only a scratchpad has a window.
+        c.window = if c.kind == ChannelKind::Scratchpad { s.window.clone() } else { vec![0; s.window.len()] };
+        windows_left_out |= c.kind == ChannelKind::Scratchpad && s.window_left_out;
     }
     for (pr, n) in b.processes.iter_mut().zip(&b.ops) {
         pr.iterations = *n as u64;
@@ -525,7 +543,9 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
             shifted_bands: shifted,
             shifted_of_compact: of_compact,
             streamed_bands: streamed,
+            assembled_again: false,
         },
+        windows_left_out,
     })
 }
 

@@ -1,7 +1,7 @@
 //! The network under construction: its processes (with their names, domains and loop nests)
 //! and channels.
 
-use super::replay::ChanStats;
+use super::replay::{ChanStats, Windows};
 use super::*;
 
 /// The network as pass 2 builds it: processes and channels are added as bands first need
@@ -19,6 +19,8 @@ pub(super) struct Builder {
     pub(super) keep: bool,
     /// Track cells and live windows for scratchpad allocation.
     pub(super) codegen: bool,
+    /// Which live windows the replays track (none without `codegen`).
+    pub(super) windows: Windows,
 }
 
 impl Builder {

@@ -12,9 +12,9 @@ use crate::trace::{ReadSrc, Trace};
 pub(super) struct Job {
     /// The band's events and cells, and the buffers to replay them with.
     taken: ReplayBuffers,
-    /// Per channel with events: its number, whether its live window is tracked, and its
+    /// Per channel with events: its number, how its live window is tracked, and its
     /// figures in this band alone.
-    chans: Vec<(usize, bool, ChanStats)>,
+    chans: Vec<(usize, Tracking, ChanStats)>,
 }
 
 /// The buffers of a replayed [`Job`], for the assembly of a later band.
@@ -86,8 +86,8 @@ impl ValueCells {
 impl Job {
     pub(super) fn run(mut self) -> Job {
         let Job { taken: ReplayBuffers { events, reads, cells, bufs }, chans } = &mut self;
-        for (ch, window, stats) in chans.iter_mut() {
-            replay_channel(&events[*ch], &reads[*ch], stats, window.then_some(&*cells), bufs, &mut |_| {});
+        for (ch, tracking, stats) in chans.iter_mut() {
+            replay_channel(&events[*ch], &reads[*ch], stats, tracking.window(cells), bufs, &mut |_| {});
         }
         self
     }
@@ -133,14 +133,22 @@ impl Builder {
             t.size = t.size.max(s.size);
             t.in_order &= s.in_order;
             t.window.iter_mut().zip(&s.window).for_each(|(a, b)| *a = (*a).max(*b));
+            t.window_left_out |= s.window_left_out;
         }
         scratch.spare = Some(job.taken);
     }
 
-    /// Whether channel `ch`'s live window is tracked (for scratchpad allocation: codegen
-    /// only, and only channels into a read port).
-    fn tracks_window(&self, ch: usize) -> bool {
-        self.codegen && self.channels[ch].port.is_some()
+    /// How channel `ch`'s live window is tracked (for scratchpad allocation: codegen only,
+    /// and only channels into a read port).
+    fn tracks_window(&self, ch: usize) -> Tracking {
+        match self.windows {
+            Windows::None => Tracking::Off,
+            _ if self.channels[ch].port.is_none() => Tracking::Off,
+            // Already out of order in a band: a scratchpad.
+            _ if !self.stats[ch].in_order => Tracking::Always,
+            Windows::OutOfOrder { above } => Tracking::OutOfOrder { above },
+            Windows::Every => Tracking::Always,
+        }
     }
 
     /// Replays one band's part of σ here, channel by channel: marks last reads (in the
@@ -152,7 +160,7 @@ impl Builder {
         let Scratch { events, reads, replay, cells, op_base, .. } = scratch;
         let threads = if self.traces.is_empty() { threads.max(1) } else { 1 };
         replay.resize_with(threads, ReplayBufs::default);
-        let window: Vec<bool> = (0..events.len()).map(|ch| self.tracks_window(ch)).collect();
+        let window: Vec<Tracking> = (0..events.len()).map(|ch| self.tracks_window(ch)).collect();
         let Builder { channels, stats, traces, .. } = self;
         let cells = &*cells;
         let mut work: Vec<Vec<ChannelEvents>> = (0..threads).map(|_| Vec::new()).collect();
@@ -181,7 +189,7 @@ impl Builder {
                         }
                     }
                 };
-                replay_channel(writes, reads, stats, window[ch].then_some(cells), bufs, &mut last_read);
+                replay_channel(writes, reads, stats, window[ch].window(cells), bufs, &mut last_read);
             }
             return;
         }
@@ -190,7 +198,7 @@ impl Builder {
                 let window = &window;
                 scope.spawn(move || {
                     for (ch, writes, reads, stats) in items {
-                        replay_channel(writes, reads, stats, window[ch].then_some(cells), bufs, &mut |_| {});
+                        replay_channel(writes, reads, stats, window[ch].window(cells), bufs, &mut |_| {});
                     }
                 });
             }
@@ -250,8 +258,57 @@ fn sort_local_writes(writes: &mut [Event], bits: &mut Vec<u64>) -> bool {
     true
 }
 
+/// What the construction derives of scratchpad windows (code generation needs them).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Windows {
+    /// None: the network is not for code generation.
+    None,
+    /// A channel's window in the bands where its values leave write order, or where it has
+    /// at most `above` events. Only a scratchpad's window is used, and a channel in order in
+    /// every band is a FIFO: tracking a window costs two divisions per dimension and event,
+    /// a hundred million events in a big band's FIFO. A band left out is marked
+    /// ([`ChanStats::window_left_out`]).
+    OutOfOrder { above: usize },
+    /// Every channel's in every band.
+    Every,
+}
+
+/// A channel's events in a band above which [`Windows::OutOfOrder`] leaves its window out
+/// where they stay in order: a small band's window costs little, and left out it may cost a
+/// second assembly.
+pub(super) const LAZY_WINDOW_EVENTS: usize = 1 << 20;
+
+/// How one channel's live window is tracked in one band.
+#[derive(Clone, Copy)]
+pub(super) enum Tracking {
+    Off,
+    /// Only if its values leave write order in the band, or they are `above` events or fewer.
+    OutOfOrder {
+        above: usize,
+    },
+    Always,
+}
+
+impl Tracking {
+    fn window(self, cells: &ValueCells) -> Option<Window<'_>> {
+        match self {
+            Tracking::Off => None,
+            Tracking::OutOfOrder { above } => Some(Window { cells, lazy_above: above }),
+            Tracking::Always => Some(Window { cells, lazy_above: usize::MAX }),
+        }
+    }
+}
+
+/// The cells a channel's live window is tracked over, and the events above which it is
+/// tracked only where its values leave write order.
+#[derive(Clone, Copy)]
+struct Window<'a> {
+    cells: &'a ValueCells,
+    lazy_above: usize,
+}
+
 /// One channel's events of a band, replayed (see [`Builder::replay`]): `last_read(op)` for
-/// each read that is its value's last in the channel; `cells` to widen the live window.
+/// each read that is its value's last in the channel; `window` to widen the live window.
 /// Reads come in σ order and are taken from their runs as they are needed; so are writes
 /// when they are in order too (a channel read in production order), else they are
 /// expanded and sorted. A big band's channel holds a hundred million events: expanded,
@@ -260,14 +317,14 @@ fn replay_channel(
     writes: &Events,
     reads: &Events,
     stats: &mut ChanStats,
-    cells: Option<&ValueCells>,
+    window: Option<Window>,
     bufs: &mut ReplayBufs,
     last_read: &mut dyn FnMut(u32),
 ) {
     // Writes are pushed at their value's first read. (time, operation) is unique within a
     // channel, so any sort and a merge give the one order.
     if writes.iter().is_sorted_by_key(|e| (e.key, e.op)) {
-        return replay_sorted(writes.iter(), writes.len(), reads, stats, cells, bufs, last_read);
+        return replay_sorted(writes.iter(), writes.len(), reads, stats, window, bufs, last_read);
     }
     let mut w = std::mem::take(&mut bufs.writes);
     w.clear();
@@ -283,7 +340,7 @@ fn replay_channel(
             w.sort_unstable_by_key(|e| (e.key, e.op));
         }
     }
-    replay_sorted(w.iter().copied(), w.len(), reads, stats, cells, bufs, last_read);
+    replay_sorted(w.iter().copied(), w.len(), reads, stats, window, bufs, last_read);
     bufs.writes = w;
 }
 
@@ -293,7 +350,7 @@ fn replay_sorted(
     n_writes: usize,
     reads: &Events,
     stats: &mut ChanStats,
-    cells: Option<&ValueCells>,
+    window: Option<Window>,
     bufs: &mut ReplayBufs,
     last_read: &mut dyn FnMut(u32),
 ) {
@@ -319,44 +376,82 @@ fn replay_sorted(
             }
         }
     }
-    let is_last = |k: usize| last[k / 64] >> (k % 64) & 1 == 1;
-    // The two merged in σ order: occupancy, whether values are read in the order they
-    // were written (each new value read is the next one written), and with cells given,
-    // the live window.
-    let mut window = cells.map(|cells| LiveWindow::new(cells, &stats.extents));
-    let (mut pending, mut order) = (writes.clone().peekable(), writes);
-    let (mut live, mut next, mut prev) = (0usize, 0usize, None);
-    let mut in_order = true;
-    let mut keep = |e: Event, last: bool| {
-        if let Some(w) = &mut window {
-            w.event(e, last);
-        }
+    let merge = Merge { writes, n_writes, reads, last };
+    // With many events, the window is tracked only once the values are seen to leave write
+    // order: the merge then starts again with it (a scratchpad's first disorder comes early).
+    let merged = match window {
+        Some(w) if n + n_writes > w.lazy_above => merge.run(None, true, last_read).inspect(|_| stats.window_left_out = true),
+        _ => None,
     };
-    // Reads, then a sentinel past every write for the writes after the last read.
-    let end = Event { key: u32::MAX, op: u32::MAX, vid: 0 };
-    for (k, e) in reads.iter().chain([end]).enumerate() {
-        while let Some(w) = pending.next_if(|w| (w.key, w.op) < (e.key, e.op)) {
-            live += 1;
-            stats.size = stats.size.max(live);
-            keep(w, false);
+    let merged = merged.unwrap_or_else(|| {
+        let mut live = window.map(|w| LiveWindow::new(w.cells, &stats.extents));
+        let merged = merge.run(live.as_mut(), false, last_read).unwrap_or_default();
+        if let Some(w) = live {
+            w.widen(&mut stats.window);
         }
-        if k == n {
-            break;
+        merged
+    });
+    stats.size = stats.size.max(merged.peak);
+    stats.in_order &= merged.in_order;
+}
+
+/// A channel's writes and reads of a band, to merge in σ order.
+struct Merge<'e, W> {
+    writes: W,
+    n_writes: usize,
+    reads: &'e Events,
+    /// A bit per read: its value's last in the channel.
+    last: &'e [u64],
+}
+
+/// What a [`Merge`] finds: peak occupancy, and whether values are read in the order they
+/// were written (each new value read is the next one written, and every value is read).
+#[derive(Default)]
+struct Merged {
+    peak: usize,
+    in_order: bool,
+}
+
+impl<W: Iterator<Item = Event> + Clone> Merge<'_, W> {
+    /// The merge, with `window` widened as it goes; `None` if `give_up` and the values
+    /// leave write order.
+    fn run(&self, mut window: Option<&mut LiveWindow>, give_up: bool, last_read: &mut dyn FnMut(u32)) -> Option<Merged> {
+        let is_last = |k: usize| self.last[k / 64] >> (k % 64) & 1 == 1;
+        let n = self.reads.len();
+        let (mut pending, mut order) = (self.writes.clone().peekable(), self.writes.clone());
+        let (mut live, mut peak, mut next, mut prev) = (0usize, 0usize, 0usize, None);
+        let mut in_order = true;
+        // Reads, then a sentinel past every write for the writes after the last read.
+        let end = Event { key: u32::MAX, op: u32::MAX, vid: 0 };
+        for (k, e) in self.reads.iter().chain([end]).enumerate() {
+            while let Some(w) = pending.next_if(|w| (w.key, w.op) < (e.key, e.op)) {
+                live += 1;
+                peak = peak.max(live);
+                if let Some(win) = window.as_deref_mut() {
+                    win.event(w, false);
+                }
+            }
+            if k == n {
+                break;
+            }
+            if prev != Some(e.vid) {
+                in_order &= order.next().is_some_and(|w| w.vid == e.vid);
+                if give_up && !in_order {
+                    return None;
+                }
+                next += 1;
+            }
+            prev = Some(e.vid);
+            if is_last(k) {
+                live -= 1;
+                last_read(e.op);
+            }
+            if let Some(win) = window.as_deref_mut() {
+                win.event(e, is_last(k));
+            }
         }
-        if prev != Some(e.vid) {
-            in_order &= order.next().is_some_and(|w| w.vid == e.vid);
-            next += 1;
-        }
-        prev = Some(e.vid);
-        if is_last(k) {
-            live -= 1;
-            last_read(e.op);
-        }
-        keep(e, is_last(k));
-    }
-    stats.in_order &= in_order && next == n_writes;
-    if let Some(w) = window {
-        w.widen(&mut stats.window);
+        in_order &= next == self.n_writes;
+        (in_order || !give_up).then_some(Merged { peak, in_order })
     }
 }
 
@@ -527,6 +622,8 @@ pub(super) struct ChanStats {
     /// simultaneously live cells (codegen only).
     pub(super) extents: Vec<i64>,
     pub(super) window: Vec<i64>,
+    /// A band in which the channel was in order left its window out ([`Windows::OutOfOrder`]).
+    pub(super) window_left_out: bool,
 }
 
 #[cfg(test)]
