@@ -23,6 +23,15 @@ impl CellMap {
         self.rows.iter().map(|(c, k, _)| (c.as_slice(), *k))
     }
 
+    /// How far the flat cell moves when the iterators move by `delta` (row-major: each
+    /// subscript's move times the cells between its consecutive values).
+    pub(super) fn shift(&self, delta: &[i64]) -> i64 {
+        self.rows.iter().fold(0i64, |off, (c, _, n)| {
+            let moved = c.iter().zip(delta).fold(0i64, |s, (c, x)| s.wrapping_add(c.wrapping_mul(*x)));
+            off.wrapping_mul(*n).wrapping_add(moved)
+        })
+    }
+
     /// The flat cell at `it` (row-major, as `store::flatten`); `None` out of bounds.
     #[inline]
     pub(super) fn cell(&self, it: &[i64]) -> Option<usize> {

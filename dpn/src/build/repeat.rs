@@ -165,47 +165,76 @@ impl Effect {
     ) -> Result<(), Error> {
         let (p, stored): (_, &Bits) = (ctx.p, ctx.stored);
         self.add_counts(summary.instances, b, st);
-        let Summary { reads, pieces, initial_shifts, .. } = summary;
-        for &Piece { slot, ref range, initial } in pieces.iter() {
-            let (cell, by) = shift.slots[slot];
+        let Summary { pieces, initial_shifts, .. } = summary;
+        for InitialReads { slot, var, cells } in pieces.iter() {
+            let (by, _) = shift.slots[*slot];
             // A piece's initial values at cells already shifted so for this template are
             // marked read already (GEMM's rows of A come again in every band of a row).
-            if initial && !initial_shifts.insert((slot, cell)) {
+            if !initial_shifts.insert((*slot, by)) {
                 continue;
             }
-            for &(_, var, at, producer) in &reads[range.clone()] {
-                let producer = (!initial).then(|| producer.wrapping_add_signed(by));
-                st.version_read(stored, var, at.wrapping_add_signed(cell) as usize, producer)?;
+            for &at in cells {
+                st.version_read(stored, *var, at.wrapping_add_signed(by) as usize, None)?;
             }
         }
-        for (k, iters, id) in &summary.stores {
-            let s = &p.stmts[*k];
-            let d = shift.delta[*k].as_ref().ok_or_else(|| Error::internal("a shifted band's statement without its shift"))?;
-            let it: Vec<i64> = iters.iter().zip(d).map(|(a, x)| a + x).collect();
-            let cell = ctx.geo.write_cell(p, ctx.params, *k, &it)?;
-            st.version_store(stored, s.write.var, cell, id.wrapping_add_signed(shift.ids[*k]));
+        // A statement whose write is affine stores at its template's cells, moved by one offset.
+        let moved: Vec<Option<i64>> =
+            (ctx.geo.writes.iter().zip(&shift.delta)).map(|(w, d)| Some(w.as_ref()?.shift(d.as_ref()?))).collect();
+        let mut it = Vec::new();
+        let unshifted = || Error::internal("a shifted band's statement without its shift");
+        for &Stored { stmt: k, id, at } in &summary.stores {
+            let cell = match at {
+                StoredAt::Cell(cell) => cell.wrapping_add_signed(moved[k].ok_or_else(unshifted)?) as usize,
+                StoredAt::Iters(from) => {
+                    let d = shift.delta[k].as_ref().ok_or_else(unshifted)?;
+                    let iters = &summary.store_iters[from..from + d.len()];
+                    it.clear();
+                    it.extend(iters.iter().zip(d).map(|(a, x)| a + x));
+                    ctx.geo.write_cell(p, ctx.params, k, &it)?
+                }
+            };
+            st.version_store(stored, p.stmts[k].write.var, cell, id.wrapping_add_signed(shift.ids[k]));
         }
         Ok(())
     }
 }
 
-/// What a repeat of a band walks when the repeat was not enumerated: the band's reads from
-/// DDR, each once (a read of the same cell and producer reads the same version), and its
-/// stores in σ order.
+/// What a repeat of a band walks when the repeat was not enumerated: the band's reads of
+/// initial values from DDR, each once, and its stores in σ order. (Its reads of values the
+/// kernel computed change nothing: each finds the version its producer stored, as the
+/// template's reads found theirs.)
 pub(super) struct Summary {
     instances: usize,
-    /// (source piece at [`Slots`], variable, cell, producer) of each distinct read from DDR,
-    /// in order (after [`Summary::finish`]).
-    reads: Vec<(usize, usize, u64, u64)>,
-    /// The stretches of `reads` by source piece (after [`Summary::finish`]).
-    pieces: Vec<Piece>,
+    /// Per source piece that read initial values, the cells it read (after
+    /// [`Summary::finish`]).
+    pieces: Vec<InitialReads>,
     /// (source piece, cell shift) of the repeats added so far: their initial values are read.
     initial_shifts: std::collections::HashSet<(usize, i64)>,
     /// Per source piece that read initial values: the array and the cells it read, a bit
     /// each (a big band reads the same cells over and over; until [`Summary::finish`]).
     initial: Vec<Option<(usize, Bits)>>,
-    /// (statement, iterators, dense number) of each instance whose value is stored.
-    stores: Vec<(usize, Vec<i64>, u64)>,
+    /// Each instance whose value is stored, in σ order.
+    stores: Vec<Stored>,
+    /// The iterators of those whose statement's write is not affine.
+    store_iters: Vec<i64>,
+}
+
+/// An instance of a [`Summary`]'s band whose value is stored: its statement and dense number,
+/// and what says where it writes.
+#[derive(Clone, Copy)]
+struct Stored {
+    stmt: usize,
+    id: u64,
+    at: StoredAt,
+}
+
+#[derive(Clone, Copy)]
+enum StoredAt {
+    /// The cell, where the statement's write is affine: a translate's is then this one moved
+    /// by a constant.
+    Cell(u64),
+    /// Where the instance's iterators begin in `store_iters`.
+    Iters(usize),
 }
 
 impl Summary {
@@ -220,11 +249,11 @@ impl Summary {
     pub(super) fn new(instances: usize) -> Summary {
         Summary {
             instances,
-            reads: Vec::new(),
             pieces: Vec::new(),
             initial_shifts: Default::default(),
             initial: Vec::new(),
             stores: Vec::new(),
+            store_iters: Vec::new(),
         }
     }
 
@@ -247,48 +276,36 @@ impl Summary {
                         self.initial.resize_with(slot + 1, || None);
                     }
                     self.initial[slot].get_or_insert_with(|| (a.var, Bits::dense(p.vars[a.var].len() as u64))).1.set(s.at);
-                } else if s.producer != PackedSrc::LOCAL {
-                    self.reads.push((slot, a.var, s.at, s.producer));
                 }
             }
             if ctx.stored.get(band.id[o]) {
-                self.stores.push((k, band.iters(o)[..p.stmts[k].iters.len()].to_vec(), band.id[o]));
+                let it = &band.iters(o)[..p.stmts[k].iters.len()];
+                let at = match ctx.geo.writes[k].as_ref().and_then(|w| w.cell(it)) {
+                    Some(cell) => StoredAt::Cell(cell as u64),
+                    None => {
+                        self.store_iters.extend_from_slice(it);
+                        StoredAt::Iters(self.store_iters.len() - it.len())
+                    }
+                };
+                self.stores.push(Stored { stmt: k, id: band.id[o], at });
             }
-        }
-        // Keep a streamed band's list of reads as short as its distinct reads.
-        if self.reads.len() > 1 << 20 {
-            self.reads.sort_unstable();
-            self.reads.dedup();
         }
     }
 
-    /// Each read once, by source piece.
+    /// Each cell read once, by source piece.
     pub(super) fn finish(&mut self) {
-        for (slot, cells) in std::mem::take(&mut self.initial).into_iter().enumerate() {
-            let Some((var, cells)) = cells else { continue };
-            self.reads.extend(cells.members().map(|at| (slot, var, at, PackedSrc::INITIAL)));
-        }
-        self.reads.sort_unstable();
-        self.reads.dedup();
-        let mut start = 0;
-        self.pieces = self
-            .reads
-            .chunk_by(|a, b| a.0 == b.0)
-            .map(|run| {
-                let range = start..start + run.len();
-                start = range.end;
-                Piece { slot: run[0].0, range, initial: run[0].3 == PackedSrc::INITIAL }
-            })
+        self.pieces = (std::mem::take(&mut self.initial).into_iter().enumerate())
+            .filter_map(|(slot, cells)| cells.map(|(var, cells)| InitialReads { slot, var, cells: cells.members().collect() }))
             .collect();
     }
 }
 
-/// The reads of one source piece in a [`Summary`]: all of initial values, or all of values
-/// some statement computes.
-struct Piece {
+/// The initial values one source piece (at [`Slots`]) of a [`Summary`]'s band reads: their
+/// array and cells, in increasing order.
+struct InitialReads {
     slot: usize,
-    range: std::ops::Range<usize>,
-    initial: bool,
+    var: usize,
+    cells: Vec<u64>,
 }
 
 impl Replica {
