@@ -628,7 +628,44 @@ pub(super) struct ChanStats {
 
 #[cfg(test)]
 mod tests {
-    use super::Coords;
+    use super::{replay_channel, ChanStats, Coords, Event, Events, ReplayBufs, ValueCells, Window};
+
+    /// A channel of more events than the lazy bound has its window tracked only where its
+    /// values leave write order: read in order (a FIFO), its window is left out and marked
+    /// so; read in reverse, it has the window, size and order of a replay that tracks the
+    /// window from the start, and is not marked.
+    #[test]
+    fn a_lazy_window_is_the_full_one_where_values_leave_write_order() {
+        let n = 24u32;
+        let mut cells = ValueCells::default();
+        cells.start(n as usize, false);
+        for v in 0..n {
+            cells.set(v as usize, u64::from(v * 5 % 64));
+        }
+        // Value v written at time v; read at time v (in order) or at time 2n - 1 - v (reverse).
+        let replay = |reverse: bool, lazy_above: usize| {
+            let (mut writes, mut reads) = (Events::default(), Events::default());
+            for v in 0..n {
+                writes.push(Event { key: 2 * v, op: 0, vid: v });
+            }
+            for k in 0..n {
+                let (t, vid) = if reverse { (n + k, n - 1 - k) } else { (k, k) };
+                reads.push(Event { key: 2 * t + 1, op: k, vid });
+            }
+            let mut stats = ChanStats { in_order: true, extents: vec![64], window: vec![0], ..ChanStats::default() };
+            let window = Some(Window { cells: &cells, lazy_above });
+            replay_channel(&writes, &reads, &mut stats, window, &mut ReplayBufs::default(), &mut |_| {});
+            stats
+        };
+        let (fifo, full) = (replay(false, 0), replay(false, usize::MAX));
+        assert!(fifo.in_order && fifo.window_left_out && fifo.window == [0]);
+        assert!(full.in_order && !full.window_left_out && full.window == [1]);
+        let (lazy, full) = (replay(true, 0), replay(true, usize::MAX));
+        assert!(!lazy.in_order && !lazy.window_left_out);
+        assert_eq!((lazy.size, &lazy.window), (full.size, &full.window));
+        // Every value is live at time n - 1: cells 5v mod 64 for v < 24 lie from 0 to 60.
+        assert_eq!((lazy.size, lazy.window[0]), (n as usize, 61));
+    }
 
     /// Dense coordinates give the spans the ordered map gives after every insert and remove:
     /// random inserts in a sliding range, removes of live coordinates (often the lowest or the
