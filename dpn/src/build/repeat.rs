@@ -228,6 +228,7 @@ struct Stored {
     at: StoredAt,
 }
 
+/// Where a [`Stored`] instance writes.
 #[derive(Clone, Copy)]
 enum StoredAt {
     /// The cell, where the statement's write is affine: a translate's is then this one moved
