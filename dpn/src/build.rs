@@ -411,6 +411,7 @@ fn construct_with(p: &Program, sare: &Sare, cfg: &Config, nests: Vec<Nest>, long
         // A scratchpad in order in some band: its window there is needed after all.
         phase.done("processes and channels, band by band (a scratchpad kept its values in order in a big band, where its window was left out: once more, with every window)");
         inputs.every_window = true;
+        drop(assembled);
         assembled = bands::assemble_bands(&ctx, &inputs, workers)?;
     }
     let bands::Assembled { mut b, st, bands, mut stats, .. } = assembled;
