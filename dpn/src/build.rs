@@ -394,28 +394,22 @@ fn construct_with(p: &Program, sare: &Sare, cfg: &Config, nests: Vec<Nest>, long
     let ctx = Ctx { p, params: &params, sare, geo: &geo, survey: &survey, stored: &stored };
     let template_instances = if cfg.chunk == 0 { translate::TEMPLATE_INSTANCES } else { 8 * cfg.chunk };
     let held_instances = if cfg.chunk == 0 { MAX_BAND } else { 2 * cfg.chunk };
-    let lazy_window_events = if cfg.chunk == 0 { replay::LAZY_WINDOW_EVENTS } else { cfg.chunk };
-    let mut inputs = bands::Inputs {
-        nests: &nests,
-        cfg,
-        stream_above,
-        chunk,
-        template_instances,
-        held_instances,
-        progress,
-        every_window: false,
-        lazy_window_events,
+    let windows = match (cfg.codegen, cfg.chunk) {
+        (false, _) => replay::Windows::None,
+        (true, 0) => replay::Windows::OutOfOrder { above: replay::LAZY_WINDOW_EVENTS },
+        (true, chunk) => replay::Windows::OutOfOrder { above: chunk },
     };
+    let mut inputs = bands::Inputs { nests: &nests, cfg, stream_above, chunk, template_instances, held_instances, progress, windows };
     let mut assembled = bands::assemble_bands(&ctx, &inputs, workers)?;
     if assembled.windows_left_out {
         // A scratchpad in order in some band: its window there is needed after all.
         phase.done("processes and channels, band by band (a scratchpad kept its values in order in a big band, where its window was left out: once more, with every window)");
-        inputs.every_window = true;
+        inputs.windows = replay::Windows::Every;
         drop(assembled);
         assembled = bands::assemble_bands(&ctx, &inputs, workers)?;
     }
     let bands::Assembled { mut b, st, bands, mut stats, .. } = assembled;
-    stats.assembled_again = inputs.every_window;
+    stats.assembled_again = inputs.windows == replay::Windows::Every;
     phase.done(&format!(
         "processes and channels, band by band ({} of {bands} bands repeat an earlier one, {} of them proved before their analysis, {} without enumerating them)",
         stats.repeated_bands, stats.translated_bands, stats.shifted_bands

@@ -19,10 +19,8 @@ pub(super) struct Inputs<'a> {
     pub(super) held_instances: usize,
     /// Whether to tell the bands' progress.
     pub(super) progress: bool,
-    /// Track every channel's live window in every band (see [`Windows`]), or those of more
-    /// than `lazy_window_events` events only where they leave write order.
-    pub(super) every_window: bool,
-    pub(super) lazy_window_events: usize,
+    /// Which live windows the replays track.
+    pub(super) windows: Windows,
 }
 
 /// What pass 2 builds.
@@ -41,8 +39,7 @@ pub(super) struct Assembled {
 /// Builds every band on `workers` threads.
 pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Result<Assembled, Error> {
     let Ctx { p, sare, survey, stored, .. } = *ctx;
-    let Inputs { nests, cfg, stream_above, chunk, template_instances, held_instances, progress, every_window, lazy_window_events } =
-        *inputs;
+    let Inputs { nests, cfg, stream_above, chunk, template_instances, held_instances, progress, windows } = *inputs;
     let mut b = Builder {
         processes: Vec::new(),
         traces: Vec::new(),
@@ -52,11 +49,7 @@ pub(super) fn assemble_bands(ctx: &Ctx, inputs: &Inputs, workers: usize) -> Resu
         inputs: Vec::new(),
         keep: cfg.keep_traces,
         codegen: cfg.codegen,
-        windows: match (cfg.codegen, every_window) {
-            (false, _) => Windows::None,
-            (true, false) => Windows::OutOfOrder { above: lazy_window_events },
-            (true, true) => Windows::Every,
-        },
+        windows,
     };
     let mut st = Streams {
         load_proc: Default::default(),

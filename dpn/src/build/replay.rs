@@ -12,9 +12,9 @@ use crate::trace::{ReadSrc, Trace};
 pub(super) struct Job {
     /// The band's events and cells, and the buffers to replay them with.
     taken: ReplayBuffers,
-    /// Per channel with events: its number, how its live window is tracked, and its
-    /// figures in this band alone.
-    chans: Vec<(usize, Tracking, ChanStats)>,
+    /// Per channel with events: its number, how its live window is tracked
+    /// ([`Builder::tracks_window`]), and its figures in this band alone.
+    chans: Vec<(usize, Option<usize>, ChanStats)>,
 }
 
 /// The buffers of a replayed [`Job`], for the assembly of a later band.
@@ -87,7 +87,7 @@ impl Job {
     pub(super) fn run(mut self) -> Job {
         let Job { taken: ReplayBuffers { events, reads, cells, bufs }, chans } = &mut self;
         for (ch, tracking, stats) in chans.iter_mut() {
-            replay_channel(&events[*ch], &reads[*ch], stats, tracking.window(cells), bufs, &mut |_| {});
+            replay_channel(&events[*ch], &reads[*ch], stats, Window::of(*tracking, cells), bufs, &mut |_| {});
         }
         self
     }
@@ -138,16 +138,17 @@ impl Builder {
         scratch.spare = Some(job.taken);
     }
 
-    /// How channel `ch`'s live window is tracked (for scratchpad allocation: codegen only,
-    /// and only channels into a read port).
-    fn tracks_window(&self, ch: usize) -> Tracking {
+    /// Whether channel `ch`'s live window is tracked (for scratchpad allocation: codegen
+    /// only, and only channels into a read port): `None` if not, else the events above which
+    /// it is tracked only where its values leave write order.
+    fn tracks_window(&self, ch: usize) -> Option<usize> {
         match self.windows {
-            Windows::None => Tracking::Off,
-            _ if self.channels[ch].port.is_none() => Tracking::Off,
+            Windows::None => None,
+            _ if self.channels[ch].port.is_none() => None,
             // Already out of order in a band: a scratchpad.
-            _ if !self.stats[ch].in_order => Tracking::Always,
-            Windows::OutOfOrder { above } => Tracking::OutOfOrder { above },
-            Windows::Every => Tracking::Always,
+            _ if !self.stats[ch].in_order => Some(usize::MAX),
+            Windows::OutOfOrder { above } => Some(above),
+            Windows::Every => Some(usize::MAX),
         }
     }
 
@@ -160,7 +161,7 @@ impl Builder {
         let Scratch { events, reads, replay, cells, op_base, .. } = scratch;
         let threads = if self.traces.is_empty() { threads.max(1) } else { 1 };
         replay.resize_with(threads, ReplayBufs::default);
-        let window: Vec<Tracking> = (0..events.len()).map(|ch| self.tracks_window(ch)).collect();
+        let window: Vec<Option<usize>> = (0..events.len()).map(|ch| self.tracks_window(ch)).collect();
         let Builder { channels, stats, traces, .. } = self;
         let cells = &*cells;
         let mut work: Vec<Vec<ChannelEvents>> = (0..threads).map(|_| Vec::new()).collect();
@@ -189,7 +190,7 @@ impl Builder {
                         }
                     }
                 };
-                replay_channel(writes, reads, stats, window[ch].window(cells), bufs, &mut last_read);
+                replay_channel(writes, reads, stats, Window::of(window[ch], cells), bufs, &mut last_read);
             }
             return;
         }
@@ -198,7 +199,7 @@ impl Builder {
                 let window = &window;
                 scope.spawn(move || {
                     for (ch, writes, reads, stats) in items {
-                        replay_channel(writes, reads, stats, window[ch].window(cells), bufs, &mut |_| {});
+                        replay_channel(writes, reads, stats, Window::of(window[ch], cells), bufs, &mut |_| {});
                     }
                 });
             }
@@ -278,33 +279,19 @@ pub(super) enum Windows {
 /// second assembly.
 pub(super) const LAZY_WINDOW_EVENTS: usize = 1 << 20;
 
-/// How one channel's live window is tracked in one band.
-#[derive(Clone, Copy)]
-pub(super) enum Tracking {
-    Off,
-    /// Only if its values leave write order in the band, or they are `above` events or fewer.
-    OutOfOrder {
-        above: usize,
-    },
-    Always,
-}
-
-impl Tracking {
-    fn window(self, cells: &ValueCells) -> Option<Window<'_>> {
-        match self {
-            Tracking::Off => None,
-            Tracking::OutOfOrder { above } => Some(Window { cells, lazy_above: above }),
-            Tracking::Always => Some(Window { cells, lazy_above: usize::MAX }),
-        }
-    }
-}
-
 /// The cells a channel's live window is tracked over, and the events above which it is
 /// tracked only where its values leave write order.
 #[derive(Clone, Copy)]
 struct Window<'a> {
     cells: &'a ValueCells,
     lazy_above: usize,
+}
+
+impl<'a> Window<'a> {
+    /// The window [`Builder::tracks_window`] asks for.
+    fn of(lazy_above: Option<usize>, cells: &'a ValueCells) -> Option<Window<'a>> {
+        lazy_above.map(|lazy_above| Window { cells, lazy_above })
+    }
 }
 
 /// One channel's events of a band, replayed (see [`Builder::replay`]): `last_read(op)` for
