@@ -102,6 +102,8 @@ fn verilog_designs_simulate_bit_exact() {
         vec![
             // Rows of A four lines long: its misses read ahead (see `a_miss_reads_its_row_ahead`).
             Job::new(kernel("gemm.c"), "float", &[4], &[1], Layout::Auto).with_defines(GEMM_LONG_ROWS),
+            // C's cache over 256 lines: its tables in banks (see `a_cache_over_256_lines_is_banked`).
+            Job::new(kernel("gemm.c"), "float", &[8], &[1], Layout::Auto).with_defines(GEMM_WIDE_C),
             Job::new(kernel("gemm.c"), "double", &[4], &[2, 2], Layout::Auto),
             Job::new(kernel("bicg.c"), "double", &[4], &[2], Layout::Auto),
             // Sub-bands interleaved along time: a ring of sub-bands passing rows on.
@@ -361,6 +363,28 @@ fn a_trace_names_every_process_and_channel() {
 
 /// GEMM with rows of A four 64-byte lines long (64 floats).
 const GEMM_LONG_ROWS: &[(&str, &str)] = &[("NK", "64")];
+
+/// GEMM with C (loaded and stored) of 288 lines: 64 × 72 floats.
+const GEMM_WIDE_C: &[(&str, &str)] = &[("NI", "64"), ("NJ", "72"), ("NK", "4")];
+
+/// A load cache of 512 lines keeps its lines in block RAM, read a cycle ahead, and its tables
+/// read in the cycle they are addressed in two banks of 256 LUT-RAM entries (Yosys 0.23 maps no
+/// deeper single-port LUT RAM for UltraScale+). `verilog_designs_simulate_bit_exact` runs this
+/// design.
+#[test]
+fn a_cache_over_256_lines_is_banked() {
+    let c = Case::with_defines(&kernel("gemm.c"), "float", GEMM_WIDE_C, &[8], &[1]).unwrap();
+    let design = dpnc_rtl::generate(&c.p, &c.dpn).unwrap();
+    let text: std::collections::HashMap<String, String> = design.files.into_iter().collect();
+    let m = &text["m_C.v"];
+    assert!(m.contains("reg [511:0] lines [0:511];"), "C's cache does not hold 512 lines:\n{m}");
+    assert!(m.contains("always @(posedge clk) n_line <= lines[n_idx];"), "C's lines are not read a cycle ahead");
+    let banked: Vec<&str> = ["tag", "stamp", "fill_count"].into_iter().filter(|t| m.contains(&format!("{t}_1 [0:255]"))).collect();
+    assert!(!banked.is_empty(), "no table of C's cache is in two banks");
+    for t in ["tag", "stamp", "fill_count"] {
+        assert!(!m.contains(&format!("{t} [0:511]")), "C's {t} table is one bank of 512 entries");
+    }
+}
 
 /// GEMM reads A[i][k] along its rows with k on the last hyperplane: a miss fetches up to 3
 /// more lines of its row (a band's 4 rows of 4 lines in half of A's 64-line cache), bounded by

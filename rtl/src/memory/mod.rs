@@ -81,11 +81,13 @@ pub const BURST: usize = 4096 / LINE_BYTES;
 pub const READ_BURST: usize = 16;
 /// Beats a read buffer holds: a memory module's (`read_side.v`) or a lane's (`dpn_read_lanes`).
 pub const READ_BUFFER: usize = 2 * READ_BURST;
-/// Most lines the load cache of one array holds (16 KiB of 512-bit lines): a tile of a
-/// matrix read down its columns stays in it while the band uses it. Its tables are read
-/// in the cycle they are addressed, so they are distributed RAM, at most 256 deep (Yosys
-/// 0.23 cannot map a deeper one for UltraScale+).
-pub const CACHE_LINES: usize = 256;
+/// Most lines the load cache of one array holds (32 KiB of 512-bit lines): a tile of a
+/// matrix read down its columns stays in it while the band uses it, and so do the lines it
+/// shares with the next band's tile (BiCG's sequential tiles of 32 columns touch up to 372
+/// lines of A). The lines are block RAM, read a cycle ahead of the fan-out that takes them:
+/// 512 lines are fifteen RAMB18s at 512 × 36, as many as 256 would take. The tags, read in
+/// the cycle they are addressed, are LUT RAM.
+pub const CACHE_LINES: usize = 512;
 /// Accesses a generator finds ahead of its turn (a power of two): enough for a walker that
 /// passes a few points between two first uses to keep up while others take their turns.
 pub const AHEAD: usize = 8;
@@ -159,7 +161,76 @@ struct Cache {
     lane_bits: u32,
 }
 
+/// A table of the load cache read in the cycle it is addressed (LUT RAM), written at the
+/// same entry it is read at. It is declared in banks of at most [`LUT_RAM_BANK`] entries: Yosys
+/// 0.23 cannot map a deeper single-port LUT RAM for UltraScale+.
+struct Table {
+    name: &'static str,
+    entries: usize,
+    width: u32,
+}
+
+/// Most entries of one bank of a [`Table`].
+const LUT_RAM_BANK: usize = 256;
+
+impl Table {
+    fn banks(&self) -> usize {
+        self.entries.div_ceil(LUT_RAM_BANK)
+    }
+    /// Bits of an entry's place in its bank.
+    fn bank_bits(&self) -> u32 {
+        self.entries.min(LUT_RAM_BANK).trailing_zeros()
+    }
+    fn declare(&self) -> String {
+        let per = self.entries.min(LUT_RAM_BANK);
+        (0..self.banks()).map(|b| format!("    reg [{}:0] {}{} [0:{}];\n", self.width - 1, self.name, self.suffix(b), per - 1)).collect()
+    }
+    fn suffix(&self, bank: usize) -> String {
+        if self.banks() == 1 {
+            String::new()
+        } else {
+            format!("_{bank}")
+        }
+    }
+    /// The entry at index wire `idx`.
+    fn read(&self, idx: &str) -> String {
+        let low = self.bank_bits();
+        if self.banks() == 1 {
+            return format!("{}[{idx}]", self.name);
+        }
+        let top = self.entries.trailing_zeros() - 1;
+        (1..self.banks()).rev().fold(format!("{}_0[{idx}[{}:0]]", self.name, low - 1), |rest, b| {
+            format!("({idx}[{top}:{low}] == {}'d{b} ? {}_{b}[{idx}[{}:0]] : {rest})", top + 1 - low, self.name, low - 1)
+        })
+    }
+    /// A statement writing `value` at index wire `idx`.
+    fn write(&self, idx: &str, value: &str) -> String {
+        let low = self.bank_bits();
+        if self.banks() == 1 {
+            return format!("{}[{idx}] <= {value};", self.name);
+        }
+        let top = self.entries.trailing_zeros() - 1;
+        (0..self.banks())
+            .map(|b| format!("if ({idx}[{top}:{low}] == {}'d{b}) {}_{b}[{idx}[{}:0]] <= {value};", top + 1 - low, self.name, low - 1))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
 impl Cache {
+    /// The table of each line's tag.
+    fn tags(&self) -> Table {
+        Table { name: "tag", entries: self.lines, width: self.tag_bits }
+    }
+    /// The table of the band each line was fetched in.
+    fn stamps(&self) -> Table {
+        Table { name: "stamp", entries: self.lines, width: 32 }
+    }
+    /// The table of the landed-store count when each line was fetched (`text::Fresh`).
+    fn fill_counts(&self) -> Table {
+        Table { name: "fill_count", entries: self.lines, width: 32 }
+    }
+
     fn new(len: usize, elem_bytes: usize) -> Self {
         let per_line = LINE_BYTES / elem_bytes;
         let array_lines = len.div_ceil(per_line);
@@ -176,7 +247,7 @@ impl Cache {
             o,
             "    // Load cache: {} lines of {LINE_BYTES} bytes, direct-mapped.\n{}    reg [{n}:0] filled;\n    reg [{}:0] lines [0:{n}];\n    // verilator lint_off UNUSEDSIGNAL\n    wire [63:0] ld_line = $unsigned(ld_cell_full) >> {};\n    // verilator lint_on UNUSEDSIGNAL\n    wire [{}:0] ld_idx = ld_line[{}:0];\n    wire [{}:0] ld_lane = ld_cell_full[{}:0];",
             self.lines,
-            if stamped { format!("    reg [31:0] band_no;\n    reg [31:0] stamp [0:{}];\n", self.lines - 1) } else { String::new() },
+            if stamped { format!("    reg [31:0] band_no;\n{}", self.stamps().declare()) } else { String::new() },
             AXI_DATA_BITS - 1,
             self.lane_bits,
             ib - 1,
@@ -186,14 +257,7 @@ impl Cache {
             n = self.lines - 1,
         );
         if self.tag_bits > 0 {
-            let _ = writeln!(
-                o,
-                "    reg [{}:0] tag [0:{}];\n    wire [{}:0] ld_tag = ld_line[{}:{ib}];",
-                self.tag_bits - 1,
-                self.lines - 1,
-                self.tag_bits - 1,
-                lb - 1
-            );
+            let _ = writeln!(o, "{}    wire [{}:0] ld_tag = ld_line[{}:{ib}];", self.tags().declare(), self.tag_bits - 1, lb - 1);
         }
         if stores_tracked {
             let _ = writeln!(

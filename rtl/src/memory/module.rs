@@ -532,7 +532,13 @@ impl<'a> Plan<'a> {
         if cached {
             cache.declare(o, stamped, fine);
             if fine {
-                o.push_str(&render(Fresh { lines: cache.lines }));
+                let t = cache.fill_counts();
+                o.push_str(&render(Fresh {
+                    lines: cache.lines,
+                    fill_counts: t.declare(),
+                    fill_count: t.read("ld_idx"),
+                    fill: t.write("ld_idx", "acked_count"),
+                }));
             }
             // Where lines serve one band: the band of the σ-next load, counted from 1.
             let (mut cond, mut clear, mut step, mut note) = (String::new(), String::new(), String::new(), String::new());
@@ -548,7 +554,7 @@ impl<'a> Plan<'a> {
                     other.join(" || ")
                 );
                 let sets: Vec<String> = (0..bk).map(|k| format!(" band{k} <= ld_band{k};")).collect();
-                cond = " && stamp[ld_idx] == next_band".into();
+                cond = format!(" && {} == next_band", cache.stamps().read("ld_idx"));
                 clear = " band_no <= 32'd0;".into();
                 step = format!("\n            band_no <= next_band;{}", sets.concat());
                 note = " in this band".into();
@@ -559,15 +565,15 @@ impl<'a> Plan<'a> {
             let tag = cache.tag_bits > 0;
             let mut fetched = Vec::new();
             if stamped {
-                fetched.push("stamp[ld_idx] <= next_band;");
+                fetched.push(cache.stamps().write("ld_idx", "next_band"));
             }
             if tag {
-                fetched.push("tag[ld_idx] <= ld_tag;");
+                fetched.push(cache.tags().write("ld_idx", "ld_tag"));
             }
             let _ = writeln!(
                 o,
                 "    // Its line was fetched already{note}: no DDR read.\n    wire hit = filled[ld_idx]{cond}{}{};\n    always @(posedge clk) begin\n        if (start) begin\n            filled <= {n}'d0;{clear}\n        end else if (ld_go) begin{step}\n            if (!hit) filled[ld_idx] <= 1'b1;\n        end\n    end{}",
-                if tag { " && tag[ld_idx] == ld_tag" } else { "" },
+                if tag { format!(" && {} == ld_tag", cache.tags().read("ld_idx")) } else { String::new() },
                 if fine { " && fresh" } else { "" },
                 if fetched.is_empty() { String::new() } else { format!("\n    always @(posedge clk) if (ld_go && !hit) begin {} end", fetched.join(" ")) },
                 n = cache.lines,
@@ -576,6 +582,22 @@ impl<'a> Plan<'a> {
                 ahead::update(o, cache.lane_bits);
             }
         }
+    }
+
+    /// The cached line of the head, read from block RAM a cycle ahead (a read of the cache's
+    /// lines is registered, which is what lets them be block RAM rather than LUTs): at every
+    /// edge, the line of the entry that is the head after it; the line a miss writes at that
+    /// edge is taken from the R beat instead.
+    fn cache_read(&self, o: &mut String, qa: u32) {
+        let (ib, lw) = (self.cache.index_bits, AXI_DATA_BITS - 1);
+        let _ = writeln!(
+            o,
+            "    // The cache's lines are block RAM, read a cycle ahead: at each edge, the line of the\n    // entry that is the head after it (the entry issued at that edge where the queue empties).\n    reg [{i}:0] q_idx [0:{}];\n    always @(posedge clk) if (ld_go) q_idx[q_tail] <= ld_idx;\n    wire [{}:0] n_head = fire ? q_head + {qa}'d1 : q_head;\n    wire [{i}:0] n_idx = ld_go && n_head == q_tail ? ld_idx : q_idx[n_head];\n    reg [{lw}:0] n_line;\n    always @(posedge clk) n_line <= lines[n_idx];\n    // A miss that fills that line at the same edge: its beat, not the RAM's old line.\n    reg n_filled;\n    reg [{lw}:0] n_fill;\n    always @(posedge clk) begin\n        n_filled <= fire && h_miss && h_idx == n_idx;\n        n_fill <= {};\n    end\n    assign h_cached = n_filled ? n_fill : n_line;",
+            QUEUE - 1,
+            qa - 1,
+            if self.shape.lane.is_some() { "m_rdata" } else { "rb_data" },
+            i = ib - 1,
+        );
     }
 
     /// The issue queue and the fan-out from its head.
@@ -628,7 +650,7 @@ impl<'a> Plan<'a> {
             } else {
                 let _ = writeln!(
                     o,
-                    "    // The head's line (its R beat on a miss, the cache on a hit) and its element.\n    wire [{lw}:0] h_line = h_miss ? {rd} : lines[h_idx];\n    wire [{lw}:0] h_shift = h_line >> {{h_lane, {}'d0}};",
+                    "    // The head's line (its R beat on a miss, the cache on a hit) and its element.\n    wire [{lw}:0] h_cached;\n    wire [{lw}:0] h_line = h_miss ? {rd} : h_cached;\n    wire [{lw}:0] h_shift = h_line >> {{h_lane, {}'d0}};",
                     ew.trailing_zeros(),
                     lw = AXI_DATA_BITS - 1
                 );
@@ -642,6 +664,9 @@ impl<'a> Plan<'a> {
                 all_of(can),
                 qa + 1
             );
+            if cached {
+                self.cache_read(o, qa);
+            }
             let head = format!("q_count != {}'d0", qa + 1);
             act.work.push("fire".into());
             act.wait_out.push(format!("({head} && {beat} && !can)"));

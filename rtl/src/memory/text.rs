@@ -115,4 +115,9 @@ pub(super) struct Landed {
 pub(super) struct Fresh {
     /// Lines of the cache.
     pub(super) lines: usize,
+    /// The table of landed-store counts per line: its declaration, its entry at `ld_idx`, and
+    /// the statement that writes it there (`Table`).
+    pub(super) fill_counts: String,
+    pub(super) fill_count: String,
+    pub(super) fill: String,
 }

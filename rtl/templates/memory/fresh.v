@@ -1,10 +1,10 @@
     // A line is current if every store to its entry had landed when it was fetched.
-    reg [31:0] fill_count [0:«lines - 1»];  // acked_count when the line was fetched
-    reg [31:0] wrote_count [0:«lines - 1»];  // the number of the last store to the entry
+    // fill_count: acked_count when the line was fetched
+«fill_counts»    reg [31:0] wrote_count [0:«lines - 1»];  // the number of the last store to the entry
     reg [«lines - 1»:0] wrote;
-    wire fresh = !wrote[ld_idx] || $signed(fill_count[ld_idx] - wrote_count[ld_idx]) >= 32'sd0;
+    wire fresh = !wrote[ld_idx] || $signed(«fill_count» - wrote_count[ld_idx]) >= 32'sd0;
     always @(posedge clk) begin
-        if (ld_go && !hit) fill_count[ld_idx] <= acked_count;
+        if (ld_go && !hit) begin «fill» end
         if (st_go) wrote_count[st_idx] <= st_count + 32'd1;
     end
     always @(posedge clk) begin
