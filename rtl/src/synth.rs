@@ -117,6 +117,14 @@ pub fn parse_modules(text: &str) -> Vec<ModuleUse> {
     rows
 }
 
+/// The LUTs one single-bit LUT-RAM primitive `RAM<depth>X1S` or `RAM<depth>X1D` takes: a LUT per
+/// 64 entries (at least one), twice that for a second port.
+fn lut_ram_luts(cell: &str) -> u64 {
+    let depth: u64 = cell.trim_start_matches("RAM").split('X').next().and_then(|d| d.parse().ok()).unwrap_or(64);
+    let ports = if cell.ends_with('D') { 2 } else { 1 };
+    depth.div_ceil(64) * ports
+}
+
 /// The resources of the cell counts in `text` (one `stat` section).
 fn cells(text: &str) -> Resources {
     let mut r = Resources::default();
@@ -135,8 +143,7 @@ fn cells(text: &str) -> Resources {
             // Distributed RAM and shift registers live in LUTs: the LUTs each primitive takes.
             "RAM32M" | "RAM64M" => r.luts += 4 * n,
             "RAM32M16" | "RAM64M8" => r.luts += 8 * n,
-            c if c.starts_with("RAM") && c.ends_with("X1D") => r.luts += 2 * n,
-            c if c.starts_with("RAM") && !c.starts_with("RAMB") => r.luts += n,
+            c if c.starts_with("RAM") && !c.starts_with("RAMB") => r.luts += lut_ram_luts(c) * n,
             "SRL16E" | "SRLC32E" => r.luts += n,
             _ => {}
         }
@@ -238,6 +245,12 @@ mod tests {
      LUT6                            4
      RAM32M16                        2
 ";
+
+    #[test]
+    fn a_lut_ram_takes_a_lut_per_64_entries_and_port() {
+        let stat = "   Number of cells: 5\n     RAM32X1S 1\n     RAM64X1D 1\n     RAM128X1D 1\n     RAM256X1S 1\n     RAM512X1S 1\n";
+        assert_eq!(parse_stat(stat).luts, 1 + 2 + 4 + 4 + 8);
+    }
 
     #[test]
     fn totals_come_from_the_last_section() {

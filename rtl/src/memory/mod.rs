@@ -84,10 +84,12 @@ pub const READ_BUFFER: usize = 2 * READ_BURST;
 /// Most lines the load cache of one array holds (32 KiB of 512-bit lines): a tile of a
 /// matrix read down its columns stays in it while the band uses it, and so do the lines it
 /// shares with the next band's tile (BiCG's sequential tiles of 32 columns touch up to 372
-/// lines of A). The lines are block RAM, read a cycle ahead of the fan-out that takes them:
-/// 512 lines are fifteen RAMB18s at 512 × 36, as many as 256 would take. The tags, read in
-/// the cycle they are addressed, are LUT RAM.
+/// lines of A). So many lines are block RAM, read a cycle ahead of the fan-out that takes them
+/// ([`Cache::block_ram`]): 512 lines are fifteen RAMB18s at 512 × 36, as many as 256 would
+/// take. The tags, read in the cycle they are addressed, are LUT RAM.
 pub const CACHE_LINES: usize = 512;
+/// Lines from which a load cache keeps its lines in block RAM ([`Cache::block_ram`]).
+const BLOCK_RAM_LINES: usize = 256;
 /// Accesses a generator finds ahead of its turn (a power of two): enough for a walker that
 /// passes a few points between two first uses to keep up while others take their turns.
 pub const AHEAD: usize = 8;
@@ -229,6 +231,13 @@ impl Cache {
     /// The table of the landed-store count when each line was fetched (`text::Fresh`).
     fn fill_counts(&self) -> Table {
         Table { name: "fill_count", entries: self.lines, width: 32 }
+    }
+
+    /// Whether its lines are block RAM: fifteen RAMB18s hold up to 512 lines, and in LUT RAM
+    /// 256 lines would take about 2,300 LUTs; fewer lines stay LUT RAM, read in the cycle they
+    /// are addressed.
+    fn block_ram(&self) -> bool {
+        self.lines >= BLOCK_RAM_LINES
     }
 
     fn new(len: usize, elem_bytes: usize) -> Self {

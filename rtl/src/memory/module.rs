@@ -585,7 +585,8 @@ impl<'a> Plan<'a> {
     }
 
     /// The cached line of the head, read from block RAM a cycle ahead (a read of the cache's
-    /// lines is registered, which is what lets them be block RAM rather than LUTs): at every
+    /// lines is registered, which is what lets them be block RAM rather than LUTs; see
+    /// [`Cache::block_ram`]): at every
     /// edge, the line of the entry that is the head after it; the line a miss writes at that
     /// edge is taken from the R beat instead.
     fn cache_read(&self, o: &mut String, qa: u32) {
@@ -650,7 +651,9 @@ impl<'a> Plan<'a> {
             } else {
                 let _ = writeln!(
                     o,
-                    "    // The head's line (its R beat on a miss, the cache on a hit) and its element.\n    wire [{lw}:0] h_cached;\n    wire [{lw}:0] h_line = h_miss ? {rd} : h_cached;\n    wire [{lw}:0] h_shift = h_line >> {{h_lane, {}'d0}};",
+                    "    // The head's line (its R beat on a miss, the cache on a hit) and its element.\n{}    wire [{lw}:0] h_line = h_miss ? {rd} : {};\n    wire [{lw}:0] h_shift = h_line >> {{h_lane, {}'d0}};",
+                    if self.cache.block_ram() { format!("    wire [{}:0] h_cached;\n", AXI_DATA_BITS - 1) } else { String::new() },
+                    if self.cache.block_ram() { "h_cached" } else { "lines[h_idx]" },
                     ew.trailing_zeros(),
                     lw = AXI_DATA_BITS - 1
                 );
@@ -664,7 +667,7 @@ impl<'a> Plan<'a> {
                 all_of(can),
                 qa + 1
             );
-            if cached {
+            if cached && self.cache.block_ram() {
                 self.cache_read(o, qa);
             }
             let head = format!("q_count != {}'d0", qa + 1);
