@@ -196,11 +196,15 @@ fn ddr_source_of(cx: &Ctx, c: usize) -> Result<Option<Vec<SourcePiece>>, Error> 
         let tuple = format!("{}_w", p.stmts[s].name);
         writes = writes.union(cx.umap(&retag(&cx.model.writes[s], &p.stmts[s].name, &tuple))?).map_err(isl_err)?;
     }
+    // Coalesced before the lexmax: `after` splits the pairs into one piece per σ coordinate
+    // at which the write comes first, most of them the same cells' writes, and the lexmax over
+    // those pieces as they are took seconds per channel of skewed stencils (heat-3d).
     let keys = cx
         .umap(&ch.relation)?
         .apply_range(writes.reverse().map_err(isl_err)?)
         .and_then(|m| m.intersect(after))
         .and_then(|m| m.apply_range(sig_w))
+        .and_then(|m| m.coalesce())
         .and_then(|m| m.lexmax())
         .map_err(isl_err)?;
     if keys.is_empty().map_err(isl_err)? {
