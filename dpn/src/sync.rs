@@ -196,17 +196,24 @@ fn ddr_source_of(cx: &Ctx, c: usize) -> Result<Option<Vec<SourcePiece>>, Error> 
         let tuple = format!("{}_w", p.stmts[s].name);
         writes = writes.union(cx.umap(&retag(&cx.model.writes[s], &p.stmts[s].name, &tuple))?).map_err(isl_err)?;
     }
-    // Coalesced before the lexmax: `after` splits the pairs into one piece per σ coordinate
-    // at which the write comes first, most of them the same cells' writes, and the lexmax over
-    // those pieces as they are took seconds per channel of skewed stencils (heat-3d).
-    let keys = cx
+    let candidates = cx
         .umap(&ch.relation)?
         .apply_range(writes.reverse().map_err(isl_err)?)
         .and_then(|m| m.intersect(after))
         .and_then(|m| m.apply_range(sig_w))
-        .and_then(|m| m.coalesce())
-        .and_then(|m| m.lexmax())
         .map_err(isl_err)?;
+    // Coalesced before the lexmax: `after` splits the pairs into one piece per σ coordinate
+    // at which the write comes first, most of them the same cells' writes, and the lexmax over
+    // those pieces as they are took seconds per channel of skewed stencils (heat-3d). Where
+    // isl cannot coalesce them (it can fail on many floors), the lexmax takes them as they are,
+    // with the budget afresh.
+    let keys = match candidates.copy().and_then(|m| m.coalesce()).and_then(|m| m.lexmax()) {
+        Ok(keys) => keys,
+        Err(_) => {
+            cx.isl.reset_operations();
+            candidates.lexmax().map_err(isl_err)?
+        }
+    };
     if keys.is_empty().map_err(isl_err)? {
         return Ok(Some(Vec::new()));
     }
