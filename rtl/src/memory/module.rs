@@ -584,11 +584,10 @@ impl<'a> Plan<'a> {
         }
     }
 
-    /// The cached line of the head, read from block RAM a cycle ahead (a read of the cache's
-    /// lines is registered, which is what lets them be block RAM rather than LUTs; see
-    /// [`Cache::block_ram`]): at every
-    /// edge, the line of the entry that is the head after it; the line a miss writes at that
-    /// edge is taken from the R beat instead.
+    /// The cached line of the head, read from block RAM a cycle ahead (a registered read is
+    /// what lets the lines be block RAM, [`Cache::block_ram`]): at every edge, the line of the
+    /// entry that is the head after it; the line a miss writes at that edge is taken from the
+    /// R beat instead.
     fn cache_read(&self, o: &mut String, qa: u32) {
         let (ib, lw) = (self.cache.index_bits, AXI_DATA_BITS - 1);
         let _ = writeln!(
