@@ -361,6 +361,11 @@ fn a_trace_names_every_process_and_channel() {
     assert_eq!(bytes.get(..9), Some(&[0u8, 0, 0, 0, 0, 0, 0, 1, 0x49][..]), "not an FST header");
 }
 
+/// The Verilog files of `c`'s design, by name.
+fn design_files(c: &Case) -> std::collections::HashMap<String, String> {
+    dpnc_rtl::generate(&c.p, &c.dpn).unwrap().files.into_iter().collect()
+}
+
 /// GEMM with rows of A four 64-byte lines long (64 floats).
 const GEMM_LONG_ROWS: &[(&str, &str)] = &[("NK", "64")];
 
@@ -374,8 +379,7 @@ const GEMM_WIDE_C: &[(&str, &str)] = &[("NI", "64"), ("NJ", "72"), ("NK", "4")];
 #[test]
 fn a_cache_over_256_lines_is_banked() {
     let c = Case::with_defines(&kernel("gemm.c"), "float", GEMM_WIDE_C, &[8], &[1]).unwrap();
-    let design = dpnc_rtl::generate(&c.p, &c.dpn).unwrap();
-    let text: std::collections::HashMap<String, String> = design.files.into_iter().collect();
+    let text = design_files(&c);
     let m = &text["m_C.v"];
     assert!(m.contains("reg [511:0] lines [0:511];"), "C's cache does not hold 512 lines:\n{m}");
     assert!(m.contains("always @(posedge clk) n_line <= lines[n_idx];"), "C's lines are not read a cycle ahead");
@@ -394,8 +398,7 @@ fn a_cache_over_256_lines_is_banked() {
 #[test]
 fn a_miss_reads_its_row_ahead() {
     let c = Case::with_defines(&kernel("gemm.c"), "float", GEMM_LONG_ROWS, &[4], &[1]).unwrap();
-    let design = dpnc_rtl::generate(&c.p, &c.dpn).unwrap();
-    let text: std::collections::HashMap<String, String> = design.files.into_iter().collect();
+    let text = design_files(&c);
     let a = &text["m_A.v"];
     assert!(a.contains("g0_after >= 64'sd3 ? 6'd3"), "A's loads do not read 3 lines ahead:\n{a}");
     assert!(a.contains("g0_row_end = ((64'sd0 * 64'sd12 + g0_i) * 64'sd64 + 64'sd63);"), "A's row end is not A[i][63]");
@@ -412,8 +415,7 @@ fn a_miss_reads_its_row_ahead() {
 fn read_only_arrays_get_lanes_that_split_their_streams() {
     let lanes_of = |par: &[i64]| {
         let c = Case::new(&kernel("gemm.c"), "float", &[4], par).unwrap();
-        let design = dpnc_rtl::generate(&c.p, &c.dpn).unwrap();
-        let text: std::collections::HashMap<String, String> = design.files.into_iter().collect();
+        let text = design_files(&c);
         let lanes = |array: &str| (0..).take_while(|k| text.contains_key(&format!("m_{array}_lane{k}.v"))).count();
         let counts = [lanes("A"), lanes("B"), lanes("C")];
         (text, counts)

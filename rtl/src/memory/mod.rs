@@ -179,43 +179,40 @@ impl Table {
     fn banks(&self) -> usize {
         self.entries.div_ceil(LUT_RAM_BANK)
     }
-    /// Bits of an entry's place in its bank.
-    fn bank_bits(&self) -> u32 {
-        self.entries.min(LUT_RAM_BANK).trailing_zeros()
-    }
     fn declare(&self) -> String {
         let per = self.entries.min(LUT_RAM_BANK);
-        (0..self.banks()).map(|b| format!("    reg [{}:0] {}{} [0:{}];\n", self.width - 1, self.name, self.suffix(b), per - 1)).collect()
+        (0..self.banks()).map(|b| format!("    reg [{}:0] {} [0:{}];\n", self.width - 1, self.bank(b), per - 1)).collect()
     }
-    fn suffix(&self, bank: usize) -> String {
+    /// Bank `b`'s name: the table's own where it is one bank.
+    fn bank(&self, b: usize) -> String {
         if self.banks() == 1 {
-            String::new()
+            self.name.to_string()
         } else {
-            format!("_{bank}")
+            format!("{}_{b}", self.name)
         }
+    }
+    /// Per bank: the condition that index wire `idx` falls in it, and its entry there.
+    fn places(&self, idx: &str) -> Vec<(String, String)> {
+        if self.banks() == 1 {
+            return vec![("1'b1".into(), format!("{}[{idx}]", self.name))];
+        }
+        let (low, top) = (LUT_RAM_BANK.trailing_zeros(), self.entries.trailing_zeros() - 1);
+        (0..self.banks())
+            .map(|b| (format!("{idx}[{top}:{low}] == {}'d{b}", top + 1 - low), format!("{}[{idx}[{}:0]]", self.bank(b), low - 1)))
+            .collect()
     }
     /// The entry at index wire `idx`.
     fn read(&self, idx: &str) -> String {
-        let low = self.bank_bits();
-        if self.banks() == 1 {
-            return format!("{}[{idx}]", self.name);
-        }
-        let top = self.entries.trailing_zeros() - 1;
-        (1..self.banks()).rev().fold(format!("{}_0[{idx}[{}:0]]", self.name, low - 1), |rest, b| {
-            format!("({idx}[{top}:{low}] == {}'d{b} ? {}_{b}[{idx}[{}:0]] : {rest})", top + 1 - low, self.name, low - 1)
-        })
+        let mut places = self.places(idx).into_iter();
+        let (_, first) = places.next().expect("a table has a bank");
+        places.rev().fold(first, |rest, (when, entry)| format!("({when} ? {entry} : {rest})"))
     }
     /// A statement writing `value` at index wire `idx`.
     fn write(&self, idx: &str, value: &str) -> String {
-        let low = self.bank_bits();
-        if self.banks() == 1 {
-            return format!("{}[{idx}] <= {value};", self.name);
+        match &self.places(idx)[..] {
+            [(_, entry)] => format!("{entry} <= {value};"),
+            places => places.iter().map(|(when, entry)| format!("if ({when}) {entry} <= {value};")).collect::<Vec<_>>().join(" "),
         }
-        let top = self.entries.trailing_zeros() - 1;
-        (0..self.banks())
-            .map(|b| format!("if ({idx}[{top}:{low}] == {}'d{b}) {}_{b}[{idx}[{}:0]] <= {value};", top + 1 - low, self.name, low - 1))
-            .collect::<Vec<_>>()
-            .join(" ")
     }
 }
 

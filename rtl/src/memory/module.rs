@@ -588,14 +588,14 @@ impl<'a> Plan<'a> {
     /// what lets the lines be block RAM, [`Cache::block_ram`]): at every edge, the line of the
     /// entry that is the head after it; the line a miss writes at that edge is taken from the
     /// R beat instead.
-    fn cache_read(&self, o: &mut String, qa: u32) {
+    fn cache_read(&self, o: &mut String, qa: u32, rd: &str) {
         let (ib, lw) = (self.cache.index_bits, AXI_DATA_BITS - 1);
         let _ = writeln!(
             o,
             "    // The cache's lines are block RAM, read a cycle ahead: at each edge, the line of the\n    // entry that is the head after it (the entry issued at that edge where the queue empties).\n    reg [{i}:0] q_idx [0:{}];\n    always @(posedge clk) if (ld_go) q_idx[q_tail] <= ld_idx;\n    wire [{}:0] n_head = fire ? q_head + {qa}'d1 : q_head;\n    wire [{i}:0] n_idx = ld_go && n_head == q_tail ? ld_idx : q_idx[n_head];\n    reg [{lw}:0] n_line;\n    always @(posedge clk) n_line <= lines[n_idx];\n    // A miss that fills that line at the same edge: its beat, not the RAM's old line.\n    reg n_filled;\n    reg [{lw}:0] n_fill;\n    always @(posedge clk) begin\n        n_filled <= fire && h_miss && h_idx == n_idx;\n        n_fill <= {};\n    end\n    assign h_cached = n_filled ? n_fill : n_line;",
             QUEUE - 1,
             qa - 1,
-            if self.shape.lane.is_some() { "m_rdata" } else { "rb_data" },
+            rd,
             i = ib - 1,
         );
     }
@@ -645,14 +645,21 @@ impl<'a> Plan<'a> {
                     AXI_DATA_BITS - 1
                 );
             }
+            // A cache of block RAM gives the head's line a cycle after its index (`cache_read`).
+            let block_ram = cached && self.cache.block_ram();
             let value = if local {
                 "h_value".to_string()
             } else {
+                let (declared, cached_line) = if block_ram {
+                    (format!("    wire [{}:0] h_cached;\n", AXI_DATA_BITS - 1), "h_cached")
+                } else {
+                    (String::new(), "lines[h_idx]")
+                };
                 let _ = writeln!(
                     o,
                     "    // The head's line (its R beat on a miss, the cache on a hit) and its element.\n{}    wire [{lw}:0] h_line = h_miss ? {rd} : {};\n    wire [{lw}:0] h_shift = h_line >> {{h_lane, {}'d0}};",
-                    if self.cache.block_ram() { format!("    wire [{}:0] h_cached;\n", AXI_DATA_BITS - 1) } else { String::new() },
-                    if self.cache.block_ram() { "h_cached" } else { "lines[h_idx]" },
+                    declared,
+                    cached_line,
                     ew.trailing_zeros(),
                     lw = AXI_DATA_BITS - 1
                 );
@@ -666,8 +673,8 @@ impl<'a> Plan<'a> {
                 all_of(can),
                 qa + 1
             );
-            if cached && self.cache.block_ram() {
-                self.cache_read(o, qa);
+            if block_ram {
+                self.cache_read(o, qa, rd);
             }
             let head = format!("q_count != {}'d0", qa + 1);
             act.work.push("fire".into());
