@@ -105,6 +105,9 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SynthArgs) -> Result<(), Failure> {
                     p.from,
                     p.to
                 );
+                if !p.through.is_empty() {
+                    println!("{:<28} via {}", "", p.through.join(", "));
+                }
             }
         }
     }

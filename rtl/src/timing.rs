@@ -71,6 +71,8 @@ pub struct ModuleDepth {
     /// and the cell or port that launches or captures it.
     pub from: String,
     pub to: String,
+    /// The named signals the path passes through, in order (a bit index dropped, each once).
+    pub through: Vec<String>,
 }
 
 /// What a cell does to a path through it.
@@ -242,6 +244,26 @@ impl<'a> Netlist<'a> {
         bit
     }
 
+    /// The named signals between a path's start and `end` (excluded), start first.
+    fn through(&self, end: u64, memo: &HashMap<u64, Reach>) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        let mut bit = end;
+        while let Some(Reach { from: Some(b), .. }) = memo.get(&bit) {
+            bit = *b;
+            if memo.get(&bit).is_some_and(|r| r.from.is_none()) || names.len() > memo.len() {
+                break;
+            }
+            if let Some(n) = self.names.get(&bit) {
+                let n = n.rsplit_once('[').map_or(n.as_str(), |(base, _)| base);
+                if names.last().is_none_or(|l| l != n) {
+                    names.push(n.to_string());
+                }
+            }
+        }
+        names.reverse();
+        names
+    }
+
     fn name(&self, bit: u64) -> String {
         self.names.get(&bit).cloned().unwrap_or_else(|| format!("net {bit}"))
     }
@@ -351,8 +373,13 @@ pub fn deepest_paths(hier: &str, flat: &str, top: &str) -> Result<Vec<ModuleDept
             }
             path = path.rfind('.').map_or("", |i| &path[..i]);
         };
-        let row =
-            || ModuleDepth { module: module.clone(), depth, from: design.describe(start), to: format!("{} ({into})", design.name(*end)) };
+        let row = || ModuleDepth {
+            module: module.clone(),
+            depth,
+            from: design.describe(start),
+            to: format!("{} ({into})", design.name(*end)),
+            through: design.through(*end, &memo),
+        };
         match rows.iter().position(|r| r.module == module) {
             Some(i) if rows[i].depth >= depth => {}
             Some(i) => rows[i] = row(),

@@ -19,7 +19,7 @@
 //! fit in half the cache (a direct-mapped cache: rows a stride apart collide well before it is
 //! full).
 
-use super::{Cache, Gen};
+use super::{Cache, Gen, LINE_BYTES};
 use dpnc_dpn::ir::{Dpn, Key};
 use dpnc_frontend::ir::{Aff, Program};
 use std::fmt::Write;
@@ -84,35 +84,35 @@ pub(super) fn lines_ahead(p: &Program, dpn: &Dpn, gen: &Gen, cache: &Cache) -> u
     per_row.saturating_sub(1).min(row_lines.saturating_sub(1)).min(MOST as u64) as u32
 }
 
-/// Generator `g`'s count of lines to fetch ahead when its access misses: up to the line of its
-/// row's last element (`row_end`, a cell), at most `most`.
-pub(super) fn generator_wires(o: &mut String, g: usize, row_end: &str, lane_bits: u32, most: u32) {
+/// The count of lines a miss of access `cell` fetches ahead: up to the line of its row's last
+/// element (`row_end`, a cell), at most `most`; its steps are wires named from `name`.
+pub(super) fn lines_to_fetch(o: &mut String, name: &str, row_end: &str, cell: &str, lane_bits: u32, most: u32) -> String {
     let _ = writeln!(
         o,
-        "    // Lines of its row after this one, for a miss to fetch ahead (at most {most}).\n    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] g{g}_row_end = {row_end};\n    wire signed [63:0] g{g}_after = (g{g}_row_end >>> {lane_bits}) - (g{g}_cell >>> {lane_bits});\n    // verilator lint_on UNUSEDSIGNAL\n    wire [{b}:0] g{g}_ahead = g{g}_after <= 64'sd0 ? {BITS}'d0 : g{g}_after >= 64'sd{most} ? {BITS}'d{most} : g{g}_after[{b}:0];",
-        b = BITS - 1
+        "    // Lines of its row after this one, for a miss to fetch ahead (at most {most}).\n    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] {name}_row_end = {row_end};\n    wire signed [63:0] {name}_after = ({name}_row_end >>> {lane_bits}) - ({cell} >>> {lane_bits});\n    // verilator lint_on UNUSEDSIGNAL"
     );
+    format!("{name}_after <= 64'sd0 ? {BITS}'d0 : {name}_after >= 64'sd{most} ? {BITS}'d{most} : {name}_after[{}:0]", BITS - 1)
 }
 
 /// The read-ahead's state: the next line to fetch ahead (`ra_cell`, its first cell, and
-/// `ra_addr`, its byte address for elements of `eb` bytes) and how many are left; `ra_want`: a
-/// read-ahead goes next instead of the σ-next load. None once every generator is done
-/// (nothing would read it).
-pub(super) fn state(o: &mut String, eb: u32) {
+/// `ra_addr`, its byte address) and how many are left; `ra_want`: a read-ahead goes next
+/// instead of the σ-next load. None once every generator is done (nothing would read it).
+pub(super) fn state(o: &mut String) {
     let _ = writeln!(
         o,
-        "    // Read-ahead: after a miss, the next lines of its row, one queue entry each (no fan-out).\n    reg ra_on;\n    reg signed [63:0] ra_cell;\n    wire [63:0] ra_addr = base + $unsigned(ra_cell) * 64'd{eb};\n    reg [{}:0] ra_left;\n    wire ra_want = ra_on && !all_done;",
+        "    // Read-ahead: after a miss, the next lines of its row, one queue entry each (no fan-out).\n    reg ra_on;\n    reg signed [63:0] ra_cell;\n    reg [63:0] ra_addr;\n    reg [{}:0] ra_left;\n    wire ra_want = ra_on && !all_done;",
         BITS - 1
     );
 }
 
 /// The read-ahead's update, once `hit` is known: a miss of the σ-next load starts one (its
 /// generator's count, `ld_ahead`); each read-ahead moves to the next line; it stops at its count
-/// or at a line already there (the rest of the row is likely there too).
+/// or at a line already there (the rest of the row is likely there too). The array's base is
+/// line-aligned, so the next line's address is the line's plus a line.
 pub(super) fn update(o: &mut String, lane_bits: u32) {
     let _ = writeln!(
         o,
-        "    always @(posedge clk) begin\n        if (rst || start) ra_on <= 1'b0;\n        else if (ld_go) begin\n            if (ra_want) begin\n                if (hit || ra_left == {b}'d1) ra_on <= 1'b0;\n                ra_left <= ra_left - {b}'d1;\n                ra_cell <= ra_cell + 64'sd{per_line};\n            end else if (!hit && ld_ahead != {b}'d0) begin\n                ra_on <= 1'b1;\n                ra_left <= ld_ahead;\n                ra_cell <= ((ld_cell_full >>> {lane_bits}) + 64'sd1) <<< {lane_bits};\n            end\n        end\n    end",
+        "    always @(posedge clk) begin\n        if (rst || start) ra_on <= 1'b0;\n        else if (ld_go) begin\n            if (ra_want) begin\n                if (hit || ra_left == {b}'d1) ra_on <= 1'b0;\n                ra_left <= ra_left - {b}'d1;\n                ra_cell <= ra_cell + 64'sd{per_line};\n                ra_addr <= ra_addr + 64'd{LINE_BYTES};\n            end else if (!hit && ld_ahead != {b}'d0) begin\n                ra_on <= 1'b1;\n                ra_left <= ld_ahead;\n                ra_cell <= ((ld_cell_full >>> {lane_bits}) + 64'sd1) <<< {lane_bits};\n                ra_addr <= ld_line_addr + 64'd{LINE_BYTES};\n            end\n        end\n    end",
         b = BITS,
         per_line = 1u64 << lane_bits
     );

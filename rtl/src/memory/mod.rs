@@ -109,6 +109,18 @@ struct Gen<'a> {
     cond: &'a Predicate,
 }
 
+impl Gen<'_> {
+    /// The last entry of its σ key: a load's port, or `after_ports` for a store (after the
+    /// loads of its point).
+    fn place(&self, dpn: &Dpn, after_ports: i64) -> i64 {
+        if self.load {
+            dpn.channels[self.c].port.unwrap_or(0) as i64
+        } else {
+            after_ports
+        }
+    }
+}
+
 /// AXI4 master port signals of a memory process (prefix `m_`): (name, output, width).
 pub const AXI_PORTS: &[(&str, bool, u32)] = &[
     ("awvalid", true, 1),
@@ -143,6 +155,22 @@ struct Field {
     name: String,
     width: u32,
     value: String,
+}
+
+/// Wires `<prefix><name>` for `fields` packed in `word`, the first in the high bits; some may
+/// go unused.
+fn unpack(o: &mut String, word: &str, fields: &[Field], prefix: &str) {
+    let mut at: u32 = fields.iter().map(|f| f.width).sum();
+    o.push_str("    // verilator lint_off UNUSEDSIGNAL\n");
+    for f in fields {
+        at -= f.width;
+        let (decl, range) = match f.width {
+            1 => (String::new(), format!("{at}")),
+            w => (format!("[{}:0] ", w - 1), format!("{}:{at}", at + w - 1)),
+        };
+        let _ = writeln!(o, "    wire {decl}{prefix}{} = {word}[{range}];", f.name);
+    }
+    o.push_str("    // verilator lint_on UNUSEDSIGNAL\n");
 }
 
 /// The load cache of one array: direct-mapped, one [`LINE_BYTES`] line per entry. Where the
@@ -379,22 +407,40 @@ fn idle_write_side() -> String {
 /// `war` check against it. With `fine`, a load goes once its source has landed
 /// (`g<g>_src_ok`) instead; with `keyed`, some load has one, and `st_key` is the σ-next
 /// store's key.
-fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, key_bits: u32, band_keys: usize, fine: bool, keyed: bool) {
+///
+/// Only the key entries in `live` are compared: the others are the same constant in every
+/// generator's key (a nest number, a group, a padding 0) and decide nothing.
+#[allow(clippy::too_many_arguments)]
+fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, live: &[usize], key_bits: u32, band_keys: usize, fine: bool, keyed: bool) {
     let n = stores.len();
     if n == 1 {
         o.push_str("    wire win0 = g0_acc;\n");
         return;
     }
-    let (w, ib, kw) = (key_bits - 1, index_bits(n), klen as u32 * key_bits);
+    let (ib, kw) = (index_bits(n), klen as u32 * key_bits);
+    // The entries of `live` among the first `upto` of key `x`, concatenated.
+    let slices = |x: &str, upto: usize| -> Vec<String> {
+        let at = |k: usize| kw - k as u32 * key_bits;
+        live.iter().filter(|&&k| k < upto).map(|&k| format!("{x}[{}:{}]", at(k) - 1, at(k + 1))).collect()
+    };
+    let ow = live.len().max(1) as u32 * key_bits;
+    // Each generator's key (`g<g>_key`) is from its queue ([`AHEAD`]); its order, the entries compared.
     for g in 0..n {
-        let parts: Vec<String> = (0..klen).map(|k| format!("~g{g}_k{k}[{w}], g{g}_k{k}[{}:0]", w - 1)).collect();
-        let _ = writeln!(o, "    wire [{}:0] g{g}_key = {{{}}};", kw - 1, parts.join(", "));
-        let _ = writeln!(o, "    wire g{g}_alive = !g{g}_done;\n    wire [{}:0] g{g}_idx = {ib}'d{g};", ib - 1);
+        let order = match slices(&format!("g{g}_key"), klen) {
+            v if v.is_empty() => format!("{ow}'d0"),
+            v => format!("{{{}}}", v.join(", ")),
+        };
+        let _ = writeln!(
+            o,
+            "    wire g{g}_alive = !g{g}_done;\n    wire [{}:0] g{g}_idx = {ib}'d{g};\n    wire [{}:0] g{g}_order = {order};",
+            ib - 1,
+            ow - 1
+        );
     }
     // A generator that has not reached its first point holds every other back.
     let held: Vec<String> = (0..n).map(|g| format!("(!g{g}_done && !g{g}_known)")).collect();
     let _ = writeln!(o, "    wire held = {};", held.join(" || "));
-    // Node of generators `gs`: (alive, key, index) wires named by its prefix; the left (lower)
+    // Node of generators `gs`: (alive, order, index) wires named by its prefix; the left (lower)
     // half wins ties.
     fn node(o: &mut String, pre: &str, gs: &[usize], kw: u32, ib: u32) -> String {
         if let [g] = gs {
@@ -405,7 +451,7 @@ fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, key_bits: u32, 
         let t = format!("{pre}{}_{}", gs[0], gs[gs.len() - 1]);
         let _ = writeln!(
             o,
-            "    wire {t}_left = {a}_alive && (!{b}_alive || {a}_key <= {b}_key);\n    wire {t}_alive = {a}_alive || {b}_alive;\n    wire [{}:0] {t}_key = {t}_left ? {a}_key : {b}_key;\n    wire [{}:0] {t}_idx = {t}_left ? {a}_idx : {b}_idx;",
+            "    wire {t}_left = {a}_alive && (!{b}_alive || {a}_order <= {b}_order);\n    wire {t}_alive = {a}_alive || {b}_alive;\n    wire [{}:0] {t}_order = {t}_left ? {a}_order : {b}_order;\n    wire [{}:0] {t}_idx = {t}_left ? {a}_idx : {b}_idx;",
             kw - 1,
             ib - 1
         );
@@ -415,18 +461,18 @@ fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, key_bits: u32, 
     // The roots' keys and liveness may go unused.
     o.push_str("    // verilator lint_off UNUSEDSIGNAL\n");
     if ld.is_empty() || st.is_empty() {
-        let root = node(o, "t", &(0..n).collect::<Vec<_>>(), kw, ib);
+        let root = node(o, "t", &(0..n).collect::<Vec<_>>(), ow, ib);
         o.push_str("    // verilator lint_on UNUSEDSIGNAL\n");
         for g in 0..n {
             let _ = writeln!(o, "    wire win{g} = g{g}_acc && !held && {root}_idx == {ib}'d{g};");
         }
         return;
     }
-    let (l, s) = (node(o, "tl", &ld, kw, ib), node(o, "ts", &st, kw, ib));
+    let (l, s) = (node(o, "tl", &ld, ow, ib), node(o, "ts", &st, ow, ib));
     o.push_str("    // verilator lint_on UNUSEDSIGNAL\n");
     // The band is the keys' first `band_keys` (or a finer prefix for a shallower nest, which
-    // only lets fewer loads pass).
-    let top = format!("[{}:{}]", kw - 1, kw - band_keys as u32 * key_bits);
+    // only lets fewer loads pass): the order's first entries.
+    let band_live = slices("", band_keys).len() as u32;
     let acc = |gs: &[usize], root: &str| -> String {
         let v: Vec<String> = gs.iter().map(|g| format!("({root}_idx == {ib}'d{g} && g{g}_acc)")).collect();
         v.join(" || ")
@@ -434,15 +480,20 @@ fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, key_bits: u32, 
     let (rule, after) = if fine {
         let ok: Vec<String> = ld.iter().map(|g| format!("({l}_idx == {ib}'d{g} && g{g}_src_ok)")).collect();
         if keyed {
-            let _ = writeln!(o, "    wire [{}:0] st_key = {s}_key;", kw - 1);
+            let keys = st.iter().map(|g| format!("{s}_idx == {ib}'d{g} ? g{g}_key :"));
+            let _ = writeln!(o, "    wire [{}:0] st_key = {} {kw}'d0;", kw - 1, keys.collect::<Vec<_>>().join(" "));
         }
         ("its source has landed", format!("({})", ok.join(" || ")))
     } else {
-        ("no pending store belongs to an earlier band", format!("(!{s}_alive || {s}_key{top} >= {l}_key{top})"))
+        let earlier = match band_live {
+            0 => "1'b1".to_string(),
+            b => format!("{s}_order[{}:{}] >= {l}_order[{}:{}]", ow - 1, ow - b * key_bits, ow - 1, ow - b * key_bits),
+        };
+        ("no pending store belongs to an earlier band", format!("(!{s}_alive || {earlier})"))
     };
     let _ = writeln!(
         o,
-        "    // σ-next load and store, each on its own side: the store goes if it precedes every pending\n    // load; the load if {rule}.\n    wire l_can = !held && {l}_alive && ({}) && {after};\n    wire s_can = !held && {s}_alive && ({}) && (!{l}_alive || {s}_key < {l}_key);",
+        "    // σ-next load and store, each on its own side: the store goes if it precedes every pending\n    // load; the load if {rule}.\n    wire l_can = !held && {l}_alive && ({}) && {after};\n    wire s_can = !held && {s}_alive && ({}) && (!{l}_alive || {s}_order < {l}_order);",
         acc(&ld, &l),
         acc(&st, &s),
     );
@@ -451,6 +502,17 @@ fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, key_bits: u32, 
     }
     for g in st {
         let _ = writeln!(o, "    wire win{g} = s_can && {s}_idx == {ib}'d{g};");
+    }
+}
+
+/// The value of key entry `k` where it is the same at every point.
+fn constant(k: &Key) -> Option<i64> {
+    let flat = |f: &dpnc_dpn::tiling::Affine| f.coef.iter().all(|&c| c == 0);
+    match k {
+        Key::Const(c) => Some(*c),
+        Key::Tile(f, s) if flat(f) => Some(f.cst.div_euclid(*s)),
+        Key::Phi(f) if flat(f) => Some(f.cst),
+        _ => None,
     }
 }
 

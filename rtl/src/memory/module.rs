@@ -4,10 +4,10 @@
 //! generators, the choice of the σ-next access, the fan-out of loads, the issue, the load
 //! cache, the issue queue, the AXI read and write sides, and the control.
 
-use super::sources::{self, source_ok, LANDED};
+use super::sources::{self, LANDED};
 use super::text::{Fresh, Landed, Order, OrderUpdate, ReadSide, Sources, SourcesUpdate, Widths, WriteSide};
 use super::*;
-use crate::verilog::{all_of, any_of};
+use crate::verilog::{all_of, any_of, sext};
 use askama::Template;
 use dpnc_frontend::ir::Variable;
 
@@ -59,6 +59,9 @@ struct Plan<'a> {
     landed: Landed,
     /// Per generator, the lines a miss of its may fetch ahead ([`ahead`]); 0 for a store.
     ahead: Vec<u32>,
+    /// The σ key entries (with the port or place) that are not the same constant in every
+    /// generator's key.
+    live: Vec<usize>,
 }
 
 /// What the control of a module waits for and what the simulator counts, gathered by the
@@ -103,11 +106,11 @@ pub(super) fn module(
         unused: Vec::new(),
     };
     plan.header(&mut o);
-    let iter_names = plan.generators(&mut o, walkers)?;
+    plan.generators(&mut o, walkers)?;
     plan.pick(&mut o);
-    let fan_out = plan.fan_out(&mut o, &iter_names);
+    let fan_out = plan.fan_out(&mut o);
     plan.issue(&mut o);
-    plan.band_keys(&mut o, &iter_names);
+    plan.band_keys(&mut o);
     plan.cache_table(&mut o);
     plan.issue_queue(&mut o, &fan_out, &mut act);
     plan.sides(&mut o, &mut act);
@@ -153,7 +156,13 @@ impl<'a> Plan<'a> {
         let bk = dpn.schedules[0].band.len();
         let ahead: Vec<u32> =
             gens.iter().map(|g| if cached && !has_stores && g.load { ahead::lines_ahead(p, dpn, g, &cache) } else { 0 }).collect();
+        let entries = |gen: &Gen| -> Vec<Option<i64>> {
+            dpn.schedules[gen.stmt].sigma.iter().map(constant).chain([Some(gen.place(dpn, after_ports))]).collect()
+        };
+        let first = entries(&gens[0]);
+        let live = (0..klen).filter(|&k| first[k].is_none() || gens.iter().any(|g| entries(g)[k] != first[k])).collect();
         Ok(Plan {
+            live,
             p,
             dpn,
             gens,
@@ -245,10 +254,12 @@ impl<'a> Plan<'a> {
         }
     }
 
-    /// The generators (see `module`'s doc in `mod.rs`): per generator, its iterators' wire names.
-    fn generators(&self, o: &mut String, walkers: &mut Vec<(String, String)>) -> Result<Vec<Vec<String>>, RtlError> {
-        let mut iter_names = Vec::new();
-        let &Plan { p, dpn, gens, shape, v, local, fine, n, eb, key_bits, after_ports, ref params, ref landed, .. } = self;
+    /// The generators (see `module`'s doc in `mod.rs`): each a walker of its own (or its
+    /// process's), and a queue of the accesses it found with what the pick and the fan-out need
+    /// of each, worked out as the access is queued, so that none of that arithmetic lies
+    /// between the queue and the issue.
+    fn generators(&self, o: &mut String, walkers: &mut Vec<(String, String)>) -> Result<(), RtlError> {
+        let &Plan { dpn, gens, shape, fine, ref landed, .. } = self;
         if fine {
             o.push_str(&render(Sources { s: landed }));
         }
@@ -265,98 +276,168 @@ impl<'a> Plan<'a> {
                 walkers.push((format!("{walker}.v"), crate::walk::module(&walker, &restricted)));
                 (&restricted, walker)
             };
-            let cw = crate::walk::cs_bits(l) - 1;
-            let s = &p.stmts[gen.stmt];
-            let names: Vec<String> = s.iters.iter().map(|i| format!("g{g}_{i}")).collect();
-            let done = if n > 1 { "wdone" } else { "done" };
-            // A generator's access goes when its side (loads or stores) issues.
-            let side_go = match (gen.load, self.read_ahead()) {
-                (true, true) => "ld_take",
-                (true, false) => "ld_go",
-                (false, _) => "st_go",
-            };
             let _ = writeln!(
                 o,
-                "    // Generator {g}: {} {} ({}).\n    wire g{g}_valid, g{g}_{done}, g{g}_next;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{w}:0] g{g}_cs;\n    // verilator lint_on UNUSEDSIGNAL\n    {walker} walk{g} (.clk(clk), .rst(rst), .start(start), .next(g{g}_next), .valid(g{g}_valid), .done(g{g}_{done}), .cs(g{g}_cs));",
+                "    // Generator {g}: {} {} ({}).\n    wire g{g}_valid, g{g}_wdone, g{g}_next;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{}:0] g{g}_cs;\n    // verilator lint_on UNUSEDSIGNAL\n    {walker} walk{g} (.clk(clk), .rst(rst), .start(start), .next(g{g}_next), .valid(g{g}_valid), .done(g{g}_wdone), .cs(g{g}_cs));",
                 if gen.load { "loads for" } else { "stores from" },
                 dpn.channels[gen.c].name,
                 pr.name,
-                w = cw,
+                crate::walk::cs_bits(l) - 1,
             );
-            let cond = |names: &[String]| format!("{} && {}", pred_v(&l.guard, names), pred_v(gen.cond, names));
-            let iters = |o: &mut String, names: &[String], at: &str| {
-                let ctr = crate::walk::counters(at, l);
-                for (nm, li) in names.iter().zip(&l.iters) {
-                    let _ = writeln!(o, "    wire signed [63:0] {nm} = {};", lin(li, &ctr));
-                }
-            };
-            if n > 1 {
-                // With several generators, the walker runs ahead into a queue of [`AHEAD`] accesses,
-                // so that its walk between accesses (the points of other first uses, or past the end
-                // of a short inner loop) overlaps the other generators' turns in σ; the generator's
-                // position is its queue's head or, with the queue empty, the point the walker holds
-                // or last held (below its next access: it walks in σ order), so that the others need
-                // not wait until it has found its next access.
-                let walked: Vec<String> = s.iters.iter().map(|i| format!("g{g}_w_{i}")).collect();
-                iters(o, &walked, &format!("g{g}_cs"));
-                let ab = AHEAD.trailing_zeros();
-                let _ = writeln!(
-                    o,
-                    "    wire g{g}_wcond = {};\n    reg [{w}:0] g{g}_f [0:{}];\n    reg [{}:0] g{g}_fh, g{g}_ft;\n    reg [{a}:0] g{g}_fn;\n    wire g{g}_acc = g{g}_fn != {nb}'d0;\n    wire g{g}_room = g{g}_fn != {nb}'d{AHEAD};\n    wire g{g}_push = g{g}_valid && g{g}_wcond && g{g}_room;\n    wire g{g}_pop = {go} && win{g};\n    assign g{g}_next = g{g}_valid && (!g{g}_wcond || g{g}_room);\n    wire g{g}_done = g{g}_wdone && !g{g}_acc;\n    always @(posedge clk) if (g{g}_push) g{g}_f[g{g}_ft] <= g{g}_cs;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            g{g}_fh <= {a}'d0;\n            g{g}_ft <= {a}'d0;\n            g{g}_fn <= {nb}'d0;\n        end else begin\n            if (g{g}_pop) g{g}_fh <= g{g}_fh + {a}'d1;\n            if (g{g}_push) g{g}_ft <= g{g}_ft + {a}'d1;\n            g{g}_fn <= g{g}_fn + {{{a}'d0, g{g}_push}} - {{{a}'d0, g{g}_pop}};\n        end\n    end\n    reg g{g}_seen;\n    // verilator lint_off UNUSEDSIGNAL\n    reg [{w}:0] g{g}_last;\n    wire [{w}:0] g{g}_pos = g{g}_acc ? g{g}_f[g{g}_fh] : g{g}_valid ? g{g}_cs : g{g}_last;\n    // verilator lint_on UNUSEDSIGNAL\n    wire g{g}_known = g{g}_acc || g{g}_valid || g{g}_seen;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_valid) begin\n            g{g}_seen <= 1'b1;\n            g{g}_last <= g{g}_cs;\n        end\n    end",
-                    cond(&walked),
-                    AHEAD - 1,
-                    ab - 1,
-                    go = side_go,
-                    a = ab,
-                    nb = ab + 1,
-                    w = cw
-                );
-                iters(o, &names, &format!("g{g}_pos"));
-            } else {
-                iters(o, &names, &format!("g{g}_cs"));
-                let _ = writeln!(o, "    wire g{g}_cond = {};", cond(&names));
-                let _ = writeln!(o, "    wire g{g}_acc = g{g}_valid && g{g}_cond;");
-                let _ = writeln!(o, "    assign g{g}_next = (g{g}_valid && !g{g}_cond) || ({side_go} && win{g});");
+            let walked: Vec<String> = self.p.stmts[gen.stmt].iters.iter().map(|i| format!("g{g}_w_{i}")).collect();
+            let ctr = crate::walk::counters(&format!("g{g}_cs"), l);
+            for (nm, li) in walked.iter().zip(&l.iters) {
+                let _ = writeln!(o, "    wire signed [63:0] {nm} = {};", lin(li, &ctr));
             }
-            let mut keys: Vec<String> = dpn.schedules[gen.stmt].sigma.iter().map(|k| key(k, &names)).collect();
-            keys.push(lit(if gen.load { dpn.channels[gen.c].port.unwrap_or(0) as i64 } else { after_ports }));
-            if gens.len() > 1 {
-                for (k, kv) in keys.iter().enumerate() {
-                    let _ = writeln!(
-                        o,
-                        "    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] g{g}_k{k}_full = {kv};\n    // verilator lint_on UNUSEDSIGNAL\n    wire signed [{w}:0] g{g}_k{k} = g{g}_k{k}_full[{w}:0];",
-                        w = key_bits - 1
-                    );
-                }
-            }
+            let _ = writeln!(o, "    wire g{g}_wcond = {} && {};", pred_v(&l.guard, &walked), pred_v(gen.cond, &walked));
+            let fields = self.access_fields(o, g, &walked);
+            self.access_queue(o, g, &fields);
             if let (true, true, Some(pieces)) = (fine, gen.load, &dpn.channels[gen.c].ddr_source) {
-                source_ok(o, g, pieces, &names, after_ports, key_bits);
+                sources::source_ok(o, g, pieces.len());
             }
-            // The array cell (row-major over the subscripts `sub` gives), and its byte address in DDR.
-            let flat = |sub: &dyn Fn(usize, &dpnc_frontend::ir::Aff) -> String| {
-                let parts = gen.access.index.iter().zip(&v.dims).enumerate();
-                parts.fold("64'sd0".to_string(), |acc, (d, (x, dsz))| format!("({acc} * 64'sd{dsz} + {})", sub(d, x)))
-            };
-            let _ = writeln!(o, "    wire signed [63:0] g{g}_cell = {};", flat(&|_, x| aff(x, &names, params)));
-            if !local {
-                let _ = writeln!(o, "    wire [63:0] g{g}_addr = base + $unsigned(g{g}_cell) * 64'd{eb};");
-            }
-            if self.ahead[g] > 0 {
-                // The cell of the row's last element: the innermost subscript at its extent's end.
-                let last = gen.access.index.len() - 1;
-                let row_end = flat(&|d, x| if d == last { lit(v.dims[d] - 1) } else { aff(x, &names, params) });
-                ahead::generator_wires(o, g, &row_end, self.cache.lane_bits, self.ahead[g]);
-            }
-            iter_names.push(names);
         }
-        Ok(iter_names)
+        Ok(())
+    }
+
+    /// What generator `g`'s queue keeps of an access, as `g<g>_in_<name>` wires over the
+    /// walker's iterators `walked`: its σ key (where generators compete), DDR address and
+    /// cell, the band it belongs to, its DDR source's pieces, its fan-out and scratchpad
+    /// cells, and the lines a miss of its reads ahead.
+    fn access_fields(&self, o: &mut String, g: usize, walked: &[String]) -> Vec<Field> {
+        let &Plan { p, dpn, gens, v, local, ordered, cached, fine, n, eb, xw, key_bits, after_ports, ref params, .. } = self;
+        let gen = &gens[g];
+        let mut fields = Vec::new();
+        let mut field = |o: &mut String, name: String, width: u32, value: String| {
+            let w = if width == 1 { String::new() } else { format!("[{}:0] ", width - 1) };
+            let _ = writeln!(o, "    wire {w}g{g}_in_{name} = {value};");
+            fields.push(Field { value: format!("g{g}_in_{name}"), name, width });
+        };
+        if n > 1 {
+            // The σ key's entries that vary, in `key_bits` (the queue's head puts the constant
+            // ones back: `sigma_key`).
+            o.push_str("    // verilator lint_off UNUSEDSIGNAL\n");
+            for (k, kk) in dpn.schedules[gen.stmt].sigma.iter().enumerate().filter(|(_, kk)| constant(kk).is_none()) {
+                let _ = writeln!(o, "    wire signed [63:0] g{g}_in_k{k}_full = {};", key(kk, walked));
+                field(o, format!("k{k}"), key_bits, format!("g{g}_in_k{k}_full[{}:0]", key_bits - 1));
+            }
+            o.push_str("    // verilator lint_on UNUSEDSIGNAL\n");
+        }
+        // The array cell (row-major over the subscripts `sub` gives), and its byte address in DDR.
+        let flat = |sub: &dyn Fn(usize, &dpnc_frontend::ir::Aff) -> String| {
+            let parts = gen.access.index.iter().zip(&v.dims).enumerate();
+            parts.fold("64'sd0".to_string(), |acc, (d, (x, dsz))| format!("({acc} * 64'sd{dsz} + {})", sub(d, x)))
+        };
+        let cell = format!("g{g}_in_cell_full");
+        let _ = writeln!(
+            o,
+            "    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] {cell} = {};\n    // verilator lint_on UNUSEDSIGNAL",
+            flat(&|_, x| aff(x, walked, params))
+        );
+        if !local {
+            field(o, "addr".into(), 64, format!("base + $unsigned({cell}) * 64'd{eb}"));
+        }
+        if local || ordered || (gen.load && cached) {
+            // An access that runs is in bounds: its cell needs `xw` bits.
+            field(o, "cell_q".into(), xw, format!("{cell}[{}:0]", xw - 1));
+        }
+        if let (true, true, Some(pieces)) = (fine, gen.load, &dpn.channels[gen.c].ddr_source) {
+            for (k, piece) in pieces.iter().enumerate() {
+                let (key, width) = sources::piece_key(o, &format!("g{g}_in_s{k}"), piece, walked, after_ports, key_bits);
+                field(o, format!("s{k}_key"), width, key);
+                field(o, format!("s{k}_when"), 1, pred_v(&piece.when, walked));
+            }
+        }
+        if gen.load {
+            for (k, (q, pred)) in dpn.channels[gen.c].fanout.iter().enumerate() {
+                field(o, format!("to{k}"), 1, pred_v(pred, walked));
+                let qch = &dpn.channels[*q];
+                if qch.kind == ChannelKind::Scratchpad {
+                    cell_wire(o, &format!("g{g}_in_at{k}_c"), p, dpn, *q, gen.access, walked);
+                    field(o, format!("at{k}"), index_bits(qch.cells()), format!("g{g}_in_at{k}_c"));
+                }
+            }
+        }
+        if self.ahead[g] > 0 {
+            // The cell of the row's last element: the innermost subscript at its extent's end.
+            let last = gen.access.index.len() - 1;
+            let row_end = flat(&|d, x| if d == last { lit(v.dims[d] - 1) } else { aff(x, walked, params) });
+            let ahead = ahead::lines_to_fetch(o, &format!("g{g}_in"), &row_end, &cell, self.cache.lane_bits, self.ahead[g]);
+            field(o, "ahead".into(), ahead::BITS, ahead);
+        }
+        fields
+    }
+
+    /// Generator `g`'s queue of [`AHEAD`] accesses: its walker runs ahead into it, so that the
+    /// walk between accesses (the points of other first uses, or past the end of a short inner
+    /// loop) overlaps the other generators' turns in σ. The head's `fields` are `g<g>_<name>`.
+    /// Where generators compete, a generator's key is its head's or, with its queue empty, the
+    /// key of the point its walker held last (a cycle late, and below its next access, since it
+    /// walks in σ order), so that the others need not wait until it has found its next access.
+    fn access_queue(&self, o: &mut String, g: usize, fields: &[Field]) {
+        // A generator's access goes when its side (loads or stores) issues.
+        let go = match (self.gens[g].load, self.read_ahead()) {
+            (true, true) => "ld_take",
+            (true, false) => "ld_go",
+            (false, _) => "st_go",
+        };
+        let (a, nb) = (AHEAD.trailing_zeros(), AHEAD.trailing_zeros() + 1);
+        let width: u32 = fields.iter().map(|f| f.width).sum();
+        let _ = writeln!(
+            o,
+            "    reg [{}:0] g{g}_f [0:{}];\n    reg [{}:0] g{g}_fh, g{g}_ft;\n    reg [{a}:0] g{g}_fn;\n    wire g{g}_acc = g{g}_fn != {nb}'d0;\n    wire g{g}_room = g{g}_fn != {nb}'d{AHEAD};\n    wire g{g}_push = g{g}_valid && g{g}_wcond && g{g}_room;\n    wire g{g}_pop = {go} && win{g};\n    assign g{g}_next = g{g}_valid && (!g{g}_wcond || g{g}_room);\n    wire g{g}_done = g{g}_wdone && !g{g}_acc;\n    always @(posedge clk) if (g{g}_push) g{g}_f[g{g}_ft] <= {{{}}};\n    always @(posedge clk) begin\n        if (rst || start) begin\n            g{g}_fh <= {a}'d0;\n            g{g}_ft <= {a}'d0;\n            g{g}_fn <= {nb}'d0;\n        end else begin\n            if (g{g}_pop) g{g}_fh <= g{g}_fh + {a}'d1;\n            if (g{g}_push) g{g}_ft <= g{g}_ft + {a}'d1;\n            g{g}_fn <= g{g}_fn + {{{a}'d0, g{g}_push}} - {{{a}'d0, g{g}_pop}};\n        end\n    end\n    wire [{}:0] g{g}_head = g{g}_f[g{g}_fh];",
+            width - 1,
+            AHEAD - 1,
+            a - 1,
+            fields.iter().map(|f| f.value.as_str()).collect::<Vec<_>>().join(", "),
+            width - 1,
+        );
+        unpack(o, &format!("g{g}_head"), fields, &format!("g{g}_"));
+        let &Plan { dpn, gens, local, ordered, n, bk, xw, key_bits, klen, .. } = self;
+        if local || ordered || (gens[g].load && self.cached) {
+            let _ = writeln!(o, "    wire signed [63:0] g{g}_cell = {{{}'d0, g{g}_cell_q}};", 64 - xw);
+        }
+        if n == 1 {
+            return;
+        }
+        let (sigma, kw) = (&dpn.schedules[gens[g].stmt].sigma, klen as u32 * key_bits);
+        let _ = writeln!(
+            o,
+            "    reg g{g}_seen;\n    reg [{k}:0] g{g}_walked_key;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_valid) begin\n            g{g}_seen <= 1'b1;\n            g{g}_walked_key <= {};\n        end\n    end\n    wire g{g}_known = g{g}_acc || g{g}_seen;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{k}:0] g{g}_key = g{g}_acc ? {} : g{g}_walked_key;\n    // verilator lint_on UNUSEDSIGNAL",
+            self.sigma_key(g, &format!("g{g}_in_k")),
+            self.sigma_key(g, &format!("g{g}_k")),
+            k = kw - 1
+        );
+        // A band key entry that varies is the σ key's entry of the same place (`sync::band_key`).
+        for (k, kk) in dpn.schedules[gens[g].stmt].band.iter().enumerate().take(bk) {
+            if constant(kk).is_none() {
+                assert_eq!(sigma.get(k), Some(kk), "a band key is a prefix of σ");
+                let _ = writeln!(o, "    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] g{g}_band{k} = {};\n    // verilator lint_on UNUSEDSIGNAL", sext(&format!("g{g}_k{k}"), 0, key_bits));
+            }
+        }
+    }
+
+    /// Generator g's σ key as the pick compares it: σ, then its port (loads) or a place after
+    /// every port (stores), each entry in `key_bits` with its sign bit flipped so that keys
+    /// compare as unsigned numbers; the entries that vary are `<var><k>`.
+    fn sigma_key(&self, g: usize, var: &str) -> String {
+        let &Plan { dpn, gens, key_bits, after_ports, .. } = self;
+        let gen = &gens[g];
+        let place = Key::Const(gen.place(dpn, after_ports));
+        let (w, bias) = (key_bits - 1, 1i128 << (key_bits - 1));
+        let parts: Vec<String> = (dpn.schedules[gen.stmt].sigma.iter().chain([&place]).enumerate())
+            .map(|(k, kk)| match constant(kk) {
+                Some(c) => format!("{key_bits}'d{}", (c as i128 + bias).rem_euclid(2 * bias)),
+                None => format!("~{var}{k}[{w}], {var}{k}[{}:0]", w - 1),
+            })
+            .collect();
+        format!("{{{}}}", parts.join(", "))
     }
 
     /// The σ-next load and the σ-next store: their generators (`win<g>`), whether each side has
     /// one to issue (`ld_want`, `st_want`), their addresses and cells.
     fn pick(&self, o: &mut String) {
         let &Plan { local, ordered, cached, fine, keyed, n, klen, bk, size, xw, key_bits, .. } = self;
-        winner(o, &self.store_of(), klen, key_bits, bk, fine, keyed);
+        winner(o, &self.store_of(), klen, &self.live, key_bits, bk, fine, keyed);
         let _ = writeln!(o, "    wire all_done = {};", all_of((0..n).map(|g| format!("g{g}_done")).collect()));
         for (side, load) in [("ld", true), ("st", false)] {
             let mine = self.side(load);
@@ -375,7 +456,7 @@ impl<'a> Plan<'a> {
             };
             let mut want = any_of(mine.iter().map(|g| format!("win{g}")).collect(), "1'b0");
             if ahead {
-                ahead::state(o, self.eb);
+                ahead::state(o);
                 let counts = mine.iter().filter(|&&g| self.ahead[g] > 0).map(|&g| (g, format!("g{g}_ahead")));
                 let _ = writeln!(
                     o,
@@ -411,18 +492,12 @@ impl<'a> Plan<'a> {
     }
 
     /// The fan-out of the σ-next load, and what an issued load carries.
-    fn fan_out(&self, o: &mut String, iter_names: &[Vec<String>]) -> FanOut {
-        let &Plan { p, dpn, gens, local, cached, ew, ref cache, .. } = self;
+    fn fan_out(&self, o: &mut String) -> FanOut {
+        let &Plan { dpn, gens, local, cached, ew, ref cache, .. } = self;
         // Fan-out of the σ-next load: which channels get it (`fan<q>`), at which scratchpad cell (`fat<q>`).
         let mut fan: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();
         for (g, gen) in gens.iter().enumerate().filter(|(_, gen)| gen.load) {
-            let names = &iter_names[g];
-            for (k, (q, pred)) in dpn.channels[gen.c].fanout.iter().enumerate() {
-                let _ = writeln!(o, "    wire g{g}_to{k} = {};", pred_v(pred, names));
-                let qch = &dpn.channels[*q];
-                if qch.kind == ChannelKind::Scratchpad {
-                    cell_wire(o, &format!("g{g}_at{k}"), p, dpn, *q, gen.access, names);
-                }
+            for (k, (q, _)) in dpn.channels[gen.c].fanout.iter().enumerate() {
                 match fan.iter_mut().find(|f| f.0 == *q) {
                     Some(f) => f.1.push((g, k)),
                     None => fan.push((*q, vec![(g, k)])),
@@ -502,7 +577,7 @@ impl<'a> Plan<'a> {
     }
 
     /// The bands of the σ-next load and store.
-    fn band_keys(&self, o: &mut String, iter_names: &[Vec<String>]) {
+    fn band_keys(&self, o: &mut String) {
         let &Plan { dpn, gens, ordered, bk, .. } = self;
         // The band of the σ-next load and store (nest and every tile coordinate but the last): the
         // cache's validity, which stores a load must wait for, and which stores share a burst.
@@ -512,7 +587,13 @@ impl<'a> Plan<'a> {
         for (side, load) in [("ld", true), ("st", false)] {
             for k in 0..bk {
                 let per_gen: Vec<(usize, String)> = (self.side(load).into_iter())
-                    .map(|g| (g, dpn.schedules[gens[g].stmt].band.get(k).map_or(lit(0), |kk| key(kk, &iter_names[g]))))
+                    .map(|g| {
+                        let band = match dpn.schedules[gens[g].stmt].band.get(k) {
+                            None => lit(0),
+                            Some(kk) => constant(kk).map_or_else(|| format!("g{g}_band{k}"), lit),
+                        };
+                        (g, band)
+                    })
                     .collect();
                 // The same for every generator (a constant): no multiplexer.
                 let e = match per_gen.first() {
@@ -613,8 +694,6 @@ impl<'a> Plan<'a> {
         }
         if has_loads {
             let qw: u32 = fields.iter().map(|f| f.width).sum();
-            let mut names = Vec::new();
-            let mut at = qw;
             let _ = writeln!(
                 o,
                 "    // Issue queue: per load issued and not yet fanned out, in σ order: {}.\n    localparam [{qa}:0] QUEUE = {}'d{QUEUE};\n    reg [{}:0] q_mem [0:{}];\n    reg [{}:0] q_head, q_tail;\n    reg [{qa}:0] q_count;\n    wire [{}:0] q_in = {{{}}};\n    wire [{}:0] q_out = q_mem[q_head];",
@@ -627,13 +706,7 @@ impl<'a> Plan<'a> {
                 fields.iter().map(|f| f.value.as_str()).collect::<Vec<_>>().join(", "),
                 qw - 1
             );
-            for f in fields.iter() {
-                at -= f.width;
-                let range = if f.width == 1 { format!("{at}") } else { format!("{}:{at}", at + f.width - 1) };
-                let decl = if f.width == 1 { String::new() } else { format!("[{}:0] ", f.width - 1) };
-                let _ = writeln!(o, "    wire {decl}h_{} = q_out[{range}];", f.name);
-                names.push(f.name.clone());
-            }
+            unpack(o, "q_out", fields, "h_");
             let can: Vec<String> = fan.iter().map(|(q, _)| format!("(!h_to{q} || ch{q}_or)")).collect();
             // Where the R beats wait for the head: a lane's buffer (in the lanes' cell, behind
             // the lane's read channel) or this module's (`read_side.v`).
