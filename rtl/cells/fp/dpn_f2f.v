@@ -59,7 +59,7 @@ module dpn_f2f #(
                                    - $signed({{(XW - LW){1'b0}}, lz_a}) - $signed(BIASI) + $signed(BIASO);
     wire [WO-1:0]        rounded;
     dpn_fp_round #(.EW(EWO), .MW(MWO), .G(MWI + 1), .XW(XW)) round (
-        .sign(sign), .exp(exp_out), .man({norm_a, {(MWO + 1){1'b0}}}), .sticky(1'b0), .result(rounded)
+        .clk(clk), .ce(ce), .sign(sign), .exp(exp_out), .man({norm_a, {(MWO + 1){1'b0}}}), .sticky(1'b0), .result(rounded)
     );
 
     wire [WO-1:0] y_comb = nan_a ? nan_out

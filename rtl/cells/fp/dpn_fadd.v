@@ -7,7 +7,8 @@
 // Four stages, each ending in a register that moves only when ce = 1: (1) order the operands and
 // find the special cases, (2) align and add, (3) normalise, (4) round and select. LATENCY sets how
 // many of those registers exist (the output register first, then those after the sum, after
-// normalisation and after ordering); beyond four, a delay line follows. LATENCY = 0 gives a
+// normalisation and after ordering); a fifth splits the rounding before its increment (a carry
+// chain as wide as the result); beyond five, a delay line follows. LATENCY = 0 gives a
 // combinational cell.
 module dpn_fadd #(
     parameter EW = 8,
@@ -47,7 +48,8 @@ module dpn_fadd #(
     localparam R2 = LATENCY >= 2 ? 1 : 0;
     localparam R3 = LATENCY >= 3 ? 1 : 0;
     localparam R1 = LATENCY >= 4 ? 1 : 0;
-    localparam TAIL = LATENCY > 4 ? LATENCY - 4 : 0;
+    localparam R5 = LATENCY >= 5 ? 1 : 0;  // inside the rounding, before its increment
+    localparam TAIL = LATENCY > 5 ? LATENCY - 5 : 0;
 
     // Stage 1: operands, special cases, order by magnitude (x is the larger, z the smaller).
     wire          sign_a = a[W-1];
@@ -124,12 +126,15 @@ module dpn_fadd #(
         .d({special_3, special_y_3, sign_sum_3, exp_sum_3, normalised_3}),
         .q({special_4, special_y_4, sign_sum_4, exp_sum_4, normalised_4}));
 
-    // Stage 4: round, and the special cases.
+    // Stage 4: round (in two halves where R5), and the special cases.
     wire [W-1:0] rounded;
-    dpn_fp_round #(.EW(EW), .MW(MW), .G(4), .XW(XW)) round (
-        .sign(sign_sum_4), .exp(exp_sum_4), .man(normalised_4), .sticky(1'b0), .result(rounded)
+    dpn_fp_round #(.EW(EW), .MW(MW), .G(4), .XW(XW), .LATENCY(R5)) round (
+        .clk(clk), .ce(ce), .sign(sign_sum_4), .exp(exp_sum_4), .man(normalised_4), .sticky(1'b0), .result(rounded)
     );
-    wire [W-1:0] y_4 = special_4 ? special_y_4 : rounded;
+    wire         special_5;
+    wire [W-1:0] special_y_5;
+    dpn_delay #(.W(1 + W), .LATENCY(R5)) u_round (.clk(clk), .ce(ce), .d({special_4, special_y_4}), .q({special_5, special_y_5}));
+    wire [W-1:0] y_4 = special_5 ? special_y_5 : rounded;
     wire [W-1:0] y_out;
     dpn_delay #(.W(W), .LATENCY(R4)) u_stage4 (.clk(clk), .ce(ce), .d(y_4), .q(y_out));
     dpn_delay #(.W(W), .LATENCY(TAIL)) u_delay (.clk(clk), .ce(ce), .d(y_out), .q(y));

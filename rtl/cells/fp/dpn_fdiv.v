@@ -112,7 +112,7 @@ module dpn_fdiv #(
     dpn_delay #(.W(BS), .LATENCY(RS)) u_sticky (.clk(clk), .ce(ce),
         .d({special_n, special_y_n, sign_n, exp_n, quot_n, rem != 0}), .q({special_s, special_y_s, sign_s, exp_s, man_s, sticky_s}));
     dpn_fp_round #(.EW(EW), .MW(MW), .G(2), .XW(XW)) round (
-        .sign(sign_s), .exp(exp_s), .man(man_s), .sticky(sticky_s), .result(rounded)
+        .clk(clk), .ce(ce), .sign(sign_s), .exp(exp_s), .man(man_s), .sticky(sticky_s), .result(rounded)
     );
     wire [W-1:0] y_n = special_s ? special_y_s : rounded;
     wire [W-1:0] y_out;

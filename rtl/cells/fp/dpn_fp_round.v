@@ -1,4 +1,4 @@
-// Float helper (combinational): rounds a normalised mantissa to nearest even and packs it, with subnormal results and overflow to infinity.
+// Float helper: rounds a normalised mantissa to nearest even and packs it, with subnormal results and overflow to infinity.
 //
 // Used by dpn_fadd, dpn_fmul, dpn_fdiv, dpn_fsqrt, dpn_i2f and dpn_f2f (include this file with them).
 // The value is (-1)^sign * man * 2^(exp - bias - MW - G) (+ a tiny nonzero amount when sticky = 1),
@@ -6,12 +6,17 @@
 // signed zero). exp is the biased exponent the leading bit would have; exp < 1 gives a subnormal or
 // zero result (shifted right with a sticky bit before rounding), a rounded exponent >= 2^EW - 1 gives
 // infinity. G >= 2 guard bits; exp is a signed number of XW bits.
+// Combinational with LATENCY = 0; with LATENCY = 1 a register (moving when ce = 1) lies between
+// the rounding decision and the packing, whose increment is a carry chain as wide as the result.
 module dpn_fp_round #(
     parameter EW = 8,
     parameter MW = 23,
     parameter G = 3,
-    parameter XW = EW + 3
+    parameter XW = EW + 3,
+    parameter LATENCY = 0
 ) (
+    input  wire                 clk,
+    input  wire                 ce,
     input  wire                 sign,
     input  wire signed [XW-1:0] exp,
     input  wire [MW+G:0]        man,
@@ -38,14 +43,22 @@ module dpn_fp_round #(
     wire sticky_bit = aligned[0] | lost;
     wire increment = round_bit & (sticky_bit | aligned[2]);
 
+    wire [EW-1:0] exp_field = subnormal ? {EW{1'b0}} : exp[EW-1:0];
+    wire          overflow = !subnormal && exp >= $signed({{(XW - EW){1'b0}}, EMAX});
+    wire          is_zero = !man[MW+G];
+
+    localparam PW = 4 + EW + MW;
+    wire          sign_p, is_zero_p, overflow_p, increment_p;
+    wire [EW-1:0] exp_field_p;
+    wire [MW-1:0] fraction_p;
+    dpn_delay #(.W(PW), .LATENCY(LATENCY)) u_pack (.clk(clk), .ce(ce),
+        .d({sign, is_zero, overflow, increment, exp_field, aligned[MW+1:2]}),
+        .q({sign_p, is_zero_p, overflow_p, increment_p, exp_field_p, fraction_p}));
+
     // Exponent field and fraction; a carry out of the fraction moves into the exponent field
     // (subnormal -> smallest normal, next binade, largest finite -> infinity).
-    wire [EW-1:0]    exp_field = subnormal ? {EW{1'b0}} : exp[EW-1:0];
-    wire [EW+MW-1:0] encoded = {exp_field, aligned[MW+1:2]} + {{(EW + MW - 1){1'b0}}, increment};
-    wire             overflow = !subnormal && exp >= $signed({{(XW - EW){1'b0}}, EMAX});
-    wire             is_zero = !man[MW+G];
-
-    assign result = is_zero ? {sign, {(EW + MW){1'b0}}} : overflow ? {sign, EMAX, {MW{1'b0}}} : {sign, encoded};
+    wire [EW+MW-1:0] encoded = {exp_field_p, fraction_p} + {{(EW + MW - 1){1'b0}}, increment_p};
+    assign result = is_zero_p ? {sign_p, {(EW + MW){1'b0}}} : overflow_p ? {sign_p, EMAX, {MW{1'b0}}} : {sign_p, encoded};
 
     wire unused_ok = &{1'b0, shift_wide, aligned[RW-1]};
 endmodule

@@ -44,7 +44,7 @@ module dpn_i2f #(
     wire signed [XW-1:0] exp_value = $signed(BIAS) + $signed(TOP) - $signed({{(XW - LW){1'b0}}, lz});
     wire [W-1:0]         y_comb;
     dpn_fp_round #(.EW(EW), .MW(MW), .G(IW), .XW(XW)) round (
-        .sign(negative), .exp(exp_value), .man({normalised, {(MW + 1){1'b0}}}), .sticky(1'b0), .result(y_comb)
+        .clk(clk), .ce(ce), .sign(negative), .exp(exp_value), .man({normalised, {(MW + 1){1'b0}}}), .sticky(1'b0), .result(y_comb)
     );
 
     dpn_delay #(.W(W), .LATENCY(LATENCY)) u_delay (.clk(clk), .ce(ce), .d(y_comb), .q(y));

@@ -26,7 +26,7 @@ module fp_tb_cells #(
 );
     dpn_fadd #(.EW(EW), .MW(MW), .LATENCY(5)) u_add (.clk(clk), .ce(ce), .a(a), .b(b), .sub(1'b0), .y(add_y));
     dpn_fadd #(.EW(EW), .MW(MW), .LATENCY(2)) u_sub (.clk(clk), .ce(ce), .a(a), .b(b), .sub(1'b1), .y(sub_y));
-    dpn_fmul #(.EW(EW), .MW(MW), .LATENCY(4)) u_mul (.clk(clk), .ce(ce), .a(a), .b(b), .y(mul_y));
+    dpn_fmul #(.EW(EW), .MW(MW), .LATENCY(6)) u_mul (.clk(clk), .ce(ce), .a(a), .b(b), .y(mul_y));
     dpn_fdiv #(.EW(EW), .MW(MW), .LATENCY(16)) u_div (.clk(clk), .ce(ce), .a(a), .b(b), .y(div_y));
     dpn_fsqrt #(.EW(EW), .MW(MW), .LATENCY(16)) u_sqrt (.clk(clk), .ce(ce), .a(a), .y(sqrt_y));
     dpn_fcmp #(.EW(EW), .MW(MW), .LATENCY(1)) u_cmp (
