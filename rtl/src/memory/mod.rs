@@ -414,7 +414,7 @@ fn idle_write_side() -> String {
 fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, live: &[usize], key_bits: u32, band_keys: usize, fine: bool, keyed: bool) {
     let n = stores.len();
     if n == 1 {
-        o.push_str("    wire win0 = g0_acc;\n");
+        o.push_str("    wire pick0 = 1'b1;\n    wire win0 = g0_acc;\n");
         return;
     }
     let (ib, kw) = (index_bits(n), klen as u32 * key_bits);
@@ -464,7 +464,7 @@ fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, live: &[usize],
         let root = node(o, "t", &(0..n).collect::<Vec<_>>(), ow, ib);
         o.push_str("    // verilator lint_on UNUSEDSIGNAL\n");
         for g in 0..n {
-            let _ = writeln!(o, "    wire win{g} = g{g}_acc && !held && {root}_idx == {ib}'d{g};");
+            let _ = writeln!(o, "    wire pick{g} = {root}_idx == {ib}'d{g};\n    wire win{g} = g{g}_acc && !held && pick{g};");
         }
         return;
     }
@@ -498,10 +498,10 @@ fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, live: &[usize],
         acc(&st, &s),
     );
     for g in ld {
-        let _ = writeln!(o, "    wire win{g} = l_can && {l}_idx == {ib}'d{g};");
+        let _ = writeln!(o, "    wire pick{g} = {l}_idx == {ib}'d{g};\n    wire win{g} = l_can && pick{g};");
     }
     for g in st {
-        let _ = writeln!(o, "    wire win{g} = s_can && {s}_idx == {ib}'d{g};");
+        let _ = writeln!(o, "    wire pick{g} = {s}_idx == {ib}'d{g};\n    wire win{g} = s_can && pick{g};");
     }
 }
 

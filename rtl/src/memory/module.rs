@@ -384,7 +384,7 @@ impl<'a> Plan<'a> {
         let width: u32 = fields.iter().map(|f| f.width).sum();
         let _ = writeln!(
             o,
-            "    reg [{}:0] g{g}_f [0:{}];\n    reg [{}:0] g{g}_fh, g{g}_ft;\n    reg [{a}:0] g{g}_fn;\n    wire g{g}_acc = g{g}_fn != {nb}'d0;\n    wire g{g}_room = g{g}_fn != {nb}'d{AHEAD};\n    wire g{g}_push = g{g}_valid && g{g}_wcond && g{g}_room;\n    wire g{g}_pop = {go} && win{g};\n    assign g{g}_next = g{g}_valid && (!g{g}_wcond || g{g}_room);\n    wire g{g}_done = g{g}_wdone && !g{g}_acc;\n    always @(posedge clk) if (g{g}_push) g{g}_f[g{g}_ft] <= {{{}}};\n    always @(posedge clk) begin\n        if (rst || start) begin\n            g{g}_fh <= {a}'d0;\n            g{g}_ft <= {a}'d0;\n            g{g}_fn <= {nb}'d0;\n        end else begin\n            if (g{g}_pop) g{g}_fh <= g{g}_fh + {a}'d1;\n            if (g{g}_push) g{g}_ft <= g{g}_ft + {a}'d1;\n            g{g}_fn <= g{g}_fn + {{{a}'d0, g{g}_push}} - {{{a}'d0, g{g}_pop}};\n        end\n    end\n    wire [{}:0] g{g}_head = g{g}_f[g{g}_fh];",
+            "    reg [{}:0] g{g}_f [0:{}];\n    reg [{}:0] g{g}_fh, g{g}_ft;\n    reg [{a}:0] g{g}_fn;\n    wire g{g}_acc = g{g}_fn != {nb}'d0;\n    wire g{g}_room = g{g}_fn != {nb}'d{AHEAD};\n    wire g{g}_push = g{g}_valid && g{g}_wcond && g{g}_room;\n    wire g{g}_pop = {go} && pick{g};\n    assign g{g}_next = g{g}_valid && (!g{g}_wcond || g{g}_room);\n    wire g{g}_done = g{g}_wdone && !g{g}_acc;\n    always @(posedge clk) if (g{g}_push) g{g}_f[g{g}_ft] <= {{{}}};\n    always @(posedge clk) begin\n        if (rst || start) begin\n            g{g}_fh <= {a}'d0;\n            g{g}_ft <= {a}'d0;\n            g{g}_fn <= {nb}'d0;\n        end else begin\n            if (g{g}_pop) g{g}_fh <= g{g}_fh + {a}'d1;\n            if (g{g}_push) g{g}_ft <= g{g}_ft + {a}'d1;\n            g{g}_fn <= g{g}_fn + {{{a}'d0, g{g}_push}} - {{{a}'d0, g{g}_pop}};\n        end\n    end\n    wire [{}:0] g{g}_head = g{g}_f[g{g}_fh];",
             width - 1,
             AHEAD - 1,
             a - 1,
@@ -447,7 +447,7 @@ impl<'a> Plan<'a> {
             // With read-ahead, the load side issues a read-ahead's line instead while one is due.
             let ahead = load && self.read_ahead();
             let mux = |what: &str, zero: &str| {
-                let m = by_winner(mine.iter().map(|&g| (g, format!("g{g}_{what}"))), zero);
+                let m = by_pick(mine.iter().map(|&g| (g, format!("g{g}_{what}"))), zero);
                 if ahead {
                     format!("ra_want ? ra_{what} : {m}")
                 } else {
@@ -457,12 +457,13 @@ impl<'a> Plan<'a> {
             let mut want = any_of(mine.iter().map(|g| format!("win{g}")).collect(), "1'b0");
             if ahead {
                 ahead::state(o);
-                let counts = mine.iter().filter(|&&g| self.ahead[g] > 0).map(|&g| (g, format!("g{g}_ahead")));
+                let none = format!("{}'d0", ahead::BITS);
+                let counts = mine.iter().map(|&g| (g, if self.ahead[g] > 0 { format!("g{g}_ahead") } else { none.clone() }));
                 let _ = writeln!(
                     o,
                     "    wire [{}:0] ld_ahead = {};\n    assign ld_take = ld_go && !ra_want;",
                     ahead::BITS - 1,
-                    by_winner(counts, &format!("{}'d0", ahead::BITS))
+                    by_pick(counts, &none)
                 );
                 want = format!("ra_want || {want}");
             }
@@ -515,7 +516,7 @@ impl<'a> Plan<'a> {
             fields.push(Field { name: "value".into(), width: ew, value: "data[ld_cell]".into() });
         }
         for (q, users) in &fan {
-            let to: Vec<String> = users.iter().map(|(g, k)| format!("(win{g} && g{g}_to{k})")).collect();
+            let to: Vec<String> = users.iter().map(|(g, k)| format!("(pick{g} && g{g}_to{k})")).collect();
             let to = to.join(" || ");
             let _ = writeln!(o, "    wire fan{q} = {};", if self.read_ahead() { format!("!ra_want && ({to})") } else { to });
             fields.push(Field { name: format!("to{q}"), width: 1, value: format!("fan{q}") });
@@ -524,7 +525,7 @@ impl<'a> Plan<'a> {
                 let aw = index_bits(qch.cells());
                 let mut at = format!("{aw}'d0");
                 for (g, k) in users.iter().rev() {
-                    at = format!("win{g} ? g{g}_at{k} : {at}");
+                    at = format!("pick{g} ? g{g}_at{k} : {at}");
                 }
                 let _ = writeln!(o, "    wire [{}:0] fat{q} = {at};", aw - 1);
                 fields.push(Field { name: format!("at{q}"), width: aw, value: format!("fat{q}") });
@@ -543,12 +544,12 @@ impl<'a> Plan<'a> {
             let _ = writeln!(
                 o,
                 "    wire pop_ok = {};  // the σ-next store's value is there\n    wire [{}:0] pop_value = {};",
-                any_of(stores.iter().map(|(g, c)| format!("(win{g} && ch{c}_v)")).collect(), "1'b0"),
+                any_of(stores.iter().map(|(g, c)| format!("(pick{g} && ch{c}_v)")).collect(), "1'b0"),
                 ew - 1,
-                by_winner(stores.iter().map(|&(g, c)| (g, format!("ch{c}_d"))), &format!("{ew}'d0"))
+                by_pick(stores.iter().map(|&(g, c)| (g, format!("ch{c}_d"))), &format!("{ew}'d0"))
             );
             for (g, c) in &stores {
-                let _ = writeln!(o, "    assign ch{c}_r = st_go && win{g};");
+                let _ = writeln!(o, "    assign ch{c}_r = st_go && pick{g};");
             }
         }
         let _ = writeln!(o, "    assign issue = ld_go || st_go;");
@@ -598,7 +599,7 @@ impl<'a> Plan<'a> {
                 // The same for every generator (a constant): no multiplexer.
                 let e = match per_gen.first() {
                     Some((_, first)) if per_gen.iter().all(|(_, x)| x == first) => first.clone(),
-                    _ => by_winner(per_gen, "64'sd0"),
+                    _ => by_pick(per_gen, "64'sd0"),
                 };
                 let _ = writeln!(o, "    wire signed [63:0] {side}_band{k} = {e};");
             }
@@ -899,10 +900,20 @@ impl<'a> Plan<'a> {
     }
 }
 
-/// The value of the generator that wins (`win<g>`, at most one per side), `zero` when none does.
-fn by_winner(values: impl IntoIterator<Item = (usize, String)>, zero: &str) -> String {
-    let arms: Vec<String> = values.into_iter().map(|(g, v)| format!("win{g} ? {v} :")).collect();
-    format!("{} {zero}", arms.join(" "))
+/// The value of the generator its side picks (`pick<g>`), from `values`, one per generator of
+/// the side: only read where that side issues (`ld_go`, `st_go`), which its pick then does, so
+/// no generator's turn (`win<g>`), and with it the comparison between the sides, lies before
+/// it; `zero` where the side has none.
+fn by_pick(values: impl IntoIterator<Item = (usize, String)>, zero: &str) -> String {
+    let values: Vec<(usize, String)> = values.into_iter().collect();
+    match &values[..] {
+        [] => zero.to_string(),
+        [(_, v)] => v.clone(),
+        [arms @ .., (_, last)] => {
+            let arms: Vec<String> = arms.iter().map(|(g, v)| format!("pick{g} ? {v} :")).collect();
+            format!("{} {last}", arms.join(" "))
+        }
+    }
 }
 
 /// A template's text. Each ends a line, and askama drops a template file's last newline, so
