@@ -4,12 +4,12 @@
 // Subnormals are handled in and out, exact zero sums are +0 (-0 only for -0 + -0), inf - inf gives
 // the x86 default NaN (sign set, quiet bit set); a NaN operand is returned quieted, a before b (as
 // SSE addss/subss: for a - b a NaN b is returned without its sign flipped).
-// Four stages, each ending in a register that moves only when ce = 1: (1) order the operands and
-// find the special cases, (2) align and add, (3) normalise, (4) round and select. LATENCY sets how
-// many of those registers exist (the output register first, then those after the sum, after
-// normalisation and after ordering); a fifth splits the rounding before its increment (a carry
-// chain as wide as the result); beyond five, a delay line follows. LATENCY = 0 gives a
-// combinational cell.
+// Four stages, each ending in a register that moves only when ce = 1: (1) order the operands,
+// find the special cases and align by whole multiples of 8 bits, (2) align by the rest and add,
+// (3) normalise, (4) round and select. LATENCY sets how many of those registers exist (the
+// output register first, then those after the sum, after normalisation and after ordering); a
+// fifth splits the rounding before its increment (a carry chain as wide as the result); beyond
+// five, a delay line follows. LATENCY = 0 gives a combinational cell.
 module dpn_fadd #(
     parameter EW = 8,
     parameter MW = 23,
@@ -79,28 +79,40 @@ module dpn_fadd #(
     wire [EW-1:0] exp_z_raw = swap ? exp_a : exp_b;
     wire [MW-1:0] frac_x = swap ? frac_b : frac_a;
     wire [MW-1:0] frac_z = swap ? frac_a : frac_b;
-    wire [EW-1:0] exp_x_1 = exp_x_raw == 0 ? {{(EW - 1){1'b0}}, 1'b1} : exp_x_raw;  // subnormals: exponent 1, no hidden bit
-    wire [EW-1:0] exp_z = exp_z_raw == 0 ? {{(EW - 1){1'b0}}, 1'b1} : exp_z_raw;
+    // Subnormals: exponent 1, no hidden bit. Both differences are formed beside the comparison
+    // that orders the operands, which then only selects one.
+    wire [EW-1:0] exp_a_eff = exp_a == 0 ? {{(EW - 1){1'b0}}, 1'b1} : exp_a;
+    wire [EW-1:0] exp_b_eff = exp_b == 0 ? {{(EW - 1){1'b0}}, 1'b1} : exp_b;
+    wire [EW-1:0] exp_x_1 = swap ? exp_b_eff : exp_a_eff;
     wire [NW-1:0] man_x_1 = {1'b0, exp_x_raw != 0, frac_x, 3'b000};
     wire [NW-1:0] man_z_1 = {1'b0, exp_z_raw != 0, frac_z, 3'b000};
-    wire [EW-1:0] diff_1 = exp_x_1 - exp_z;
+    wire [EW-1:0] diff_1 = swap ? exp_b_eff - exp_a_eff : exp_a_eff - exp_b_eff;
     wire          subtract_1 = sign_x_1 ^ sign_z;
     wire          both_negative_1 = sign_a & sign_b;
 
-    localparam B1 = 1 + W + 1 + 1 + 1 + EW + NW + NW + EW;
-    wire          special_2, sign_x_2, subtract_2, both_negative_2;
-    wire [W-1:0]  special_y_2;
-    wire [EW-1:0] exp_x_2, diff_2;
-    wire [NW-1:0] man_x_2, man_z_2;
-    dpn_delay #(.W(B1), .LATENCY(R1)) u_stage1 (.clk(clk), .ce(ce),
-        .d({special_1, special_y_1, sign_x_1, subtract_1, both_negative_1, exp_x_1, man_x_1, man_z_1, diff_1}),
-        .q({special_2, special_y_2, sign_x_2, subtract_2, both_negative_2, exp_x_2, man_x_2, man_z_2, diff_2}));
+    // The alignment of z to x begins here: the shift (at most NW: beyond it every bit goes into
+    // the sticky bit) in whole multiples of 8, the bits it moves below z's NW kept as one lost
+    // bit; stage 2 shifts by the rest.
+    wire [EW-1:0]   shift_1 = diff_1 > NW[EW-1:0] ? NW[EW-1:0] : diff_1;
+    wire [2*NW-1:0] z_coarse = {man_z_1, {NW{1'b0}}} >> {shift_1[EW-1:3], 3'b000};
+    wire [NW-1:0]   z_top_1 = z_coarse[2*NW-1:NW];
+    wire            z_lost_1 = |z_coarse[NW-1:0];
 
-    // Stage 2: align z to x (bits shifted out are ORed into the sticky bit, bit 0) and add.
-    wire [EW-1:0]   shift = diff_2 > NW[EW-1:0] ? NW[EW-1:0] : diff_2;
-    wire [2*NW-1:0] z_shifted = {man_z_2, {NW{1'b0}}} >> shift;
-    wire [NW-1:0]   z_aligned = z_shifted[2*NW-1:NW] | {{(NW - 1){1'b0}}, |z_shifted[NW-1:0]};
-    wire [NW-1:0]   sum_2 = subtract_2 ? man_x_2 - z_aligned : man_x_2 + z_aligned;
+    localparam B1 = 1 + W + 1 + 1 + 1 + EW + NW + NW + 1 + 3;
+    wire          special_2, sign_x_2, subtract_2, both_negative_2, z_lost_2;
+    wire [W-1:0]  special_y_2;
+    wire [EW-1:0] exp_x_2;
+    wire [NW-1:0] man_x_2, z_top_2;
+    wire [2:0]    fine_2;
+    dpn_delay #(.W(B1), .LATENCY(R1)) u_stage1 (.clk(clk), .ce(ce),
+        .d({special_1, special_y_1, sign_x_1, subtract_1, both_negative_1, exp_x_1, man_x_1, z_top_1, z_lost_1, shift_1[2:0]}),
+        .q({special_2, special_y_2, sign_x_2, subtract_2, both_negative_2, exp_x_2, man_x_2, z_top_2, z_lost_2, fine_2}));
+
+    // Stage 2: the rest of the alignment (bits shifted out are ORed into the sticky bit, bit 0)
+    // and the sum.
+    wire [NW+6:0] z_fine = {z_top_2, 7'd0} >> fine_2;
+    wire [NW-1:0] z_aligned = z_fine[NW+6:7] | {{(NW - 1){1'b0}}, z_lost_2 | (|z_fine[6:0])};
+    wire [NW-1:0] sum_2 = subtract_2 ? man_x_2 - z_aligned : man_x_2 + z_aligned;
 
     localparam B2 = 1 + W + 1 + 1 + EW + NW;
     wire          special_3, sign_x_3, both_negative_3;
