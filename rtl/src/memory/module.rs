@@ -327,18 +327,22 @@ impl<'a> Plan<'a> {
             let parts = gen.access.index.iter().zip(&v.dims).enumerate();
             parts.fold("64'sd0".to_string(), |acc, (d, (x, dsz))| format!("({acc} * 64'sd{dsz} + {})", sub(d, x)))
         };
-        let cell = format!("g{g}_in_cell_full");
+        // An access that runs is in bounds: its cell needs `xw` bits, and so does the arithmetic
+        // that finds it (synthesis narrows it to the bits used).
+        let cell = format!("g{g}_in_cell");
         let _ = writeln!(
             o,
-            "    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] {cell} = {};\n    // verilator lint_on UNUSEDSIGNAL",
-            flat(&|_, x| aff(x, walked, params))
+            "    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] {cell}_full = {};\n    // verilator lint_on UNUSEDSIGNAL\n    wire [{}:0] {cell} = {cell}_full[{}:0];",
+            flat(&|_, x| aff(x, walked, params)),
+            xw - 1,
+            xw - 1
         );
+        let wide = format!("{{{}'d0, {cell}}}", 64 - xw);
         if !local {
-            field(o, "addr".into(), 64, format!("base + $unsigned({cell}) * 64'd{eb}"));
+            field(o, "addr".into(), 64, format!("base + {wide} * 64'd{eb}"));
         }
         if local || ordered || (gen.load && cached) {
-            // An access that runs is in bounds: its cell needs `xw` bits.
-            field(o, "cell_q".into(), xw, format!("{cell}[{}:0]", xw - 1));
+            field(o, "cell_q".into(), xw, cell.clone());
         }
         if let (true, true, Some(pieces)) = (fine, gen.load, &dpn.channels[gen.c].ddr_source) {
             for (k, piece) in pieces.iter().enumerate() {
@@ -361,7 +365,8 @@ impl<'a> Plan<'a> {
             // The cell of the row's last element: the innermost subscript at its extent's end.
             let last = gen.access.index.len() - 1;
             let row_end = flat(&|d, x| if d == last { lit(v.dims[d] - 1) } else { aff(x, walked, params) });
-            let ahead = ahead::lines_to_fetch(o, &format!("g{g}_in"), &row_end, &cell, self.cache.lane_bits, self.ahead[g]);
+            let ahead =
+                ahead::lines_to_fetch(o, &format!("g{g}_in"), &row_end, &format!("$signed({wide})"), self.cache.lane_bits, self.ahead[g]);
             field(o, "ahead".into(), ahead::BITS, ahead);
         }
         fields
