@@ -418,24 +418,10 @@ fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, live: &[usize],
         return;
     }
     let (ib, kw) = (index_bits(n), klen as u32 * key_bits);
-    // The entries of `live` among the first `upto` of key `x`, concatenated.
-    let slices = |x: &str, upto: usize| -> Vec<String> {
-        let at = |k: usize| kw - k as u32 * key_bits;
-        live.iter().filter(|&&k| k < upto).map(|&k| format!("{x}[{}:{}]", at(k) - 1, at(k + 1))).collect()
-    };
     let ow = live.len().max(1) as u32 * key_bits;
-    // Each generator's key (`g<g>_key`) is from its queue ([`AHEAD`]); its order, the entries compared.
+    // Each generator's order (`g<g>_order`, the `live` entries of its key) is from its queue ([`AHEAD`]).
     for g in 0..n {
-        let order = match slices(&format!("g{g}_key"), klen) {
-            v if v.is_empty() => format!("{ow}'d0"),
-            v => format!("{{{}}}", v.join(", ")),
-        };
-        let _ = writeln!(
-            o,
-            "    wire g{g}_alive = !g{g}_done;\n    wire [{}:0] g{g}_idx = {ib}'d{g};\n    wire [{}:0] g{g}_order = {order};",
-            ib - 1,
-            ow - 1
-        );
+        let _ = writeln!(o, "    wire g{g}_alive = !g{g}_done;\n    wire [{}:0] g{g}_idx = {ib}'d{g};", ib - 1);
     }
     // A generator that has not reached its first point holds every other back.
     let held: Vec<String> = (0..n).map(|g| format!("(!g{g}_done && !g{g}_known)")).collect();
@@ -472,7 +458,7 @@ fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, live: &[usize],
     o.push_str("    // verilator lint_on UNUSEDSIGNAL\n");
     // The band is the keys' first `band_keys` (or a finer prefix for a shallower nest, which
     // only lets fewer loads pass): the order's first entries.
-    let band_live = slices("", band_keys).len() as u32;
+    let band_live = live.iter().filter(|&&k| k < band_keys).count() as u32;
     let acc = |gs: &[usize], root: &str| -> String {
         let v: Vec<String> = gs.iter().map(|g| format!("({root}_idx == {ib}'d{g} && g{g}_acc)")).collect();
         v.join(" || ")
@@ -502,6 +488,22 @@ fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, live: &[usize],
     }
     for g in st {
         let _ = writeln!(o, "    wire pick{g} = {s}_idx == {ib}'d{g};\n    wire win{g} = s_can && pick{g};");
+    }
+}
+
+/// Key entry `k` as a function of `n` iterators: `(φ, 1)` for `φ`, `(φ, s)` for a tile
+/// coordinate `floor(φ / s)`; equal functions take equal values at every point.
+fn function(k: &Key, n: usize) -> (dpnc_dpn::tiling::Affine, i64) {
+    use dpnc_dpn::tiling::Affine;
+    match k {
+        Key::Const(c) => (Affine { coef: vec![0; n], cst: *c }, 1),
+        Key::Tile(f, s) => (f.clone(), *s),
+        Key::Phi(f) => (f.clone(), 1),
+        Key::Iter(d, dir) => {
+            let mut coef = vec![0; n];
+            coef[*d] = *dir;
+            (Affine { coef, cst: 0 }, 1)
+        }
     }
 }
 

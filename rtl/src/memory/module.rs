@@ -156,11 +156,23 @@ impl<'a> Plan<'a> {
         let bk = dpn.schedules[0].band.len();
         let ahead: Vec<u32> =
             gens.iter().map(|g| if cached && !has_stores && g.load { ahead::lines_ahead(p, dpn, g, &cache) } else { 0 }).collect();
-        let entries = |gen: &Gen| -> Vec<Option<i64>> {
-            dpn.schedules[gen.stmt].sigma.iter().map(constant).chain([Some(gen.place(dpn, after_ports))]).collect()
+        // An entry decides nothing where it is the same constant in every generator's key, or,
+        // in every generator's, the same function as an earlier entry (GEMM's original-order
+        // iterators after its hyperplanes).
+        let entries = |gen: &Gen| -> Vec<Key> {
+            dpn.schedules[gen.stmt].sigma.iter().cloned().chain([Key::Const(gen.place(dpn, after_ports))]).collect()
         };
-        let first = entries(&gens[0]);
-        let live = (0..klen).filter(|&k| first[k].is_none() || gens.iter().any(|g| entries(g)[k] != first[k])).collect();
+        let keys: Vec<Vec<Key>> = gens.iter().map(entries).collect();
+        let same_constant = |k: usize| constant(&keys[0][k]).is_some() && keys.iter().all(|e| constant(&e[k]) == constant(&keys[0][k]));
+        let repeats = |k: usize| {
+            (0..k).any(|j| {
+                gens.iter().zip(&keys).all(|(g, e)| {
+                    let n = p.stmts[g.stmt].iters.len();
+                    function(&e[k], n) == function(&e[j], n)
+                })
+            })
+        };
+        let live = (0..klen).filter(|&k| !same_constant(k) && !repeats(k)).collect();
         Ok(Plan {
             live,
             p,
@@ -313,10 +325,12 @@ impl<'a> Plan<'a> {
             fields.push(Field { value: format!("g{g}_in_{name}"), name, width });
         };
         if n > 1 {
-            // The σ key's entries that vary, in `key_bits` (the queue's head puts the constant
-            // ones back: `sigma_key`).
+            // The σ key's entries that vary and are read: those the pick compares, the band's,
+            // and a store's whole key where the write side keeps it (the queue's head puts the
+            // constant ones back: `key_of`).
+            let read = |k: usize| self.live.contains(&k) || (ordered && k < self.bk) || (!gen.load && self.keyed);
             o.push_str("    // verilator lint_off UNUSEDSIGNAL\n");
-            for (k, kk) in dpn.schedules[gen.stmt].sigma.iter().enumerate().filter(|(_, kk)| constant(kk).is_none()) {
+            for (k, kk) in dpn.schedules[gen.stmt].sigma.iter().enumerate().filter(|&(k, kk)| constant(kk).is_none() && read(k)) {
                 let _ = writeln!(o, "    wire signed [63:0] g{g}_in_k{k}_full = {};", key(kk, walked));
                 field(o, format!("k{k}"), key_bits, format!("g{g}_in_k{k}_full[{}:0]", key_bits - 1));
             }
@@ -404,14 +418,18 @@ impl<'a> Plan<'a> {
         if n == 1 {
             return;
         }
-        let (sigma, kw) = (&dpn.schedules[gens[g].stmt].sigma, klen as u32 * key_bits);
+        let sigma = &dpn.schedules[gens[g].stmt].sigma;
         let _ = writeln!(
             o,
-            "    reg g{g}_seen;\n    reg [{k}:0] g{g}_walked_key;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_valid) begin\n            g{g}_seen <= 1'b1;\n            g{g}_walked_key <= {};\n        end\n    end\n    wire g{g}_known = g{g}_acc || g{g}_seen;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{k}:0] g{g}_key = g{g}_acc ? {} : g{g}_walked_key;\n    // verilator lint_on UNUSEDSIGNAL",
-            self.sigma_key(g, &format!("g{g}_in_k")),
-            self.sigma_key(g, &format!("g{g}_k")),
-            k = kw - 1
+            "    reg g{g}_seen;\n    reg [{k}:0] g{g}_walked;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_valid) begin\n            g{g}_seen <= 1'b1;\n            g{g}_walked <= {};\n        end\n    end\n    wire g{g}_known = g{g}_acc || g{g}_seen;\n    wire [{k}:0] g{g}_order = g{g}_acc ? {} : g{g}_walked;",
+            self.key_of(g, &format!("g{g}_in_k"), &self.live),
+            self.key_of(g, &format!("g{g}_k"), &self.live),
+            k = self.live.len().max(1) as u32 * key_bits - 1
         );
+        if !gens[g].load && self.keyed {
+            let all: Vec<usize> = (0..klen).collect();
+            let _ = writeln!(o, "    wire [{}:0] g{g}_key = {};", klen as u32 * key_bits - 1, self.key_of(g, &format!("g{g}_k"), &all));
+        }
         // A band key entry that varies is the σ key's entry of the same place (`sync::band_key`).
         for (k, kk) in dpn.schedules[gens[g].stmt].band.iter().enumerate().take(bk) {
             if constant(kk).is_none() {
@@ -421,21 +439,25 @@ impl<'a> Plan<'a> {
         }
     }
 
-    /// Generator g's σ key as the pick compares it: σ, then its port (loads) or a place after
-    /// every port (stores), each entry in `key_bits` with its sign bit flipped so that keys
-    /// compare as unsigned numbers; the entries that vary are `<var><k>`.
-    fn sigma_key(&self, g: usize, var: &str) -> String {
+    /// Generator g's σ key (σ, then its port (loads) or a place after every port (stores)) at
+    /// the places `entries`, as the pick compares it: each entry in `key_bits` with its sign bit
+    /// flipped so that keys compare as unsigned numbers; the entries that vary are `<var><k>`.
+    fn key_of(&self, g: usize, var: &str, entries: &[usize]) -> String {
         let &Plan { dpn, gens, key_bits, after_ports, .. } = self;
         let gen = &gens[g];
         let place = Key::Const(gen.place(dpn, after_ports));
+        let all: Vec<&Key> = dpn.schedules[gen.stmt].sigma.iter().chain([&place]).collect();
         let (w, bias) = (key_bits - 1, 1i128 << (key_bits - 1));
-        let parts: Vec<String> = (dpn.schedules[gen.stmt].sigma.iter().chain([&place]).enumerate())
-            .map(|(k, kk)| match constant(kk) {
+        let parts: Vec<String> = (entries.iter())
+            .map(|&k| match constant(all[k]) {
                 Some(c) => format!("{key_bits}'d{}", (c as i128 + bias).rem_euclid(2 * bias)),
                 None => format!("~{var}{k}[{w}], {var}{k}[{}:0]", w - 1),
             })
             .collect();
-        format!("{{{}}}", parts.join(", "))
+        match parts.len() {
+            0 => format!("{key_bits}'d0"),
+            _ => format!("{{{}}}", parts.join(", ")),
+        }
     }
 
     /// The σ-next load and the σ-next store: their generators (`win<g>`), whether each side has
