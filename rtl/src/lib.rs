@@ -96,7 +96,7 @@ pub fn cells_dir() -> PathBuf {
 
 /// The design of `dpn` (built with `Config::codegen`).
 pub fn generate(p: &Program, dpn: &Dpn) -> Result<Design, RtlError> {
-    let dpn = &double_buffered(dpn);
+    let dpn = &hardware_windows(dpn);
     let mut design = Design { top: dpn.kernel.clone(), ..Design::default() };
     let mut cells: Vec<&'static str> =
         vec!["mem/dpn_fifo.v", "mem/dpn_fifo_reg.v", "mem/dpn_fifo_ram.v", "mem/dpn_ram_dp.v", "axi/dpn_axi_lite_ctrl.v"];
@@ -138,24 +138,37 @@ pub fn generate(p: &Program, dpn: &Dpn) -> Result<Design, RtlError> {
 pub const VERILATOR_UNOPTIMISED: [&str; 6] =
     ["-MAKEFLAGS", "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0", "--output-split", "200000", "--output-split-cfuncs", "200000"];
 
-/// The most cells a scratchpad that a memory process fills gets by [`double_buffered`]: two
+/// The most cells a scratchpad that a memory process fills gets by [`hardware_windows`]: two
 /// windows of a 32 × 32 tile (BiCG's A, which one statement reads down its columns: with one
 /// window the next tile's values wait for the last one's cells, and the statements take turns).
 const DOUBLE_BUFFERED_CELLS: usize = 2048;
 
-/// `dpn` with each scratchpad that a memory process fills holding two windows of values
-/// instead of one (its outermost dimension's window doubled): the values of the next
-/// window arrive while the consumer still reads the last ones, where σ's exact size would
-/// make each wait for the cell its predecessor frees. More cells never deadlock a network
-/// that runs at the exact sizes.
-fn double_buffered(dpn: &Dpn) -> Dpn {
+/// `dpn` with its scratchpads' windows as hardware holds them. Each dimension's window is
+/// rounded up to a power of two where that at most quadruples the cells: a cell is its
+/// subscripts modulo the window, so then their low bits, where any other modulus is a divider
+/// between the subscript and the scratchpad (Jacobi-1D MEDIUM at tile 64: 70 logic levels from
+/// a walker through its window of 66). And each scratchpad that a memory process fills holds
+/// two windows of values instead of one (its outermost dimension's window doubled): the values
+/// of the next window arrive while the consumer still reads the last ones, where σ's exact size
+/// would make each wait for the cell its predecessor frees. Live cells span less than the
+/// window in each dimension, so no larger one makes two of them collide, and more cells never
+/// deadlock a network that runs at the exact sizes.
+fn hardware_windows(dpn: &Dpn) -> Dpn {
     let mut dpn = dpn.clone();
     for c in 0..dpn.channels.len() {
+        let ch = &dpn.channels[c];
+        if ch.kind != dpnc_dpn::ir::ChannelKind::Scratchpad {
+            continue;
+        }
+        let rounded: Vec<i64> = ch.window.iter().map(|&m| if m > 1 { (m as u64).next_power_of_two() as i64 } else { m }).collect();
+        if rounded.iter().map(|&m| m.max(1) as usize).product::<usize>() <= 4 * ch.cells() {
+            dpn.channels[c].window = rounded;
+        }
         let ch = &dpn.channels[c];
         let fed = matches!(dpn.processes[ch.producer].kind, dpnc_dpn::ir::ProcessKind::Load { .. });
         // A power of two stays one (a cell is then taken from the subscript's bits).
         let pow2 = ch.window.first().is_some_and(|&m| m > 0 && m & (m - 1) == 0);
-        if fed && pow2 && ch.kind == dpnc_dpn::ir::ChannelKind::Scratchpad && 2 * ch.cells() <= DOUBLE_BUFFERED_CELLS {
+        if fed && pow2 && 2 * ch.cells() <= DOUBLE_BUFFERED_CELLS {
             dpn.channels[c].window[0] *= 2;
         }
     }
