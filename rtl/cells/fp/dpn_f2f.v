@@ -4,8 +4,9 @@
 // subnormal results and overflow to infinity. A NaN keeps its sign, gets the quiet bit set and its
 // payload's top bits (narrowing) or is padded with zeros (widening), as SSE cvtss2sd/cvtsd2ss.
 // Needs dpn_fp_round.v.
-// The conversion is combinational and followed by a LATENCY-deep register delay line that moves
-// only when ce = 1 (retiming is left to synthesis); LATENCY = 0 gives a combinational cell.
+// With LATENCY >= 2 the first register splits the rounding before its increment; the others
+// form a delay line after the conversion. All move only when ce = 1; LATENCY = 0 gives a
+// combinational cell.
 module dpn_f2f #(
     parameter EWI = 8,
     parameter MWI = 23,
@@ -57,15 +58,19 @@ module dpn_f2f #(
     wire [MWI:0]         norm_a = man_a << lz_a;
     wire signed [XW-1:0] exp_out = $signed({{(XW - EWI){1'b0}}, exp_a | {{(EWI - 1){1'b0}}, exp_a == 0}})
                                    - $signed({{(XW - LW){1'b0}}, lz_a}) - $signed(BIASI) + $signed(BIASO);
+    localparam RR = LATENCY >= 2 ? 1 : 0;  // inside the rounding
     wire [WO-1:0]        rounded;
-    dpn_fp_round #(.EW(EWO), .MW(MWO), .G(MWI + 1), .XW(XW)) round (
+    dpn_fp_round #(.EW(EWO), .MW(MWO), .G(MWI + 1), .XW(XW), .LATENCY(RR)) round (
         .clk(clk), .ce(ce), .sign(sign), .exp(exp_out), .man({norm_a, {(MWO + 1){1'b0}}}), .sticky(1'b0), .result(rounded)
     );
 
-    wire [WO-1:0] y_comb = nan_a ? nan_out
-                         : inf_a ? {sign, EMAXO, {MWO{1'b0}}}
+    wire          nan_r, inf_r, sign_r;
+    wire [WO-1:0] nan_out_r;
+    dpn_delay #(.W(3 + WO), .LATENCY(RR)) u_round (.clk(clk), .ce(ce), .d({nan_a, inf_a, sign, nan_out}), .q({nan_r, inf_r, sign_r, nan_out_r}));
+    wire [WO-1:0] y_comb = nan_r ? nan_out_r
+                         : inf_r ? {sign_r, EMAXO, {MWO{1'b0}}}
                          : rounded;  // zero: norm_a = 0 gives a signed zero
 
     wire unused_ok = &{1'b0, nan_payload[MWI-1:0]};
-    dpn_delay #(.W(WO), .LATENCY(LATENCY)) u_delay (.clk(clk), .ce(ce), .d(y_comb), .q(y));
+    dpn_delay #(.W(WO), .LATENCY(LATENCY - RR)) u_delay (.clk(clk), .ce(ce), .d(y_comb), .q(y));
 endmodule
