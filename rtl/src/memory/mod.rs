@@ -408,8 +408,8 @@ fn idle_write_side() -> String {
 /// (`g<g>_src_ok`) instead; with `keyed`, some load has one, and `st_key` is the σ-next
 /// store's key.
 ///
-/// Only the key entries in `live` are compared: the others are the same constant in every
-/// generator's key (a nest number, a group, a padding 0) and decide nothing.
+/// Only the key entries in `live` are compared (`g<g>_order`): the others decide nothing
+/// ([`module`]'s `Plan::live`).
 #[allow(clippy::too_many_arguments)]
 fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, live: &[usize], key_bits: u32, band_keys: usize, fine: bool, keyed: bool) {
     let n = stores.len();

@@ -59,8 +59,9 @@ struct Plan<'a> {
     landed: Landed,
     /// Per generator, the lines a miss of its may fetch ahead ([`ahead`]); 0 for a store.
     ahead: Vec<u32>,
-    /// The σ key entries (with the port or place) that are not the same constant in every
-    /// generator's key.
+    /// The σ key entries (with the port or place) that the pick compares: not the same
+    /// constant in every generator's key, nor in every generator's the same function as an
+    /// earlier entry.
     live: Vec<usize>,
 }
 
