@@ -337,6 +337,12 @@ impl<'a> Plan<'a> {
             }
             o.push_str("    // verilator lint_on UNUSEDSIGNAL\n");
         }
+        if ordered {
+            let (band, sigma) = (&dpn.schedules[gen.stmt].band, &dpn.schedules[gen.stmt].sigma);
+            for (k, kk) in band.iter().enumerate().take(self.bk).filter(|&(k, kk)| constant(kk).is_none() && sigma.get(k) != Some(kk)) {
+                field(o, format!("band{k}"), 64, key(kk, walked));
+            }
+        }
         // The array cell (row-major over the subscripts `sub` gives), and its byte address in DDR.
         let flat = |sub: &dyn Fn(usize, &dpnc_frontend::ir::Aff) -> String| {
             let parts = gen.access.index.iter().zip(&v.dims).enumerate();
@@ -431,10 +437,10 @@ impl<'a> Plan<'a> {
             let all: Vec<usize> = (0..klen).collect();
             let _ = writeln!(o, "    wire [{}:0] g{g}_key = {};", klen as u32 * key_bits - 1, self.key_of(g, &format!("g{g}_k"), &all));
         }
-        // A band key entry that varies is the σ key's entry of the same place (`sync::band_key`).
+        // A band key entry that varies is the σ key's entry of the same place (`sync::band_key`;
+        // one that is not has a field of its own, `access_fields`).
         for (k, kk) in dpn.schedules[gens[g].stmt].band.iter().enumerate().take(bk) {
-            if constant(kk).is_none() {
-                assert_eq!(sigma.get(k), Some(kk), "a band key is a prefix of σ");
+            if constant(kk).is_none() && sigma.get(k) == Some(kk) {
                 let _ = writeln!(o, "    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] g{g}_band{k} = {};\n    // verilator lint_on UNUSEDSIGNAL", sext(&format!("g{g}_k{k}"), 0, key_bits));
             }
         }
