@@ -110,14 +110,11 @@ struct Gen<'a> {
 }
 
 impl Gen<'_> {
-    /// The last entry of its σ key: a load's port, or `after_ports` for a store (after the
-    /// loads of its point).
-    fn place(&self, dpn: &Dpn, after_ports: i64) -> i64 {
-        if self.load {
-            dpn.channels[self.c].port.unwrap_or(0) as i64
-        } else {
-            after_ports
-        }
+    /// Its key in the merge: its statement's σ, then its place, a load's port or `after_ports`
+    /// for a store (after the loads of its point).
+    fn key(&self, dpn: &Dpn, after_ports: i64) -> Vec<Key> {
+        let place = if self.load { dpn.channels[self.c].port.unwrap_or(0) as i64 } else { after_ports };
+        dpn.schedules[self.stmt].sigma.iter().cloned().chain([Key::Const(place)]).collect()
     }
 }
 

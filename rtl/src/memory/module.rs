@@ -160,10 +160,7 @@ impl<'a> Plan<'a> {
         // An entry decides nothing where it is the same constant in every generator's key, or,
         // in every generator's, the same function as an earlier entry (GEMM's original-order
         // iterators after its hyperplanes).
-        let entries = |gen: &Gen| -> Vec<Key> {
-            dpn.schedules[gen.stmt].sigma.iter().cloned().chain([Key::Const(gen.place(dpn, after_ports))]).collect()
-        };
-        let keys: Vec<Vec<Key>> = gens.iter().map(entries).collect();
+        let keys: Vec<Vec<Key>> = gens.iter().map(|g| g.key(dpn, after_ports)).collect();
         let same_constant = |k: usize| constant(&keys[0][k]).is_some() && keys.iter().all(|e| constant(&e[k]) == constant(&keys[0][k]));
         let repeats = |k: usize| {
             (0..k).any(|j| {
@@ -451,12 +448,10 @@ impl<'a> Plan<'a> {
     /// flipped so that keys compare as unsigned numbers; the entries that vary are `<var><k>`.
     fn key_of(&self, g: usize, var: &str, entries: &[usize]) -> String {
         let &Plan { dpn, gens, key_bits, after_ports, .. } = self;
-        let gen = &gens[g];
-        let place = Key::Const(gen.place(dpn, after_ports));
-        let all: Vec<&Key> = dpn.schedules[gen.stmt].sigma.iter().chain([&place]).collect();
+        let all = gens[g].key(dpn, after_ports);
         let (w, bias) = (key_bits - 1, 1i128 << (key_bits - 1));
         let parts: Vec<String> = (entries.iter())
-            .map(|&k| match constant(all[k]) {
+            .map(|&k| match constant(&all[k]) {
                 Some(c) => format!("{key_bits}'d{}", (c as i128 + bias).rem_euclid(2 * bias)),
                 None => format!("~{var}{k}[{w}], {var}{k}[{}:0]", w - 1),
             })
