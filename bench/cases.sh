@@ -14,5 +14,6 @@ declare -A args=(
   [jacobi16]="$jacobi ${pb[*]} -DMEDIUM_DATASET --tile 64 --par 16"
   [jacobi16-rows]="$jacobi ${pb[*]} -DMEDIUM_DATASET --tile 64,1024 --par 16"
   [saxpy]="bench/kernels/saxpy.c --tile 1024"
+  [saxpy16]="bench/kernels/saxpy.c --tile 1024 --simd 16"
   [gemm44-medium]="$gemm ${pb[*]} -DMEDIUM_DATASET --tile 32 --par 4,4"
 )

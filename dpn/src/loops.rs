@@ -270,18 +270,24 @@ impl LoopNest {
 
     /// Calls `f` with the statement's iterators of every instance, in schedule order.
     pub fn for_each(&self, f: &mut dyn FnMut(&[i64])) {
+        self.for_each_point(&mut |_, it| f(it));
+    }
+
+    /// Calls `f` with the counters and the statement's iterators of every instance, in
+    /// schedule order.
+    pub fn for_each_point(&self, f: &mut dyn FnMut(&[i64], &[i64])) {
         let mut c = vec![0i64; self.counters.len()];
         let mut it = vec![0i64; self.iters.len()];
         self.walk(0, &mut c, &mut it, f);
     }
 
-    fn walk(&self, level: usize, c: &mut Vec<i64>, it: &mut Vec<i64>, f: &mut dyn FnMut(&[i64])) {
+    fn walk(&self, level: usize, c: &mut Vec<i64>, it: &mut Vec<i64>, f: &mut dyn FnMut(&[i64], &[i64])) {
         let Some(k) = self.counters.get(level) else {
             for (x, l) in it.iter_mut().zip(&self.iters) {
                 *x = l.eval(c);
             }
             if self.guard.eval(it) {
-                f(it);
+                f(c, it);
             }
             return;
         };

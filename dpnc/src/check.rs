@@ -131,6 +131,7 @@ pub(crate) fn run(sm: &mut SourceMap, args: &CheckArgs) -> Result<(), Failure> {
             max_cycles: 2_000_000_000,
             trace: None,
             build: dpnc_sim::ModelBuild::Optimised,
+            design: args.shape.rtl(),
         };
         rows.push(match dpnc_sim::kernel::simulate(&p, &dpn, &inputs, &work.join("verilog"), &run, &mut progress) {
             Ok(sim) => Row {

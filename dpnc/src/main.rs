@@ -114,6 +114,12 @@ pub(crate) struct Shape {
     /// statement of a loop nest named, or none (nests not named keep their own).
     #[arg(long, value_name = "SPEC")]
     hyperplanes: Option<String>,
+    /// Vector lanes of the Verilog design (`--target verilog`, `sim`, `synth`): each compute
+    /// process runs W consecutive points of its innermost loop per cycle, and each DDR access
+    /// moves W values. Only for statements whose operands all come from DDR and whose results
+    /// go there; dpnc says why where lanes do not apply.
+    #[arg(long, value_name = "W", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
+    simd: u32,
 }
 
 #[derive(clap::ValueEnum, Debug, Clone, Copy)]
@@ -140,6 +146,18 @@ impl Shape {
                 "dpnc: note: tile size {} is not a power of two: the Verilog design divides by it (a combinational divider at each use; power-of-two tiles take bits instead)",
                 odd.join(", ")
             );
+        }
+    }
+    /// The Verilog backend's options.
+    pub(crate) fn rtl(&self) -> dpnc_rtl::Options {
+        dpnc_rtl::Options { simd: self.simd }
+    }
+    /// Vector lanes are built in the Verilog design only: an error for `what` (a target or a
+    /// command) if they are asked for.
+    pub(crate) fn lanes_only_in_verilog(&self, what: &str) -> Result<(), String> {
+        match self.simd {
+            1 => Ok(()),
+            w => Err(format!("--simd {w}: vector lanes are built in the Verilog design only (`--target verilog`, `dpnc sim`, `dpnc synth`), not for {what}")),
         }
     }
     /// `traces`: the network will be executed (`run --check`).
@@ -360,15 +378,15 @@ fn verilog_files(
     p: &Program,
     dpn: &dpnc_dpn::Dpn,
     board: &dpnc_boards::Board,
-) -> Result<Vec<(String, String)>, dpnc_hls_emit::CodegenError> {
-    let design =
-        dpnc_rtl::generate(p, dpn).map_err(|e| dpnc_hls_emit::CodegenError::Process { process: dpn.kernel.clone(), why: e.to_string() })?;
+    opts: &dpnc_rtl::Options,
+) -> Result<Vec<(String, String)>, dpnc_rtl::RtlError> {
+    let design = dpnc_rtl::generate_with(p, dpn, opts)?;
     let mut files = dpnc_rtl::shell::files(&design, board);
     files.push(("host.cpp".into(), dpnc_hls_emit::xrt_host::generate(p, &dpn.kernel)));
     files.extend(dpnc_hls_emit::runtime_files());
     files.extend(design.files);
     for cell in &design.cells {
-        let text = dpnc_rtl::cells::text(cell).map_err(|why| dpnc_hls_emit::CodegenError::Process { process: dpn.kernel.clone(), why })?;
+        let text = dpnc_rtl::cells::text(cell).map_err(|why| dpnc_rtl::RtlError::Unsupported { what: format!("cell {cell}"), why })?;
         files.push((dpnc_rtl::cells::path(cell), text.to_string()));
     }
     Ok(files)
@@ -462,11 +480,14 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
         if target == Target::Verilog {
             args.shape.note_hardware();
         }
+        if target != Target::Verilog {
+            args.shape.lanes_only_in_verilog(&format!("--target {}", target.name()))?;
+        }
         let files = match target {
-            Target::Cpu => dpnc_hls_emit::cpu::generate(&p, dpn),
-            Target::Gpu => dpnc_hls_emit::gpu::generate(&p, dpn),
-            Target::Vitis => dpnc_hls_emit::vitis::generate(&p, dpn, board),
-            Target::Verilog => verilog_files(&p, dpn, board),
+            Target::Cpu => dpnc_hls_emit::cpu::generate(&p, dpn).map_err(|e| e.to_string()),
+            Target::Gpu => dpnc_hls_emit::gpu::generate(&p, dpn).map_err(|e| e.to_string()),
+            Target::Vitis => dpnc_hls_emit::vitis::generate(&p, dpn, board).map_err(|e| e.to_string()),
+            Target::Verilog => verilog_files(&p, dpn, board, &args.shape.rtl()).map_err(|e| e.to_string()),
         }
         .map_err(|e| format!("cannot generate code: {e}"))?;
         let mut files = files;
@@ -502,6 +523,7 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
 const MAX_INTERPRETED: u64 = 10_000_000_000;
 
 fn run(sm: &mut SourceMap, args: &RunArgs) -> Result<(), Failure> {
+    args.shape.lanes_only_in_verilog("`dpnc run`, which runs the network in software")?;
     let p = load(sm, &args.source)?;
     let params = p.param_values()?;
     if let Some(inputs) = &args.inputs {

@@ -104,7 +104,8 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
         Some(t) => Some(std::path::absolute(t).map_err(|e| format!("--trace {}: {e}", t.display()))?),
         None => None,
     };
-    let run = dpnc_sim::kernel::Run { mem, max_cycles: args.max_cycles, trace, build: dpnc_sim::ModelBuild::Optimised };
+    let run =
+        dpnc_sim::kernel::Run { mem, max_cycles: args.max_cycles, trace, build: dpnc_sim::ModelBuild::Optimised, design: args.shape.rtl() };
     let mut bar = crate::progress::Progress::new("dpnc sim", None);
     let result = dpnc_sim::kernel::simulate(&p, &dpn, &inputs, &work, &run, &mut |line: &str| bar.note(line));
     bar.finish();
@@ -118,6 +119,9 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
     let needed = dpnc_dpn::metrics::report(&p, &dpn);
     let busiest = dpn.processes.iter().filter(|pr| pr.stmt().is_some()).map(|pr| pr.iterations).max().unwrap_or(0);
     let ratio = if busiest > 0 { out.cycles as f64 / busiest as f64 } else { 0.0 };
+    // With vector lanes a process issues a vector of points a cycle: its bound is its vectors.
+    let lanes = u64::from(args.shape.rtl().simd);
+    let vectors = busiest.div_ceil(lanes);
     let size = |name: &str| dpn.channels.iter().find(|c| c.name == name).map_or(0, |c| c.cells());
     let full = |k: usize| out.full_cycles.get(k).copied().unwrap_or(0);
     if args.json {
@@ -134,6 +138,8 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
             "cycles": out.cycles,
             "busiest_process_iterations": busiest,
             "cycles_per_iteration": ratio,
+            "lanes": lanes,
+            "busiest_process_issues": vectors,
             "ddr_bytes_read": needed.ddr_read_bytes,
             "ddr_bytes_written": needed.ddr_write_bytes,
             "ddr_bytes_fetched": out.bytes_read,
@@ -147,7 +153,15 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
         let mut o = String::new();
         let _ = writeln!(o, "kernel {}: {}", dpn.kernel, if mismatch.is_none() { "bit-exact with the interpreter" } else { "MISMATCH" });
         let _ = writeln!(o, "cycles              {}", out.cycles);
-        let _ = writeln!(o, "busiest process     {busiest} iterations ({ratio:.2} cycles per iteration)");
+        if lanes > 1 {
+            let per_vector = out.cycles as f64 / vectors.max(1) as f64;
+            let _ = writeln!(
+                o,
+                "busiest process     {busiest} iterations in {vectors} vectors of {lanes} lanes ({per_vector:.2} cycles per vector)"
+            );
+        } else {
+            let _ = writeln!(o, "busiest process     {busiest} iterations ({ratio:.2} cycles per iteration)");
+        }
         // More: whole beats hold cells the network does not load; fewer: a line the cache still
         // holds serves a later band's load of it.
         let (more, diff) = match out.bytes_read.checked_sub(needed.ddr_read_bytes) {

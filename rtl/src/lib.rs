@@ -15,6 +15,7 @@ pub mod predicate;
 pub mod process;
 pub mod shell;
 pub mod sim_wrapper;
+pub mod simd;
 pub mod synth;
 pub mod timing;
 pub mod top;
@@ -36,6 +37,22 @@ pub enum RtlError {
     Unsupported { what: String, why: String },
     #[error(transparent)]
     Datapath(#[from] datapath::DatapathError),
+    /// `--simd` asked for lanes the network cannot have (a user's choice, not a fault).
+    #[error("--simd {lanes}: {why}")]
+    Lanes { lanes: u32, why: String },
+}
+
+/// What the Verilog backend builds beyond the network itself.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Vector lanes per compute process (`--simd`; see [`simd`]): 1 for none.
+    pub simd: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { simd: 1 }
+    }
 }
 
 /// A kernel argument as the control registers hold it (argument k at 0x10 + 8k).
@@ -96,7 +113,16 @@ pub fn cells_dir() -> PathBuf {
 
 /// The design of `dpn` (built with `Config::codegen`).
 pub fn generate(p: &Program, dpn: &Dpn) -> Result<Design, RtlError> {
-    let dpn = &hardware_windows(dpn);
+    generate_with(p, dpn, &Options::default())
+}
+
+/// The design of `dpn` as `opts` asks.
+pub fn generate_with(p: &Program, dpn: &Dpn, opts: &Options) -> Result<Design, RtlError> {
+    let lanes = opts.simd;
+    simd::check(p, dpn, lanes)?;
+    let mut dpn = hardware_windows(dpn);
+    simd::widen(&mut dpn, lanes);
+    let dpn = &dpn;
     let mut design = Design { top: dpn.kernel.clone(), ..Design::default() };
     let mut cells: Vec<&'static str> =
         vec!["mem/dpn_fifo.v", "mem/dpn_fifo_reg.v", "mem/dpn_fifo_ram.v", "mem/dpn_ram_dp.v", "axi/dpn_axi_lite_ctrl.v"];
@@ -115,17 +141,17 @@ pub fn generate(p: &Program, dpn: &Dpn) -> Result<Design, RtlError> {
     for (pi, pr) in dpn.processes.iter().enumerate() {
         if let ProcessKind::Compute { stmt, .. } = pr.kind {
             files.push((format!("w_{}.v", pr.name), walk::module(&format!("w_{}", pr.name), process::nest(pr)?)));
-            files.push((format!("p_{}.v", pr.name), process::module(p, dpn, pi, stmt, latency[stmt])?));
+            files.push((format!("p_{}.v", pr.name), process::module(p, dpn, pi, stmt, latency[stmt], lanes)?));
         }
     }
     for v in 0..p.vars.len() {
         if !dpn.memory_processes(v).is_empty() {
-            let m = memory::modules(p, dpn, v)?;
+            let m = memory::modules(p, dpn, v, lanes)?;
             files.extend(m.files);
             cells.extend(m.cells);
         }
     }
-    files.insert(0, (format!("{}.v", dpn.kernel), top::module(p, dpn, &mut design)?));
+    files.insert(0, (format!("{}.v", dpn.kernel), top::module(p, dpn, lanes, &mut design)?));
     cells.sort_unstable();
     cells.dedup();
     design.cells = cells;

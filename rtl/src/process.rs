@@ -28,13 +28,14 @@ pub struct ChannelPort {
     pub width: u32,
 }
 
-/// The width of channel `c`'s stream: a value, or a (cell, value) pair for a scratchpad.
-pub fn stream_bits(dpn: &Dpn, c: usize) -> u32 {
+/// The width of channel `c`'s stream: a value per lane (`simd` of them, [`crate::simd`]), or a
+/// (cell, value) pair for a scratchpad.
+pub fn stream_bits(dpn: &Dpn, c: usize, simd: u32) -> u32 {
     let ch = &dpn.channels[c];
     let w = elem_bits(ch);
     match ch.kind {
         ChannelKind::Scratchpad => w + index_bits(ch.cells()),
-        _ => w,
+        _ => w * simd,
     }
 }
 
@@ -46,15 +47,15 @@ pub fn is_stream(dpn: &Dpn, c: usize) -> bool {
 }
 
 /// The stream ports of the processes `pis` (a compute process, or a memory process's Load and
-/// Store), in channel order; a channel between two of them appears twice.
-pub fn ports(dpn: &Dpn, pis: &[usize]) -> Vec<ChannelPort> {
+/// Store), in channel order, with `simd` lanes; a channel between two of them appears twice.
+pub fn ports(dpn: &Dpn, pis: &[usize], simd: u32) -> Vec<ChannelPort> {
     let mut v = Vec::new();
     for (c, ch) in dpn.channels.iter().enumerate().filter(|(c, _)| is_stream(dpn, *c)) {
         if pis.contains(&ch.consumer) {
-            v.push(ChannelPort { c, out: false, width: stream_bits(dpn, c) });
+            v.push(ChannelPort { c, out: false, width: stream_bits(dpn, c, simd) });
         }
         if pis.contains(&ch.producer) {
-            v.push(ChannelPort { c, out: true, width: stream_bits(dpn, c) });
+            v.push(ChannelPort { c, out: true, width: stream_bits(dpn, c, simd) });
         }
     }
     v
@@ -154,13 +155,15 @@ pub(crate) fn need<'a>(dpn: &Dpn, c: usize, p: &'a Option<Predicate>, what: &str
 }
 
 /// The module of compute process `pi` (statement `stmt`), named `p_<process>`; its walker
-/// is `w_<process>` and its datapath `dp_<statement>` (latency `lat`).
-pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Result<String, RtlError> {
+/// is `w_<process>` and its datapath `dp_<statement>` (latency `lat`), one per vector lane
+/// (`simd` of them, [`crate::simd`]: each iteration is a group of `simd` points, lane k's
+/// values at bits `k·w +: w` of every channel's).
+pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32, simd: u32) -> Result<String, RtlError> {
     let pr: &Process = &dpn.processes[pi];
     let s = &p.stmts[stmt];
     let l = nest(pr)?;
     let names: Vec<String> = s.iters.iter().map(|i| format!("it_{i}")).collect();
-    let ports = ports(dpn, &[pi]);
+    let ports = ports(dpn, &[pi], simd);
     let mut decl = vec!["input  wire clk".to_string(), "input  wire rst".into(), "input  wire start".into(), "output reg  done".into()];
     let mut scalars = Vec::new();
     for a in &s.reads {
@@ -214,15 +217,17 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
     let mut pops: Vec<(usize, String)> = Vec::new(); // (channel, condition to pop at fire)
     let mut releases: Vec<(usize, String, String)> = Vec::new(); // (channel, condition, cell)
     let mut regs: Vec<(usize, String)> = Vec::new(); // FIFO+register: (channel, take condition)
-    let mut operands = Vec::new();
+                                                     // Per read: the operand's register, or the scalar argument that every lane reads.
+    let mut operands: Vec<(String, Option<u32>)> = Vec::new();
     for (r, a) in s.reads.iter().enumerate() {
         let v = &p.vars[a.var];
         let w = bits(v.ty);
         if v.is_scalar_argument() {
-            operands.push(format!("s_{}", v.name));
+            operands.push((format!("s_{}", v.name), None));
             continue;
         }
-        let _ = writeln!(o, "    reg rdy_r{r};\n    reg [{}:0] val_r{r};", w - 1);
+        let vw = w * simd;
+        let _ = writeln!(o, "    reg rdy_r{r};\n    reg [{}:0] val_r{r};", vw - 1);
         let clauses = pr.mux.get(r).map(Vec::as_slice).unwrap_or(&[]);
         let mut sel = Vec::new();
         for (k, cl) in clauses.iter().enumerate() {
@@ -253,7 +258,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
         }
         // The operand: the first clause that holds (loads first, as the IR orders them).
         o.push_str("    always @* begin\n");
-        let _ = writeln!(o, "        rdy_r{r} = 1'b0;\n        val_r{r} = {w}'d0;");
+        let _ = writeln!(o, "        rdy_r{r} = 1'b0;\n        val_r{r} = {vw}'d0;");
         for (k, cl) in clauses.iter().enumerate() {
             let c = cl.channel;
             let ch = &dpn.channels[c];
@@ -270,8 +275,8 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
         }
         o.push_str("    end\n");
         fire_terms.push(format!("rdy_r{r}"));
-        operands.push(format!("op_r{r}"));
-        let _ = writeln!(o, "    reg [{}:0] op_r{r};", w - 1);
+        operands.push((format!("op_r{r}"), Some(w)));
+        let _ = writeln!(o, "    reg [{}:0] op_r{r};", vw - 1);
     }
     for (c, _) in &regs {
         let _ = writeln!(o, "    reg [{}:0] reg{c};", elem_bits(&dpn.channels[*c]) - 1);
@@ -299,6 +304,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
     // Demux, decided at issue: per clause, whether its channel gets the result and, for a
     // scratchpad, the cell. These travel down the pipeline beside the datapath.
     let wy = bits(p.vars[s.write.var].ty);
+    let wr = wy * simd;
     let mut meta = Vec::new(); // (issue-side expression, width, output-side name), low bits first
     let mut targets = Vec::new();
     let mut self_writes = Vec::new();
@@ -336,25 +342,30 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
 
     // The datapath, fed from registers loaded at issue; `pv`/`pm` follow each iteration's
     // valid bit and demux down its stages, so `y` pairs with `pv[lat]`/`pm[lat]`.
-    let mut dp_ports = vec![".clk(clk)".to_string(), ".ce(1'b1)".into()];
     for i in &s.iters {
         let _ = writeln!(o, "    reg signed [63:0] iq_{i};");
-        dp_ports.push(format!(".it_{i}(iq_{i})"));
     }
-    for (r, op) in operands.iter().enumerate() {
-        dp_ports.push(format!(".r{r}({op})"));
+    let _ = writeln!(o, "    wire [{}:0] y;", wr - 1);
+    let steps = crate::simd::lane_steps(l);
+    for k in 0..simd {
+        let mut dp_ports = vec![".clk(clk)".to_string(), ".ce(1'b1)".into()];
+        for (i, step) in s.iters.iter().zip(&steps) {
+            let offset = step * k as i64;
+            dp_ports.push(if offset == 0 { format!(".it_{i}(iq_{i})") } else { format!(".it_{i}(iq_{i} + 64'sd{offset})") });
+        }
+        for (r, (op, w)) in operands.iter().enumerate() {
+            dp_ports.push(match w {
+                Some(w) if simd > 1 => format!(".r{r}({op}[{} +: {w}])", k * w),
+                _ => format!(".r{r}({op})"),
+            });
+        }
+        let (inst, y) = if simd == 1 { ("dp".to_string(), "y".to_string()) } else { (format!("dp{k}"), format!("y[{} +: {wy}]", k * wy)) };
+        let _ = writeln!(o, "    dp_{} {inst} ({}, .y({y}));", s.name, dp_ports.join(", "));
     }
-    let _ = writeln!(
-        o,
-        "    wire [{}:0] y;\n    dp_{} dp ({}, .y(y));\n    reg [{lat}:0] pv;  // stage k: an iteration issued k + 1 cycles ago\n    reg [{}:0] pm;",
-        wy - 1,
-        s.name,
-        dp_ports.join(", "),
-        mw * (lat + 1) - 1
-    );
+    let _ = writeln!(o, "    reg [{lat}:0] pv;  // stage k: an iteration issued k + 1 cycles ago\n    reg [{}:0] pm;", mw * (lat + 1) - 1);
     o.push_str("    always @(posedge clk) begin\n        if (fire) begin\n");
-    for (r, op) in operands.iter().enumerate() {
-        if op.starts_with("op_") {
+    for (r, (op, w)) in operands.iter().enumerate() {
+        if w.is_some() {
             let _ = writeln!(o, "            {op} <= val_r{r};");
         }
     }
@@ -376,13 +387,13 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
     let _ = writeln!(
         o,
         "    wire out_v;\n    wire [{}:0] out_d;\n    // verilator lint_off UNUSEDSIGNAL\n    wire skid_in_ready;\n    wire [{}:0] skid_count, skid_peak;\n    // verilator lint_on UNUSEDSIGNAL\n    wire put;\n    dpn_fifo_reg #(.W({}), .DEPTH({depth}), .FULL_PASS(0)) skid (.clk(clk), .rst(rst || start), .in_valid({pv_out}), .in_ready(skid_in_ready), .in_data({{{pm_out}, y}}), .out_valid(out_v), .out_ready(put), .out_data(out_d), .count(skid_count), .peak(skid_peak));\n    wire [{}:0] result = out_d[{}:0];",
-        wy + mw - 1,
+        wr + mw - 1,
         pw - 1,
-        wy + mw,
-        wy - 1,
-        wy - 1
+        wr + mw,
+        wr - 1,
+        wr - 1
     );
-    let mut at = wy;
+    let mut at = wr;
     for (_, w, name) in &meta {
         if *w == 1 {
             let _ = writeln!(o, "    wire {name} = out_d[{at}];");
@@ -394,7 +405,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32) -> Resul
     if meta.is_empty() {
         let _ = writeln!(
             o,
-            "    // verilator lint_off UNUSEDSIGNAL\n    wire unused_meta = out_d[{wy}];\n    // verilator lint_on UNUSEDSIGNAL"
+            "    // verilator lint_off UNUSEDSIGNAL\n    wire unused_meta = out_d[{wr}];\n    // verilator lint_on UNUSEDSIGNAL"
         );
     }
     let can: Vec<String> = targets.iter().map(|(c, t)| format!("(!{t} || ch{c}_or)")).collect();

@@ -111,7 +111,7 @@ fn header(p: &Program, dpn: &Dpn, o: &mut String) {
     }
 }
 
-pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, RtlError> {
+pub fn module(p: &Program, dpn: &Dpn, simd: u32, design: &mut Design) -> Result<String, RtlError> {
     let mut o = String::new();
     header(p, dpn, &mut o);
     let args: Vec<usize> = (0..p.vars.len()).filter(|&v| p.vars[v].kind == VarKind::Argument).collect();
@@ -168,7 +168,7 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
     let mut fires = Vec::new();
     for (k, &c) in streams.iter().enumerate() {
         let ch = &dpn.channels[c];
-        let w = stream_bits(dpn, c);
+        let w = stream_bits(dpn, c, simd);
         let depth = stream_depth(ch);
         let cw = crate::verilog::index_bits(depth + 1);
         let _ = writeln!(
@@ -222,7 +222,7 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
                 conns.push(format!(".s_{n}(arg_{n}[{}:0])", bits(v.ty) - 1, n = v.name));
             }
         }
-        conns.extend(channel_conns(dpn, &[pi]));
+        conns.extend(channel_conns(dpn, &[pi], simd));
         let _ = writeln!(o, "    wire done_{};\n    p_{} {} (\n        {}\n    );", pr.name, pr.name, pr.name, conns.join(",\n        "));
         dones.push(format!("done_{}", pr.name));
         design.processes.push(pr.name.clone());
@@ -236,7 +236,7 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
         if port.is_some() {
             conns.push(format!(".base(arg_{})", var.name));
         }
-        conns.extend(channel_conns(dpn, &dpn.memory_processes(v)));
+        conns.extend(channel_conns(dpn, &dpn.memory_processes(v), simd));
         if let Some(k) = port {
             for (n, _, _) in AXI_PORTS {
                 conns.push(format!(".m_{n}(m_axi_gmem{k}_{n})"));
@@ -277,6 +277,6 @@ pub fn module(p: &Program, dpn: &Dpn, design: &mut Design) -> Result<String, Rtl
 }
 
 /// `.chN_…(chN_…)` for the stream ports of `pis`.
-fn channel_conns(dpn: &Dpn, pis: &[usize]) -> Vec<String> {
-    crate::process::port_conns(&ports(dpn, pis))
+fn channel_conns(dpn: &Dpn, pis: &[usize], simd: u32) -> Vec<String> {
+    crate::process::port_conns(&ports(dpn, pis, simd))
 }

@@ -70,6 +70,8 @@ pub struct Run {
     pub trace: Option<std::path::PathBuf>,
     /// How the model is compiled.
     pub build: ModelBuild,
+    /// How the design is generated (vector lanes).
+    pub design: dpnc_rtl::Options,
 }
 
 /// A finished simulation of a kernel.
@@ -92,7 +94,7 @@ pub fn simulate(
     run: &Run,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Simulated, String> {
-    let design = dpnc_rtl::generate(p, dpn).map_err(|e| format!("cannot generate Verilog: {e}"))?;
+    let design = dpnc_rtl::generate_with(p, dpn, &run.design).map_err(|e| format!("cannot generate Verilog: {e}"))?;
     let mut sources = design.write(dir)?;
     let (name, wrapper) = dpnc_rtl::sim_wrapper::generate(&design);
     std::fs::write(dir.join(&name), wrapper).map_err(|e| format!("{}: {e}", dir.join(&name).display()))?;

@@ -224,6 +224,13 @@ fn arg_cases() -> Vec<(Vec<String>, Vec<&'static str>)> {
         c(&["{JACOBI}", "--report", "--tile", "2", "--par", "3"], &["exceeds the tile size 2"]),
         c(&["{GEMM}", "--report", "--par", "2", "--subbands", "diagonal"], &["invalid value 'diagonal'", "auto, slices, interleaved"]),
         c(&["{GEMM}", "--report", "--hyperplanes", "S0: nonsense"], &["--hyperplanes"]),
+        // Vector lanes where they do not apply say why.
+        c(&["{GEMM}", "--tile", "4", "--simd", "4", "-o", "{OUT}"], &["--simd 4", "passes values from", "on chip"]),
+        c(&["{JACOBI}", "--tile", "4", "--simd", "2", "-o", "{OUT}"], &["--simd 2", "is a scratchpad, not a FIFO"]),
+        c(&["{GEMM}", "--tile", "4", "--simd", "3", "-o", "{OUT}"], &["--simd 3", "a power of two"]),
+        c(&["{GEMM}", "--simd", "32", "-o", "{OUT}"], &["invalid value '32'", "--simd"]),
+        c(&["{GEMM}", "--simd", "2", "--target", "cpu", "-o", "{OUT}"], &["--simd 2", "Verilog design only", "--target cpu"]),
+        c(&["run", "{GEMM}", "--random", "1", "--outputs", "{OUT}", "--simd", "2"], &["--simd 2", "Verilog design only"]),
         // Every value given is used, or refused (values past the hyperplanes are noted): none is dropped silently.
         c(&["{GEMM}", "--report", "--tile", "4,2", "--par", "3,3"], &["--par 3 on hyperplane 1 exceeds the tile size 2"]),
         c(&["{GEMM}", "--report", "--hyperplanes", ""], &["--hyperplanes: the spec names no statement"]),

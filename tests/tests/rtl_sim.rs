@@ -5,6 +5,9 @@
 //! in float and double; every output array must equal the interpreter's bit for bit. A channel
 //! shrunk below its computed size must be reported as a deadlock naming it.
 //!
+//! Vector lanes (`--simd`) run on the streaming kernels of `tests/lanes/`, whose every
+//! statement is legal for them.
+//!
 //! `DPNC_SIM_ALL=1` runs every kernel of the test set instead, in float and double, each at
 //! tile 4 par 1 and at tiles 4,6 par 2,3 (two seeds each); `DPNC_SIM_ALL=float` or `double`
 //! only that type, and `DPNC_SIM_KERNELS=a,b` only those kernels: slow, for reports.
@@ -17,7 +20,7 @@ use std::path::{Path, PathBuf};
 fn run_with(seed: u64) -> dpnc_sim::kernel::Run {
     let mem = dpnc_sim::Memory { latency: 20, jitter: 30, seed, ..dpnc_sim::Memory::default() };
     // The designs run for thousands of cycles: an unoptimised model is quicker overall.
-    dpnc_sim::kernel::Run { mem, max_cycles: 50_000_000, trace: None, build: dpnc_sim::ModelBuild::Quick }
+    dpnc_sim::kernel::Run { mem, max_cycles: 50_000_000, trace: None, build: dpnc_sim::ModelBuild::Quick, design: Default::default() }
 }
 
 /// Lints the design in `dir` (its files written by `simulate`): the kernel's top, then the
@@ -44,11 +47,18 @@ struct Job {
     par: Vec<i64>,
     subbands: Layout,
     defines: &'static [(&'static str, &'static str)],
+    /// Vector lanes (`dpnc_rtl::Options::simd`).
+    simd: u32,
 }
 
 impl Job {
     fn new(kernel: PathBuf, ty: &'static str, tile: &[i64], par: &[i64], subbands: Layout) -> Job {
-        Job { kernel, ty, tile: tile.to_vec(), par: par.to_vec(), subbands, defines: &[] }
+        Job { kernel, ty, tile: tile.to_vec(), par: par.to_vec(), subbands, defines: &[], simd: 1 }
+    }
+
+    fn with_simd(mut self, simd: u32) -> Job {
+        self.simd = simd;
+        self
     }
 
     fn with_defines(mut self, defines: &'static [(&'static str, &'static str)]) -> Job {
@@ -60,15 +70,22 @@ impl Job {
     fn run(&self, dir: &Path) -> Result<u64, String> {
         let cfg = Config { tile: self.tile.clone(), par: self.par.clone(), subbands: self.subbands, ..Config::default() };
         let c = Case::with_config(&self.kernel, self.ty, self.defines, cfg)?;
+        let opts = dpnc_rtl::Options { simd: self.simd };
         let mut cycles = 0;
         for seed in [1, 2] {
             let mut quiet = |_: &str| {};
+            let run = dpnc_sim::kernel::Run { design: opts.clone(), ..run_with(seed) };
             let dpnc_sim::kernel::Simulated { store: got, outcome: out, .. } =
-                dpnc_sim::kernel::simulate(&c.p, &c.dpn, &c.inputs, dir, &run_with(seed), &mut quiet)?;
+                dpnc_sim::kernel::simulate(&c.p, &c.dpn, &c.inputs, dir, &run, &mut quiet)?;
             c.compare(&got, &format!("Verilog, memory seed {seed}"))?;
             cycles = out.cycles;
         }
-        let design = dpnc_rtl::generate(&c.p, &c.dpn).map_err(|e| e.to_string())?;
+        let design = dpnc_rtl::generate_with(&c.p, &c.dpn, &opts).map_err(|e| e.to_string())?;
+        // The lanes are there: a datapath per lane in every compute process.
+        let last_lane = format!(" dp{} (", self.simd - 1);
+        if self.simd > 1 && !design.files.iter().any(|(name, text)| name.starts_with("p_") && text.contains(&last_lane)) {
+            return Err(format!("no compute process has {} datapaths", self.simd));
+        }
         lint(dir, &design)?;
         Ok(cycles)
     }
@@ -76,6 +93,11 @@ impl Job {
 
 fn kernel(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kernels").join(name)
+}
+
+/// The streaming kernels that vector lanes take.
+fn lanes_kernel(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("lanes").join(name)
 }
 
 #[test]
@@ -97,6 +119,12 @@ fn verilog_designs_simulate_bit_exact() {
                 jobs.push(Job::new(f.clone(), ty, &[4, 6], &[2, 3], Layout::Auto));
             }
         }
+        if only.is_none() {
+            // No kernel of the test set streams (`dpnc --simd` says why for each).
+            for simd in [2, 4, 8] {
+                jobs.push(Job::new(lanes_kernel("streams.c"), "float", &[8], &[1], Layout::Auto).with_simd(simd));
+            }
+        }
         jobs
     } else {
         vec![
@@ -115,6 +143,8 @@ fn verilog_designs_simulate_bit_exact() {
             // A local initialised where it is declared, before the region (PolyBench's `eps`).
             Job::new(kernel("local_threshold.c"), "float", &[4], &[2], Layout::Auto),
             Job::new(kernel("local_threshold.c"), "double", &[4], &[1], Layout::Auto),
+            // Four lanes: float and double statements sharing a load, rows of a 2-D nest.
+            Job::new(lanes_kernel("streams.c"), "float", &[8], &[1], Layout::Auto).with_simd(4),
         ]
     };
     let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rtl_sim");
@@ -127,12 +157,13 @@ fn verilog_designs_simulate_bit_exact() {
     let mut failures = Vec::new();
     for (job, r) in jobs.iter().zip(results) {
         let name = format!(
-            "{} ({}, tile {:?}, par {:?}, {:?} sub-bands)",
+            "{} ({}, tile {:?}, par {:?}, {:?} sub-bands, {} lanes)",
             job.kernel.file_name().unwrap_or_default().to_string_lossy(),
             job.ty,
             job.tile,
             job.par,
-            job.subbands
+            job.subbands,
+            job.simd
         );
         match r {
             Ok(cycles) => println!("{name}: bit-exact under two seeds, {cycles} cycles"),

@@ -79,8 +79,21 @@ pub const BURST: usize = 4096 / LINE_BYTES;
 /// one bank cannot hold back each other's data); the buffer holds two bursts, so the port
 /// streams while the consumers drain it.
 pub const READ_BURST: usize = 16;
-/// Beats a read buffer holds: a memory module's (`read_side.v`) or a lane's (`dpn_read_lanes`).
+/// Beats a read buffer holds: a memory module's (`read_side.v`, at least) or a lane's
+/// (`dpn_read_lanes`).
 pub const READ_BUFFER: usize = 2 * READ_BURST;
+/// Cycles of a read's way that a memory module's read buffer covers at one load a cycle: the
+/// model's latency (64 cycles) and jitter (up to 32), and the open burst's wait, rounded up.
+/// Reads in flight are bounded by the buffer's room, so a module whose loads move whole beats
+/// (vector lanes) would otherwise wait for the memory at a third of its bank's bandwidth.
+const COVERED_CYCLES: usize = 128;
+
+/// Beats the read buffer of a memory module holds whose loads move `access_bytes` each: enough
+/// for the reads in flight while [`COVERED_CYCLES`] pass at one load a cycle, at least
+/// [`READ_BUFFER`].
+fn read_buffer(access_bytes: usize) -> usize {
+    READ_BUFFER.max((COVERED_CYCLES * access_bytes).div_ceil(LINE_BYTES).next_power_of_two())
+}
 /// Most lines the load cache of one array holds (32 KiB of 512-bit lines): a tile of a
 /// matrix read down its columns stays in it while the band uses it, and so do the lines it
 /// shares with the next band's tile (BiCG's sequential tiles of 32 columns touch up to 372
@@ -302,22 +315,23 @@ impl Cache {
     }
 }
 
-/// The modules of array `var`'s memory process: `m_<array>`, and its lanes where it has them.
-pub fn modules(p: &Program, dpn: &Dpn, var: usize) -> Result<Modules, RtlError> {
+/// The modules of array `var`'s memory process: `m_<array>`, and its lanes where it has them;
+/// each access moves `simd` consecutive cells ([`crate::simd`]).
+pub fn modules(p: &Program, dpn: &Dpn, var: usize, simd: u32) -> Result<Modules, RtlError> {
     let gens = generators(p, dpn, var)?;
     let name = format!("m_{}", p.vars[var].name);
-    let all = ports(dpn, &dpn.memory_processes(var));
+    let all = ports(dpn, &dpn.memory_processes(var), simd);
     let lanes = if p.vars[var].kind == VarKind::Local { Vec::new() } else { lanes::partition(dpn, &gens, &all) };
     let mut walkers = Vec::new();
     if lanes.len() < 2 {
-        let text = module(p, dpn, var, &gens, &Shape { name: name.clone(), ports: all, lane: None }, &mut walkers)?;
+        let text = module(p, dpn, var, &gens, &Shape { name: name.clone(), ports: all, lane: None, simd }, &mut walkers)?;
         let files = std::iter::once((format!("{name}.v"), text)).chain(walkers).collect();
         return Ok(Modules { files, cells: Vec::new() });
     }
     let mut files = vec![(format!("{name}.v"), lanes::wrapper(p, var, &name, &lanes, &all))];
     for (k, lane) in lanes.iter().enumerate() {
         let lane_gens: Vec<Gen> = lane.gens.iter().map(|&g| gens[g].clone()).collect();
-        let shape = Shape { name: lanes::lane_name(&name, k), ports: lane.ports(&all), lane: Some(k) };
+        let shape = Shape { name: lanes::lane_name(&name, k), ports: lane.ports(&all), lane: Some(k), simd };
         files.push((format!("{}.v", shape.name), module(p, dpn, var, &lane_gens, &shape, &mut walkers)?));
     }
     files.extend(walkers);
@@ -340,6 +354,8 @@ struct Shape {
     /// `Some(k)`: lane k of a read-only array, with the read channel only ([`lanes::LANE_AXI`]),
     /// its read buffer in the lanes' cell.
     lane: Option<usize>,
+    /// Cells per access: the vector lanes of its compute processes ([`crate::simd`]).
+    simd: u32,
 }
 
 /// One generator per channel the memory process of `var` loads into or stores from.

@@ -45,6 +45,9 @@ struct Plan<'a> {
     /// Bytes and bits of an element.
     eb: u32,
     ew: u32,
+    /// Bits and bytes of one access's values: `Shape::simd` consecutive elements.
+    vw: u32,
+    vb: u32,
     /// AXI's size field: every beat is a whole line.
     size: u32,
     /// Bits of a cell index.
@@ -192,6 +195,8 @@ impl<'a> Plan<'a> {
             bk,
             eb,
             ew,
+            vw: ew * shape.simd,
+            vb: eb * shape.simd,
             size,
             xw,
             key_bits,
@@ -566,7 +571,7 @@ impl<'a> Plan<'a> {
 
     /// The σ-next store's value, the issue, and a temporary's memory.
     fn issue(&self, o: &mut String) {
-        let &Plan { local, has_loads, has_stores, len, ew, xw, .. } = self;
+        let &Plan { local, has_loads, has_stores, len, ew, vw, xw, .. } = self;
         // Stores: the σ-next store's value, popped when it issues.
         let stores: Vec<(usize, usize)> = self.store_of().iter().enumerate().filter_map(|(g, c)| c.map(|c| (g, c))).collect();
         if has_stores {
@@ -574,8 +579,8 @@ impl<'a> Plan<'a> {
                 o,
                 "    wire pop_ok = {};  // the σ-next store's value is there\n    wire [{}:0] pop_value = {};",
                 any_of(stores.iter().map(|(g, c)| format!("(pick{g} && ch{c}_v)")).collect(), "1'b0"),
-                ew - 1,
-                by_pick(stores.iter().map(|&(g, c)| (g, format!("ch{c}_d"))), &format!("{ew}'d0"))
+                vw - 1,
+                by_pick(stores.iter().map(|&(g, c)| (g, format!("ch{c}_d"))), &format!("{vw}'d0"))
             );
             for (g, c) in &stores {
                 let _ = writeln!(o, "    assign ch{c}_r = st_go && pick{g};");
@@ -714,7 +719,7 @@ impl<'a> Plan<'a> {
     /// The issue queue and the fan-out from its head.
     fn issue_queue(&self, o: &mut String, fan_out: &FanOut, act: &mut Activity) {
         let FanOut { fan, fields } = fan_out;
-        let &Plan { dpn, shape, local, ordered, cached, has_loads, has_stores, ew, xw, .. } = self;
+        let &Plan { dpn, shape, local, ordered, cached, has_loads, has_stores, ew, vw, xw, .. } = self;
         // The issue queue and the fan-out from its head.
         let qa = index_bits(QUEUE);
         // What the simulator counts: an access issued or a value fanned out (work); a fan-out
@@ -767,7 +772,7 @@ impl<'a> Plan<'a> {
                     lw = AXI_DATA_BITS - 1
                 );
                 act.unused.push("h_shift".into());
-                format!("h_shift[{}:0]", ew - 1)
+                format!("h_shift[{}:0]", vw - 1)
             };
             let beat = if local { "1'b1".to_string() } else { format!("(!h_miss || {rv})") };
             let _ = writeln!(
@@ -818,7 +823,7 @@ impl<'a> Plan<'a> {
 
     /// The AXI write side, then the read side (which needs the write side's counters).
     fn sides(&self, o: &mut String, act: &mut Activity) {
-        let &Plan { shape, local, ordered, fine, has_loads, has_stores, bk, eb, ew, size, ref landed, .. } = self;
+        let &Plan { shape, local, ordered, fine, has_loads, has_stores, bk, vb, vw, size, ref landed, .. } = self;
         let bw = index_bits(BURST.max(READ_BURST) + 1);
         let hw = index_bits(HOLD + 1);
         if !local && (has_loads || has_stores) {
@@ -856,8 +861,8 @@ impl<'a> Plan<'a> {
                 landed: LANDED,
                 wbuf: WBUF,
                 data: AXI_DATA_BITS,
-                ew,
-                eb,
+                ew: vw,
+                eb: vb,
                 len: len8("wb_beats"),
             }));
             if ordered {
@@ -879,7 +884,7 @@ impl<'a> Plan<'a> {
                 wait_for_bands: has_stores && !fine,
                 len: len8("bl_beats"),
                 lane: shape.lane.is_some(),
-                buffer: READ_BUFFER,
+                buffer: read_buffer(vb as usize),
                 data: AXI_DATA_BITS,
             }));
             act.quiet.push("!bl_v && !ar_v".into());

@@ -33,7 +33,7 @@ pub(super) struct WriteSide<'a> {
     pub(super) wbuf: usize,
     /// Bits of a beat's data (its strobe has one bit per byte).
     pub(super) data: u32,
-    /// Bits and bytes of one element.
+    /// Bits and bytes of one store's values (an element, or one per vector lane).
     pub(super) ew: u32,
     pub(super) eb: u32,
     /// `AWLEN` of the open burst.

@@ -26,9 +26,16 @@
     wire wb_ship = (st_go && !aw_same && !aw_ext && wb_v) || wb_close;  // the open burst goes to AW
     wire wf_push = (st_go && !aw_same && wb_v) || wb_close;  // the held beat goes to W
     wire wf_pop = m_wvalid && m_wready;
+{%- if ew < data %}
     wire [«data - 1»:0] st_data = {«data - ew»'d0, pop_value} << {st_addr[«w.size - 1»:0], 3'b000};
     wire [«data - 1»:0] st_keep = {«data - ew»'d0, {«ew»{1'b1}}} << {st_addr[«w.size - 1»:0], 3'b000};
     wire [«data / 8 - 1»:0] st_strb = {«data / 8 - eb»'d0, {«eb»{1'b1}}} << st_addr[«w.size - 1»:0];
+{%- else %}
+    // A store fills a whole beat (vector lanes), at a line's first byte.
+    wire [«data - 1»:0] st_data = pop_value;
+    wire [«data - 1»:0] st_keep = {«data»{1'b1}};
+    wire [«data / 8 - 1»:0] st_strb = {«data / 8»{1'b1}};
+{%- endif %}
     assign m_awaddr = aw_addr;
     assign m_awlen = aw_len;
     assign m_awsize = 3'd«w.size»;
