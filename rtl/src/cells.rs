@@ -10,6 +10,8 @@ pub const CELLS: &[(&str, &str)] = &[
     ("axi/dpn_axi_split.v", include_str!("../cells/axi/dpn_axi_split.v")),
     ("axi/dpn_axi_write.v", include_str!("../cells/axi/dpn_axi_write.v")),
     ("axi/dpn_read_lanes.v", include_str!("../cells/axi/dpn_read_lanes.v")),
+    ("axi/dpn_write_lanes.v", include_str!("../cells/axi/dpn_write_lanes.v")),
+    ("axi/dpn_round_robin.v", include_str!("../cells/axi/dpn_round_robin.v")),
     ("dpn_delay.v", include_str!("../cells/dpn_delay.v")),
     ("fp/dpn_f2f.v", include_str!("../cells/fp/dpn_f2f.v")),
     ("fp/dpn_f2i.v", include_str!("../cells/fp/dpn_f2i.v")),

@@ -1,7 +1,9 @@
 //! AXI cells (cells/axi): the read and write masters against AXI4 slave memory models with random
 //! latency and back-pressure that check the protocol, plus zero-jitter throughput runs, and the
 //! AXI4-Lite control slave driven by host-like sequences. One Verilator build
-//! (tests/tb/axi_tb_top.v + tests/tb/axi_tb.cpp).
+//! (tests/tb/axi_tb_top.v + tests/tb/axi_tb.cpp). The lanes' cells (`dpn_read_lanes`,
+//! `dpn_write_lanes`) run in the designs of `tests/tests/rtl_sim.rs`, against the simulator's
+//! protocol-checking memory; here they are linted.
 
 mod common;
 
@@ -12,6 +14,8 @@ const SOURCES: &[&str] = &[
     "axi/dpn_axi_write.v",
     "axi/dpn_axi_lite_ctrl.v",
     "axi/dpn_read_lanes.v",
+    "axi/dpn_write_lanes.v",
+    "axi/dpn_round_robin.v",
     "mem/dpn_fifo.v",
     "mem/dpn_fifo_reg.v",
     "mem/dpn_fifo_ram.v",
@@ -52,6 +56,11 @@ fn axi_cells_lint_clean() {
         ("dpn_read_lanes", &["-GLANES=1"]),
         ("dpn_read_lanes", &["-GLANES=5", "-GBUF=16", "-GORDER=8"]),
         ("dpn_read_lanes", &["-GLANES=16", "-GDW=256"]),
+        ("dpn_read_lanes", &["-GLANES=4", "-GJOIN=0"]),
+        ("dpn_write_lanes", &[]),
+        ("dpn_write_lanes", &["-GLANES=1"]),
+        ("dpn_write_lanes", &["-GLANES=5", "-GORDER=8"]),
+        ("dpn_write_lanes", &["-GLANES=16", "-GDW=256"]),
     ];
     for (top, params) in cases {
         let out = std::process::Command::new("verilator")

@@ -132,7 +132,8 @@ fn verilog_designs_simulate_bit_exact() {
             Job::new(kernel("gemm.c"), "float", &[4], &[1], Layout::Auto).with_defines(GEMM_LONG_ROWS),
             // C's cache over 256 lines: its tables in banks (see `a_cache_over_256_lines_is_banked`).
             Job::new(kernel("gemm.c"), "float", &[8], &[1], Layout::Auto).with_defines(GEMM_WIDE_C),
-            Job::new(kernel("gemm.c"), "double", &[4], &[2, 2], Layout::Auto),
+            // C's rows whole lines: its lanes load and store their own rows (`dpn_write_lanes`).
+            Job::new(kernel("gemm.c"), "double", &[4], &[2, 2], Layout::Auto).with_defines(GEMM_ROWS_IN_LINES),
             Job::new(kernel("bicg.c"), "double", &[4], &[2], Layout::Auto),
             // Sub-bands interleaved along time: a ring of sub-bands passing rows on.
             Job::new(kernel("jacobi_1d.c"), "float", &[4], &[2], Layout::Interleaved),
@@ -157,7 +158,7 @@ fn verilog_designs_simulate_bit_exact() {
     let mut failures = Vec::new();
     for (job, r) in jobs.iter().zip(results) {
         let name = format!(
-            "{} ({}, tile {:?}, par {:?}, {:?} sub-bands, {} lanes)",
+            "{} ({}, tile {:?}, par {:?}, {:?} sub-bands, simd {})",
             job.kernel.file_name().unwrap_or_default().to_string_lossy(),
             job.ty,
             job.tile,
@@ -400,6 +401,10 @@ fn design_files(c: &Case) -> std::collections::HashMap<String, String> {
 /// GEMM with rows of A four 64-byte lines long (64 floats).
 const GEMM_LONG_ROWS: &[(&str, &str)] = &[("NK", "64")];
 
+/// GEMM whose rows of C are whole lines (16 columns), so that sub-bands of rows store into
+/// lines of their own.
+const GEMM_ROWS_IN_LINES: &[(&str, &str)] = &[("NJ", "16")];
+
 /// GEMM with C (loaded and stored) of 288 lines: 64 × 72 floats.
 const GEMM_WIDE_C: &[(&str, &str)] = &[("NI", "64"), ("NJ", "72"), ("NK", "4")];
 
@@ -440,10 +445,19 @@ fn a_miss_reads_its_row_ahead() {
 
 /// GEMM at 2×2 sub-bands: A and B, which the kernel only reads, get a memory module per lane,
 /// and each channel stream the array's module drives comes from exactly one lane, with the
-/// same port; C, loaded and stored, keeps one module; so does every array of the sequential
-/// design (one group of consumers per array).
+/// same port; C, loaded and stored, keeps one module where its sub-bands' cells share lines
+/// (rows of 14 floats), and gets a lane per pair of sub-bands that store into lines of their
+/// own where its rows are whole lines, its writes joined by `dpn_write_lanes`; every array of
+/// the sequential design keeps one module (one group of consumers per array).
 #[test]
 fn read_only_arrays_get_lanes_that_split_their_streams() {
+    let c = Case::with_defines(&kernel("gemm.c"), "float", GEMM_ROWS_IN_LINES, &[4], &[2, 2]).unwrap();
+    let text = design_files(&c);
+    let c_lanes = (0..).take_while(|k| text.contains_key(&format!("m_C_lane{k}.v"))).count();
+    assert_eq!(c_lanes, 2, "C of rows of whole lines, sub-bands interleaved 2×2: a lane per row parity");
+    assert!(text["m_C.v"].contains("dpn_write_lanes"), "C's lanes do not share the write channel");
+    assert!(text["m_A.v"].contains("dpn_read_lanes #(.LANES(2), .DW(512), .BUF(32)) reader"), "A's reads may join");
+    assert!(text["m_C.v"].contains(".JOIN(0)"), "C's lanes' reads must not join each other's: a lane's read may wait for its own store");
     let lanes_of = |par: &[i64]| {
         let c = Case::new(&kernel("gemm.c"), "float", &[4], par).unwrap();
         let text = design_files(&c);

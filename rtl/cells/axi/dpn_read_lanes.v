@@ -6,11 +6,14 @@
 // order). Lanes are served round-robin among those whose bursts fit. A lane's AR that asks for
 // exactly what an AR in flight asks for, whose beats have not begun to come back, joins it: its
 // beats go to every lane that asked (lanes that read neighbouring cells of one line fetch it once).
+// Not with JOIN = 0, for an array the kernel also writes: a lane's read may wait for its own
+// store, which an AR issued before it would not see.
 module dpn_read_lanes #(
     parameter LANES = 2,
     parameter DW = 512,     // beat width in bits
     parameter BUF = 32,     // beats buffered per lane: at least a lane's longest burst
-    parameter ORDER = 32    // ARs in flight on the port (a power of two)
+    parameter ORDER = 32,   // ARs in flight on the port (a power of two)
+    parameter JOIN = 1      // an AR may join one in flight that asks for the same beats
 ) (
     input  wire                clk,
     input  wire                rst,
@@ -53,22 +56,10 @@ module dpn_read_lanes #(
     wire [LANES-1:0] r_lanes = o_mask[o_head];
 
     // The next lane after the last one served whose AR fits.
-    reg  [LB-1:0] last, pick;
-    reg  [LB:0]   at;
-    reg           found;
-    integer i;
-    always @* begin
-        found = 1'b0;
-        pick = {LB{1'b0}};
-        at = {1'b0, last};
-        for (i = 0; i < LANES; i = i + 1) begin
-            at = at + 1'b1 == LANES_C ? {(LB + 1){1'b0}} : at + 1'b1;
-            if (!found && fit[at[LB-1:0]]) begin
-                found = 1'b1;
-                pick = at[LB-1:0];
-            end
-        end
-    end
+    reg  [LB-1:0] last;
+    wire [LB-1:0] pick;
+    wire          found;
+    dpn_round_robin #(.LANES(LANES)) next_lane (.want(fit), .last(last), .found(found), .pick(pick));
     wire r_beat = m_rvalid && m_rready;
     // An AR in flight that the picked lane's AR can join: one that asks for the same beats, has
     // not begun to return them, and comes after every AR of that lane (its beats stay in order).
@@ -93,7 +84,7 @@ module dpn_read_lanes #(
         end
     end
     wire [ORDER-1:0] first_join = can_join & (~can_join + {{(ORDER - 1){1'b0}}, 1'b1});  // the lowest entry that can
-    wire joins = |can_join;
+    wire joins = JOIN != 0 && |can_join;
     reg  [OB-1:0] joins_at;
     always @* begin
         joins_at = {OB{1'b0}};

@@ -1,28 +1,47 @@
-//! Lanes of a read-only array's memory process. One σ-ordered pipeline issues one load a cycle
-//! and hands each value to all its channels at once, so parallel sub-bands wait for each other
-//! (a value for one waits behind the values for the others) and for one issue slot. An array
-//! the kernel never stores needs no order between its loads: its values never change. So its
-//! generators are split into *lanes*, each a memory module of its own ([`super::module`] with
-//! [`super::Shape::lane`]) with its own σ order, line cache, issue queue and fan-out, and the
-//! lanes share the AXI port through the `dpn_read_lanes` cell, which takes a lane's AR only
-//! when that lane's read buffer has room for the burst (R never waits on a consumer).
+//! Lanes of a memory process. One σ-ordered pipeline issues one load a cycle and hands each
+//! value to all its channels at once, so parallel sub-bands wait for each other (a value for
+//! one waits behind the values for the others) and for one issue slot. Where the array's
+//! accesses need no order between some of its generators, they are split into *lanes*, each a
+//! memory module of its own ([`super::module`] with [`super::Shape::lane`]) with its own σ
+//! order, line cache, issue queue and fan-out; the lanes share the AXI port through the
+//! `dpn_read_lanes` cell, which takes a lane's AR only when that lane's read buffer has room
+//! for the burst (R never waits on a consumer), and, where the array is also written, the
+//! `dpn_write_lanes` cell, which passes their write bursts in turn and each B to its lane.
 //!
 //! A channel's values must come in σ order, so the generators that feed one channel (their
-//! fan-outs meet) are in the same lane.
+//! fan-outs meet) are in the same lane. An array the kernel never stores needs no other order
+//! between its loads: its values never change. One it stores keeps every cell's loads and
+//! stores in one lane, whose module orders them as a single module would: generators that
+//! touch a common line, one of them storing into it, share a lane. A line, not just a cell:
+//! lanes that shared lines would each fetch them and each write them in part (GEMM's C at
+//! `--par 4,4`, whose sub-bands take every fourth column, gets a lane per four rows).
 
 use super::{idle_write_side, Gen, AXI_DATA_BITS, AXI_PORTS, LINE_BYTES, READ_BUFFER};
 use crate::process::{port_decls, ChannelPort, STAT_WIRES};
 use dpnc_dpn::ir::Dpn;
+use dpnc_frontend::interp::index_of;
 use dpnc_frontend::ir::Program;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-/// The library cell that joins the lanes on the port.
+/// The library cells that join the lanes' reads and writes on the port, and the choice of the
+/// next lane that both make.
 pub const CELL: &str = "axi/dpn_read_lanes.v";
+pub const WRITE_CELL: &str = "axi/dpn_write_lanes.v";
+pub const ROUND_ROBIN: &str = "axi/dpn_round_robin.v";
 /// Most lanes per array: one per sub-band at `--par 16`.
 const MAX_LANES: usize = 16;
 /// A lane's read channel, the AXI signals its module has (`m_` prefix).
 pub const LANE_AXI: &[&str] = &["arvalid", "arready", "araddr", "arlen", "rvalid", "rready", "rdata"];
+/// A lane's write channel, where the array is also written: all of AXI's, the lanes' port
+/// setting size and burst type itself.
+pub const LANE_WRITE_AXI: &[&str] = &[
+    "awvalid", "awready", "awaddr", "awlen", "awsize", "awburst", "wvalid", "wready", "wdata", "wstrb", "wlast", "bvalid", "bready",
+    "bresp",
+];
+/// Lines of an array whose stores lanes may split: a table of that many entries finds the
+/// generators that share a line.
+const MOST_LINES: usize = 1 << 22;
 
 /// The generators of one lane and the channels they feed.
 pub struct Lane {
@@ -39,70 +58,87 @@ impl Lane {
     }
 }
 
-/// The lanes of a memory process with generators `gens` and stream ports `all`: none (one
-/// module) unless every generator loads, every port is fed by a fan-out and the fan-outs
-/// form at least two groups. Generators whose
-/// fan-outs meet share a lane; those without a fan-out (their channel's values all come from
-/// other generators) walk in a lane of their own, so that they hold back no other lane; past
-/// [`MAX_LANES`], groups share lanes in turn.
-pub fn partition(dpn: &Dpn, gens: &[Gen], all: &[ChannelPort]) -> Vec<Lane> {
-    if gens.len() < 2 || gens.iter().any(|g| !g.load) {
-        return Vec::new();
-    }
-    let mut group: Vec<usize> = (0..gens.len()).collect();
-    fn root(group: &mut [usize], g: usize) -> usize {
+/// Generators that must share a lane, joined as they are found.
+struct Groups(Vec<usize>);
+
+impl Groups {
+    fn root(&mut self, g: usize) -> usize {
         let mut r = g;
-        while group[r] != r {
-            r = group[r];
+        while self.0[r] != r {
+            r = self.0[r];
         }
-        group[g] = r;
+        self.0[g] = r;
         r
     }
+    fn join(&mut self, g: usize, h: usize) {
+        let (a, b) = (self.root(g), self.root(h));
+        self.0[a.max(b)] = a.min(b);
+    }
+}
+
+/// The lanes of a memory process of array `var` with generators `gens` and stream ports
+/// `all`: none (one module) unless every load port is fed by a
+/// fan-out and the generators form at least two groups. Generators whose fan-outs meet share a
+/// lane, and so do generators that touch a common line where one of them stores into it; loads
+/// without a fan-out (their channel's values all come from other generators) walk in a lane of
+/// their own, so that they hold back no other lane, where the array is only read (otherwise
+/// there are no lanes); past [`MAX_LANES`], groups share lanes in turn.
+pub fn partition(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], all: &[ChannelPort]) -> Vec<Lane> {
+    let stores = gens.iter().any(|g| !g.load);
+    if gens.len() < 2 || (stores && gens.iter().any(|g| g.load && dpn.channels[g.c].fanout.is_empty())) {
+        return Vec::new();
+    }
+    let mut groups = Groups((0..gens.len()).collect());
     let mut feeder: BTreeMap<usize, usize> = BTreeMap::new();
     for (g, gen) in gens.iter().enumerate() {
         for (q, _) in &dpn.channels[gen.c].fanout {
             match feeder.get(q) {
-                Some(&h) => {
-                    let (a, b) = (root(&mut group, g), root(&mut group, h));
-                    group[a.max(b)] = a.min(b);
-                }
+                Some(&h) => groups.join(g, h),
                 None => {
                     feeder.insert(*q, g);
                 }
             }
         }
+        if !gen.load {
+            feeder.insert(gen.c, g);
+        }
     }
     if all.iter().any(|p| !feeder.contains_key(&p.c)) {
         return Vec::new();
     }
+    if stores && !share_stored_lines(p, dpn, var, gens, &mut groups) {
+        return Vec::new();
+    }
     // Groups in order of their first generator; the idle generators last, together.
-    let mut groups: Vec<Lane> = Vec::new();
+    let mut found: Vec<Lane> = Vec::new();
     let mut idle = Vec::new();
     let mut at: BTreeMap<usize, usize> = BTreeMap::new();
     for (g, gen) in gens.iter().enumerate() {
         let fanout = &dpn.channels[gen.c].fanout;
-        if fanout.is_empty() {
+        if gen.load && fanout.is_empty() {
             idle.push(g);
             continue;
         }
-        let r = root(&mut group, g);
-        let k = *at.entry(r).or_insert_with(|| {
-            groups.push(Lane { gens: Vec::new(), channels: Vec::new() });
-            groups.len() - 1
+        let k = *at.entry(groups.root(g)).or_insert_with(|| {
+            found.push(Lane { gens: Vec::new(), channels: Vec::new() });
+            found.len() - 1
         });
-        groups[k].gens.push(g);
-        groups[k].channels.extend(fanout.iter().map(|(q, _)| *q));
+        found[k].gens.push(g);
+        found[k].channels.extend(fanout.iter().map(|(q, _)| *q));
+        if !gen.load {
+            found[k].channels.push(gen.c);
+        }
     }
     // One group keeps the single module: lanes would only add the port's buffers and latency.
-    if groups.len() < 2 {
+    if found.len() < 2 {
         return Vec::new();
     }
     if !idle.is_empty() {
-        groups.push(Lane { gens: idle, channels: Vec::new() });
+        found.push(Lane { gens: idle, channels: Vec::new() });
     }
-    let n = groups.len().min(MAX_LANES);
+    let n = found.len().min(MAX_LANES);
     let mut lanes: Vec<Lane> = (0..n).map(|_| Lane { gens: Vec::new(), channels: Vec::new() }).collect();
-    for (k, g) in groups.into_iter().enumerate() {
+    for (k, g) in found.into_iter().enumerate() {
         lanes[k % n].gens.extend(g.gens);
         lanes[k % n].channels.extend(g.channels);
     }
@@ -113,14 +149,63 @@ pub fn partition(dpn: &Dpn, gens: &[Gen], all: &[ChannelPort]) -> Vec<Lane> {
     lanes
 }
 
+/// Joins in `groups` the generators that touch a common line where one of them stores into it
+/// from the cells each one's walk reaches; false where the
+/// array is too large for the table of its lines or an access cannot be placed.
+fn share_stored_lines(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], groups: &mut Groups) -> bool {
+    let len = p.vars[var].len();
+    let per_line = LINE_BYTES / (crate::verilog::bits(p.vars[var].ty) / 8) as usize;
+    let lines = len.div_ceil(per_line);
+    if lines > MOST_LINES {
+        return false;
+    }
+    let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
+    // The lines each generator reaches, stores first, each line remembering its first store.
+    const NONE: u32 = u32::MAX;
+    let mut stored = vec![NONE; lines];
+    let mut order: Vec<usize> = (0..gens.len()).collect();
+    order.sort_by_key(|&g| gens[g].load);
+    for g in order {
+        let gen = &gens[g];
+        let Ok(l) = crate::process::nest(&dpn.processes[gen.pi]) else { return false };
+        let mut placed = true;
+        let mut meet = Vec::new();
+        l.restricted(gen.cond).for_each_point(&mut |_, it| {
+            if !placed || !gen.cond.eval(it) {
+                return;
+            }
+            let Ok((_, Some(first))) = index_of(p, gen.access, it, &params) else {
+                placed = false;
+                return;
+            };
+            // The vector lanes' cells of an access lie in its first cell's line (`crate::simd`).
+            match (stored[first.min(len - 1) / per_line], gen.load) {
+                (NONE, true) => {}
+                (NONE, false) => stored[first.min(len - 1) / per_line] = g as u32,
+                (s, _) if meet.last() != Some(&(s as usize)) => meet.push(s as usize),
+                _ => {}
+            }
+        });
+        if !placed {
+            return false;
+        }
+        meet.sort_unstable();
+        meet.dedup();
+        for s in meet {
+            groups.join(g, s);
+        }
+    }
+    true
+}
+
 /// The module name of lane `k` of memory module `name`.
 pub fn lane_name(name: &str, k: usize) -> String {
     format!("{name}_lane{k}")
 }
 
 /// The module `name` of array `var`'s memory process: its `lanes` (modules
-/// [`lane_name`]) on one AXI port.
-pub fn wrapper(p: &Program, var: usize, name: &str, lanes: &[Lane], all: &[ChannelPort]) -> String {
+/// [`lane_name`]) on one AXI port, with their write channels where the array `writes`.
+pub fn wrapper(p: &Program, var: usize, name: &str, lanes: &[Lane], all: &[ChannelPort], writes: bool) -> String {
     let v = &p.vars[var];
     let n = lanes.len();
     let dw = AXI_DATA_BITS;
@@ -136,8 +221,9 @@ pub fn wrapper(p: &Program, var: usize, name: &str, lanes: &[Lane], all: &[Chann
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "// The DDR port of {}, which the kernel only reads: {n} lanes, each loading for its own channels in\n// its own σ order, so that a consumer that is behind holds back only its lane.\nmodule {name} (\n    {}\n);",
+        "// The DDR port of {}{}: {n} lanes, each serving its own channels in\n// its own σ order, so that a consumer that is behind holds back only its lane.\nmodule {name} (\n    {}\n);",
         v.name,
+        if writes { ", whose lanes load and store cells of their own" } else { ", which the kernel only reads" },
         decl.join(",\n    ")
     );
     let _ = writeln!(
@@ -148,6 +234,19 @@ pub fn wrapper(p: &Program, var: usize, name: &str, lanes: &[Lane], all: &[Chann
         n * dw as usize - 1,
         m = n - 1
     );
+    if writes {
+        let _ = writeln!(
+            o,
+            "    wire [{m}:0] l_awvalid, l_awready, l_wvalid, l_wready, l_wlast, l_bvalid, l_bready;\n    wire [{}:0] l_awaddr;\n    wire [{}:0] l_awlen;\n    wire [{}:0] l_awsize;\n    wire [{}:0] l_awburst;\n    wire [{}:0] l_wdata;\n    wire [{}:0] l_wstrb;",
+            n * 64 - 1,
+            n * 8 - 1,
+            n * 3 - 1,
+            n * 2 - 1,
+            n * dw as usize - 1,
+            n * dw as usize / 8 - 1,
+            m = n - 1
+        );
+    }
     for (k, lane) in lanes.iter().enumerate() {
         let mut conns =
             vec![".clk(clk)".to_string(), ".rst(rst)".into(), ".start(start)".into(), format!(".done(l_done[{k}])"), ".base(base)".into()];
@@ -158,6 +257,15 @@ pub fn wrapper(p: &Program, var: usize, name: &str, lanes: &[Lane], all: &[Chann
         conns.push(format!(".m_araddr(l_araddr[{k} * 64 +: 64])"));
         conns.push(format!(".m_arlen(l_arlen[{k} * 8 +: 8])"));
         conns.push(format!(".m_rdata(l_rdata[{k} * {dw} +: {dw}])"));
+        if writes {
+            for s in ["awvalid", "awready", "wvalid", "wready", "wlast", "bvalid", "bready"] {
+                conns.push(format!(".m_{s}(l_{s}[{k}])"));
+            }
+            for (s, w) in [("awaddr", 64), ("awlen", 8), ("awsize", 3), ("awburst", 2), ("wdata", dw), ("wstrb", dw / 8)] {
+                conns.push(format!(".m_{s}(l_{s}[{k} * {w} +: {w}])"));
+            }
+            conns.push(".m_bresp(2'b00)".into());
+        }
         for (w, l) in STAT_WIRES.iter().zip(["l_work", "l_wait_in", "l_wait_out"]) {
             conns.push(format!(".{w}({l}[{k}])"));
         }
@@ -165,12 +273,23 @@ pub fn wrapper(p: &Program, var: usize, name: &str, lanes: &[Lane], all: &[Chann
     }
     let _ = writeln!(
         o,
-        "    dpn_read_lanes #(.LANES({n}), .DW({dw}), .BUF({})) reader (\n        .clk(clk), .rst(rst || start),\n        .l_arvalid(l_arvalid), .l_arready(l_arready), .l_araddr(l_araddr), .l_arlen(l_arlen),\n        .l_rvalid(l_rvalid), .l_rready(l_rready), .l_rdata(l_rdata),\n        .m_arvalid(m_arvalid), .m_arready(m_arready), .m_araddr(m_araddr), .m_arlen(m_arlen),\n        .m_rvalid(m_rvalid), .m_rready(m_rready), .m_rdata(m_rdata), .m_rlast(m_rlast)\n    );\n    assign m_arsize = 3'd{};\n    assign m_arburst = 2'b01;",
+        "    dpn_read_lanes #(.LANES({n}), .DW({dw}), .BUF({}){}) reader (\n        .clk(clk), .rst(rst || start),\n        .l_arvalid(l_arvalid), .l_arready(l_arready), .l_araddr(l_araddr), .l_arlen(l_arlen),\n        .l_rvalid(l_rvalid), .l_rready(l_rready), .l_rdata(l_rdata),\n        .m_arvalid(m_arvalid), .m_arready(m_arready), .m_araddr(m_araddr), .m_arlen(m_arlen),\n        .m_rvalid(m_rvalid), .m_rready(m_rready), .m_rdata(m_rdata), .m_rlast(m_rlast)\n    );\n    assign m_arsize = 3'd{};\n    assign m_arburst = 2'b01;",
         READ_BUFFER,
+        if writes { ", .JOIN(0)" } else { "" },
         LINE_BYTES.trailing_zeros()
     );
-    o.push_str(&idle_write_side());
-    o.push_str("    wire unused = &{1'b0, m_awready, m_wready, m_bvalid, m_bresp, m_rresp};  // responses are OKAY\n");
+    if writes {
+        let _ = writeln!(
+            o,
+            "    dpn_write_lanes #(.LANES({n}), .DW({dw})) writer (\n        .clk(clk), .rst(rst || start),\n        .l_awvalid(l_awvalid), .l_awready(l_awready), .l_awaddr(l_awaddr), .l_awlen(l_awlen),\n        .l_wvalid(l_wvalid), .l_wready(l_wready), .l_wdata(l_wdata), .l_wstrb(l_wstrb), .l_wlast(l_wlast), .l_bvalid(l_bvalid),\n        .m_awvalid(m_awvalid), .m_awready(m_awready), .m_awaddr(m_awaddr), .m_awlen(m_awlen),\n        .m_wvalid(m_wvalid), .m_wready(m_wready), .m_wdata(m_wdata), .m_wstrb(m_wstrb), .m_wlast(m_wlast),\n        .m_bvalid(m_bvalid), .m_bready(m_bready)\n    );\n    assign m_awsize = 3'd{};\n    assign m_awburst = 2'b01;",
+            LINE_BYTES.trailing_zeros()
+        );
+        // The lanes' size, burst type and B readiness are the port's, set above.
+        o.push_str("    wire unused = &{1'b0, m_bresp, m_rresp, l_awsize, l_awburst, l_bready};  // responses are OKAY\n");
+    } else {
+        o.push_str(&idle_write_side());
+        o.push_str("    wire unused = &{1'b0, m_awready, m_wready, m_bvalid, m_bresp, m_rresp};  // responses are OKAY\n");
+    }
     o.push_str("    assign done = &l_done;\n");
     // The process works while any lane does; otherwise it waits for room if a lane does.
     o.push_str(&crate::process::stat_wires(&["|l_work", "!stat_work && !(|l_wait_out) && |l_wait_in", "!stat_work && |l_wait_out"]));

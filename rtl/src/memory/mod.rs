@@ -321,21 +321,27 @@ pub fn modules(p: &Program, dpn: &Dpn, var: usize, simd: u32) -> Result<Modules,
     let gens = generators(p, dpn, var)?;
     let name = format!("m_{}", p.vars[var].name);
     let all = ports(dpn, &dpn.memory_processes(var), simd);
-    let lanes = if p.vars[var].kind == VarKind::Local { Vec::new() } else { lanes::partition(dpn, &gens, &all) };
+    let lanes = if p.vars[var].kind == VarKind::Local { Vec::new() } else { lanes::partition(p, dpn, var, &gens, &all) };
     let mut walkers = Vec::new();
+    let writes = gens.iter().any(|g| !g.load);
     if lanes.len() < 2 {
-        let text = module(p, dpn, var, &gens, &Shape { name: name.clone(), ports: all, lane: None, simd }, &mut walkers)?;
+        let shape = Shape { name: name.clone(), ports: all, lane: None, writes, simd };
+        let text = module(p, dpn, var, &gens, &shape, &mut walkers)?;
         let files = std::iter::once((format!("{name}.v"), text)).chain(walkers).collect();
         return Ok(Modules { files, cells: Vec::new() });
     }
-    let mut files = vec![(format!("{name}.v"), lanes::wrapper(p, var, &name, &lanes, &all))];
+    let mut files = vec![(format!("{name}.v"), lanes::wrapper(p, var, &name, &lanes, &all, writes))];
     for (k, lane) in lanes.iter().enumerate() {
         let lane_gens: Vec<Gen> = lane.gens.iter().map(|&g| gens[g].clone()).collect();
-        let shape = Shape { name: lanes::lane_name(&name, k), ports: lane.ports(&all), lane: Some(k), simd };
+        let shape = Shape { name: lanes::lane_name(&name, k), ports: lane.ports(&all), lane: Some(k), writes, simd };
         files.push((format!("{}.v", shape.name), module(p, dpn, var, &lane_gens, &shape, &mut walkers)?));
     }
     files.extend(walkers);
-    Ok(Modules { files, cells: vec![lanes::CELL] })
+    let mut cells = vec![lanes::CELL, lanes::ROUND_ROBIN];
+    if writes {
+        cells.push(lanes::WRITE_CELL);
+    }
+    Ok(Modules { files, cells })
 }
 
 /// The generated modules of one memory process, and the library cells they add.
@@ -351,9 +357,12 @@ struct Shape {
     name: String,
     /// The channel streams it reads or writes.
     ports: Vec<crate::process::ChannelPort>,
-    /// `Some(k)`: lane k of a read-only array, with the read channel only ([`lanes::LANE_AXI`]),
-    /// its read buffer in the lanes' cell.
+    /// `Some(k)`: lane k of the array's port, with the read channel ([`lanes::LANE_AXI`]), its
+    /// read buffer in the lanes' cell, and where the array is written the write channel
+    /// ([`lanes::LANE_WRITE_AXI`]).
     lane: Option<usize>,
+    /// The array is written (some generator stores).
+    writes: bool,
     /// Cells per access: the vector lanes of its compute processes ([`crate::simd`]).
     simd: u32,
 }

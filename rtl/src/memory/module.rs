@@ -232,7 +232,9 @@ impl<'a> Plan<'a> {
         }
         decl.extend(port_decls(&shape.ports));
         if !local {
-            let axi = AXI_PORTS.iter().filter(|(n, _, _)| shape.lane.is_none() || lanes::LANE_AXI.contains(n));
+            let axi = AXI_PORTS.iter().filter(|(n, _, _)| {
+                shape.lane.is_none() || lanes::LANE_AXI.contains(n) || (shape.writes && lanes::LANE_WRITE_AXI.contains(n))
+            });
             decl.extend(axi.map(|p| crate::verilog::port("m_", p)));
         }
         if shape.lane.is_some() {
@@ -247,8 +249,9 @@ impl<'a> Plan<'a> {
         } else if let Some(k) = shape.lane {
             let _ = writeln!(
                 o,
-                "// Lane {k} of the DDR port of {}: the loads of its channels (once per band, at first use), in σ order; pipelined ({QUEUE} in flight), INCR bursts of up to {READ_BURST} beats.",
-                v.name
+                "// Lane {k} of the DDR port of {}: the loads (once per band, at first use){} of its channels, in σ order; pipelined ({QUEUE} in flight), INCR bursts of up to {READ_BURST} beats.",
+                v.name,
+                if shape.writes { " and stores" } else { "" }
             );
         } else {
             let _ = writeln!(
@@ -873,7 +876,7 @@ impl<'a> Plan<'a> {
                 o.push_str(&render(SourcesUpdate { s: landed }));
             }
             act.quiet.push(format!("!wb_v && !aw_v && wf_count == {wc}'d0 && w_out == 16'd0"));
-        } else if !local && shape.lane.is_none() {
+        } else if !local && (shape.lane.is_none() || shape.writes) {
             o.push_str(&idle_write_side());
             act.unused.extend(["m_awready", "m_wready", "m_bvalid"].map(String::from));
         }
@@ -889,9 +892,15 @@ impl<'a> Plan<'a> {
             }));
             act.quiet.push("!bl_v && !ar_v".into());
         } else if !local {
+            // A lane's AR has neither size nor burst type (above).
             let _ = writeln!(
                 o,
-                "    assign m_arvalid = 1'b0;\n    assign m_araddr = 64'd0;\n    assign m_arlen = 8'd0;\n    assign m_arsize = 3'd{size};\n    assign m_arburst = 2'b01;\n    assign m_rready = 1'b0;"
+                "    assign m_arvalid = 1'b0;\n    assign m_araddr = 64'd0;\n    assign m_arlen = 8'd0;{}\n    assign m_rready = 1'b0;",
+                if shape.lane.is_some() {
+                    String::new()
+                } else {
+                    format!("\n    assign m_arsize = 3'd{size};\n    assign m_arburst = 2'b01;")
+                }
             );
             act.unused.extend(["m_arready", "m_rvalid", "m_rdata"].map(String::from));
         }
@@ -902,6 +911,8 @@ impl<'a> Plan<'a> {
         let &Plan { shape, local, len, .. } = self;
         if !local && shape.lane.is_none() {
             act.unused.extend(["m_bresp", "m_rlast", "m_rresp"].map(String::from));
+        } else if shape.lane.is_some() && shape.writes {
+            act.unused.push("m_bresp".into());
         }
         if !act.unused.is_empty() {
             let _ = writeln!(o, "    wire unused = &{{1'b0, {}}};  // responses are OKAY, beats counted", act.unused.join(", "));
