@@ -118,10 +118,10 @@ pub fn generate(p: &Program, dpn: &Dpn) -> Result<Design, RtlError> {
 
 /// The design of `dpn` as `opts` asks.
 pub fn generate_with(p: &Program, dpn: &Dpn, opts: &Options) -> Result<Design, RtlError> {
-    let lanes = opts.simd;
-    simd::check(p, dpn, lanes)?;
+    let simd = opts.simd;
+    simd::check(p, dpn, simd)?;
     let mut dpn = hardware_windows(dpn);
-    simd::widen(&mut dpn, lanes);
+    simd::widen(&mut dpn, simd);
     let dpn = &dpn;
     let mut design = Design { top: dpn.kernel.clone(), ..Design::default() };
     let mut cells: Vec<&'static str> =
@@ -141,17 +141,17 @@ pub fn generate_with(p: &Program, dpn: &Dpn, opts: &Options) -> Result<Design, R
     for (pi, pr) in dpn.processes.iter().enumerate() {
         if let ProcessKind::Compute { stmt, .. } = pr.kind {
             files.push((format!("w_{}.v", pr.name), walk::module(&format!("w_{}", pr.name), process::nest(pr)?)));
-            files.push((format!("p_{}.v", pr.name), process::module(p, dpn, pi, stmt, latency[stmt], lanes)?));
+            files.push((format!("p_{}.v", pr.name), process::module(p, dpn, pi, stmt, latency[stmt], simd)?));
         }
     }
     for v in 0..p.vars.len() {
         if !dpn.memory_processes(v).is_empty() {
-            let m = memory::modules(p, dpn, v, lanes)?;
+            let m = memory::modules(p, dpn, v, simd)?;
             files.extend(m.files);
             cells.extend(m.cells);
         }
     }
-    files.insert(0, (format!("{}.v", dpn.kernel), top::module(p, dpn, lanes, &mut design)?));
+    files.insert(0, (format!("{}.v", dpn.kernel), top::module(p, dpn, simd, &mut design)?));
     cells.sort_unstable();
     cells.dedup();
     design.cells = cells;

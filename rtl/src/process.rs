@@ -156,7 +156,7 @@ pub(crate) fn need<'a>(dpn: &Dpn, c: usize, p: &'a Option<Predicate>, what: &str
 
 /// The module of compute process `pi` (statement `stmt`), named `p_<process>`; its walker
 /// is `w_<process>` and its datapath `dp_<statement>` (latency `lat`), one per vector lane
-/// (`simd` of them, [`crate::simd`]: each iteration is a group of `simd` points, lane k's
+/// (`simd` of them, [`crate::simd`]: each iteration is a vector of `simd` points, lane k's
 /// values at bits `k·w +: w` of every channel's).
 pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32, simd: u32) -> Result<String, RtlError> {
     let pr: &Process = &dpn.processes[pi];
@@ -217,8 +217,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32, simd: u3
     let mut pops: Vec<(usize, String)> = Vec::new(); // (channel, condition to pop at fire)
     let mut releases: Vec<(usize, String, String)> = Vec::new(); // (channel, condition, cell)
     let mut regs: Vec<(usize, String)> = Vec::new(); // FIFO+register: (channel, take condition)
-                                                     // Per read: the operand's register, or the scalar argument that every lane reads.
-    let mut operands: Vec<(String, Option<u32>)> = Vec::new();
+    let mut operands: Vec<(String, Option<u32>)> = Vec::new(); // (register, its value's bits per lane) or a scalar argument
     for (r, a) in s.reads.iter().enumerate() {
         let v = &p.vars[a.var];
         let w = bits(v.ty);

@@ -37,7 +37,7 @@ pub fn check(p: &Program, dpn: &Dpn, lanes: u32) -> Result<(), RtlError> {
     if !lanes.is_power_of_two() || lanes > MAX_LANES {
         return Err(refuse(lanes, format!("the lanes must be a power of two from 2 to {MAX_LANES}")));
     }
-    for (_, var) in p.vars.iter().enumerate().filter(|(v, _)| !dpn.memory_processes(*v).is_empty()) {
+    for var in p.vars.iter().enumerate().filter(|(v, _)| !dpn.memory_processes(*v).is_empty()).map(|(_, var)| var) {
         if var.kind == VarKind::Local {
             return Err(refuse(lanes, format!("temporary `{}` lives in an on-chip memory, which serves one value a cycle", var.name)));
         }
@@ -74,10 +74,10 @@ pub fn check(p: &Program, dpn: &Dpn, lanes: u32) -> Result<(), RtlError> {
             ));
         }
     }
-    for pr in &dpn.processes {
-        let ProcessKind::Compute { stmt, .. } = pr.kind else { continue };
-        let l = crate::process::nest(pr)?;
-        vectors(p, dpn, pr, &p.stmts[stmt], l, lanes)?;
+    for (pi, pr) in dpn.processes.iter().enumerate() {
+        if let ProcessKind::Compute { stmt, .. } = pr.kind {
+            vectors(p, dpn, pi, stmt, lanes)?;
+        }
     }
     Ok(())
 }
@@ -113,16 +113,11 @@ struct Vector {
     first: Point,
 }
 
-/// Walks process `pr` of statement `s` and checks that its points come in aligned vectors of
-/// `lanes` that agree (the module's documentation).
-fn vectors(
-    p: &Program,
-    dpn: &Dpn,
-    pr: &dpnc_dpn::ir::Process,
-    s: &dpnc_frontend::ir::Statement,
-    l: &LoopNest,
-    lanes: u32,
-) -> Result<(), RtlError> {
+/// Walks compute process `pi` of statement `stmt` and checks that its points come in aligned
+/// vectors of `lanes` that agree (the module's documentation).
+fn vectors(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lanes: u32) -> Result<(), RtlError> {
+    let (pr, s) = (&dpn.processes[pi], &p.stmts[stmt]);
+    let l = crate::process::nest(pr)?;
     let w = lanes as i64;
     let Some(inner) = l.counters.last() else {
         return Err(refuse(lanes, format!("{} runs a single point", pr.name)));
@@ -137,7 +132,6 @@ fn vectors(
     let mut conds: Vec<&Predicate> = Vec::new();
     conds.extend(pr.mux.iter().flatten().filter_map(|cl| cl.pred.as_ref()));
     conds.extend(pr.demux.iter().filter_map(|cl| cl.pred.as_ref()));
-    let pi = dpn.processes.iter().position(|q| std::ptr::eq(q, pr)).unwrap_or(usize::MAX);
     for ch in dpn.channels.iter().filter(|ch| ch.consumer == pi) {
         conds.extend(ch.first_use.as_ref());
         conds.extend(ch.fanout.iter().map(|(_, q)| q));
@@ -160,26 +154,26 @@ fn vectors(
         let (outer, x) = (&c[..c.len() - 1], c[c.len() - 1]);
         let point = Point { conds: conds.iter().map(|q| q.eval(it)).collect(), cells: accesses.iter().map(|a| cell(a, it)).collect() };
         match open.as_mut() {
-            Some(g) if g.seen < lanes => {
-                if g.outer != outer || x != g.next {
+            Some(v) if v.seen < lanes => {
+                if v.outer != outer || x != v.next {
                     fail = Some(format!(
                         "{}: a vector of {lanes} points of the innermost loop ({}) ends after {} of them",
                         at(it),
                         inner.name,
-                        g.seen
+                        v.seen
                     ));
-                } else if point.conds != g.first.conds {
+                } else if point.conds != v.first.conds {
                     fail =
                         Some(format!("{}: a condition of the process or of its loads changes inside a vector of {lanes} points", at(it)));
-                } else if let Some(k) = (0..accesses.len()).find(|&k| point.cells[k] != g.first.cells[k] + g.seen as i64) {
+                } else if let Some(k) = (0..accesses.len()).find(|&k| point.cells[k] != v.first.cells[k] + v.seen as i64) {
                     fail = Some(format!(
                         "{}: `{}` is not one cell after the last lane's: a vector's values must be consecutive cells",
                         at(it),
                         p.vars[accesses[k].var].name
                     ));
                 }
-                g.next += 1;
-                g.seen += 1;
+                v.next += 1;
+                v.seen += 1;
             }
             _ => {
                 if x.rem_euclid(w) != 0 {
@@ -195,7 +189,7 @@ fn vectors(
             }
         }
     });
-    if fail.is_none() && open.as_ref().is_some_and(|g| g.seen < lanes) {
+    if fail.is_none() && open.as_ref().is_some_and(|v| v.seen < lanes) {
         fail = Some(format!(
             "{}'s last vector of points holds fewer than {lanes}: the innermost loop's trip count is not a multiple of {lanes}",
             pr.name

@@ -149,9 +149,9 @@ pub fn partition(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], all: &[Channe
     lanes
 }
 
-/// Joins in `groups` the generators that touch a common line where one of them stores into it
-/// from the cells each one's walk reaches; false where the
-/// array is too large for the table of its lines or an access cannot be placed.
+/// Joins in `groups` the generators that touch a common line where one of them stores into it,
+/// found by walking each one's accesses; false where the array is too large for the table of
+/// its lines or an access cannot be placed.
 fn share_stored_lines(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], groups: &mut Groups) -> bool {
     let len = p.vars[var].len();
     let per_line = LINE_BYTES / (crate::verilog::bits(p.vars[var].ty) / 8) as usize;
@@ -179,9 +179,10 @@ fn share_stored_lines(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], groups: 
                 return;
             };
             // The vector lanes' cells of an access lie in its first cell's line (`crate::simd`).
-            match (stored[first.min(len - 1) / per_line], gen.load) {
+            let line = first.min(len - 1) / per_line;
+            match (stored[line], gen.load) {
                 (NONE, true) => {}
-                (NONE, false) => stored[first.min(len - 1) / per_line] = g as u32,
+                (NONE, false) => stored[line] = g as u32,
                 (s, _) if meet.last() != Some(&(s as usize)) => meet.push(s as usize),
                 _ => {}
             }
