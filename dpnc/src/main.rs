@@ -465,6 +465,9 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
         None => None,
     };
     let needs_network = args.out.is_some() || args.report || matches!(args.emit, Some(Emit::DpnJson | Emit::Dot));
+    if args.out.is_none() && args.shape.simd > 1 {
+        eprintln!("dpnc: note: --simd {} builds vector lanes in the Verilog design (-o DIR); the network that --report and --emit show is the same with or without them", args.shape.simd);
+    }
     let sare = match needs_network {
         true => Some(dpnc_frontend::dataflow::compute(&p)?),
         false => None,
