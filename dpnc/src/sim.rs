@@ -120,7 +120,7 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
     let busiest = dpn.processes.iter().filter(|pr| pr.stmt().is_some()).map(|pr| pr.iterations).max().unwrap_or(0);
     let ratio = if busiest > 0 { out.cycles as f64 / busiest as f64 } else { 0.0 };
     // With vector lanes a process issues a vector of points a cycle: its bound is its vectors.
-    let lanes = u64::from(args.shape.rtl().simd);
+    let lanes = u64::from(args.shape.simd);
     let vectors = busiest.div_ceil(lanes);
     let size = |name: &str| dpn.channels.iter().find(|c| c.name == name).map_or(0, |c| c.cells());
     let full = |k: usize| out.full_cycles.get(k).copied().unwrap_or(0);

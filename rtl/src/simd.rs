@@ -20,6 +20,7 @@ use crate::RtlError;
 use dpnc_dpn::ir::{ChannelKind, Dpn, ProcessKind};
 use dpnc_dpn::loops::LoopNest;
 use dpnc_dpn::predicate::Predicate;
+use dpnc_frontend::interp::index_of;
 use dpnc_frontend::ir::{Access, Program, VarKind};
 
 /// The most lanes: 16 floats fill a 512-bit beat.
@@ -138,8 +139,9 @@ fn vectors(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lanes: u32) -> Result
     }
     let accesses: Vec<&Access> = s.reads.iter().chain([&s.write]).filter(|a| !p.vars[a.var].is_scalar_argument()).collect();
     let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
+    // The cell's row-major index (an access that runs is in bounds, `frontend::bounds`).
     let cell = |a: &Access, it: &[i64]| -> i64 {
-        a.index.iter().zip(&p.vars[a.var].dims).fold(0i64, |acc, (x, &e)| acc * e + x.eval(it, &params).unwrap_or(i64::MIN / 2))
+        index_of(p, a, it, &params).ok().and_then(|(_, flat)| flat).map_or(i64::MIN / 2, |flat| flat as i64)
     };
     let at = |it: &[i64]| {
         let each: Vec<String> = s.iters.iter().zip(it).map(|(n, v)| format!("{n} = {v}")).collect();
