@@ -118,11 +118,10 @@ pub fn generate(p: &Program, dpn: &Dpn) -> Result<Design, RtlError> {
 
 /// The design of `dpn` as `opts` asks.
 pub fn generate_with(p: &Program, dpn: &Dpn, opts: &Options) -> Result<Design, RtlError> {
-    let simd = opts.simd;
-    simd::check(p, dpn, simd)?;
     let mut dpn = hardware_windows(dpn);
-    simd::widen(&mut dpn, simd);
-    let dpn = &dpn;
+    let lanes = simd::check(p, &dpn, opts.simd)?;
+    simd::widen(&mut dpn, opts.simd);
+    let (dpn, lanes) = (&dpn, &lanes);
     let mut design = Design { top: dpn.kernel.clone(), ..Design::default() };
     let mut cells: Vec<&'static str> =
         vec!["mem/dpn_fifo.v", "mem/dpn_fifo_reg.v", "mem/dpn_fifo_ram.v", "mem/dpn_ram_dp.v", "axi/dpn_axi_lite_ctrl.v"];
@@ -141,17 +140,17 @@ pub fn generate_with(p: &Program, dpn: &Dpn, opts: &Options) -> Result<Design, R
     for (pi, pr) in dpn.processes.iter().enumerate() {
         if let ProcessKind::Compute { stmt, .. } = pr.kind {
             files.push((format!("w_{}.v", pr.name), walk::module(&format!("w_{}", pr.name), process::nest(pr)?)));
-            files.push((format!("p_{}.v", pr.name), process::module(p, dpn, pi, stmt, latency[stmt], simd)?));
+            files.push((format!("p_{}.v", pr.name), process::module(p, dpn, pi, stmt, latency[stmt], lanes)?));
         }
     }
     for v in 0..p.vars.len() {
         if !dpn.memory_processes(v).is_empty() {
-            let m = memory::modules(p, dpn, v, simd)?;
+            let m = memory::modules(p, dpn, v, lanes)?;
             files.extend(m.files);
             cells.extend(m.cells);
         }
     }
-    files.insert(0, (format!("{}.v", dpn.kernel), top::module(p, dpn, simd, &mut design)?));
+    files.insert(0, (format!("{}.v", dpn.kernel), top::module(p, dpn, lanes, &mut design)?));
     cells.sort_unstable();
     cells.dedup();
     design.cells = cells;

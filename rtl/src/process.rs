@@ -11,6 +11,7 @@
 //! from the channel whenever their cell is free, so a value never lands on a live one (the
 //! same argument as the Vitis backend's, see ARCHITECTURE.md).
 
+use crate::simd::Lanes;
 use crate::verilog::{aff, all_of, bits, elem_bits, functions, index_bits, lin};
 use crate::RtlError;
 use dpnc_dpn::ir::{ChannelKind, Dpn, Process};
@@ -28,14 +29,14 @@ pub struct ChannelPort {
     pub width: u32,
 }
 
-/// The width of channel `c`'s stream: a value per lane (`simd` of them, [`crate::simd`]), or a
-/// (cell, value) pair for a scratchpad.
-pub fn stream_bits(dpn: &Dpn, c: usize, simd: u32) -> u32 {
+/// The width of channel `c`'s stream: its values per entry ([`Lanes::values`]: one per
+/// lane of a vector, or one for all), with their word's index for a scratchpad.
+pub fn stream_bits(dpn: &Dpn, c: usize, lanes: &Lanes) -> u32 {
     let ch = &dpn.channels[c];
-    let w = elem_bits(ch);
+    let n = lanes.values[c];
     match ch.kind {
-        ChannelKind::Scratchpad => w + index_bits(ch.cells()),
-        _ => w * simd,
+        ChannelKind::Scratchpad => elem_bits(ch) * n + index_bits(ch.cells() / n as usize),
+        _ => elem_bits(ch) * n,
     }
 }
 
@@ -47,15 +48,15 @@ pub fn is_stream(dpn: &Dpn, c: usize) -> bool {
 }
 
 /// The stream ports of the processes `pis` (a compute process, or a memory process's Load and
-/// Store), in channel order, with `simd` lanes; a channel between two of them appears twice.
-pub fn ports(dpn: &Dpn, pis: &[usize], simd: u32) -> Vec<ChannelPort> {
+/// Store), in channel order, as `lanes` carry them; a channel between two of them appears twice.
+pub fn ports(dpn: &Dpn, pis: &[usize], lanes: &Lanes) -> Vec<ChannelPort> {
     let mut v = Vec::new();
     for (c, ch) in dpn.channels.iter().enumerate().filter(|(c, _)| is_stream(dpn, *c)) {
         if pis.contains(&ch.consumer) {
-            v.push(ChannelPort { c, out: false, width: stream_bits(dpn, c, simd) });
+            v.push(ChannelPort { c, out: false, width: stream_bits(dpn, c, lanes) });
         }
         if pis.contains(&ch.producer) {
-            v.push(ChannelPort { c, out: true, width: stream_bits(dpn, c, simd) });
+            v.push(ChannelPort { c, out: true, width: stream_bits(dpn, c, lanes) });
         }
     }
     v
@@ -94,14 +95,20 @@ pub(crate) fn pred_v(p: &Predicate, names: &[String]) -> String {
     crate::predicate::verilog_expr(p, &n, 64)
 }
 
-/// `name`: the cell of access `a` in scratchpad `c`: per array dimension, the
-/// subscript modulo the window, row-major. A modulo by a constant that is not a power of
+/// A scratchpad's words: channel `channel`, `cells` cells a word (a vector's, with lanes).
+pub(crate) struct Words {
+    pub channel: usize,
+    pub cells: u32,
+}
+
+/// `name`: the word of access `a` in the scratchpad of `words`: per array dimension, the
+/// subscript modulo the window, row-major, over the cells a word holds. A modulo by a constant that is not a power of
 /// two is a combinational divider; on the subscript's full 64 bits Yosys made each one
 /// some 15,000 LUTs (Jacobi-1D at tile 64: a dozen of them, 244,547 LUTs in all), so each
 /// is taken on the bits the array's extent needs (a subscript of an access that runs is in
 /// bounds; one that does not run may give any cell).
-pub(crate) fn cell_wire(o: &mut String, name: &str, p: &Program, dpn: &Dpn, c: usize, a: &Access, names: &[String]) {
-    let ch = &dpn.channels[c];
+pub(crate) fn cell_wire(o: &mut String, name: &str, p: &Program, dpn: &Dpn, words: Words, a: &Access, names: &[String]) {
+    let ch = &dpn.channels[words.channel];
     let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
     let extents = &p.vars[a.var].dims;
     let mut s = "64'd0".to_string();
@@ -126,7 +133,11 @@ pub(crate) fn cell_wire(o: &mut String, name: &str, p: &Program, dpn: &Dpn, c: u
         };
         s = format!("({s} * 64'd{m} + {term})");
     }
-    index_wire(o, name, &s, index_bits(ch.cells()));
+    let (s, n) = match words.cells {
+        1 => (s, ch.cells()),
+        per => (format!("({s} >>> {})", per.trailing_zeros()), ch.cells() / per as usize),
+    };
+    index_wire(o, name, &s, index_bits(n));
 }
 
 /// The loop nest a process's walker and its memory processes' generators walk.
@@ -158,12 +169,13 @@ pub(crate) fn need<'a>(dpn: &Dpn, c: usize, p: &'a Option<Predicate>, what: &str
 /// is `w_<process>` and its datapath `dp_<statement>` (latency `lat`), one per vector lane
 /// (`simd` of them, [`crate::simd`]: each iteration is a vector of `simd` points, lane k's
 /// values at bits `k·w +: w` of every channel's).
-pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32, simd: u32) -> Result<String, RtlError> {
+pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32, lanes: &Lanes) -> Result<String, RtlError> {
+    let simd = lanes.width;
     let pr: &Process = &dpn.processes[pi];
     let s = &p.stmts[stmt];
     let l = nest(pr)?;
     let names: Vec<String> = s.iters.iter().map(|i| format!("it_{i}")).collect();
-    let ports = ports(dpn, &[pi], simd);
+    let ports = ports(dpn, &[pi], lanes);
     let mut decl = vec!["input  wire clk".to_string(), "input  wire rst".into(), "input  wire start".into(), "output reg  done".into()];
     let mut scalars = Vec::new();
     for a in &s.reads {
@@ -190,12 +202,14 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32, simd: u3
     }
     let _ = writeln!(o, "    assign guard = {};", pred_v(&l.guard, &names));
 
-    // Scratchpads this process reads: a memory and a valid bit per cell.
+    // Scratchpads this process reads: a memory and a valid bit per word (of a cell per lane).
     for (c, ch) in dpn.channels.iter().enumerate().filter(|(_, ch)| ch.consumer == pi && ch.kind == ChannelKind::Scratchpad) {
-        let (w, n, aw) = (elem_bits(ch), ch.cells(), index_bits(ch.cells()));
+        let per = lanes.values[c];
+        let (w, n) = (elem_bits(ch) * per, ch.cells() / per as usize);
+        let aw = index_bits(n);
         let _ = writeln!(
             o,
-            "    // Scratchpad {}: {n} cells.\n    reg [{}:0] sp{c} [0:{}];\n    reg [{}:0] sv{c};",
+            "    // Scratchpad {}: {n} words of {per} cells.\n    reg [{}:0] sp{c} [0:{}];\n    reg [{}:0] sv{c};",
             ch.name,
             w - 1,
             n - 1,
@@ -249,7 +263,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32, simd: u3
                 }
                 ChannelKind::Scratchpad => {
                     let last = need(dpn, c, &ch.last_read, "last-read")?;
-                    cell_wire(&mut o, &format!("at_r{r}_{k}"), p, dpn, c, a, &names);
+                    cell_wire(&mut o, &format!("at_r{r}_{k}"), p, dpn, Words { channel: c, cells: lanes.values[c] }, a, &names);
                     let _ = writeln!(o, "    wire last_r{r}_{k} = {};", pred_v(last, &names));
                     releases.push((c, format!("{taken} && last_r{r}_{k}"), format!("at_r{r}_{k}")));
                 }
@@ -264,6 +278,10 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32, simd: u3
             let head = if k == 0 { "if" } else { "else if" };
             let (rdy, val) = match ch.kind {
                 ChannelKind::Fifo => (format!("ch{c}_v"), format!("ch{c}_d")),
+                // A value every lane reads is replicated to each lane's place.
+                ChannelKind::FifoReg if lanes.broadcast(c) => {
+                    (format!("(!first_r{r}_{k} || ch{c}_v)"), format!("{{{simd}{{first_r{r}_{k} ? ch{c}_d : reg{c}}}}}"))
+                }
                 ChannelKind::FifoReg => (format!("(!first_r{r}_{k} || ch{c}_v)"), format!("(first_r{r}_{k} ? ch{c}_d : reg{c})")),
                 ChannelKind::Scratchpad => (format!("sv{c}[at_r{r}_{k}]"), format!("sp{c}[at_r{r}_{k}]")),
             };
@@ -317,8 +335,8 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32, simd: u3
         let _ = writeln!(o, "    wire to_{k}_i = {};", pred_v(pred, &names));
         meta.push((format!("to_{k}_i"), 1, format!("to_{k}")));
         if ch.kind == ChannelKind::Scratchpad {
-            let aw = index_bits(ch.cells());
-            cell_wire(&mut o, &format!("wat_{k}_i"), p, dpn, c, &s.write, &names);
+            let aw = index_bits(ch.cells() / lanes.values[c] as usize);
+            cell_wire(&mut o, &format!("wat_{k}_i"), p, dpn, Words { channel: c, cells: lanes.values[c] }, &s.write, &names);
             meta.push((format!("wat_{k}_i"), aw, format!("wat_{k}")));
             if ch.producer == ch.consumer {
                 self_writes.push((c, format!("to_{k}"), format!("wat_{k}")));
@@ -422,8 +440,8 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32, simd: u3
         pw - 1
     );
     for (c, ch) in dpn.channels.iter().enumerate().filter(|(_, ch)| ch.consumer == pi && ch.kind == ChannelKind::Scratchpad) {
-        let w = elem_bits(ch);
-        let _ = writeln!(o, "    always @(posedge clk) begin\n        if (rst || start) sv{c} <= {}'d0;\n        else begin", ch.cells());
+        let (w, words) = (elem_bits(ch) * lanes.values[c], ch.cells() / lanes.values[c] as usize);
+        let _ = writeln!(o, "    always @(posedge clk) begin\n        if (rst || start) sv{c} <= {words}'d0;\n        else begin");
         for (rc, cond, at) in releases.iter().filter(|x| x.0 == c) {
             let _ = writeln!(o, "            if (fire && {cond}) sv{rc}[{at}] <= 1'b0;");
         }

@@ -8,6 +8,7 @@
 use crate::fanout::FanOut;
 use crate::memory::AXI_PORTS;
 use crate::process::{is_stream, ports, stream_bits};
+use crate::simd::Lanes;
 use crate::verilog::{any_of, bits};
 use crate::{Arg, Design, RtlError};
 use dpnc_dpn::ir::{Channel, ChannelClass, ChannelKind, Dpn, ProcessKind};
@@ -36,14 +37,15 @@ const MIN_DEPTH: usize = 8;
 /// the scratchpad doubled its memory in block-RAM FIFOs with three cycles of latency.
 const SCRATCHPAD_STREAM_DEPTH: usize = 8;
 
-/// Places of a channel's stream FIFO: one more than the network's size (with a registered
-/// `in_ready`, FULL_PASS 0, a FIFO passes a value every cycle only while it is not full) and at
-/// least [`MIN_DEPTH`], [`IO_DEPTH`] or [`IO_SCRATCHPAD_DEPTH`]. A deeper FIFO cannot deadlock a
-/// network that runs at the exact sizes.
-fn stream_depth(ch: &Channel) -> usize {
+/// Places of a channel's stream FIFO, each an entry of `values` values (vector lanes): one
+/// more than the network's size in entries (with a registered `in_ready`, FULL_PASS 0, a FIFO
+/// passes an entry every cycle only while it is not full) and at least [`MIN_DEPTH`],
+/// [`IO_DEPTH`] or [`IO_SCRATCHPAD_DEPTH`]. A deeper FIFO cannot deadlock a network that runs
+/// at the exact sizes; with lanes, `simd::check` runs the vectors at these places.
+pub(crate) fn stream_depth(ch: &Channel, values: u32) -> usize {
     let natural = match ch.kind {
-        ChannelKind::Scratchpad => (ch.cells() + 1).min(SCRATCHPAD_STREAM_DEPTH),
-        _ => ch.size + 1,
+        ChannelKind::Scratchpad => (ch.cells() / values as usize + 1).min(SCRATCHPAD_STREAM_DEPTH),
+        _ => ch.size.div_ceil(values as usize) + 1,
     };
     natural.max(match (ch.class, ch.kind) {
         (ChannelClass::Io, ChannelKind::Scratchpad) => IO_SCRATCHPAD_DEPTH,
@@ -111,7 +113,7 @@ fn header(p: &Program, dpn: &Dpn, o: &mut String) {
     }
 }
 
-pub fn module(p: &Program, dpn: &Dpn, simd: u32, design: &mut Design) -> Result<String, RtlError> {
+pub fn module(p: &Program, dpn: &Dpn, lanes: &Lanes, design: &mut Design) -> Result<String, RtlError> {
     let mut o = String::new();
     header(p, dpn, &mut o);
     let args: Vec<usize> = (0..p.vars.len()).filter(|&v| p.vars[v].kind == VarKind::Argument).collect();
@@ -168,8 +170,8 @@ pub fn module(p: &Program, dpn: &Dpn, simd: u32, design: &mut Design) -> Result<
     let mut fires = Vec::new();
     for (k, &c) in streams.iter().enumerate() {
         let ch = &dpn.channels[c];
-        let w = stream_bits(dpn, c, simd);
-        let depth = stream_depth(ch);
+        let w = stream_bits(dpn, c, lanes);
+        let depth = stream_depth(ch, lanes.values[c]);
         let cw = crate::verilog::index_bits(depth + 1);
         let _ = writeln!(
             o,
@@ -222,7 +224,7 @@ pub fn module(p: &Program, dpn: &Dpn, simd: u32, design: &mut Design) -> Result<
                 conns.push(format!(".s_{n}(arg_{n}[{}:0])", bits(v.ty) - 1, n = v.name));
             }
         }
-        conns.extend(channel_conns(dpn, &[pi], simd));
+        conns.extend(channel_conns(dpn, &[pi], lanes));
         let _ = writeln!(o, "    wire done_{};\n    p_{} {} (\n        {}\n    );", pr.name, pr.name, pr.name, conns.join(",\n        "));
         dones.push(format!("done_{}", pr.name));
         design.processes.push(pr.name.clone());
@@ -236,7 +238,7 @@ pub fn module(p: &Program, dpn: &Dpn, simd: u32, design: &mut Design) -> Result<
         if port.is_some() {
             conns.push(format!(".base(arg_{})", var.name));
         }
-        conns.extend(channel_conns(dpn, &dpn.memory_processes(v), simd));
+        conns.extend(channel_conns(dpn, &dpn.memory_processes(v), lanes));
         if let Some(k) = port {
             for (n, _, _) in AXI_PORTS {
                 conns.push(format!(".m_{n}(m_axi_gmem{k}_{n})"));
@@ -277,6 +279,6 @@ pub fn module(p: &Program, dpn: &Dpn, simd: u32, design: &mut Design) -> Result<
 }
 
 /// `.chN_…(chN_…)` for the stream ports of `pis`.
-fn channel_conns(dpn: &Dpn, pis: &[usize], simd: u32) -> Vec<String> {
-    crate::process::port_conns(&ports(dpn, pis, simd))
+fn channel_conns(dpn: &Dpn, pis: &[usize], lanes: &Lanes) -> Vec<String> {
+    crate::process::port_conns(&ports(dpn, pis, lanes))
 }

@@ -225,8 +225,11 @@ fn arg_cases() -> Vec<(Vec<String>, Vec<&'static str>)> {
         c(&["{GEMM}", "--report", "--par", "2", "--subbands", "diagonal"], &["invalid value 'diagonal'", "auto, slices, interleaved"]),
         c(&["{GEMM}", "--report", "--hyperplanes", "S0: nonsense"], &["--hyperplanes"]),
         // Vector lanes where they do not apply say why.
-        c(&["{GEMM}", "--tile", "4", "--simd", "4", "-o", "{OUT}"], &["--simd 4", "passes values from", "on chip"]),
-        c(&["{JACOBI}", "--tile", "4", "--simd", "2", "-o", "{OUT}"], &["--simd 2", "is a scratchpad, not a FIFO"]),
+        c(
+            &["{GEMM}", "--tile", "4", "--simd", "4", "-o", "{OUT}"],
+            &["--simd 4", "S0 at i = 1, j = 0", "first cell of `C` is not a multiple of 4"],
+        ),
+        c(&["{JACOBI}", "--tile", "4", "--simd", "2", "-o", "{OUT}"], &["--simd 2", "at cells that change from one lane to the next"]),
         c(&["{GEMM}", "--tile", "4", "--simd", "3", "-o", "{OUT}"], &["--simd 3", "a power of two"]),
         c(&["{GEMM}", "--simd", "32", "-o", "{OUT}"], &["invalid value '32'", "--simd"]),
         c(&["{GEMM}", "--simd", "2", "--target", "cpu", "-o", "{OUT}"], &["--simd 2", "Verilog design only", "--target cpu"]),

@@ -5,8 +5,8 @@
 //! in float and double; every output array must equal the interpreter's bit for bit. A channel
 //! shrunk below its computed size must be reported as a deadlock naming it.
 //!
-//! Vector lanes (`--simd`) run on the streaming kernels of `tests/lanes/`, whose every
-//! statement is legal for them.
+//! Vector lanes (`--simd`) run on the streaming kernels of `tests/lanes/` and on 2mm at sizes
+//! that are multiples of the lanes (the test set's odd sizes leave them no whole vectors).
 //!
 //! `DPNC_SIM_ALL=1` runs every kernel of the test set instead, in float and double, each at
 //! tile 4 par 1 and at tiles 4,6 par 2,3 (two seeds each); `DPNC_SIM_ALL=float` or `double`
@@ -120,9 +120,11 @@ fn verilog_designs_simulate_bit_exact() {
             }
         }
         if only.is_none() {
-            // No kernel of the test set streams (`dpnc --simd` says why for each).
             for simd in [2, 4, 8] {
                 jobs.push(Job::new(lanes_kernel("streams.c"), "float", &[8], &[1], Layout::Auto).with_simd(simd));
+                for &ty in types {
+                    jobs.push(Job::new(kernel("2mm.c"), ty, &[8], &[1], Layout::Auto).with_defines(TWO_MM_IN_VECTORS).with_simd(simd));
+                }
             }
         }
         jobs
@@ -146,6 +148,9 @@ fn verilog_designs_simulate_bit_exact() {
             Job::new(kernel("local_threshold.c"), "double", &[4], &[1], Layout::Auto),
             // Four lanes: float and double statements sharing a load, rows of a 2-D nest.
             Job::new(lanes_kernel("streams.c"), "float", &[8], &[1], Layout::Auto).with_simd(4),
+            // Four lanes through FIFOs between statements, a value every lane reads (`A[i][k]`,
+            // `tmp[i][k]`), a scratchpad of vectors (`B[k][j]`), tmp stored and loaded again.
+            Job::new(kernel("2mm.c"), "float", &[4], &[1], Layout::Auto).with_defines(TWO_MM_IN_VECTORS).with_simd(4),
         ]
     };
     let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rtl_sim");
@@ -404,6 +409,10 @@ const GEMM_LONG_ROWS: &[(&str, &str)] = &[("NK", "64")];
 /// GEMM whose rows of C are whole lines (16 columns), so that sub-bands of rows store into
 /// lines of their own.
 const GEMM_ROWS_IN_LINES: &[(&str, &str)] = &[("NJ", "16")];
+
+/// GEMM with C (loaded and stored) of 288 lines: 64 × 72 floats.
+/// 2mm whose every loop runs a multiple of four (and eight) points: vector lanes take it.
+const TWO_MM_IN_VECTORS: &[(&str, &str)] = &[("NI", "8"), ("NJ", "8"), ("NK", "8"), ("NL", "16")];
 
 /// GEMM with C (loaded and stored) of 288 lines: 64 × 72 floats.
 const GEMM_WIDE_C: &[(&str, &str)] = &[("NI", "64"), ("NJ", "72"), ("NK", "4")];

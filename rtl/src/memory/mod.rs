@@ -53,7 +53,7 @@ mod module;
 mod sources;
 mod text;
 
-use crate::process::{cell_wire, need, port_decls, ports, pred_v};
+use crate::process::{cell_wire, need, port_decls, ports, pred_v, Words};
 use crate::verilog::{aff, bits, bits_for, functions, index_bits, key, lin, lit};
 use crate::RtlError;
 use dpnc_dpn::ir::{ChannelKind, Dpn, Key, ProcessKind};
@@ -316,16 +316,17 @@ impl Cache {
 }
 
 /// The modules of array `var`'s memory process: `m_<array>`, and its lanes where it has them;
-/// each access moves `simd` consecutive cells ([`crate::simd`]).
-pub fn modules(p: &Program, dpn: &Dpn, var: usize, simd: u32) -> Result<Modules, RtlError> {
+/// each access moves as many consecutive cells as its channels carry values ([`crate::simd`]).
+pub fn modules(p: &Program, dpn: &Dpn, var: usize, lanes: &crate::simd::Lanes) -> Result<Modules, RtlError> {
     let gens = generators(p, dpn, var)?;
     let name = format!("m_{}", p.vars[var].name);
-    let all = ports(dpn, &dpn.memory_processes(var), simd);
+    let all = ports(dpn, &dpn.memory_processes(var), lanes);
+    let (simd, values) = (lanes.of_array(dpn, var), lanes.values.clone());
     let lanes = if p.vars[var].kind == VarKind::Local { Vec::new() } else { lanes::partition(p, dpn, var, &gens, &all) };
     let mut walkers = Vec::new();
     let writes = gens.iter().any(|g| !g.load);
     if lanes.len() < 2 {
-        let shape = Shape { name: name.clone(), ports: all, lane: None, writes, simd };
+        let shape = Shape { name: name.clone(), ports: all, lane: None, writes, simd, values };
         let text = module(p, dpn, var, &gens, &shape, &mut walkers)?;
         let files = std::iter::once((format!("{name}.v"), text)).chain(walkers).collect();
         return Ok(Modules { files, cells: Vec::new() });
@@ -333,7 +334,8 @@ pub fn modules(p: &Program, dpn: &Dpn, var: usize, simd: u32) -> Result<Modules,
     let mut files = vec![(format!("{name}.v"), lanes::wrapper(p, var, &name, &lanes, &all, writes))];
     for (k, lane) in lanes.iter().enumerate() {
         let lane_gens: Vec<Gen> = lane.gens.iter().map(|&g| gens[g].clone()).collect();
-        let shape = Shape { name: lanes::lane_name(&name, k), ports: lane.ports(&all), lane: Some(k), writes, simd };
+        let shape =
+            Shape { name: lanes::lane_name(&name, k), ports: lane.ports(&all), lane: Some(k), writes, simd, values: values.clone() };
         files.push((format!("{}.v", shape.name), module(p, dpn, var, &lane_gens, &shape, &mut walkers)?));
     }
     files.extend(walkers);
@@ -365,6 +367,9 @@ struct Shape {
     writes: bool,
     /// Cells per access: the vector lanes of its compute processes ([`crate::simd`]).
     simd: u32,
+    /// Per channel, the values its stream carries ([`crate::simd::Lanes::values`]): fewer
+    /// than `simd` for a value every lane reads, the first of its access's cells.
+    values: Vec<u32>,
 }
 
 /// One generator per channel the memory process of `var` loads into or stores from.

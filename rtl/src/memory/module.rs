@@ -135,7 +135,10 @@ impl<'a> Plan<'a> {
         let has_stores = gens.iter().any(|g| !g.load);
         let ordered = !local && has_loads && has_stores;
         let cached = !local && has_loads;
-        let fine = ordered && gens.iter().filter(|g| g.load).all(|g| dpn.channels[g.c].ddr_source.is_some());
+        // A value every vector lane reads may lie inside a stored vector, whose key is its first
+        // cell's: its loads wait for whole bands of stores.
+        let broadcast = gens.iter().any(|g| g.load && shape.values[g.c] < shape.simd);
+        let fine = ordered && !broadcast && gens.iter().filter(|g| g.load).all(|g| dpn.channels[g.c].ddr_source.is_some());
         let stamped = cached && has_stores && !fine;
         let len = v.len().max(1);
         let xw = index_bits(len);
@@ -382,8 +385,9 @@ impl<'a> Plan<'a> {
                 field(o, format!("to{k}"), 1, pred_v(pred, walked));
                 let qch = &dpn.channels[*q];
                 if qch.kind == ChannelKind::Scratchpad {
-                    cell_wire(o, &format!("g{g}_in_at{k}_c"), p, dpn, *q, gen.access, walked);
-                    field(o, format!("at{k}"), index_bits(qch.cells()), format!("g{g}_in_at{k}_c"));
+                    let words = Words { channel: *q, cells: self.shape.simd };
+                    cell_wire(o, &format!("g{g}_in_at{k}_c"), p, dpn, words, gen.access, walked);
+                    field(o, format!("at{k}"), index_bits(qch.cells() / self.shape.simd as usize), format!("g{g}_in_at{k}_c"));
                 }
             }
         }
@@ -559,7 +563,7 @@ impl<'a> Plan<'a> {
             fields.push(Field { name: format!("to{q}"), width: 1, value: format!("fan{q}") });
             let qch = &dpn.channels[*q];
             if qch.kind == ChannelKind::Scratchpad {
-                let aw = index_bits(qch.cells());
+                let aw = index_bits(qch.cells() / self.shape.simd as usize);
                 let mut at = format!("{aw}'d0");
                 for (g, k) in users.iter().rev() {
                     at = format!("pick{g} ? g{g}_at{k} : {at}");
@@ -797,6 +801,8 @@ impl<'a> Plan<'a> {
             for (q, _) in fan.iter() {
                 let qch = &dpn.channels[*q];
                 let _ = writeln!(o, "    assign ch{q}_ov = fire && h_to{q};");
+                // A value every vector lane reads is the first of its access's cells.
+                let value = if shape.values[*q] < shape.simd { format!("h_shift[{}:0]", ew - 1) } else { value.clone() };
                 if qch.kind == ChannelKind::Scratchpad {
                     let _ = writeln!(o, "    assign ch{q}_od = {{h_at{q}, {value}}};");
                 } else {
@@ -812,9 +818,15 @@ impl<'a> Plan<'a> {
                 let _ = writeln!(o, "    always @(posedge clk) if (fire && h_miss) lines[h_idx] <= {rd};");
             }
             if ordered {
+                // With vector lanes a store writes a vector's cells, and a load of a value every
+                // lane reads may take any one of them: they compare vectors.
+                let same = match shape.simd {
+                    1 => "q_cell[wi] == st_cell".to_string(),
+                    w => format!("(q_cell[wi] >> {lg}) == (st_cell >> {lg})", lg = w.trailing_zeros()),
+                };
                 let _ = writeln!(
                     o,
-                    "    // Write after read: a store waits while a load of its cell is in the queue. (Loads pass\n    // the stores of their band, so counting every earlier read would wait on later ones.)\n    reg [{x}:0] q_cell [0:{}];\n    reg [{}:0] q_v;\n    always @(posedge clk) if (ld_go) q_cell[q_tail] <= ld_cell;\n    always @(posedge clk) begin\n        if (rst || start) q_v <= {QUEUE}'d0;\n        else begin\n            if (ld_go) q_v[q_tail] <= 1'b1;\n            if (fire) q_v[q_head] <= 1'b0;\n        end\n    end\n    reg war;\n    integer wi;\n    always @* begin\n        war = 1'b0;\n        for (wi = 0; wi < {QUEUE}; wi = wi + 1)\n            if (q_v[wi] && q_cell[wi] == st_cell) war = 1'b1;\n    end",
+                    "    // Write after read: a store waits while a load of its cell is in the queue. (Loads pass\n    // the stores of their band, so counting every earlier read would wait on later ones.)\n    reg [{x}:0] q_cell [0:{}];\n    reg [{}:0] q_v;\n    always @(posedge clk) if (ld_go) q_cell[q_tail] <= ld_cell;\n    always @(posedge clk) begin\n        if (rst || start) q_v <= {QUEUE}'d0;\n        else begin\n            if (ld_go) q_v[q_tail] <= 1'b1;\n            if (fire) q_v[q_head] <= 1'b0;\n        end\n    end\n    reg war;\n    integer wi;\n    always @* begin\n        war = 1'b0;\n        for (wi = 0; wi < {QUEUE}; wi = wi + 1)\n            if (q_v[wi] && {same}) war = 1'b1;\n    end",
                     QUEUE - 1,
                     QUEUE - 1,
                     x = xw - 1,
