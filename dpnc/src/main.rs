@@ -116,8 +116,9 @@ pub(crate) struct Shape {
     hyperplanes: Option<String>,
     /// Vector lanes of the Verilog design (`--target verilog`, `sim`, `synth`): each compute
     /// process runs W consecutive points of its innermost loop per cycle, and each DDR access
-    /// moves W values. Only for statements whose operands all come from DDR and whose results
-    /// go there; dpnc says why where lanes do not apply.
+    /// and FIFO entry moves W values. Where every loop's points come in whole aligned vectors
+    /// with no dependence inside one; dpnc says why where lanes do not apply. With lanes,
+    /// `--subbands auto` makes slices (an interleaved sub-band's points are not consecutive).
     #[arg(long, value_name = "W", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
     simd: u32,
 }
@@ -126,7 +127,8 @@ pub(crate) struct Shape {
 pub(crate) enum Subbands {
     /// Interleaved along hyperplanes that carry no dependence (the sub-bands exchange no
     /// values: it balances bands the domain cuts short) and along the others where a band is one
-    /// tile along its last hyperplane (whole rows: --tile 64,1024 for Jacobi-1D); slices elsewhere
+    /// tile along its last hyperplane (whole rows: --tile 64,1024 for Jacobi-1D); slices elsewhere,
+    /// and everywhere with --simd
     Auto,
     /// Sub-band l of q takes the l-th of q consecutive slices of each tile
     Slices,
@@ -166,6 +168,7 @@ impl Shape {
             tile: self.tile.clone(),
             par: self.par.clone(),
             subbands: match self.subbands {
+                Subbands::Auto if self.simd > 1 => dpnc_dpn::shape::Layout::Slices,
                 Subbands::Auto => dpnc_dpn::shape::Layout::Auto,
                 Subbands::Slices => dpnc_dpn::shape::Layout::Slices,
                 Subbands::Interleaved => dpnc_dpn::shape::Layout::Interleaved,
@@ -466,7 +469,10 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
     };
     let needs_network = args.out.is_some() || args.report || matches!(args.emit, Some(Emit::DpnJson | Emit::Dot));
     if args.out.is_none() && args.shape.simd > 1 {
-        eprintln!("dpnc: note: --simd {} builds vector lanes in the Verilog design (-o DIR); the network that --report and --emit show is the same with or without them", args.shape.simd);
+        eprintln!(
+            "dpnc: note: --simd {} builds vector lanes in the Verilog design (-o DIR); --report and --emit show the network they run",
+            args.shape.simd
+        );
     }
     let sare = match needs_network {
         true => Some(dpnc_frontend::dataflow::compute(&p)?),

@@ -231,6 +231,10 @@ fn arg_cases() -> Vec<(Vec<String>, Vec<&'static str>)> {
         ),
         c(&["{JACOBI}", "--tile", "4", "--simd", "2", "-o", "{OUT}"], &["--simd 2", "at cells that change from one lane to the next"]),
         c(&["{GEMM}", "--tile", "4", "--simd", "3", "-o", "{OUT}"], &["--simd 3", "a power of two"]),
+        c(
+            &["{GEMM}", "--tile", "4", "--par", "2", "--subbands", "interleaved", "--simd", "2", "-o", "{OUT}"],
+            &["--simd 2", "does not step by one", "--subbands slices"],
+        ),
         c(&["{GEMM}", "--simd", "32", "-o", "{OUT}"], &["invalid value '32'", "--simd"]),
         c(&["{GEMM}", "--simd", "2", "--target", "cpu", "-o", "{OUT}"], &["--simd 2", "Verilog design only", "--target cpu"]),
         c(&["run", "{GEMM}", "--random", "1", "--outputs", "{OUT}", "--simd", "2"], &["--simd 2", "Verilog design only"]),

@@ -70,7 +70,8 @@ pub(super) fn walk(p: &Program, dpn: &Dpn, plan: &Lanes, pi: usize, stmt: usize)
         return Err(refuse(lanes, format!("{} runs a single point", pr.name)));
     };
     if inner.step != 1 {
-        return Err(refuse(lanes, format!("{}'s innermost loop ({}) does not step by one", pr.name, inner.name)));
+        let why = if inner.step > 1 { " (its sub-bands are interleaved: `--subbands slices` keeps its points consecutive)" } else { "" };
+        return Err(refuse(lanes, format!("{}'s innermost loop ({}) does not step by one{why}", pr.name, inner.name)));
     }
     if inner.lower.iter().any(|b| b.cst % w != 0 || b.coef.iter().any(|a| a % w != 0)) {
         return Err(refuse(lanes, format!("{}'s innermost loop ({}) does not start at a multiple of {lanes}", pr.name, inner.name)));
