@@ -16,4 +16,6 @@ declare -A args=(
   [saxpy]="bench/kernels/saxpy.c --tile 1024"
   [saxpy16]="bench/kernels/saxpy.c --tile 1024 --simd 16"
   [gemm44-medium]="$gemm ${pb[*]} -DMEDIUM_DATASET --tile 32 --par 4,4"
+  # j tiles of 128: a value of A that every lane reads serves 8 vectors of a sub-band, not 2.
+  [gemm44x4-medium]="$gemm ${pb[*]} -DMEDIUM_DATASET --tile 32,128,32 --par 4,4 --simd 4"
 )

@@ -132,7 +132,11 @@ pub fn generate_with(p: &Program, dpn: &Dpn, opts: &Options) -> Result<Design, R
     used.sort_unstable();
     used.dedup();
     for &s in &used {
-        let dp = datapath::statement(p, s, &format!("dp_{}", p.stmts[s].name))?;
+        // Every process of a statement walks the same directions: the first one's lane steps.
+        let nest = dpn.processes.iter().find(|pr| pr.stmt() == Some(s)).map(process::nest).transpose()?;
+        let steps = nest.map(simd::lane_steps).unwrap_or_default();
+        let shape = datapath::Lanes { width: lanes.width, steps: &steps, shared: &lanes.shared[s] };
+        let dp = datapath::vector(p, s, &format!("dp_{}", p.stmts[s].name), &shape)?;
         latency[s] = dp.latency;
         cells.extend(dp.cells.iter().copied());
         files.push((format!("{}.v", dp.name), dp.module));

@@ -231,15 +231,16 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32, lanes: &
     let mut pops: Vec<(usize, String)> = Vec::new(); // (channel, condition to pop at fire)
     let mut releases: Vec<(usize, String, String)> = Vec::new(); // (channel, condition, cell)
     let mut regs: Vec<(usize, String)> = Vec::new(); // FIFO+register: (channel, take condition)
-    let mut operands: Vec<(String, Option<u32>)> = Vec::new(); // (register, its value's bits per lane) or a scalar argument
+    let mut operands: Vec<(String, bool)> = Vec::new(); // (its name, a register loaded at issue rather than a scalar argument)
     for (r, a) in s.reads.iter().enumerate() {
         let v = &p.vars[a.var];
         let w = bits(v.ty);
         if v.is_scalar_argument() {
-            operands.push((format!("s_{}", v.name), None));
+            operands.push((format!("s_{}", v.name), false));
             continue;
         }
-        let vw = w * simd;
+        // One value per lane, or one for all where every lane reads the same.
+        let vw = if lanes.shared[stmt][r] { w } else { w * simd };
         let _ = writeln!(o, "    reg rdy_r{r};\n    reg [{}:0] val_r{r};", vw - 1);
         let clauses = pr.mux.get(r).map(Vec::as_slice).unwrap_or(&[]);
         let mut sel = Vec::new();
@@ -278,10 +279,6 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32, lanes: &
             let head = if k == 0 { "if" } else { "else if" };
             let (rdy, val) = match ch.kind {
                 ChannelKind::Fifo => (format!("ch{c}_v"), format!("ch{c}_d")),
-                // A value every lane reads is replicated to each lane's place.
-                ChannelKind::FifoReg if lanes.broadcast(c) => {
-                    (format!("(!first_r{r}_{k} || ch{c}_v)"), format!("{{{simd}{{first_r{r}_{k} ? ch{c}_d : reg{c}}}}}"))
-                }
                 ChannelKind::FifoReg => (format!("(!first_r{r}_{k} || ch{c}_v)"), format!("(first_r{r}_{k} ? ch{c}_d : reg{c})")),
                 ChannelKind::Scratchpad => (format!("sv{c}[at_r{r}_{k}]"), format!("sp{c}[at_r{r}_{k}]")),
             };
@@ -292,7 +289,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32, lanes: &
         }
         o.push_str("    end\n");
         fire_terms.push(format!("rdy_r{r}"));
-        operands.push((format!("op_r{r}"), Some(w)));
+        operands.push((format!("op_r{r}"), true));
         let _ = writeln!(o, "    reg [{}:0] op_r{r};", vw - 1);
     }
     for (c, _) in &regs {
@@ -363,26 +360,15 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32, lanes: &
         let _ = writeln!(o, "    reg signed [63:0] iq_{i};");
     }
     let _ = writeln!(o, "    wire [{}:0] y;", wr - 1);
-    let steps = crate::simd::lane_steps(l);
-    for k in 0..simd {
-        let mut dp_ports = vec![".clk(clk)".to_string(), ".ce(1'b1)".into()];
-        for (i, step) in s.iters.iter().zip(&steps) {
-            let offset = step * k as i64;
-            dp_ports.push(if offset == 0 { format!(".it_{i}(iq_{i})") } else { format!(".it_{i}(iq_{i} + 64'sd{offset})") });
-        }
-        for (r, (op, w)) in operands.iter().enumerate() {
-            dp_ports.push(match w {
-                Some(w) if simd > 1 => format!(".r{r}({op}[{} +: {w}])", k * w),
-                _ => format!(".r{r}({op})"),
-            });
-        }
-        let (inst, y) = if simd == 1 { ("dp".to_string(), "y".to_string()) } else { (format!("dp{k}"), format!("y[{} +: {wy}]", k * wy)) };
-        let _ = writeln!(o, "    dp_{} {inst} ({}, .y({y}));", s.name, dp_ports.join(", "));
-    }
+    // One datapath for the vector's lanes (`datapath::vector`).
+    let mut dp_ports = vec![".clk(clk)".to_string(), ".ce(1'b1)".into()];
+    dp_ports.extend(s.iters.iter().map(|i| format!(".it_{i}(iq_{i})")));
+    dp_ports.extend(operands.iter().enumerate().map(|(r, (op, _))| format!(".r{r}({op})")));
+    let _ = writeln!(o, "    dp_{} dp ({}, .y(y));", s.name, dp_ports.join(", "));
     let _ = writeln!(o, "    reg [{lat}:0] pv;  // stage k: an iteration issued k + 1 cycles ago\n    reg [{}:0] pm;", mw * (lat + 1) - 1);
     o.push_str("    always @(posedge clk) begin\n        if (fire) begin\n");
-    for (r, (op, w)) in operands.iter().enumerate() {
-        if w.is_some() {
+    for (r, (op, registered)) in operands.iter().enumerate() {
+        if *registered {
             let _ = writeln!(o, "            {op} <= val_r{r};");
         }
     }

@@ -19,7 +19,7 @@ pub(super) fn run(dpn: &Dpn, plan: &Lanes, runs: &[Run]) -> Result<(), RtlError>
     let mut fill = vec![0usize; dpn.channels.len()];
     let mut next = vec![0usize; runs.len()];
     let vector = |k: usize, at: usize| &runs[k].events[runs[k].starts[at]..runs[k].starts[at + 1]];
-    let takes = |events: &[(usize, bool)], c: usize| events.iter().any(|&e| e == (c, false));
+    let takes = |events: &[(usize, bool)], c: usize| events.contains(&(c, false));
     // The event of a vector that cannot happen now, if any.
     let blocked = |fill: &[usize], events: &[(usize, bool)]| {
         events.iter().copied().find(|&(c, gives)| if gives { fill[c] - usize::from(takes(events, c)) + 1 > room[c] } else { fill[c] == 0 })

@@ -35,12 +35,16 @@ pub struct Lanes {
     /// Per channel, values per entry of its stream: `width` for a vector, 1 for a broadcast
     /// (and for every channel without lanes).
     pub values: Vec<u32>,
+    /// Per statement, per read reference: whether every lane of a vector reads the same value
+    /// (a broadcast, or a scalar argument of the kernel).
+    pub shared: Vec<Vec<bool>>,
 }
 
 impl Lanes {
     /// One point a cycle.
-    pub fn none(dpn: &Dpn) -> Lanes {
-        Lanes { width: 1, values: vec![1; dpn.channels.len()] }
+    pub fn none(p: &Program, dpn: &Dpn) -> Lanes {
+        let shared = p.stmts.iter().map(|s| s.reads.iter().map(|a| p.vars[a.var].is_scalar_argument()).collect()).collect();
+        Lanes { width: 1, values: vec![1; dpn.channels.len()], shared }
     }
 
     /// Whether channel `c` carries one value for every lane of a vector.
@@ -65,13 +69,14 @@ fn refuse(lanes: u32, why: String) -> RtlError {
 /// how; if not, why.
 pub fn check(p: &Program, dpn: &Dpn, lanes: u32) -> Result<Lanes, RtlError> {
     if lanes == 1 {
-        return Ok(Lanes::none(dpn));
+        return Ok(Lanes::none(p, dpn));
     }
     if !lanes.is_power_of_two() || lanes > MAX_LANES {
         return Err(refuse(lanes, format!("the lanes must be a power of two from 2 to {MAX_LANES}")));
     }
     let values = dpn.channels.iter().enumerate().map(|(c, _)| channel_values(p, dpn, c, lanes)).collect::<Result<Vec<_>, _>>()?;
-    let plan = Lanes { width: lanes, values };
+    let mut plan = Lanes { width: lanes, values, ..Lanes::none(p, dpn) };
+    plan.shared = shared_reads(p, dpn, &plan)?;
     for (v, var) in p.vars.iter().enumerate().filter(|(v, _)| !dpn.memory_processes(*v).is_empty()) {
         if var.kind == VarKind::Local {
             return Err(refuse(lanes, format!("temporary `{}` lives in an on-chip memory, which serves one value a cycle", var.name)));
@@ -89,6 +94,35 @@ pub fn check(p: &Program, dpn: &Dpn, lanes: u32) -> Result<Lanes, RtlError> {
     }
     flow::run(dpn, &plan, &runs)?;
     Ok(plan)
+}
+
+/// Per statement and read, whether its lanes share one value: a scalar argument, or a read
+/// every channel of which, in every process of the statement, is a broadcast (one datapath
+/// serves all of a statement's processes, so they must agree).
+fn shared_reads(p: &Program, dpn: &Dpn, plan: &Lanes) -> Result<Vec<Vec<bool>>, RtlError> {
+    let mut shared: Vec<Vec<Option<bool>>> =
+        p.stmts.iter().map(|s| s.reads.iter().map(|a| p.vars[a.var].is_scalar_argument().then_some(true)).collect()).collect();
+    for pr in &dpn.processes {
+        let ProcessKind::Compute { stmt, .. } = pr.kind else { continue };
+        for (r, clauses) in pr.mux.iter().enumerate() {
+            for cl in clauses {
+                let b = plan.broadcast(cl.channel);
+                match shared[stmt][r] {
+                    Some(seen) if seen != b => {
+                        return Err(refuse(
+                            plan.width,
+                            format!(
+                                "{}'s read {} takes one value for every lane from some channels and one per lane from others ({})",
+                                p.stmts[stmt].name, r, dpn.channels[cl.channel].name
+                            ),
+                        ))
+                    }
+                    _ => shared[stmt][r] = Some(b),
+                }
+            }
+        }
+    }
+    Ok(shared.into_iter().map(|s| s.into_iter().map(|b| b.unwrap_or(false)).collect()).collect())
 }
 
 /// Values per entry of channel `c`'s stream on `lanes` lanes, or why it cannot have lanes.

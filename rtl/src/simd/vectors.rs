@@ -124,7 +124,7 @@ pub(super) fn walk(p: &Program, dpn: &Dpn, plan: &Lanes, pi: usize, stmt: usize)
     }
     for check in &checks {
         if let Cells::Window(c) = check.cells {
-            if dpn.channels[c].cells() % lanes as usize != 0 {
+            if !dpn.channels[c].cells().is_multiple_of(lanes as usize) {
                 return Err(refuse(
                     lanes,
                     format!("scratchpad {} holds {} cells, not whole words of {lanes}", dpn.channels[c].name, dpn.channels[c].cells()),
