@@ -871,9 +871,14 @@ fn subst(text: &str, names: &[String]) -> String {
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         match (c, chars.peek().and_then(|d| d.to_digit(10))) {
-            ('$', Some(k)) => {
-                chars.next();
-                out.push_str(&names[k as usize]);
+            // `$k`, k of any number of digits (a vector's lanes joined: `{$15, …, $0}`).
+            ('$', Some(_)) => {
+                let mut k = 0;
+                while let Some(d) = chars.peek().and_then(|d| d.to_digit(10)) {
+                    k = 10 * k + d as usize;
+                    chars.next();
+                }
+                out.push_str(&names[k]);
             }
             _ => out.push(c),
         }

@@ -501,6 +501,22 @@ fn a_value_every_lane_reads_is_sent_and_computed_once() {
     assert!(b.contains(".W(129)"), "B[k][j] comes in words of four cells (and a word index): {b}");
 }
 
+/// Sixteen lanes, a whole beat of floats: every module lints clean (a datapath joins sixteen
+/// lanes' results, more than ten operands in one expression).
+#[test]
+fn sixteen_lanes_lint_clean() {
+    const SIXTEEN: &[(&str, &str)] = &[("NI", "4"), ("NJ", "16"), ("NK", "4"), ("NL", "16")];
+    let c = Case::with_defines(&kernel("2mm.c"), "float", SIXTEEN, &[16], &[1]).unwrap();
+    let design = dpnc_rtl::generate_with(&c.p, &c.dpn, &dpnc_rtl::Options { simd: 16 }).unwrap();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sixteen_lanes");
+    let sources = design.write(&dir).unwrap();
+    let mut args: Vec<String> = vec!["--lint-only".into(), "-Wall".into(), "--top-module".into(), design.top.clone()];
+    args.extend(sources.iter().map(|f| f.display().to_string()));
+    let out = std::process::Command::new("verilator").args(&args).output().expect("verilator runs");
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !text.contains("%Warning"), "{}", text.lines().take(12).collect::<Vec<_>>().join("\n"));
+}
+
 #[test]
 fn read_only_arrays_get_lanes_that_split_their_streams() {
     let c = Case::with_defines(&kernel("gemm.c"), "float", GEMM_ROWS_IN_LINES, &[4], &[2, 2]).unwrap();
