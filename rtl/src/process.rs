@@ -102,9 +102,9 @@ pub(crate) struct Words {
 }
 
 /// `name`: the word of access `a` in the scratchpad of `words`: per array dimension, the
-/// subscript modulo the window, row-major, over the cells a word holds. A modulo by a constant that is not a power of
-/// two is a combinational divider; on the subscript's full 64 bits Yosys made each one
-/// some 15,000 LUTs (Jacobi-1D at tile 64: a dozen of them, 244,547 LUTs in all), so each
+/// subscript modulo the window, row-major, over the cells a word holds. A modulo by a
+/// constant that is not a power of two is a combinational divider; on the subscript's full 64
+/// bits Yosys made each one some 15,000 LUTs (Jacobi-1D at tile 64: a dozen of them, 244,547 LUTs in all), so each
 /// is taken on the bits the array's extent needs (a subscript of an access that runs is in
 /// bounds; one that does not run may give any cell).
 pub(crate) fn cell_wire(o: &mut String, name: &str, p: &Program, dpn: &Dpn, words: Words, a: &Access, names: &[String]) {
@@ -166,9 +166,10 @@ pub(crate) fn need<'a>(dpn: &Dpn, c: usize, p: &'a Option<Predicate>, what: &str
 }
 
 /// The module of compute process `pi` (statement `stmt`), named `p_<process>`; its walker
-/// is `w_<process>` and its datapath `dp_<statement>` (latency `lat`), one per vector lane
-/// (`simd` of them, [`crate::simd`]: each iteration is a vector of `simd` points, lane k's
-/// values at bits `k·w +: w` of every channel's).
+/// is `w_<process>` and its datapath `dp_<statement>` (latency `lat`). With vector lanes
+/// ([`crate::simd`]) each iteration is a vector of `lanes.width` points, lane k's values at
+/// bits `k·w +: w` of every channel's that carries one per lane, and the datapath computes the
+/// vector ([`crate::datapath::vector`]).
 pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32, lanes: &Lanes) -> Result<String, RtlError> {
     let simd = lanes.width;
     let pr: &Process = &dpn.processes[pi];

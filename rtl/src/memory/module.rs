@@ -385,9 +385,9 @@ impl<'a> Plan<'a> {
                 field(o, format!("to{k}"), 1, pred_v(pred, walked));
                 let qch = &dpn.channels[*q];
                 if qch.kind == ChannelKind::Scratchpad {
-                    let words = Words { channel: *q, cells: self.shape.simd };
+                    let words = Words { channel: *q, cells: self.shape.values[*q] };
                     cell_wire(o, &format!("g{g}_in_at{k}_c"), p, dpn, words, gen.access, walked);
-                    field(o, format!("at{k}"), index_bits(qch.cells() / self.shape.simd as usize), format!("g{g}_in_at{k}_c"));
+                    field(o, format!("at{k}"), index_bits(qch.cells() / self.shape.values[*q] as usize), format!("g{g}_in_at{k}_c"));
                 }
             }
         }
@@ -563,7 +563,7 @@ impl<'a> Plan<'a> {
             fields.push(Field { name: format!("to{q}"), width: 1, value: format!("fan{q}") });
             let qch = &dpn.channels[*q];
             if qch.kind == ChannelKind::Scratchpad {
-                let aw = index_bits(qch.cells() / self.shape.simd as usize);
+                let aw = index_bits(qch.cells() / self.shape.values[*q] as usize);
                 let mut at = format!("{aw}'d0");
                 for (g, k) in users.iter().rev() {
                     at = format!("pick{g} ? g{g}_at{k} : {at}");

@@ -4,9 +4,9 @@
 //! earlier point of its own vector computes never finds it. If every process gets through all
 //! its vectors, so does the hardware: each process's order of takes and gives is fixed, and a
 //! pipeline that gives its results later than it takes its operands only adds places (its skid
-//! buffer). The memory processes are not in this run: a load's stream and the memory behind it
-//! hold a band's worth of values, so the on-chip FIFOs decide whether vectors wait for each
-//! other in a cycle.
+//! buffer). The memory processes are not in this run: their streams hold as many vectors as a
+//! design without lanes holds values ([`crate::top::stream_depth`]), the margin by which that
+//! design's memory processes run ahead of their consumers.
 
 use super::vectors::Run;
 use super::{refuse, Lanes};
