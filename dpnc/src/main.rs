@@ -500,7 +500,7 @@ fn compile(sm: &mut SourceMap, args: &CompileArgs) -> Result<(), Failure> {
         }
         .map_err(|e| format!("cannot generate code: {e}"))?;
         let mut files = files;
-        files.extend(report::Facts::of_network(&p, dpn, &src.file, target.name(), board).files()?);
+        files.extend(report::Facts::of_network(&p, dpn, &src.file, target.name(), board, args.shape.simd).files()?);
         publish::publish(out, args.force, |dir| dpnc_hls_emit::native::write_files(dir, &files))?;
         let next = match target {
             Target::Verilog => format!(

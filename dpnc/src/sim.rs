@@ -87,7 +87,7 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SimArgs) -> Result<(), Failure> {
         ch.size = cap.max(1);
     }
     // The report first: a wrong directory should not wait for the simulation.
-    let report = crate::report::Facts::open_for(args.report.as_deref(), &p, &dpn, &args.source.file, &board)?;
+    let report = crate::report::Facts::open_for(args.report.as_deref(), &p, &dpn, &args.source.file, &board, args.shape.simd)?;
     let (work, temporary) = match &args.work {
         Some(d) => (d.clone(), false),
         None => (std::env::temp_dir().join(format!("dpnc-sim-{}", std::process::id())), true),

@@ -43,7 +43,7 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SynthArgs) -> Result<(), Failure> {
     args.shape.note_hardware();
     let cfg = dpnc_dpn::Config { codegen: true, ..args.shape.config(false) };
     let dpn = dpnc_dpn::build(&p, &dataflow::compute(&p)?, &cfg)?;
-    let report = crate::report::Facts::open_for(args.report.as_deref(), &p, &dpn, &args.source.file, &board)?;
+    let report = crate::report::Facts::open_for(args.report.as_deref(), &p, &dpn, &args.source.file, &board, args.shape.simd)?;
     let design = dpnc_rtl::generate_with(&p, &dpn, &args.shape.rtl()).map_err(|e| format!("cannot generate Verilog: {e}"))?;
     let (work, temporary) = match &args.work {
         Some(d) => (d.clone(), false),

@@ -17,6 +17,11 @@ use dpnc_frontend::ir::Program;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+/// Reports written before lanes had none.
+fn one_lane() -> u32 {
+    1
+}
+
 /// The page's file name in a design's directory.
 pub const PAGE: &str = "report.html";
 /// The facts' file name in a design's directory.
@@ -34,6 +39,9 @@ pub struct Facts {
     /// `--tile` and `--par` as the network resolved them.
     pub tile: Vec<i64>,
     pub par: Vec<i64>,
+    /// `--simd`: the vector lanes of the Verilog design (1: none).
+    #[serde(default = "one_lane")]
+    pub lanes: u32,
     /// Per top-level loop nest: its statements and how its tiling hyperplanes were found.
     pub nests: Vec<NestFacts>,
     /// What `-o` wrote: `verilog`, `vitis`, `cpu` or `gpu`.
@@ -194,7 +202,7 @@ impl BoardFacts {
 
 impl Facts {
     /// The facts of a network before simulation and synthesis.
-    pub fn of_network(p: &Program, dpn: &Dpn, source: &Path, target: &str, board: &Board) -> Facts {
+    pub fn of_network(p: &Program, dpn: &Dpn, source: &Path, target: &str, board: &Board, lanes: u32) -> Facts {
         let role = |k: &ProcessKind| match k {
             ProcessKind::Load { .. } => Role::Load,
             ProcessKind::Compute { .. } => Role::Compute,
@@ -247,6 +255,7 @@ impl Facts {
             params: dpn.params.clone(),
             tile: dpn.tile.clone(),
             par: dpn.par.clone(),
+            lanes,
             nests: dpn
                 .nests
                 .iter()
@@ -306,8 +315,8 @@ impl Facts {
 
     /// For `--report DIR` of `dpnc sim` and `dpnc synth`: the report in `dir`, checked against
     /// the Verilog design of `dpn` for `board` before anything runs.
-    pub fn open_for(dir: Option<&Path>, p: &Program, dpn: &Dpn, source: &Path, board: &Board) -> Result<Option<Facts>, String> {
-        dir.map(|d| Facts::open(d, &Facts::of_network(p, dpn, source, "verilog", board))).transpose()
+    pub fn open_for(dir: Option<&Path>, p: &Program, dpn: &Dpn, source: &Path, board: &Board, lanes: u32) -> Result<Option<Facts>, String> {
+        dir.map(|d| Facts::open(d, &Facts::of_network(p, dpn, source, "verilog", board, lanes))).transpose()
     }
 
     /// How the design of `self` differs from that of `other`, if it does.
@@ -321,6 +330,9 @@ impl Facts {
         }
         if (&self.tile, &self.par) != (&other.tile, &other.par) {
             return Some(format!("--tile/--par {}", what(&(&self.tile, &self.par), &(&other.tile, &other.par))));
+        }
+        if self.lanes != other.lanes {
+            return Some(format!("--simd {} (give --simd {})", what(&self.lanes, &other.lanes), self.lanes));
         }
         if self.board.name != other.board.name {
             return Some(format!("board {} (give --board {})", what(&self.board.name, &other.board.name), self.board.name));

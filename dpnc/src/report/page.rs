@@ -91,7 +91,10 @@ pub fn render(f: &Facts) -> Result<String, String> {
     let sim = f.simulation.as_ref();
     let params = f.params.iter().map(|(n, v)| format!("{n} = {v}")).collect::<Vec<_>>().join(", ");
     let list = |v: &[i64]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ");
-    let shape = format!("tile {}; par {}; {} band(s)", list(&f.tile), list(&f.par), m.bands);
+    let mut shape = format!("tile {}; par {}; {} band(s)", list(&f.tile), list(&f.par), m.bands);
+    if f.lanes > 1 {
+        shape.push_str(&format!("; {} vector lanes", f.lanes));
+    }
     let mut cards = vec![
         Card {
             label: "processes",
