@@ -18,4 +18,5 @@ declare -A args=(
   [gemm44-medium]="$gemm ${pb[*]} -DMEDIUM_DATASET --tile 32 --par 4,4"
   # j tiles of 128: a value of A that every lane reads serves 8 vectors of a sub-band, not 2.
   [gemm44x4-medium]="$gemm ${pb[*]} -DMEDIUM_DATASET --tile 32,128,32 --par 4,4 --simd 4"
+  [gemm16x4-medium]="$gemm ${pb[*]} -DMEDIUM_DATASET --tile 32 --par 16,1 --simd 4"
 )
