@@ -80,12 +80,13 @@ impl Job {
         let cfg = Config { tile: self.tile.clone(), par: self.par.clone(), subbands: self.subbands, ..Config::default() };
         let c = Case::with_config(&self.kernel, self.ty, self.defines, cfg)?;
         let opts = dpnc_rtl::Options { simd: self.simd };
-        if self.lanes_where_legal {
-            if let Err(e @ dpnc_rtl::RtlError::Lanes { .. }) = dpnc_rtl::generate_with(&c.p, &c.dpn, &opts) {
+        let design = match dpnc_rtl::generate_with(&c.p, &c.dpn, &opts) {
+            Err(e @ dpnc_rtl::RtlError::Lanes { .. }) if self.lanes_where_legal => {
                 println!("{}: {e}", self.kernel.display());
                 return Ok(None);
             }
-        }
+            d => d.map_err(|e| e.to_string())?,
+        };
         let mut cycles = 0;
         for seed in [1, 2] {
             let mut quiet = |_: &str| {};
@@ -95,7 +96,6 @@ impl Job {
             c.compare(&got, &format!("Verilog, memory seed {seed}"))?;
             cycles = out.cycles;
         }
-        let design = dpnc_rtl::generate_with(&c.p, &c.dpn, &opts).map_err(|e| e.to_string())?;
         // The lanes are there: every statement's datapath computes a vector.
         let lanes = format!("// {} vector lanes", self.simd);
         if self.simd > 1 && design.files.iter().any(|(name, text)| name.starts_with("dp_") && !text.contains(&lanes)) {

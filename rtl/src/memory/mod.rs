@@ -321,12 +321,12 @@ pub fn modules(p: &Program, dpn: &Dpn, var: usize, lanes: &crate::simd::Lanes) -
     let gens = generators(p, dpn, var)?;
     let name = format!("m_{}", p.vars[var].name);
     let all = ports(dpn, &dpn.memory_processes(var), lanes);
-    let (simd, values) = (lanes.of_array(dpn, var), lanes.values.clone());
+    let (simd, plan) = (lanes.of_array(dpn, var), lanes);
     let lanes = if p.vars[var].kind == VarKind::Local { Vec::new() } else { lanes::partition(p, dpn, var, &gens, &all) };
     let mut walkers = Vec::new();
     let writes = gens.iter().any(|g| !g.load);
     if lanes.len() < 2 {
-        let shape = Shape { name: name.clone(), ports: all, lane: None, writes, simd, values };
+        let shape = Shape { name: name.clone(), ports: all, lane: None, writes, simd, plan };
         let text = module(p, dpn, var, &gens, &shape, &mut walkers)?;
         let files = std::iter::once((format!("{name}.v"), text)).chain(walkers).collect();
         return Ok(Modules { files, cells: Vec::new() });
@@ -334,8 +334,7 @@ pub fn modules(p: &Program, dpn: &Dpn, var: usize, lanes: &crate::simd::Lanes) -
     let mut files = vec![(format!("{name}.v"), lanes::wrapper(p, var, &name, &lanes, &all, writes))];
     for (k, lane) in lanes.iter().enumerate() {
         let lane_gens: Vec<Gen> = lane.gens.iter().map(|&g| gens[g].clone()).collect();
-        let shape =
-            Shape { name: lanes::lane_name(&name, k), ports: lane.ports(&all), lane: Some(k), writes, simd, values: values.clone() };
+        let shape = Shape { name: lanes::lane_name(&name, k), ports: lane.ports(&all), lane: Some(k), writes, simd, plan };
         files.push((format!("{}.v", shape.name), module(p, dpn, var, &lane_gens, &shape, &mut walkers)?));
     }
     files.extend(walkers);
@@ -354,7 +353,7 @@ pub struct Modules {
 }
 
 /// What one generated memory module serves.
-struct Shape {
+struct Shape<'a> {
     /// Its module name.
     name: String,
     /// The channel streams it reads or writes.
@@ -367,9 +366,9 @@ struct Shape {
     writes: bool,
     /// Cells per access: the vector lanes of its compute processes ([`crate::simd`]).
     simd: u32,
-    /// Per channel, the values its stream carries ([`crate::simd::Lanes::values`]): fewer
-    /// than `simd` for a value every lane reads, the first of its access's cells.
-    values: Vec<u32>,
+    /// What each channel's stream carries ([`crate::simd::Lanes`]): a broadcast takes the
+    /// first of its access's cells.
+    plan: &'a crate::simd::Lanes,
 }
 
 /// One generator per channel the memory process of `var` loads into or stores from.

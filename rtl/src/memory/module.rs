@@ -16,7 +16,7 @@ struct Plan<'a> {
     p: &'a Program,
     dpn: &'a Dpn,
     gens: &'a [Gen<'a>],
-    shape: &'a Shape,
+    shape: &'a Shape<'a>,
     v: &'a Variable,
     /// A temporary of the kernel: a memory of this process (cleared at start), not DDR.
     local: bool,
@@ -97,7 +97,7 @@ pub(super) fn module(
     dpn: &Dpn,
     var: usize,
     gens: &[Gen],
-    shape: &Shape,
+    shape: &Shape<'_>,
     walkers: &mut Vec<(String, String)>,
 ) -> Result<String, RtlError> {
     let plan = Plan::new(p, dpn, var, gens, shape)?;
@@ -123,7 +123,7 @@ pub(super) fn module(
 }
 
 impl<'a> Plan<'a> {
-    fn new(p: &'a Program, dpn: &'a Dpn, var: usize, gens: &'a [Gen<'a>], shape: &'a Shape) -> Result<Plan<'a>, RtlError> {
+    fn new(p: &'a Program, dpn: &'a Dpn, var: usize, gens: &'a [Gen<'a>], shape: &'a Shape<'a>) -> Result<Plan<'a>, RtlError> {
         let v = &p.vars[var];
         let local = v.kind == VarKind::Local;
         let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
@@ -137,7 +137,7 @@ impl<'a> Plan<'a> {
         let cached = !local && has_loads;
         // A value every vector lane reads may lie inside a stored vector, whose key is its first
         // cell's: its loads wait for whole bands of stores.
-        let broadcast = gens.iter().any(|g| g.load && shape.values[g.c] < shape.simd);
+        let broadcast = gens.iter().any(|g| g.load && shape.plan.broadcast(g.c));
         let fine = ordered && !broadcast && gens.iter().filter(|g| g.load).all(|g| dpn.channels[g.c].ddr_source.is_some());
         let stamped = cached && has_stores && !fine;
         let len = v.len().max(1);
@@ -385,9 +385,9 @@ impl<'a> Plan<'a> {
                 field(o, format!("to{k}"), 1, pred_v(pred, walked));
                 let qch = &dpn.channels[*q];
                 if qch.kind == ChannelKind::Scratchpad {
-                    let words = Words { channel: *q, cells: self.shape.values[*q] };
+                    let words = Words { channel: *q, cells: self.shape.plan.values[*q] };
                     cell_wire(o, &format!("g{g}_in_at{k}_c"), p, dpn, words, gen.access, walked);
-                    field(o, format!("at{k}"), index_bits(qch.cells() / self.shape.values[*q] as usize), format!("g{g}_in_at{k}_c"));
+                    field(o, format!("at{k}"), index_bits(qch.cells() / self.shape.plan.values[*q] as usize), format!("g{g}_in_at{k}_c"));
                 }
             }
         }
@@ -563,7 +563,7 @@ impl<'a> Plan<'a> {
             fields.push(Field { name: format!("to{q}"), width: 1, value: format!("fan{q}") });
             let qch = &dpn.channels[*q];
             if qch.kind == ChannelKind::Scratchpad {
-                let aw = index_bits(qch.cells() / self.shape.values[*q] as usize);
+                let aw = index_bits(qch.cells() / self.shape.plan.values[*q] as usize);
                 let mut at = format!("{aw}'d0");
                 for (g, k) in users.iter().rev() {
                     at = format!("pick{g} ? g{g}_at{k} : {at}");
@@ -802,7 +802,7 @@ impl<'a> Plan<'a> {
                 let qch = &dpn.channels[*q];
                 let _ = writeln!(o, "    assign ch{q}_ov = fire && h_to{q};");
                 // A value every vector lane reads is the first of its access's cells.
-                let value = if shape.values[*q] < shape.simd { format!("h_shift[{}:0]", ew - 1) } else { value.clone() };
+                let value = if shape.plan.broadcast(*q) { format!("h_shift[{}:0]", ew - 1) } else { value.clone() };
                 if qch.kind == ChannelKind::Scratchpad {
                     let _ = writeln!(o, "    assign ch{q}_od = {{h_at{q}, {value}}};");
                 } else {

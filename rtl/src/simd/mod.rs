@@ -75,7 +75,7 @@ pub fn check(p: &Program, dpn: &Dpn, lanes: u32) -> Result<Lanes, RtlError> {
         return Err(refuse(lanes, format!("the lanes must be a power of two from 2 to {MAX_LANES}")));
     }
     let values = dpn.channels.iter().enumerate().map(|(c, _)| channel_values(p, dpn, c, lanes)).collect::<Result<Vec<_>, _>>()?;
-    let mut plan = Lanes { width: lanes, values, ..Lanes::none(p, dpn) };
+    let mut plan = Lanes { width: lanes, values, shared: Vec::new() };
     plan.shared = shared_reads(p, dpn, &plan)?;
     for (v, var) in p.vars.iter().enumerate().filter(|(v, _)| !dpn.memory_processes(*v).is_empty()) {
         if var.kind == VarKind::Local {

@@ -4,7 +4,7 @@
 
 use super::{refuse, Lanes};
 use crate::RtlError;
-use dpnc_dpn::ir::{ChannelKind, Dpn, ProcessKind};
+use dpnc_dpn::ir::{ChannelKind, Dpn};
 use dpnc_dpn::predicate::Predicate;
 use dpnc_frontend::interp::index_of;
 use dpnc_frontend::ir::{Access, Program};
@@ -76,7 +76,7 @@ pub(super) fn walk(p: &Program, dpn: &Dpn, plan: &Lanes, pi: usize, stmt: usize)
     if inner.lower.iter().any(|b| b.cst % w != 0 || b.coef.iter().any(|a| a % w != 0)) {
         return Err(refuse(lanes, format!("{}'s innermost loop ({}) does not start at a multiple of {lanes}", pr.name, inner.name)));
     }
-    let memory = |q: usize| !matches!(dpn.processes[q].kind, ProcessKind::Compute { .. });
+    let memory = |q: usize| dpn.processes[q].stmt().is_none();
     let on_chip =
         |c: usize| dpn.channels[c].kind == ChannelKind::Fifo && !memory(dpn.channels[c].producer) && !memory(dpn.channels[c].consumer);
     // Every condition the process and its memory processes decide per vector.
