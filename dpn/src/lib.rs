@@ -10,6 +10,7 @@ pub mod dot;
 pub mod error;
 pub mod exec;
 pub mod explore;
+pub mod footprint;
 pub mod graph;
 pub mod ir;
 mod jobs;

@@ -18,6 +18,7 @@
 
 use super::{idle_write_side, Gen, AXI_DATA_BITS, AXI_PORTS, LINE_BYTES, READ_BUFFER};
 use crate::process::{port_decls, ChannelPort, STAT_WIRES};
+use dpnc_dpn::footprint;
 use dpnc_dpn::ir::Dpn;
 use dpnc_frontend::interp::index_of;
 use dpnc_frontend::ir::Program;
@@ -39,6 +40,11 @@ pub const LANE_WRITE_AXI: &[&str] = &[
     "awvalid", "awready", "awaddr", "awlen", "awsize", "awburst", "wvalid", "wready", "wdata", "wstrb", "wlast", "bvalid", "bready",
     "bresp",
 ];
+/// What isl's answer costs in points of a walk over the generators' accesses (about 100 ns
+/// each): a set of lines, and a question whether two meet. Measured on PolyBench SMALL at
+/// `--par` 4 and 16: a set takes up to 20 ms (skewed stencil tiles), a question 0.04 to 3 ms.
+const SET_POINTS: u64 = 100_000;
+const PAIR_POINTS: u64 = 5_000;
 /// Lines of an array whose stores lanes may split: a table of that many entries finds the
 /// generators that share a line.
 const MOST_LINES: usize = 1 << 22;
@@ -56,6 +62,17 @@ impl Lane {
     pub fn ports(&self, all: &[ChannelPort]) -> Vec<ChannelPort> {
         all.iter().filter(|p| self.channels.contains(&p.c)).cloned().collect()
     }
+}
+
+/// Generators whose lines isl takes as one set: a group of loads whose fan-outs meet, or one
+/// store.
+struct Unit {
+    /// Its first generator (index into the memory process's generators).
+    first: usize,
+    /// The channels whose cells it moves: the loads' fan-outs, or the store's channel.
+    channels: Vec<usize>,
+    /// It is a store.
+    stores: bool,
 }
 
 /// Generators that must share a lane, joined as they are found.
@@ -149,16 +166,65 @@ pub fn partition(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], all: &[Channe
     lanes
 }
 
-/// Joins in `groups` the generators that touch a common line where one of them stores into it,
-/// found by walking each one's accesses; false where the array is too large for the table of
-/// its lines or an access cannot be placed.
+/// Joins in `groups` the generators that touch a common line where one of them stores into it;
+/// false where the array is too large for the table of its lines or an access cannot be placed.
+/// A walk over every generator's accesses finds them where it costs less than isl's sets and
+/// questions would ([`SET_POINTS`], [`PAIR_POINTS`]). Otherwise isl decides which lines meet
+/// on the channels' relations ([`footprint`]), [`Unit`] against unit: `groups` already joins
+/// the loads whose fan-outs meet, so the cells a group of loads brings in are the cells its
+/// channels read, whichever of its generators loads each one. Where isl fails, the walk
+/// decides all the same.
 fn share_stored_lines(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], groups: &mut Groups) -> bool {
     let len = p.vars[var].len();
     let per_line = LINE_BYTES / (crate::verilog::bits(p.vars[var].ty) / 8) as usize;
-    let lines = len.div_ceil(per_line);
-    if lines > MOST_LINES {
+    if len.div_ceil(per_line) > MOST_LINES {
         return false;
     }
+    let mut units: Vec<Unit> = Vec::new();
+    let mut of_root: BTreeMap<usize, usize> = BTreeMap::new();
+    for (g, gen) in gens.iter().enumerate() {
+        if !gen.load {
+            units.push(Unit { first: g, channels: vec![gen.c], stores: true });
+            continue;
+        }
+        let u = *of_root.entry(groups.root(g)).or_insert_with(|| {
+            units.push(Unit { first: g, channels: Vec::new(), stores: false });
+            units.len() - 1
+        });
+        units[u].channels.extend(dpn.channels[gen.c].fanout.iter().map(|(q, _)| *q));
+    }
+    let asked = |a: usize, b: usize| units[a].stores || units[b].stores;
+    let points: u64 = gens.iter().map(|g| dpn.processes[g.pi].iterations).sum();
+    let pairs = (0..units.len()).map(|b| (0..b).filter(|&a| asked(a, b)).count() as u64).sum::<u64>();
+    if points < units.len() as u64 * SET_POINTS + pairs * PAIR_POINTS {
+        return walk_stored_lines(p, dpn, var, gens, groups);
+    }
+    let before = Groups(groups.0.clone());
+    let mut meet = || -> Result<(), dpnc_dpn::Error> {
+        let channels: Vec<&[usize]> = units.iter().map(|u| u.channels.as_slice()).collect();
+        let blocks = footprint::Blocks::of(dpn, &p.vars[var], &channels, per_line)?;
+        for b in 0..units.len() {
+            for a in 0..b {
+                let (ga, gb) = (units[a].first, units[b].first);
+                if asked(a, b) && groups.root(ga) != groups.root(gb) && blocks.meet(a, b)? {
+                    groups.join(ga, gb);
+                }
+            }
+        }
+        Ok(())
+    };
+    if meet().is_ok() {
+        return true;
+    }
+    *groups = before;
+    walk_stored_lines(p, dpn, var, gens, groups)
+}
+
+/// [`share_stored_lines`] by walking each generator's accesses.
+fn walk_stored_lines(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], groups: &mut Groups) -> bool {
+    let len = p.vars[var].len();
+    let per_line = LINE_BYTES / (crate::verilog::bits(p.vars[var].ty) / 8) as usize;
+    let lines = len.div_ceil(per_line);
     let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
     // The lines each generator reaches, stores first, each line remembering its first store.
     const NONE: u32 = u32::MAX;
