@@ -263,9 +263,16 @@ impl Cache {
     fn stamps(&self) -> Table {
         Table { name: "stamp", entries: self.lines, width: 32 }
     }
-    /// The table of the landed-store count when each line was fetched (`text::Fresh`).
+    /// The tables of `text::Fresh`: per line, the landed-store count when it was fetched, the
+    /// last store it may lack, and the number of its last miss.
     fn fill_counts(&self) -> Table {
         Table { name: "fill_count", entries: self.lines, width: 32 }
+    }
+    fn spoil_counts(&self) -> Table {
+        Table { name: "spoil_count", entries: self.lines, width: 32 }
+    }
+    fn miss_nos(&self) -> Table {
+        Table { name: "miss_no", entries: self.lines, width: 32 }
     }
 
     /// Whether its lines are block RAM: fifteen RAMB18s hold up to 512 lines, and in LUT RAM
@@ -311,6 +318,9 @@ impl Cache {
                 ib - 1,
                 ib - 1
             );
+            if self.tag_bits > 0 {
+                let _ = writeln!(o, "    wire [{}:0] st_tag = st_line[{}:{ib}];", self.tag_bits - 1, lb - 1);
+            }
         }
     }
 }

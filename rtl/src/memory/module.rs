@@ -655,12 +655,20 @@ impl<'a> Plan<'a> {
         if cached {
             cache.declare(o, stamped, fine);
             if fine {
-                let t = cache.fill_counts();
+                let (t, spoil, miss) = (cache.fill_counts(), cache.spoil_counts(), cache.miss_nos());
                 o.push_str(&render(Fresh {
                     lines: cache.lines,
                     fill_counts: t.declare(),
                     fill_count: t.read("ld_idx"),
                     fill: t.write("ld_idx", "acked_count"),
+                    spoil_counts: spoil.declare(),
+                    spoil_count: spoil.read("ld_idx"),
+                    spoil_at_fetch: spoil.write("ld_idx", "wrote[ld_idx] ? wrote_count[ld_idx] : 32'd0"),
+                    spoil_at_store: spoil.write("st_idx", "st_count + 32'd1"),
+                    miss_nos: miss.declare(),
+                    st_miss_no: miss.read("st_idx"),
+                    miss_at_fetch: miss.write("ld_idx", "misses"),
+                    st_tag_match: if cache.tag_bits > 0 { format!(" && {} == st_tag", cache.tags().read("st_idx")) } else { String::new() },
                 }));
             }
             // Where lines serve one band: the band of the σ-next load, counted from 1.
@@ -814,7 +822,14 @@ impl<'a> Plan<'a> {
                 "    always @(posedge clk) if (ld_go) q_mem[q_tail] <= q_in;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            q_head <= {qa}'d0;\n            q_tail <= {qa}'d0;\n            q_count <= {w}'d0;\n        end else begin\n            if (ld_go) q_tail <= q_tail + {qa}'d1;\n            if (fire) q_head <= q_head + {qa}'d1;\n            if (ld_go && !fire) q_count <= q_count + {w}'d1;\n            else if (!ld_go && fire) q_count <= q_count - {w}'d1;\n        end\n    end",
                 w = qa + 1
             );
-            if cached {
+            if cached && self.fine {
+                // A store whose line is cached writes its bytes into it (`text::Fresh`), on the
+                // port a miss fills lines through, at edges where none does.
+                let _ = writeln!(
+                    o,
+                    "    integer sb;\n    always @(posedge clk) begin\n        if (fire && h_miss) lines[h_idx] <= {rd};\n        else if (st_go && st_here)\n            for (sb = 0; sb < {LINE_BYTES}; sb = sb + 1) if (st_strb[sb]) lines[st_idx][8 * sb +: 8] <= st_data[8 * sb +: 8];\n    end"
+                );
+            } else if cached {
                 let _ = writeln!(o, "    always @(posedge clk) if (fire && h_miss) lines[h_idx] <= {rd};");
             }
             if ordered {

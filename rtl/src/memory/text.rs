@@ -109,15 +109,26 @@ pub(super) struct Landed {
 
 /// The load cache's freshness where loads wait for their sources only: stores of earlier
 /// bands may land after a line is fetched, so a line is used again only if every store to its
-/// entry issued so far had landed when it was fetched.
+/// entry had landed when it was fetched, and every store to it since wrote its cells into the
+/// cached line too (a store whose line is there, filled, writes into it as it issues).
 #[derive(Template)]
 #[template(path = "memory/fresh.v", escape = "none")]
 pub(super) struct Fresh {
     /// Lines of the cache.
     pub(super) lines: usize,
-    /// The table of landed-store counts per line: its declaration, its entry at `ld_idx`, and
-    /// the statement that writes it there (`Table`).
+    /// The tables per line (`Table`) of landed-store counts at fetch, of the last store the
+    /// line may lack and of the number of its last miss: declarations, entries read at
+    /// `ld_idx` or `st_idx`, and the statements that write them.
     pub(super) fill_counts: String,
     pub(super) fill_count: String,
     pub(super) fill: String,
+    pub(super) spoil_counts: String,
+    pub(super) spoil_count: String,
+    pub(super) spoil_at_fetch: String,
+    pub(super) spoil_at_store: String,
+    pub(super) miss_nos: String,
+    pub(super) st_miss_no: String,
+    pub(super) miss_at_fetch: String,
+    /// ` && <the entry's tag> == st_tag`, or nothing where every line has its own entry.
+    pub(super) st_tag_match: String,
 }

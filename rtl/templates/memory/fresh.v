@@ -1,13 +1,29 @@
-    // A line is current if every store to its entry had landed when it was fetched.
+    // A line is current if every store to its entry had landed when it was fetched, and every
+    // store to its entry since found the line there and wrote its cells into it (`st_here`).
     // fill_count: acked_count when the line was fetched
 «fill_counts»    reg [31:0] wrote_count [0:«lines - 1»];  // the number of the last store to the entry
-    reg [«lines - 1»:0] wrote;
-    wire fresh = !wrote[ld_idx] || $signed(«fill_count» - wrote_count[ld_idx]) >= 32'sd0;
+    // spoil_count: the last store the line may lack (one before its fetch, or one since that
+    // did not write into it); miss_no: the number of the last miss to the entry
+«spoil_counts»«miss_nos»    reg [«lines - 1»:0] wrote;
+    reg [31:0] misses, fills;  // misses issued; lines filled, in the same order
+    wire fresh = !wrote[ld_idx] || $signed(«fill_count» - «spoil_count») >= 32'sd0;
+    // The σ-next store's line is in the cache and filled, and no miss fetches into its entry nor
+    // fills a line at this edge: the store writes its cells into the line as well.
+    wire st_here = filled[st_idx]«st_tag_match» && $signed(«st_miss_no» - fills) < 32'sd0
+        && !(ld_go && ld_idx == st_idx) && !(fire && h_miss);
     always @(posedge clk) begin
-        if (ld_go && !hit) begin «fill» end
+        if (ld_go && !hit) begin «fill» «spoil_at_fetch» «miss_at_fetch» end
         if (st_go) wrote_count[st_idx] <= st_count + 32'd1;
+        if (st_go && !st_here) begin «spoil_at_store» end
     end
     always @(posedge clk) begin
-        if (rst || start) wrote <= «lines»'d0;
-        else if (st_go) wrote[st_idx] <= 1'b1;
+        if (rst || start) begin
+            wrote <= «lines»'d0;
+            misses <= 32'd0;
+            fills <= 32'd0;
+        end else begin
+            if (st_go) wrote[st_idx] <= 1'b1;
+            if (ld_go && !hit) misses <= misses + 32'd1;
+            if (fire && h_miss) fills <= fills + 32'd1;
+        end
     end
