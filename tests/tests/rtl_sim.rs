@@ -231,6 +231,22 @@ fn a_channel_below_its_size_is_reported_as_a_deadlock_naming_it() {
     assert!(err.contains(&name), "the report does not name channel {name}: {err}");
 }
 
+/// A store whose line is in the load cache writes its cells into it (`text::Fresh`): the values
+/// Jacobi-1D passes from band to band through DDR are loaded from lines that the bands before
+/// stored into, and no line is fetched again (320 of A's 448 bytes were, when such a store only
+/// marked its line stale).
+#[test]
+fn a_store_keeps_its_cached_line_current() {
+    let c = Case::new(&kernel("jacobi_1d.c"), "float", &[4], &[1]).unwrap();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rtl_sim_store_in_line");
+    let mut quiet = |_: &str| {};
+    let dpnc_sim::kernel::Simulated { store: got, outcome, .. } =
+        dpnc_sim::kernel::simulate(&c.p, &c.dpn, &c.inputs, &dir, &run_with(1), &mut quiet).unwrap();
+    c.compare(&got, "Verilog").unwrap();
+    let a = &outcome.ports[0];
+    assert!(a.bytes_read > 0 && a.bytes_reread == 0, "A's port fetched {} bytes, {} of them again", a.bytes_read, a.bytes_reread);
+}
+
 #[test]
 fn the_rtl_kernel_files_name_each_boards_platform_part_and_banks() {
     let c = Case::new(&kernel("gemm.c"), "float", &[4], &[1]).unwrap();

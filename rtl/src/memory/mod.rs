@@ -39,7 +39,9 @@
 //!   bands: stores go in σ order and their B responses come back in order, so it has landed
 //!   once a burst holding it or a later one is acknowledged. Then a band's loads overlap the
 //!   end of the band before it (GEMM's next tile of C, BICG's next partial sums of q). The
-//!   line cache then keeps, per entry, whether a store to it issued since its fetch (`text::Fresh`).
+//!   line cache then keeps, per entry, whether a store to it issued since its fetch without
+//!   writing into the cached line (`text::Fresh`: a store whose line is there writes its cells
+//!   into it too, so the loads after it still hit).
 //!
 //! A temporary of the kernel (`VarKind::Local`) has no DDR: it lives in a memory here, read at
 //! issue and written at issue, with the same queue for its fan-out.
@@ -183,14 +185,14 @@ fn unpack(o: &mut String, word: &str, fields: &[Field], prefix: &str) {
     o.push_str("    // verilator lint_on UNUSEDSIGNAL\n");
 }
 
-/// The load cache of one array: direct-mapped, one [`LINE_BYTES`] line per entry. Where the
-/// array is only read, or its loads wait for their own sources ([`text::Fresh`] refetches a
-/// line a store reached after its fetch), a line stays valid. Otherwise it is valid for the
-/// band that fetched it only: a band never loads a cell it stores (that value stays on chip),
-/// so within a band what a line holds of the cells it loads is current, and a later band
-/// fetches it again after the earlier bands' stores have landed. Tags and stamps change at
-/// issue and the lines at fan-out, both in issue order, so a hit finds its line filled by the
-/// miss before it, whatever comes after.
+/// The load cache of one array: direct-mapped, one [`LINE_BYTES`] line per entry. Where the array
+/// is only read, or its loads wait for their own sources ([`text::Fresh`] refetches a line a store
+/// reached after its fetch, unless the store wrote into it), a line stays valid. Otherwise it is
+/// valid for the band that fetched it only: a band never loads a cell it stores (that value stays
+/// on chip), so within a band what a line holds of the cells it loads is current, and a later band
+/// fetches it again after the earlier bands' stores have landed. Tags and stamps change at issue
+/// and the lines at fan-out, both in issue order, so a hit finds its line filled by the miss before
+/// it, whatever comes after.
 struct Cache {
     /// Entries, a power of two.
     lines: usize,
@@ -272,7 +274,7 @@ impl Cache {
         Table { name: "spoil_count", entries: self.lines, width: 32 }
     }
     fn miss_nos(&self) -> Table {
-        Table { name: "miss_no", entries: self.lines, width: 32 }
+        Table { name: "miss_no", entries: self.lines, width: 16 }
     }
 
     /// Whether its lines are block RAM: fifteen RAMB18s hold up to 512 lines, and in LUT RAM

@@ -691,7 +691,7 @@ impl<'a> Plan<'a> {
                 note = " in this band".into();
             }
             if fine {
-                note.push_str(" and no store reached it since");
+                note.push_str(" and every store that reached it since wrote into it");
             }
             let tag = cache.tag_bits > 0;
             let mut fetched = Vec::new();

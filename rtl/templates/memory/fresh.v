@@ -5,11 +5,14 @@
     // spoil_count: the last store the line may lack (one before its fetch, or one since that
     // did not write into it); miss_no: the number of the last miss to the entry
 «spoil_counts»«miss_nos»    reg [«lines - 1»:0] wrote;
-    reg [31:0] misses, fills;  // misses issued; lines filled, in the same order
+    // Misses issued and lines filled (in the same order), counted modulo 2^16: at most QUEUE
+    // misses wait for their fills, so a miss whose number is not behind the fills' is pending
+    // (a fill 2^15 or more behind the last miss may look pending: the store then only spoils).
+    reg [15:0] misses, fills;
     wire fresh = !wrote[ld_idx] || $signed(«fill_count» - «spoil_count») >= 32'sd0;
     // The σ-next store's line is in the cache and filled, and no miss fetches into its entry nor
     // fills a line at this edge: the store writes its cells into the line as well.
-    wire st_here = filled[st_idx]«st_tag_match» && $signed(«st_miss_no» - fills) < 32'sd0
+    wire st_here = filled[st_idx]«st_tag_match» && $signed(«st_miss_no» - fills) < 16'sd0
         && !(ld_go && ld_idx == st_idx) && !(fire && h_miss);
     always @(posedge clk) begin
         if (ld_go && !hit) begin «fill» «spoil_at_fetch» «miss_at_fetch» end
@@ -19,11 +22,11 @@
     always @(posedge clk) begin
         if (rst || start) begin
             wrote <= «lines»'d0;
-            misses <= 32'd0;
-            fills <= 32'd0;
+            misses <= 16'd0;
+            fills <= 16'd0;
         end else begin
             if (st_go) wrote[st_idx] <= 1'b1;
-            if (ld_go && !hit) misses <= misses + 32'd1;
-            if (fire && h_miss) fills <= fills + 32'd1;
+            if (ld_go && !hit) misses <= misses + 16'd1;
+            if (fire && h_miss) fills <= fills + 16'd1;
         end
     end
