@@ -1,7 +1,7 @@
 //! Which groups of an array's channels touch a common *block*: `block` consecutive cells of the
 //! array in row-major order (a memory process's line, one AXI beat). Decided with isl on the
-//! channels' relations (the cells each one moves, [`crate::ir::Channel::relation`]), so its cost is set by
-//! the relations' shapes, not by the instances they hold.
+//! channels' relations (the cells each one moves, [`crate::ir::Channel::relation`]), so its
+//! cost is set by the relations' shapes, not by the instances they hold.
 
 use crate::ir::Dpn;
 use crate::Error;
