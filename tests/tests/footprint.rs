@@ -21,60 +21,59 @@ fn blocks_that_channels_touch_agree_with_the_traces() {
         let mut sm = SourceMap::new();
         let p = dpnc_frontend::load(&mut sm, f, &Options::default()).unwrap_or_else(|d| panic!("{}", d.render(&sm)));
         let sare = dataflow::compute(&p).expect("dataflow");
-        for (tile, par) in [(vec![4, 6], vec![2, 3])] {
-            let cfg = Config { tile: tile.clone(), par: par.clone(), keep_traces: true, codegen: true, ..Config::default() };
-            let dpnc_dpn::Construction { dpn, traces, .. } =
-                dpnc_dpn::construct(&p, &sare, &cfg).unwrap_or_else(|e| panic!("{}: {}", f.display(), e));
-            // Per array, per channel: the cells the trace moves on it, and whether it stores.
-            let mut cells: BTreeMap<usize, BTreeMap<usize, (BTreeSet<usize>, bool)>> = BTreeMap::new();
-            for tr in &traces.per_process {
-                match tr {
-                    Trace::Load { var, ops } => {
-                        for op in ops {
-                            for &c in &op.outs {
-                                cells.entry(*var).or_default().entry(c).or_default().0.insert(op.cell);
-                            }
+        let (tile, par) = (vec![4, 6], vec![2, 3]);
+        let cfg = Config { tile: tile.clone(), par: par.clone(), keep_traces: true, codegen: true, ..Config::default() };
+        let dpnc_dpn::Construction { dpn, traces, .. } =
+            dpnc_dpn::construct(&p, &sare, &cfg).unwrap_or_else(|e| panic!("{}: {}", f.display(), e));
+        // Per array, per channel: the cells the trace moves on it, and whether it stores.
+        let mut cells: BTreeMap<usize, BTreeMap<usize, (BTreeSet<usize>, bool)>> = BTreeMap::new();
+        for tr in &traces.per_process {
+            match tr {
+                Trace::Load { var, ops } => {
+                    for op in ops {
+                        for &c in &op.outs {
+                            cells.entry(*var).or_default().entry(c).or_default().0.insert(op.cell);
                         }
                     }
-                    Trace::Store { var, ops } => {
-                        for op in ops {
-                            let e = cells.entry(*var).or_default().entry(op.ch).or_default();
-                            e.0.insert(op.cell);
-                            e.1 = true;
-                        }
-                    }
-                    Trace::Compute { .. } => {}
                 }
+                Trace::Store { var, ops } => {
+                    for op in ops {
+                        let e = cells.entry(*var).or_default().entry(op.ch).or_default();
+                        e.0.insert(op.cell);
+                        e.1 = true;
+                    }
+                }
+                Trace::Compute { .. } => {}
             }
-            for (var, per_channel) in &cells {
-                if !per_channel.values().any(|(_, stores)| *stores) {
-                    continue;
-                }
-                let channels: Vec<usize> = per_channel.keys().copied().collect();
-                assert!(channels.iter().all(|&c| {
-                    let ch = &dpn.channels[c];
-                    [ch.producer, ch.consumer].iter().any(|&q| !matches!(dpn.processes[q].kind, ProcessKind::Compute { .. }))
-                }));
-                for block in [4, 16] {
-                    let groups: Vec<&[usize]> = channels.iter().map(std::slice::from_ref).collect();
-                    let blocks = Blocks::of(&dpn, &p.vars[*var], &groups, block).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-                    let of = |c: usize| -> BTreeSet<usize> { per_channel[&c].0.iter().map(|cell| cell / block).collect() };
-                    for b in 0..channels.len() {
-                        for a in 0..b {
-                            let (ca, cb) = (channels[a], channels[b]);
-                            if !per_channel[&ca].1 && !per_channel[&cb].1 {
-                                continue;
-                            }
-                            let want = !of(ca).is_disjoint(&of(cb));
-                            let got = blocks.meet(a, b).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-                            pairs[usize::from(want)] += 1;
-                            if got != want {
-                                let names = (&dpn.channels[ca].name, &dpn.channels[cb].name);
-                                failures.push(format!(
-                                    "{} {tile:?}/{par:?}, blocks of {block}: {names:?} meet: {got}, traces: {want}",
-                                    f.display()
-                                ));
-                            }
+        }
+        for (var, per_channel) in &cells {
+            if !per_channel.values().any(|(_, stores)| *stores) {
+                continue;
+            }
+            let channels: Vec<usize> = per_channel.keys().copied().collect();
+            assert!(channels.iter().all(|&c| {
+                let ch = &dpn.channels[c];
+                [ch.producer, ch.consumer].iter().any(|&q| !matches!(dpn.processes[q].kind, ProcessKind::Compute { .. }))
+            }));
+            for block in [4, 16] {
+                let groups: Vec<&[usize]> = channels.iter().map(std::slice::from_ref).collect();
+                let blocks = Blocks::of(&dpn, &p.vars[*var], &groups, block).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+                let of = |c: usize| -> BTreeSet<usize> { per_channel[&c].0.iter().map(|cell| cell / block).collect() };
+                for b in 0..channels.len() {
+                    for a in 0..b {
+                        let (ca, cb) = (channels[a], channels[b]);
+                        if !per_channel[&ca].1 && !per_channel[&cb].1 {
+                            continue;
+                        }
+                        let want = !of(ca).is_disjoint(&of(cb));
+                        let got = blocks.meet(a, b).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+                        pairs[usize::from(want)] += 1;
+                        if got != want {
+                            let names = (&dpn.channels[ca].name, &dpn.channels[cb].name);
+                            failures.push(format!(
+                                "{} {tile:?}/{par:?}, blocks of {block}: {names:?} meet: {got}, traces: {want}",
+                                f.display()
+                            ));
                         }
                     }
                 }

@@ -76,6 +76,7 @@ struct Unit {
 }
 
 /// Generators that must share a lane, joined as they are found.
+#[derive(Clone)]
 struct Groups(Vec<usize>);
 
 impl Groups {
@@ -175,9 +176,9 @@ pub fn partition(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], all: &[Channe
 /// channels read, whichever of its generators loads each one. Where isl fails, the walk
 /// decides all the same.
 fn share_stored_lines(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], groups: &mut Groups) -> bool {
-    let len = p.vars[var].len();
     let per_line = LINE_BYTES / (crate::verilog::bits(p.vars[var].ty) / 8) as usize;
-    if len.div_ceil(per_line) > MOST_LINES {
+    let lines = p.vars[var].len().div_ceil(per_line);
+    if lines > MOST_LINES {
         return false;
     }
     let mut units: Vec<Unit> = Vec::new();
@@ -197,9 +198,9 @@ fn share_stored_lines(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], groups: 
     let points: u64 = gens.iter().map(|g| dpn.processes[g.pi].iterations).sum();
     let pairs = (0..units.len()).map(|b| (0..b).filter(|&a| asked(a, b)).count() as u64).sum::<u64>();
     if points < units.len() as u64 * SET_POINTS + pairs * PAIR_POINTS {
-        return walk_stored_lines(p, dpn, var, gens, groups);
+        return walk_stored_lines(p, dpn, var, gens, groups, per_line);
     }
-    let before = Groups(groups.0.clone());
+    let before = groups.clone();
     let mut meet = || -> Result<(), dpnc_dpn::Error> {
         let channels: Vec<&[usize]> = units.iter().map(|u| u.channels.as_slice()).collect();
         let blocks = footprint::Blocks::of(dpn, &p.vars[var], &channels, per_line)?;
@@ -217,13 +218,12 @@ fn share_stored_lines(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], groups: 
         return true;
     }
     *groups = before;
-    walk_stored_lines(p, dpn, var, gens, groups)
+    walk_stored_lines(p, dpn, var, gens, groups, per_line)
 }
 
-/// [`share_stored_lines`] by walking each generator's accesses.
-fn walk_stored_lines(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], groups: &mut Groups) -> bool {
+/// [`share_stored_lines`] by walking each generator's accesses, lines of `per_line` cells.
+fn walk_stored_lines(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], groups: &mut Groups, per_line: usize) -> bool {
     let len = p.vars[var].len();
-    let per_line = LINE_BYTES / (crate::verilog::bits(p.vars[var].ty) / 8) as usize;
     let lines = len.div_ceil(per_line);
     let params: Vec<i64> = dpn.params.iter().map(|x| x.1).collect();
     // The lines each generator reaches, stores first, each line remembering its first store.

@@ -822,15 +822,16 @@ impl<'a> Plan<'a> {
                 "    always @(posedge clk) if (ld_go) q_mem[q_tail] <= q_in;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            q_head <= {qa}'d0;\n            q_tail <= {qa}'d0;\n            q_count <= {w}'d0;\n        end else begin\n            if (ld_go) q_tail <= q_tail + {qa}'d1;\n            if (fire) q_head <= q_head + {qa}'d1;\n            if (ld_go && !fire) q_count <= q_count + {w}'d1;\n            else if (!ld_go && fire) q_count <= q_count - {w}'d1;\n        end\n    end",
                 w = qa + 1
             );
+            let fill = format!("if (fire && h_miss) lines[h_idx] <= {rd};");
             if cached && self.fine {
                 // A store whose line is cached writes its bytes into it (`text::Fresh`), on the
                 // port a miss fills lines through, at edges where none does.
                 let _ = writeln!(
                     o,
-                    "    integer sb;\n    always @(posedge clk) begin\n        if (fire && h_miss) lines[h_idx] <= {rd};\n        else if (st_go && st_here)\n            for (sb = 0; sb < {LINE_BYTES}; sb = sb + 1) if (st_strb[sb]) lines[st_idx][8 * sb +: 8] <= st_data[8 * sb +: 8];\n    end"
+                    "    integer sb;\n    always @(posedge clk) begin\n        {fill}\n        else if (st_go && st_here)\n            for (sb = 0; sb < {LINE_BYTES}; sb = sb + 1) if (st_strb[sb]) lines[st_idx][8 * sb +: 8] <= st_data[8 * sb +: 8];\n    end"
                 );
             } else if cached {
-                let _ = writeln!(o, "    always @(posedge clk) if (fire && h_miss) lines[h_idx] <= {rd};");
+                let _ = writeln!(o, "    always @(posedge clk) {fill}");
             }
             if ordered {
                 // With vector lanes a store writes a vector's cells, and a load of a value every
