@@ -24,6 +24,7 @@ pub mod walk;
 
 use dpnc_dpn::ir::{Dpn, ProcessKind};
 use dpnc_frontend::ir::Program;
+use process::Timing;
 use std::path::{Path, PathBuf};
 
 /// Why a network cannot be written as Verilog.
@@ -128,6 +129,7 @@ pub fn generate_with(p: &Program, dpn: &Dpn, opts: &Options) -> Result<Design, R
     // One file per module, named after it.
     let mut files = Vec::new();
     let mut latency = vec![0u32; p.stmts.len()];
+    let mut arrival = vec![Vec::new(); p.stmts.len()];
     let mut used: Vec<usize> = dpn.processes.iter().filter_map(|pr| pr.stmt()).collect();
     used.sort_unstable();
     used.dedup();
@@ -136,15 +138,20 @@ pub fn generate_with(p: &Program, dpn: &Dpn, opts: &Options) -> Result<Design, R
         let nest = dpn.processes.iter().find(|pr| pr.stmt() == Some(s)).map(process::nest).transpose()?;
         let steps = nest.map(simd::lane_steps).unwrap_or_default();
         let shape = datapath::Lanes { width: lanes.width, steps: &steps, shared: &lanes.shared[s] };
-        let dp = datapath::vector(p, s, &format!("dp_{}", p.stmts[s].name), &shape)?;
+        let late = process::late_reads(p, dpn, s, lanes);
+        let dp = datapath::vector(p, s, &format!("dp_{}", p.stmts[s].name), &shape, &late)?;
         latency[s] = dp.latency;
+        arrival[s] = dp.arrival;
         cells.extend(dp.cells.iter().copied());
         files.push((format!("{}.v", dp.name), dp.module));
     }
     for (pi, pr) in dpn.processes.iter().enumerate() {
         if let ProcessKind::Compute { stmt, .. } = pr.kind {
             files.push((format!("w_{}.v", pr.name), walk::module(&format!("w_{}", pr.name), process::nest(pr)?)));
-            files.push((format!("p_{}.v", pr.name), process::module(p, dpn, pi, stmt, latency[stmt], lanes)?));
+            files.push((
+                format!("p_{}.v", pr.name),
+                process::module(p, dpn, pi, stmt, Timing { latency: latency[stmt], arrival: &arrival[stmt] }, lanes)?,
+            ));
         }
     }
     for v in 0..p.vars.len() {

@@ -40,18 +40,50 @@ pub fn stream_bits(dpn: &Dpn, c: usize, lanes: &Lanes) -> u32 {
     }
 }
 
-/// Whether channel `c` is a stream between two ports (a scratchpad from a process to itself
-/// is a memory inside it).
-pub fn is_stream(dpn: &Dpn, c: usize) -> bool {
+/// Whether channel `c` is a stream between two ports: a scratchpad from a process to itself
+/// is a memory inside it, and so is a FIFO to itself without lanes ([`is_ring`]).
+pub fn is_stream(dpn: &Dpn, c: usize, lanes: &Lanes) -> bool {
     let ch = &dpn.channels[c];
-    !(ch.kind == ChannelKind::Scratchpad && ch.producer == ch.consumer)
+    !(ch.producer == ch.consumer && (ch.kind == ChannelKind::Scratchpad || is_ring(dpn, c, lanes)))
+}
+
+/// Whether channel `c` is a FIFO from a process to itself that the process holds as a *ring*
+/// (designs without lanes): a result enters it as it leaves the datapath rather than through
+/// the skid buffer and a stream, and the iteration that reads it takes it only when the
+/// datapath first uses it ([`crate::datapath::Datapath::arrival`]), so a chain of partial
+/// sums (`q[i] = q[i] + A[i][j] * p[j]`) waits for the adder alone rather than for the whole
+/// datapath and the trip around it.
+pub fn is_ring(dpn: &Dpn, c: usize, lanes: &Lanes) -> bool {
+    let ch = &dpn.channels[c];
+    lanes.width == 1 && ch.kind == ChannelKind::Fifo && ch.producer == ch.consumer
+}
+
+/// Per read of statement `stmt`: whether a process of it takes that read from a ring, so its
+/// datapath lets the read enter late.
+pub fn late_reads(p: &Program, dpn: &Dpn, stmt: usize, lanes: &Lanes) -> Vec<bool> {
+    let mut late = vec![false; p.stmts[stmt].reads.len()];
+    for pr in dpn.processes.iter().filter(|pr| pr.stmt() == Some(stmt)) {
+        for (r, clauses) in pr.mux.iter().enumerate().take(late.len()) {
+            late[r] |= clauses.iter().any(|cl| is_ring(dpn, cl.channel, lanes));
+        }
+    }
+    late
+}
+
+/// The timing of a statement's datapath as its processes feed it.
+#[derive(Clone, Copy)]
+pub struct Timing<'a> {
+    /// Cycles from its inputs to its result.
+    pub latency: u32,
+    /// Per read, the cycles after the others at which it enters ([`crate::datapath::Datapath::arrival`]).
+    pub arrival: &'a [u32],
 }
 
 /// The stream ports of the processes `pis` (a compute process, or a memory process's Load and
 /// Store), in channel order, as `lanes` carry them; a channel between two of them appears twice.
 pub fn ports(dpn: &Dpn, pis: &[usize], lanes: &Lanes) -> Vec<ChannelPort> {
     let mut v = Vec::new();
-    for (c, ch) in dpn.channels.iter().enumerate().filter(|(c, _)| is_stream(dpn, *c)) {
+    for (c, ch) in dpn.channels.iter().enumerate().filter(|(c, _)| is_stream(dpn, *c, lanes)) {
         if pis.contains(&ch.consumer) {
             v.push(ChannelPort { c, out: false, width: stream_bits(dpn, c, lanes) });
         }
@@ -166,12 +198,12 @@ pub(crate) fn need<'a>(dpn: &Dpn, c: usize, p: &'a Option<Predicate>, what: &str
 }
 
 /// The module of compute process `pi` (statement `stmt`), named `p_<process>`; its walker
-/// is `w_<process>` and its datapath `dp_<statement>` (latency `lat`). With vector lanes
+/// is `w_<process>` and its datapath `dp_<statement>` (`timing`). With vector lanes
 /// ([`crate::simd`]) each iteration is a vector of `lanes.width` points, lane k's values at
 /// bits `k·w +: w` of every channel's that carries one per lane, and the datapath computes the
 /// vector ([`crate::datapath::vector`]).
-pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32, lanes: &Lanes) -> Result<String, RtlError> {
-    let simd = lanes.width;
+pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, lanes: &Lanes) -> Result<String, RtlError> {
+    let (simd, lat) = (lanes.width, timing.latency);
     let pr: &Process = &dpn.processes[pi];
     let s = &p.stmts[stmt];
     let l = nest(pr)?;
@@ -233,6 +265,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32, lanes: &
     let mut releases: Vec<(usize, String, String)> = Vec::new(); // (channel, condition, cell)
     let mut regs: Vec<(usize, String)> = Vec::new(); // FIFO+register: (channel, take condition)
     let mut operands: Vec<(String, bool)> = Vec::new(); // (its name, a register loaded at issue rather than a scalar argument)
+    let mut rings: Vec<Ring> = Vec::new();
     for (r, a) in s.reads.iter().enumerate() {
         let v = &p.vars[a.var];
         let w = bits(v.ty);
@@ -244,6 +277,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32, lanes: &
         let vw = if lanes.shared[stmt][r] { w } else { w * simd };
         let _ = writeln!(o, "    reg rdy_r{r};\n    reg [{}:0] val_r{r};", vw - 1);
         let clauses = pr.mux.get(r).map(Vec::as_slice).unwrap_or(&[]);
+        let late = timing.arrival.get(r).copied().unwrap_or(0);
         let mut sel = Vec::new();
         for (k, cl) in clauses.iter().enumerate() {
             let pred = cl.pred.as_ref().ok_or_else(|| RtlError::Channel {
@@ -255,6 +289,10 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32, lanes: &
             let c = cl.channel;
             let ch = &dpn.channels[c];
             let taken = format!("sel_r{r}_{k}");
+            if is_ring(dpn, c, lanes) {
+                rings.push(Ring { c, read: taken, late, depth: (ch.size + late as usize + 2).next_power_of_two(), to: String::new() });
+                continue;
+            }
             match ch.kind {
                 ChannelKind::Fifo => pops.push((c, taken.clone())),
                 ChannelKind::FifoReg => {
@@ -279,6 +317,10 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32, lanes: &
             let ch = &dpn.channels[c];
             let head = if k == 0 { "if" } else { "else if" };
             let (rdy, val) = match ch.kind {
+                // A ring's value is taken at issue only if the datapath wants it at once.
+                ChannelKind::Fifo if is_ring(dpn, c, lanes) => {
+                    (format!("rg{c}_ok"), if late == 0 { format!("rg{c}_head") } else { format!("{vw}'d0") })
+                }
                 ChannelKind::Fifo => (format!("ch{c}_v"), format!("ch{c}_d")),
                 ChannelKind::FifoReg => (format!("(!first_r{r}_{k} || ch{c}_v)"), format!("(first_r{r}_{k} ? ch{c}_d : reg{c})")),
                 ChannelKind::Scratchpad => (format!("sv{c}[at_r{r}_{k}]"), format!("sp{c}[at_r{r}_{k}]")),
@@ -292,9 +334,16 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32, lanes: &
         fire_terms.push(format!("rdy_r{r}"));
         operands.push((format!("op_r{r}"), true));
         let _ = writeln!(o, "    reg [{}:0] op_r{r};", vw - 1);
+        if late > 0 {
+            late_operand(&mut o, r, vw, late, rings.iter().filter(|g| g.read.starts_with(&format!("sel_r{r}_"))));
+        }
     }
     for (c, _) in &regs {
         let _ = writeln!(o, "    reg [{}:0] reg{c};", elem_bits(&dpn.channels[*c]) - 1);
+    }
+    for g in &rings {
+        let ch = &dpn.channels[g.c];
+        g.declare(&mut o, &ch.name, elem_bits(ch), lat);
     }
     let all = all_of(fire_terms);
     // Iterations issued and not yet written out; the skid buffer holds them all, so issue
@@ -331,6 +380,10 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32, lanes: &
             .as_ref()
             .ok_or_else(|| RtlError::Channel { channel: ch.name.clone(), why: "its demux condition has no predicate".into() })?;
         let _ = writeln!(o, "    wire to_{k}_i = {};", pred_v(pred, &names));
+        if let Some(g) = rings.iter_mut().find(|g| g.c == c) {
+            g.to = format!("to_{k}_i");
+            continue;
+        }
         meta.push((format!("to_{k}_i"), 1, format!("to_{k}")));
         if ch.kind == ChannelKind::Scratchpad {
             let aw = index_bits(ch.cells() / lanes.values[c] as usize);
@@ -364,7 +417,10 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32, lanes: &
     // One datapath for the vector's lanes (`datapath::vector`).
     let mut dp_ports = vec![".clk(clk)".to_string(), ".ce(1'b1)".into()];
     dp_ports.extend(s.iters.iter().map(|i| format!(".it_{i}(iq_{i})")));
-    dp_ports.extend(operands.iter().enumerate().map(|(r, (op, _))| format!(".r{r}({op})")));
+    dp_ports.extend(operands.iter().enumerate().map(|(r, (op, registered))| match timing.arrival.get(r) {
+        Some(&late) if late > 0 && *registered => format!(".r{r}(lop_r{r})"),
+        _ => format!(".r{r}({op})"),
+    }));
     let _ = writeln!(o, "    dp_{} dp ({}, .y(y));", s.name, dp_ports.join(", "));
     let _ = writeln!(o, "    reg [{lat}:0] pv;  // stage k: an iteration issued k + 1 cycles ago\n    reg [{}:0] pm;", mw * (lat + 1) - 1);
     o.push_str("    always @(posedge clk) begin\n        if (fire) begin\n");
@@ -440,8 +496,93 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, lat: u32, lanes: &
         }
         o.push_str("        end\n    end\n");
     }
+    for g in &rings {
+        g.logic(&mut o, lat);
+    }
     o.push_str("endmodule\n\n");
     Ok(o)
+}
+
+/// A FIFO from a process to itself, held in the process ([`is_ring`]).
+struct Ring {
+    c: usize,
+    /// The mux clause that reads it (`sel_r<r>_<k>`).
+    read: String,
+    /// Cycles after issue at which an iteration takes its value (the read's arrival).
+    late: u32,
+    /// Places: the channel's size, plus the values that iterations in flight have not taken
+    /// yet, plus one for the value an iteration takes as another enters.
+    depth: usize,
+    /// The demux clause that writes it (`to_<k>_i`), set once the demux is built.
+    to: String,
+}
+
+impl Ring {
+    /// Its memory, pointers and the flags an issuing iteration needs: `rg<c>_ok` (its value
+    /// will be at the head when it takes it) and `rg<c>_head` (the head, or the result
+    /// entering now when the ring is empty).
+    fn declare(&self, o: &mut String, name: &str, w: u32, lat: u32) {
+        let (c, late) = (self.c, self.late);
+        let aw = index_bits(self.depth);
+        // Results entering by the time it takes its value, against the takes before it.
+        let entering: Vec<String> = (lat - late..=lat).map(|k| format!("{{{aw}'d0, rg{c}_in[{k}]}}")).collect();
+        let taking: Vec<String> = (0..late).map(|k| format!("{{{aw}'d0, rg{c}_out[{k}]}}")).collect();
+        let _ = writeln!(
+            o,
+            "    // Ring {name}: this process's FIFO to itself, {} places; a result enters as it leaves the\n    // datapath, an iteration takes its value {late} cycles after it issues.\n    reg [{}:0] rg{c} [0:{}];\n    reg [{}:0] rg{c}_wp, rg{c}_rp;\n    reg [{aw}:0] rg{c}_n;\n    reg [{lat}:0] rg{c}_in;  // stage k: an iteration issued k + 1 cycles ago writes the ring",
+            self.depth,
+            w - 1,
+            self.depth - 1,
+            aw - 1
+        );
+        let take = match late {
+            0 => format!("fire && {}", self.read),
+            _ => {
+                let _ = writeln!(o, "    reg [{}:0] rg{c}_out;  // stage k: an iteration issued k + 1 cycles ago takes from it", late - 1);
+                format!("rg{c}_out[{}]", late - 1)
+            }
+        };
+        let _ = writeln!(
+            o,
+            "    wire rg{c}_put = rg{c}_in[{lat}];\n    wire rg{c}_take = {take};\n    wire [{}:0] rg{c}_head = rg{c}_n == {}'d0 ? y : rg{c}[rg{c}_rp];\n    wire rg{c}_ok = rg{c}_n + {} > {};",
+            w - 1,
+            aw + 1,
+            entering.join(" + "),
+            if taking.is_empty() { format!("{}'d0", aw + 1) } else { taking.join(" + ") }
+        );
+    }
+
+    fn logic(&self, o: &mut String, lat: u32) {
+        let (c, late, aw) = (self.c, self.late, index_bits(self.depth));
+        let shift = |reg: &str, bits: u32, bit: &str| match bits {
+            1 => format!("{reg} <= {bit};"),
+            _ => format!("{reg} <= {{{reg}[{}:0], {bit}}};", bits - 2),
+        };
+        let out = match late {
+            0 => String::new(),
+            _ => format!("\n            {}", shift(&format!("rg{c}_out"), late, &format!("fire && {}", self.read))),
+        };
+        let _ = writeln!(
+            o,
+            "    always @(posedge clk) if (rg{c}_put) rg{c}[rg{c}_wp] <= y;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            rg{c}_wp <= {aw}'d0;\n            rg{c}_rp <= {aw}'d0;\n            rg{c}_n <= {}'d0;\n            rg{c}_in <= {}'d0;{}\n        end else begin\n            {}{out}\n            if (rg{c}_put) rg{c}_wp <= rg{c}_wp + {aw}'d1;\n            if (rg{c}_take) rg{c}_rp <= rg{c}_rp + {aw}'d1;\n            rg{c}_n <= rg{c}_n + {{{aw}'d0, rg{c}_put}} - {{{aw}'d0, rg{c}_take}};\n        end\n    end",
+            aw + 1,
+            lat + 1,
+            if late == 0 { String::new() } else { format!("\n            rg{c}_out <= {late}'d0;") },
+            shift(&format!("rg{c}_in"), lat + 1, &format!("fire && {}", self.to)),
+        );
+    }
+}
+
+/// `lop_r<r>`: operand r as the datapath takes it, `late` cycles after the others: the
+/// issue-time operand `op_r<r>` delayed, or the head of the ring (`rings`) the iteration reads.
+fn late_operand<'a>(o: &mut String, r: usize, w: u32, late: u32, rings: impl Iterator<Item = &'a Ring>) {
+    let mut prev = format!("op_r{r}");
+    for d in 1..late {
+        let _ = writeln!(o, "    reg [{}:0] op_r{r}_d{d};\n    always @(posedge clk) op_r{r}_d{d} <= {prev};", w - 1);
+        prev = format!("op_r{r}_d{d}");
+    }
+    let pick: String = rings.map(|g| format!("rg{c}_take ? rg{c}_head : ", c = g.c)).collect();
+    let _ = writeln!(o, "    reg [{}:0] lop_r{r};\n    always @(posedge clk) lop_r{r} <= {pick}{prev};", w - 1);
 }
 
 /// The simulator's per-process counts (`stat_work`, `stat_wait_in`, `stat_wait_out`: the

@@ -118,7 +118,7 @@ pub fn module(p: &Program, dpn: &Dpn, lanes: &Lanes, design: &mut Design) -> Res
     header(p, dpn, &mut o);
     let args: Vec<usize> = (0..p.vars.len()).filter(|&v| p.vars[v].kind == VarKind::Argument).collect();
     let arrays: Vec<usize> = args.iter().copied().filter(|&v| !p.vars[v].is_scalar_argument()).collect();
-    let streams: Vec<usize> = (0..dpn.channels.len()).filter(|&c| is_stream(dpn, c)).collect();
+    let streams: Vec<usize> = (0..dpn.channels.len()).filter(|&c| is_stream(dpn, c, lanes)).collect();
     let computes: Vec<usize> = (0..dpn.processes.len()).filter(|&q| dpn.processes[q].stmt().is_some()).collect();
     let mems: Vec<usize> = (0..p.vars.len()).filter(|&v| !dpn.memory_processes(v).is_empty()).collect();
     let (nc, np) = (streams.len().max(1), (computes.len() + mems.len()).max(1));

@@ -207,21 +207,26 @@ fn verilog_designs_simulate_bit_exact() {
 
 #[test]
 fn a_channel_below_its_size_is_reported_as_a_deadlock_naming_it() {
-    // A process feeding itself through a FIFO (bicg's s, one value per j of the tile). The
-    // process's skid buffer (its datapath latency + 4 results) holds values too, so the FIFO
-    // is cut from 32 places to 1: far below what the loop needs.
-    let mut c = Case::with_defines(&kernel("bicg.c"), "float", &[("M", "64")], &[32], &[1]).unwrap();
+    // S1 reads y[i] and y[i - 16] from S0, each through a FIFO: S0 writes y[i] to both, so the
+    // second holds 16 values while S1 waits for the first. Cut to one value (its stream then
+    // has the least places a stream between processes gets, 8), S0 stops with it full and S1
+    // waits for S0's next value.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rtl_sim_deadlock");
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("lagged.c");
+    std::fs::write(
+        &src,
+        "#define N 64\nvoid kernel(float x[N], float y[N], float z[N]) {\n#pragma scop\n  for (int i = 16; i < N; i++) {\n    y[i] = 2.0f * x[i];\n    z[i] = y[i] + y[i - 16];\n  }\n#pragma endscop\n}\n",
+    )
+    .unwrap();
+    let mut c = Case::new(&src, "float", &[64], &[1]).unwrap();
     let k = (0..c.dpn.channels.len())
-        .filter(|&k| {
-            let ch = &c.dpn.channels[k];
-            ch.producer == ch.consumer && ch.kind == dpnc_dpn::ir::ChannelKind::Fifo
-        })
+        .filter(|&k| c.dpn.channels[k].kind == dpnc_dpn::ir::ChannelKind::Fifo)
         .max_by_key(|&k| c.dpn.channels[k].size)
-        .expect("bicg has a FIFO from a process to itself");
-    assert_eq!(c.dpn.channels[k].size, 32, "s's FIFO holds one tile of j");
+        .unwrap();
+    assert_eq!(c.dpn.channels[k].size, 17, "y[i - 16]'s FIFO holds 16 values and the one S0 puts beside them");
     c.dpn.channels[k].size = 1;
     let name = c.dpn.channels[k].name.clone();
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rtl_sim_deadlock");
     let mut quiet = |_: &str| {};
     let err = match dpnc_sim::kernel::simulate(&c.p, &c.dpn, &c.inputs, &dir, &run_with(1), &mut quiet) {
         Ok(_) => panic!("a FIFO shrunk to {} values ran to completion", c.dpn.channels[k].size),
