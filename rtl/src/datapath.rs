@@ -992,3 +992,35 @@ impl Names<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SUMS: &str = "void k(int n, float A[n][n], float p[n], float q[n], float s[n]) {\n#pragma scop\n\
+  for (int i = 0; i < n; i++)\n    for (int j = 0; j < n; j++) {\n      q[i] = q[i] + A[i][j] * p[j];\n      s[j] = s[j] + p[i];\n    }\n\
+#pragma endscop\n}\n";
+
+    fn sums() -> Program {
+        let mut sm = dpnc_frontend::SourceMap::new();
+        let opts = dpnc_frontend::Options { params: vec![("n".into(), 8)], ..Default::default() };
+        dpnc_frontend::load_str(&mut sm, "sums.c", SUMS, &opts).unwrap_or_else(|d| panic!("{}", d.render(&sm)))
+    }
+
+    /// A running sum's operand enters when the adder takes it, after the multiply; the other
+    /// reads, and every read not asked to enter late, at once; the latency stays.
+    #[test]
+    fn a_late_read_enters_at_its_first_use() {
+        let p = sums();
+        let scalar = Lanes { width: 1, steps: &[], shared: &[] };
+        let early = vector(&p, 0, "dp_S0", &scalar, &[]).unwrap();
+        let late = vector(&p, 0, "dp_S0", &scalar, &[true, false, false]).unwrap();
+        let (mul, add) = (4, 4); // dpn_fmul's and dpn_fadd's stages in binary32
+        assert_eq!(early.arrival, [0, 0, 0]);
+        assert_eq!(late.arrival, [mul, 0, 0]);
+        assert_eq!((early.latency, late.latency), (mul + add, mul + add));
+        assert!(early.module.contains(".d(r0)") && !late.module.contains(".d(r0)"), "r0 is delayed only when it enters early");
+        // `s[j] + p[i]`: the adder takes the sum at once.
+        assert_eq!(vector(&p, 1, "dp_S1", &scalar, &[true, false]).unwrap().arrival, [0, 0]);
+    }
+}

@@ -510,8 +510,9 @@ struct Ring {
     read: String,
     /// Cycles after issue at which an iteration takes its value (the read's arrival).
     late: u32,
-    /// Places: the channel's size, plus the values that iterations in flight have not taken
-    /// yet, plus one for the value an iteration takes as another enters.
+    /// Places: the channel's size (what σ holds between an iteration's issue and the next),
+    /// plus one per iteration in flight that has not taken its value yet (`late`), plus two
+    /// of margin.
     depth: usize,
     /// The demux clause that writes it (`to_<k>_i`), set once the demux is built.
     to: String,

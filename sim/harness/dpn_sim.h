@@ -742,6 +742,8 @@ inline int run(Design& d, int argc, char** argv) {
             if (!irq && *d.interrupt) irq = true, t_irq = cyc;
             uint32_t ops = d.dbg_ops ? *d.dbg_ops : 0;
             if (ops != last_ops) life = true, last_ops = ops;
+            // A process whose only inputs are its own results (a ring inside it) moves no channel.
+            for (size_t k = 0; d.dbg_work && !life && k < np; k++) life = bit_of(d.dbg_work, k);
             for (Port& p : ports) life |= p.busy(cyc);
             if (life) last_life = cyc;
             if (done) break;

@@ -757,7 +757,14 @@ impl<'a> Plan<'a> {
                 qw - 1
             );
             unpack(o, "q_out", fields, "h_");
-            let can: Vec<String> = fan.iter().map(|(q, _)| format!("(!h_to{q} || ch{q}_or)")).collect();
+            // With several targets, the head's value goes to each as soon as it has room
+            // (`sent`: those it has reached), so a full one holds back only the next value.
+            let several = fan.len() > 1;
+            let can: Vec<String> = fan
+                .iter()
+                .enumerate()
+                .map(|(k, (q, _))| if several { format!("(!h_to{q} || sent[{k}] || ch{q}_or)") } else { format!("(!h_to{q} || ch{q}_or)") })
+                .collect();
             // Where the R beats wait for the head: a lane's buffer (in the lanes' cell, behind
             // the lane's read channel) or this module's (`read_side.v`).
             let (rv, rd, rr) = if shape.lane.is_some() { ("m_rvalid", "m_rdata", "m_rready") } else { ("rb_valid", "rb_data", "rb_ready") };
@@ -792,10 +799,20 @@ impl<'a> Plan<'a> {
             let beat = if local { "1'b1".to_string() } else { format!("(!h_miss || {rv})") };
             let _ = writeln!(
                 o,
-                "    // Fan-out of the head once its value is there and every target channel can take it.\n    wire can = {};\n    wire fire = q_count != {}'d0 && {beat} && can;",
+                "    // Fan-out of the head once its value is there; it leaves once every target has it.\n    wire can = {};\n    wire fire = q_count != {}'d0 && {beat} && can;",
                 all_of(can),
                 qa + 1
             );
+            if several {
+                let got: Vec<String> = fan.iter().rev().map(|(q, _)| format!("ch{q}_ov && ch{q}_or")).collect();
+                let _ = writeln!(
+                    o,
+                    "    reg [{n}:0] sent;\n    always @(posedge clk) begin\n        if (rst || start || fire) sent <= {w}'d0;\n        else sent <= sent | {{{}}};\n    end",
+                    got.join(", "),
+                    n = fan.len() - 1,
+                    w = fan.len()
+                );
+            }
             if block_ram {
                 self.cache_read(o, qa, rd);
             }
@@ -806,9 +823,13 @@ impl<'a> Plan<'a> {
                 act.wait_in.push(format!("({head} && h_miss && !{rv})"));
                 let _ = writeln!(o, "    assign {rr} = {head} && h_miss && can;");
             }
-            for (q, _) in fan.iter() {
+            for (k, (q, _)) in fan.iter().enumerate() {
                 let qch = &dpn.channels[*q];
-                let _ = writeln!(o, "    assign ch{q}_ov = fire && h_to{q};");
+                let _ = if several {
+                    writeln!(o, "    assign ch{q}_ov = {head} && {beat} && h_to{q} && !sent[{k}];")
+                } else {
+                    writeln!(o, "    assign ch{q}_ov = fire && h_to{q};")
+                };
                 // A value every vector lane reads is the first of its access's cells.
                 let value = if shape.plan.broadcast(*q) { format!("h_shift[{}:0]", ew - 1) } else { value.clone() };
                 if qch.kind == ChannelKind::Scratchpad {
