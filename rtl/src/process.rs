@@ -525,9 +525,6 @@ impl Ring {
     fn declare(&self, o: &mut String, name: &str, w: u32, lat: u32) {
         let (c, late) = (self.c, self.late);
         let aw = index_bits(self.depth);
-        // Results entering by the time it takes its value, against the takes before it.
-        let entering: Vec<String> = (lat - late..=lat).map(|k| format!("{{{aw}'d0, rg{c}_in[{k}]}}")).collect();
-        let taking: Vec<String> = (0..late).map(|k| format!("{{{aw}'d0, rg{c}_out[{k}]}}")).collect();
         let _ = writeln!(
             o,
             "    // Ring {name}: this process's FIFO to itself, {} places; a result enters as it leaves the\n    // datapath, an iteration takes its value {late} cycles after it issues.\n    reg [{}:0] rg{c} [0:{}];\n    reg [{}:0] rg{c}_wp, rg{c}_rp;\n    reg [{aw}:0] rg{c}_n;\n    reg [{lat}:0] rg{c}_in;  // stage k: an iteration issued k + 1 cycles ago writes the ring",
@@ -545,11 +542,10 @@ impl Ring {
         };
         let _ = writeln!(
             o,
-            "    wire rg{c}_put = rg{c}_in[{lat}];\n    wire rg{c}_take = {take};\n    wire [{}:0] rg{c}_head = rg{c}_n == {}'d0 ? y : rg{c}[rg{c}_rp];\n    wire rg{c}_ok = rg{c}_n + {} > {};",
+            "    // The values in the ring and those entering it within {late} cycles, less the takes of the\n    // iterations in flight: an iteration may issue while one is left for it.\n    reg [{aw}:0] rg{c}_credit;\n    wire rg{c}_put = rg{c}_in[{lat}];\n    wire rg{c}_take = {take};\n    wire [{}:0] rg{c}_head = rg{c}_n == {}'d0 ? y : rg{c}[rg{c}_rp];\n    wire rg{c}_ok = rg{c}_credit != {}'d0;",
             w - 1,
             aw + 1,
-            entering.join(" + "),
-            if taking.is_empty() { format!("{}'d0", aw + 1) } else { taking.join(" + ") }
+            aw + 1
         );
     }
 
@@ -563,13 +559,16 @@ impl Ring {
             0 => String::new(),
             _ => format!("\n            {}", shift(&format!("rg{c}_out"), late, &format!("fire && {}", self.read))),
         };
+        // A result enters the credit's window `late` cycles before it enters the ring.
+        let (written, read) = (format!("fire && {}", self.to), format!("fire && {}", self.read));
+        let entering = if lat == late { written.clone() } else { format!("rg{c}_in[{}]", lat - late - 1) };
         let _ = writeln!(
             o,
-            "    always @(posedge clk) if (rg{c}_put) rg{c}[rg{c}_wp] <= y;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            rg{c}_wp <= {aw}'d0;\n            rg{c}_rp <= {aw}'d0;\n            rg{c}_n <= {}'d0;\n            rg{c}_in <= {}'d0;{}\n        end else begin\n            {}{out}\n            if (rg{c}_put) rg{c}_wp <= rg{c}_wp + {aw}'d1;\n            if (rg{c}_take) rg{c}_rp <= rg{c}_rp + {aw}'d1;\n            rg{c}_n <= rg{c}_n + {{{aw}'d0, rg{c}_put}} - {{{aw}'d0, rg{c}_take}};\n        end\n    end",
-            aw + 1,
+            "    always @(posedge clk) if (rg{c}_put) rg{c}[rg{c}_wp] <= y;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            rg{c}_wp <= {aw}'d0;\n            rg{c}_rp <= {aw}'d0;\n            rg{c}_n <= {w}'d0;\n            rg{c}_credit <= {w}'d0;\n            rg{c}_in <= {}'d0;{}\n        end else begin\n            {}{out}\n            if (rg{c}_put) rg{c}_wp <= rg{c}_wp + {aw}'d1;\n            if (rg{c}_take) rg{c}_rp <= rg{c}_rp + {aw}'d1;\n            rg{c}_n <= rg{c}_n + {{{aw}'d0, rg{c}_put}} - {{{aw}'d0, rg{c}_take}};\n            rg{c}_credit <= rg{c}_credit + {{{aw}'d0, {entering}}} - {{{aw}'d0, {read}}};\n        end\n    end",
             lat + 1,
             if late == 0 { String::new() } else { format!("\n            rg{c}_out <= {late}'d0;") },
-            shift(&format!("rg{c}_in"), lat + 1, &format!("fire && {}", self.to)),
+            shift(&format!("rg{c}_in"), lat + 1, &written),
+            w = aw + 1,
         );
     }
 }
