@@ -760,11 +760,8 @@ impl<'a> Plan<'a> {
             // With several targets, the head's value goes to each as soon as it has room
             // (`sent`: those it has reached), so a full one holds back only the next value.
             let several = fan.len() > 1;
-            let can: Vec<String> = fan
-                .iter()
-                .enumerate()
-                .map(|(k, (q, _))| if several { format!("(!h_to{q} || sent[{k}] || ch{q}_or)") } else { format!("(!h_to{q} || ch{q}_or)") })
-                .collect();
+            let sent = |k: usize| if several { format!(" || sent[{k}]") } else { String::new() };
+            let can: Vec<String> = fan.iter().enumerate().map(|(k, (q, _))| format!("(!h_to{q}{} || ch{q}_or)", sent(k))).collect();
             // Where the R beats wait for the head: a lane's buffer (in the lanes' cell, behind
             // the lane's read channel) or this module's (`read_side.v`).
             let (rv, rd, rr) = if shape.lane.is_some() { ("m_rvalid", "m_rdata", "m_rready") } else { ("rb_valid", "rb_data", "rb_ready") };
