@@ -166,7 +166,8 @@ pub fn vector(p: &Program, stmt: usize, name: &str, lanes: &Lanes, late: &[bool]
     }
     let (module, delay_lines) = g.emit(name, &head, &inputs, output);
     let mut cells = g.cells;
-    if delay_lines {
+    // A process feeding a late read delays its issue-time value by as much (`process::late_operand`).
+    if delay_lines || arrival.iter().any(|&a| a > 0) {
         cells.insert(DELAY);
     }
     let cells: Vec<&'static str> = cells.into_iter().collect();

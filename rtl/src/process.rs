@@ -290,7 +290,14 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
             let ch = &dpn.channels[c];
             let taken = format!("sel_r{r}_{k}");
             if is_ring(dpn, c, lanes) {
-                rings.push(Ring { c, read: taken, late, depth: (ch.size + late as usize + 2).next_power_of_two(), to: String::new() });
+                rings.push(Ring {
+                    c,
+                    port: r,
+                    read: taken,
+                    late,
+                    depth: (ch.size + late as usize + 2).next_power_of_two(),
+                    to: String::new(),
+                });
                 continue;
             }
             match ch.kind {
@@ -335,7 +342,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
         operands.push((format!("op_r{r}"), true));
         let _ = writeln!(o, "    reg [{}:0] op_r{r};", vw - 1);
         if late > 0 {
-            late_operand(&mut o, r, vw, late, rings.iter().filter(|g| g.read.starts_with(&format!("sel_r{r}_"))));
+            late_operand(&mut o, r, vw, late, rings.iter().filter(|g| g.port == r));
         }
     }
     for (c, _) in &regs {
@@ -506,6 +513,8 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
 /// A FIFO from a process to itself, held in the process ([`is_ring`]).
 struct Ring {
     c: usize,
+    /// The read port that takes from it.
+    port: usize,
     /// The mux clause that reads it (`sel_r<r>_<k>`).
     read: String,
     /// Cycles after issue at which an iteration takes its value (the read's arrival).
@@ -576,13 +585,13 @@ impl Ring {
 /// `lop_r<r>`: operand r as the datapath takes it, `late` cycles after the others: the
 /// issue-time operand `op_r<r>` delayed, or the head of the ring (`rings`) the iteration reads.
 fn late_operand<'a>(o: &mut String, r: usize, w: u32, late: u32, rings: impl Iterator<Item = &'a Ring>) {
-    let mut prev = format!("op_r{r}");
-    for d in 1..late {
-        let _ = writeln!(o, "    reg [{}:0] op_r{r}_d{d};\n    always @(posedge clk) op_r{r}_d{d} <= {prev};", w - 1);
-        prev = format!("op_r{r}_d{d}");
-    }
     let pick: String = rings.map(|g| format!("rg{c}_take ? rg{c}_head : ", c = g.c)).collect();
-    let _ = writeln!(o, "    reg [{}:0] lop_r{r};\n    always @(posedge clk) lop_r{r} <= {pick}{prev};", w - 1);
+    let _ = writeln!(
+        o,
+        "    wire [{m}:0] op_r{r}_late;\n    dpn_delay #(.W({w}), .LATENCY({})) u_op_r{r}_late (.clk(clk), .ce(1'b1), .d(op_r{r}), .q(op_r{r}_late));\n    reg [{m}:0] lop_r{r};\n    always @(posedge clk) lop_r{r} <= {pick}op_r{r}_late;",
+        late - 1,
+        m = w - 1
+    );
 }
 
 /// The simulator's per-process counts (`stat_work`, `stat_wait_in`, `stat_wait_out`: the
