@@ -659,10 +659,10 @@ impl<'a> Plan<'a> {
                 o.push_str(&render(Fresh {
                     lines: cache.lines,
                     fill_counts: t.declare(),
-                    fill_count: t.read("ld_idx"),
+                    st_fill_count: t.read("st_idx"),
                     fill: t.write("ld_idx", "acked_count"),
                     spoil_counts: spoil.declare(),
-                    spoil_count: spoil.read("ld_idx"),
+                    st_spoil_count: spoil.read("st_idx"),
                     spoil_at_fetch: spoil.write("ld_idx", "wrote[ld_idx] ? wrote_count[ld_idx] : 32'd0"),
                     spoil_at_store: spoil.write("st_idx", "st_count + 32'd1"),
                     miss_nos: miss.declare(),

@@ -120,10 +120,10 @@ pub(super) struct Fresh {
     /// line may lack and of the number of its last miss: declarations, entries read at
     /// `ld_idx` or `st_idx`, and the statements that write them.
     pub(super) fill_counts: String,
-    pub(super) fill_count: String,
+    pub(super) st_fill_count: String,
     pub(super) fill: String,
     pub(super) spoil_counts: String,
-    pub(super) spoil_count: String,
+    pub(super) st_spoil_count: String,
     pub(super) spoil_at_fetch: String,
     pub(super) spoil_at_store: String,
     pub(super) miss_nos: String,
