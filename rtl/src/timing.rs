@@ -86,12 +86,14 @@ enum Kind {
     Wire,
 }
 
-/// How a cell type is timed: combinational from every input (`Through`), or a timing point
-/// whose outputs are launched by a clock and whose inputs are captured, except for `through`,
-/// the input ports that also reach its outputs combinationally (a LUT RAM's read address).
+/// How a cell type is timed: combinational from every input (`Through`), a timing point whose
+/// outputs are launched by a clock and whose inputs are captured (`Point`), or a LUT RAM or
+/// shift register (`Lookup`): written on the clock, and each data output read through the LUT
+/// at its own port's address ([`lookup_reads`]).
 enum Role {
     Through(Kind),
-    Point { through: fn(&str) -> bool, kind: Kind },
+    Point,
+    Lookup,
 }
 
 fn role(ty: &str, params: &serde_json::Map<String, Value>) -> Role {
@@ -103,17 +105,31 @@ fn role(ty: &str, params: &serde_json::Map<String, Value>) -> Role {
         "INV" | "BUF" | "IBUF" | "OBUF" | "BUFG" | "IBUFG" | "BUFGCE" => Role::Through(Kind::Wire),
         // Unregistered output: the slice is logic on the path.
         "DSP48E2" if param("PREG") == 0 => Role::Through(Kind::Dsp),
-        // Shift registers and LUT RAMs: written on the clock, read through the LUT by address.
-        t if t.starts_with("SRL") => Role::Point { through: |p| p.starts_with('A'), kind: Kind::Lut },
-        t if t.starts_with("RAM") && !t.starts_with("RAMB") => Role::Point {
-            through: |p| {
-                p.starts_with("ADDR") || p.starts_with("DPRA") || (p.starts_with('A') && p[1..].bytes().all(|b| b.is_ascii_digit()))
-            },
-            kind: Kind::Lut,
-        },
+        t if t.starts_with("SRL") || (t.starts_with("RAM") && !t.starts_with("RAMB")) => Role::Lookup,
         // Flip-flops, block RAM, UltraRAM, registered DSPs, submodules and anything else.
-        _ => Role::Point { through: |_| false, kind: Kind::Wire },
+        _ => Role::Point,
     }
+}
+
+/// Whether a lookup cell's `input` reaches its data output `output` combinationally: a
+/// single-port RAM's or shift register's `O`/`SPO`/`Q` through its address `A`, a dual-port
+/// RAM's `DPO` through `DPRA`, and a multi-port RAM's `DO<x>` through `ADDR<x>` only (the
+/// write address, its last port's, reaches the others' outputs through the clock alone).
+fn lookup_reads(input: &str, output: &str) -> bool {
+    let address = |i: &str| i.strip_prefix('A').is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
+    match output {
+        "O" | "SPO" | "Q" => address(input),
+        "DPO" => input.starts_with("DPRA"),
+        o => o.strip_prefix("DO").is_some_and(|x| input.strip_prefix("ADDR") == Some(x)),
+    }
+}
+
+/// Whether a lookup cell's `input` is a read address only, which the clock does not capture:
+/// a shift register's tap, a dual-port RAM's `DPRA`, a multi-port RAM's `ADDR<x>` but its
+/// write port's (`ADDRD` of the four-port RAMs, `ADDRH` of the eight-port ones).
+fn read_only(ty: &str, input: &str) -> bool {
+    let write_port = if matches!(ty, "RAM32M" | "RAM64M") { "ADDRD" } else { "ADDRH" };
+    (ty.starts_with("SRL") && input.starts_with('A')) || input.starts_with("DPRA") || (input.starts_with("ADDR") && input != write_port)
 }
 
 /// The flattened design's netlist, as far as timing needs it.
@@ -201,11 +217,12 @@ impl<'a> Netlist<'a> {
         memo.insert(bit, Reach::START);
         let r = match self.driver.get(&bit) {
             None => Reach::START,
-            Some(&(c, _)) => {
+            Some(&(c, out)) => {
                 let cell = &self.cells[c];
                 let (kind, through): (Kind, &dyn Fn(&str) -> bool) = match &cell.role {
                     Role::Through(k) => (*k, &|_| true),
-                    Role::Point { through, kind } => (*kind, through),
+                    Role::Point => (Kind::Wire, &|_| false),
+                    Role::Lookup => (Kind::Lut, &|i| lookup_reads(i, out)),
                 };
                 // The deepest input that is not a constant (constant inputs were dropped when
                 // the netlist was read).
@@ -222,7 +239,7 @@ impl<'a> Netlist<'a> {
                     (Some(b), _) => Reach { depth: b.depth.plus(kind), ..b },
                     // Logic of constants only is a constant; a timing point launches.
                     (None, Role::Through(_)) => Reach { constant: true, ..Reach::START },
-                    (None, Role::Point { .. }) => Reach::START,
+                    (None, Role::Point | Role::Lookup) => Reach::START,
                 }
             }
         };
@@ -347,10 +364,15 @@ pub fn deepest_paths(hier: &str, flat: &str, top: &str) -> Result<Vec<ModuleDept
         }
     }
     for cell in &design.cells {
-        if let Role::Point { through, .. } = &cell.role {
+        let captured = |p: &str| match cell.role {
+            Role::Through(_) => false,
+            Role::Point => true,
+            Role::Lookup => !read_only(cell.ty, p),
+        };
+        if !matches!(cell.role, Role::Through(_)) {
             // The capturing cell is where its outputs are named.
             let at = cell.outputs.iter().filter_map(|b| design.names.get(b)).map(|n| scope(n)).max_by_key(|s| s.len()).unwrap_or("");
-            for (port, bits) in cell.inputs.iter().filter(|(p, _)| !through(p)) {
+            for (port, bits) in cell.inputs.iter().filter(|(p, _)| captured(p)) {
                 ends.extend(bits.iter().map(|&b| (b, format!("into {} {port}", crate::synth::base_name(cell.ty)), at)));
             }
         }
@@ -410,28 +432,64 @@ mod tests {
         assert_eq!(common_scope("", "u"), "");
     }
 
+    /// A cell of a flattened netlist written by hand: its type, inputs (port, bit; `k0`/`k1` a
+    /// constant, as Yosys writes it) and output.
+    fn cell(ty: &str, ins: &[(&str, &str)], out: (&str, u64)) -> Value {
+        let mut conn = serde_json::Map::new();
+        let mut dirs = serde_json::Map::new();
+        for (p, b) in ins {
+            let bit: Value = b.strip_prefix('k').map_or_else(|| Value::from(b.parse::<u64>().unwrap()), Value::from);
+            conn.insert(p.to_string(), Value::from(vec![bit]));
+            dirs.insert(p.to_string(), Value::from("input"));
+        }
+        conn.insert(out.0.to_string(), Value::from(vec![out.1]));
+        dirs.insert(out.0.to_string(), Value::from("output"));
+        serde_json::json!({ "type": ty, "parameters": {}, "port_directions": dirs, "connections": conn })
+    }
+
+    fn paths(cells: Value, netnames: Value) -> Vec<ModuleDepth> {
+        let flat = serde_json::json!({ "modules": { "top": {
+            "attributes": {},
+            "ports": { "a": { "direction": "input", "bits": [2] }, "clk": { "direction": "input", "bits": [3] } },
+            "cells": cells,
+            "netnames": netnames,
+        } } });
+        let hier = serde_json::json!({ "modules": { "top": { "attributes": {}, "cells": {} } } });
+        deepest_paths(&hier.to_string(), &flat.to_string(), "top").unwrap()
+    }
+
+    /// A LUT RAM written at an address three LUTs deep and read at port `a`, one LUT before a
+    /// register: the write address is captured by the clock (three levels), and the read data
+    /// comes from its own port's address alone (two levels, not five).
+    #[test]
+    fn a_lut_ram_reads_each_port_at_its_own_address() {
+        let rows = paths(
+            serde_json::json!({
+                "w1": cell("LUT1", &[("I0", "2")], ("O", 10)),
+                "w2": cell("LUT1", &[("I0", "10")], ("O", 11)),
+                "w3": cell("LUT1", &[("I0", "11")], ("O", 12)),
+                "ram": cell("RAM32M16", &[("ADDRA", "2"), ("ADDRH", "12"), ("DIA", "2"), ("WCLK", "3"), ("WE", "k1")], ("DOA", 20)),
+                "l": cell("LUT1", &[("I0", "20")], ("O", 21)),
+                "r": cell("FDRE", &[("D", "21"), ("C", "3"), ("CE", "k1"), ("R", "k0")], ("Q", 22)),
+            }),
+            serde_json::json!({ "a": { "hide_name": 0, "bits": [2] }, "waddr": { "hide_name": 0, "bits": [12] } }),
+        );
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        assert_eq!(rows[0].depth.levels(), 3, "{rows:?}");
+        assert_eq!(rows[0].to, "waddr (into RAM32M16 ADDRH)");
+        assert!(lookup_reads("ADDRB", "DOB") && !lookup_reads("ADDRH", "DOB") && lookup_reads("A3", "SPO") && lookup_reads("DPRA", "DPO"));
+        assert!(
+            read_only("RAM32M16", "ADDRA") && !read_only("RAM32M16", "ADDRH") && !read_only("RAM32M", "ADDRD") && read_only("SRL16E", "A2")
+        );
+    }
+
     /// A flattened netlist by hand: a register fed by LUT2(a, INV(1)) through LUT1, and an
     /// inverter of a constant feeding a chain of three LUTs to another register. The constant's
     /// chain is not a path; the deepest path is the port `a`'s two LUTs.
     #[test]
     fn constants_start_no_path() {
-        let cell = |ty: &str, ins: &[(&str, &str)], out: (&str, u64)| {
-            let mut conn = serde_json::Map::new();
-            let mut dirs = serde_json::Map::new();
-            for (p, b) in ins {
-                // `k0`/`k1`: a constant, as Yosys writes it ("0", "1"); otherwise a bit number.
-                let bit: Value = b.strip_prefix('k').map_or_else(|| Value::from(b.parse::<u64>().unwrap()), Value::from);
-                conn.insert(p.to_string(), Value::from(vec![bit]));
-                dirs.insert(p.to_string(), Value::from("input"));
-            }
-            conn.insert(out.0.to_string(), Value::from(vec![out.1]));
-            dirs.insert(out.0.to_string(), Value::from("output"));
-            serde_json::json!({ "type": ty, "parameters": {}, "port_directions": dirs, "connections": conn })
-        };
-        let flat = serde_json::json!({ "modules": { "top": {
-            "attributes": {},
-            "ports": { "a": { "direction": "input", "bits": [2] }, "clk": { "direction": "input", "bits": [3] } },
-            "cells": {
+        let rows = paths(
+            serde_json::json!({
                 "inv": cell("INV", &[("I", "k1")], ("O", 10)),
                 "l1": cell("LUT2", &[("I0", "2"), ("I1", "10")], ("O", 11)),
                 "l2": cell("LUT1", &[("I0", "11")], ("O", 12)),
@@ -440,15 +498,13 @@ mod tests {
                 "k2": cell("LUT1", &[("I0", "20")], ("O", 21)),
                 "k3": cell("LUT1", &[("I0", "21")], ("O", 22)),
                 "r2": cell("FDRE", &[("D", "22"), ("C", "3"), ("CE", "k1"), ("R", "k0")], ("Q", 23)),
-            },
-            "netnames": {
+            }),
+            serde_json::json!({
                 "a": { "hide_name": 0, "bits": [2] },
                 "q1": { "hide_name": 0, "bits": [13] },
                 "q2": { "hide_name": 0, "bits": [23] },
-            },
-        } } });
-        let hier = serde_json::json!({ "modules": { "top": { "attributes": {}, "cells": {} } } });
-        let rows = deepest_paths(&hier.to_string(), &flat.to_string(), "top").unwrap();
+            }),
+        );
         assert_eq!(rows.len(), 1, "{rows:?}");
         assert_eq!((rows[0].depth.luts, rows[0].depth.levels()), (2, 2), "{rows:?}");
         assert_eq!(rows[0].from, "a (port)");
