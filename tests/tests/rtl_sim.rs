@@ -473,9 +473,9 @@ fn a_cache_over_256_lines_is_banked() {
     let m = &text["m_C.v"];
     assert!(m.contains("reg [511:0] lines [0:511];"), "C's cache does not hold 512 lines:\n{m}");
     assert!(m.contains("always @(posedge clk) n_line <= lines[n_idx];"), "C's lines are not read a cycle ahead");
-    let banked: Vec<&str> = ["tag", "stamp", "fill_count"].into_iter().filter(|t| m.contains(&format!("{t}_1 [0:255]"))).collect();
+    let banked: Vec<&str> = ["tag", "stamp", "miss_no"].into_iter().filter(|t| m.contains(&format!("{t}_1 [0:255]"))).collect();
     assert!(!banked.is_empty(), "no table of C's cache is in two banks");
-    for t in ["tag", "stamp", "fill_count"] {
+    for t in ["tag", "stamp", "miss_no"] {
         assert!(!m.contains(&format!("{t} [0:511]")), "C's {t} table is one bank of 512 entries");
     }
 }

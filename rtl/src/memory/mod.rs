@@ -265,14 +265,7 @@ impl Cache {
     fn stamps(&self) -> Table {
         Table { name: "stamp", entries: self.lines, width: 32 }
     }
-    /// The tables of `text::Fresh`: per line, the landed-store count when it was fetched, the
-    /// last store it may lack, and the number of its last miss.
-    fn fill_counts(&self) -> Table {
-        Table { name: "fill_count", entries: self.lines, width: 32 }
-    }
-    fn spoil_counts(&self) -> Table {
-        Table { name: "spoil_count", entries: self.lines, width: 32 }
-    }
+    /// The table of `text::Fresh`: per line, the number of its last miss.
     fn miss_nos(&self) -> Table {
         Table { name: "miss_no", entries: self.lines, width: 16 }
     }

@@ -655,16 +655,9 @@ impl<'a> Plan<'a> {
         if cached {
             cache.declare(o, stamped, fine);
             if fine {
-                let (t, spoil, miss) = (cache.fill_counts(), cache.spoil_counts(), cache.miss_nos());
+                let miss = cache.miss_nos();
                 o.push_str(&render(Fresh {
                     lines: cache.lines,
-                    fill_counts: t.declare(),
-                    st_fill_count: t.read("st_idx"),
-                    fill: t.write("ld_idx", "acked_count"),
-                    spoil_counts: spoil.declare(),
-                    st_spoil_count: spoil.read("st_idx"),
-                    spoil_at_fetch: spoil.write("ld_idx", "wrote[ld_idx] ? wrote_count[ld_idx] : 32'd0"),
-                    spoil_at_store: spoil.write("st_idx", "st_count + 32'd1"),
                     miss_nos: miss.declare(),
                     st_miss_no: miss.read("st_idx"),
                     miss_at_fetch: miss.write("ld_idx", "misses"),

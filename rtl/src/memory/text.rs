@@ -116,16 +116,8 @@ pub(super) struct Landed {
 pub(super) struct Fresh {
     /// Lines of the cache.
     pub(super) lines: usize,
-    /// The tables per line (`Table`) of landed-store counts at fetch, of the last store the
-    /// line may lack and of the number of its last miss: declarations, entries read at
-    /// `ld_idx` or `st_idx`, and the statements that write them.
-    pub(super) fill_counts: String,
-    pub(super) st_fill_count: String,
-    pub(super) fill: String,
-    pub(super) spoil_counts: String,
-    pub(super) st_spoil_count: String,
-    pub(super) spoil_at_fetch: String,
-    pub(super) spoil_at_store: String,
+    /// The table per line (`Table`) of the number of its last miss: its declaration, its entry
+    /// at `st_idx`, and the statement that writes it at a fetch.
     pub(super) miss_nos: String,
     pub(super) st_miss_no: String,
     pub(super) miss_at_fetch: String,
