@@ -364,17 +364,15 @@ pub fn deepest_paths(hier: &str, flat: &str, top: &str) -> Result<Vec<ModuleDept
         }
     }
     for cell in &design.cells {
-        let captured = |p: &str| match cell.role {
-            Role::Through(_) => false,
-            Role::Point => true,
-            Role::Lookup => !read_only(cell.ty, p),
+        let lookup = match cell.role {
+            Role::Through(_) => continue,
+            Role::Point => false,
+            Role::Lookup => true,
         };
-        if !matches!(cell.role, Role::Through(_)) {
-            // The capturing cell is where its outputs are named.
-            let at = cell.outputs.iter().filter_map(|b| design.names.get(b)).map(|n| scope(n)).max_by_key(|s| s.len()).unwrap_or("");
-            for (port, bits) in cell.inputs.iter().filter(|(p, _)| captured(p)) {
-                ends.extend(bits.iter().map(|&b| (b, format!("into {} {port}", crate::synth::base_name(cell.ty)), at)));
-            }
+        // The capturing cell is where its outputs are named.
+        let at = cell.outputs.iter().filter_map(|b| design.names.get(b)).map(|n| scope(n)).max_by_key(|s| s.len()).unwrap_or("");
+        for (port, bits) in cell.inputs.iter().filter(|(p, _)| !(lookup && read_only(cell.ty, p))) {
+            ends.extend(bits.iter().map(|&b| (b, format!("into {} {port}", crate::synth::base_name(cell.ty)), at)));
         }
     }
     let mut rows: Vec<ModuleDepth> = Vec::new();
