@@ -23,8 +23,9 @@ pub(crate) struct SynthArgs {
     /// flattened design's: no optimisation across module boundaries).
     #[arg(long)]
     per_module: bool,
-    /// Also say how deep the logic is: per module, the deepest combinational path between
-    /// registers (or ports) that one of its instances holds whole, after flattening, in LUT
+    /// Also say how deep the logic is: per module, the slowest combinational path between
+    /// registers (or ports) that one of its instances holds whole, after flattening: the clock
+    /// period it needs (estimated from UltraScale+ -1 delays) against the board's clock, its LUT
     /// levels, carry cells, MUXF cells and unregistered DSP slices, and where it starts and ends.
     #[arg(long)]
     timing: bool,
@@ -90,13 +91,19 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SynthArgs) -> Result<(), Failure> {
             }
         }
         if args.timing {
-            println!("\ndeepest path per module (flattened; deepest first):");
-            println!("{:<28} {:>6} {:>4} {:>5} {:>4} {:>3}  from -> to", "module", "levels", "LUT", "carry", "MUXF", "DSP");
+            let budget = dpnc_rtl::timing::delay::period_of(board.clock_mhz);
+            println!(
+                "\nslowest path per module (flattened; slowest first): the clock period it needs, estimated from UltraScale+ -1 delays; {} MHz allows {budget} ps",
+                board.clock_mhz
+            );
+            println!("{:<28} {:>6} {:>6} {:>4} {:>5} {:>4} {:>3}  from -> to", "module", "ps", "levels", "LUT", "carry", "MUXF", "DSP");
             for p in &paths {
                 let d = &p.depth;
+                let over = if d.ps > budget { " (over)" } else { "" };
                 println!(
-                    "{:<28} {:>6} {:>4} {:>5} {:>4} {:>3}  {} -> {}",
+                    "{:<28} {:>6} {:>6} {:>4} {:>5} {:>4} {:>3}  {} -> {}{over}",
                     p.module,
+                    d.ps,
                     d.levels(),
                     d.luts,
                     d.carries,

@@ -2,6 +2,7 @@
 //! flattened) and each module's deepest path must be the one its logic implies.
 
 use dpnc_rtl::synth::{yosys, Ask};
+use dpnc_rtl::timing::delay::{period_needed, CARRY_ENTRY, CARRY_LINK, LUT, MUXF, NET};
 use dpnc_rtl::timing::ModuleDepth;
 
 /// A 64-input XOR between two registers (three LUT6 levels at best: 64 → 11 → 2 → 1), a
@@ -50,12 +51,17 @@ fn deepest_paths_are_what_the_logic_implies() {
     assert_eq!((top.depth.carries, top.depth.dsps), (0, 0), "{top:?}");
     assert!(top.from.starts_with("rx[") && top.from.contains("FDRE"), "{top:?}");
     assert!(top.to.contains("into FDRE D"), "{top:?}");
+    // Its period: each LUT behind a net, each MUXF inside the slice.
+    assert_eq!(top.depth.ps, period_needed(top.depth.luts * (NET + LUT) + top.depth.muxes * MUXF), "{top:?}");
 
     // The adder: its carry chain (32 bits: 8 CARRY4 or 4 CARRY8), from top's registers ra_ and
     // rb_ across the module boundary (named as the adder's ports, where the path is captured).
     let adder = row(rows, "adder");
     assert!(adder.depth.carries >= 4 && adder.depth.luts >= 1, "{adder:?}");
     assert!(adder.from.starts_with("u.") && adder.from.contains("FDRE Q"), "{adder:?}");
+    // One chain: entered once, then linked.
+    let chain = CARRY_ENTRY + (adder.depth.carries - 1) * CARRY_LINK;
+    assert_eq!(adder.depth.ps, period_needed(adder.depth.luts * (NET + LUT) + chain), "{adder:?}");
 
     // The LUT RAM: its read (a LUT) between the address register and q's register; the write
     // side is captured by the RAM, not counted through it.
@@ -63,6 +69,6 @@ fn deepest_paths_are_what_the_logic_implies() {
     assert!((1..=3).contains(&ram.depth.luts), "{ram:?}");
     assert_eq!(ram.depth.carries, 0, "{ram:?}");
 
-    // Deepest first.
+    // Slowest first.
     assert!(rows.windows(2).all(|w| w[0].depth >= w[1].depth), "{rows:#?}");
 }

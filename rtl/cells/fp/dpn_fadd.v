@@ -1,19 +1,22 @@
-// IEEE-754 adder/subtractor (y = a + b, or a - b when sub = 1), round to nearest even, pipelined LATENCY cycles (default 4).
+// IEEE-754 adder/subtractor (y = a + b, or a - b when sub = 1), round to nearest even, pipelined LATENCY cycles (default 5).
 //
-// Format: EW exponent bits, MW fraction bits (8/23 binary32, 11/52 binary64). Needs dpn_fp_round.v.
+// Format: EW exponent bits, MW fraction bits (8/23 binary32, 11/52 binary64).
 // Subnormals are handled in and out, exact zero sums are +0 (-0 only for -0 + -0), inf - inf gives
 // the x86 default NaN (sign set, quiet bit set); a NaN operand is returned quieted, a before b (as
 // SSE addss/subss: for a - b a NaN b is returned without its sign flipped).
-// Four stages, each ending in a register that moves only when ce = 1: (1) order the operands,
-// find the special cases and align by whole multiples of 8 bits, (2) align by the rest and add,
-// (3) normalise, (4) round and select. LATENCY sets how many of those registers exist (the
-// output register first, then those after the sum, after normalisation and after ordering); a
-// fifth splits the rounding before its increment (a carry chain as wide as the result); beyond
-// five, a delay line follows. LATENCY = 0 gives a combinational cell.
+// Five stages, each ending in a register that moves only when ce = 1: (1) order the operands by
+// magnitude, find the special cases, the exponent difference and how many low bits of the
+// smaller operand are zero; (2) align the smaller operand (its lost bits are known from that
+// count, not ORed from the shifter) and add; (3) count the sum's leading zeros, at most as many
+// as keep the exponent at 1 or above (a subnormal result is then aligned already and the
+// rounding never shifts right); (4) normalise and decide the rounding; (5) round and select.
+// LATENCY sets how many of those registers exist (the output register first, then those after
+// the sum, after the rounding decision, after ordering and after the count); beyond five, a
+// delay line follows. LATENCY = 0 gives a combinational cell.
 module dpn_fadd #(
     parameter EW = 8,
     parameter MW = 23,
-    parameter LATENCY = 4
+    parameter LATENCY = 5
 ) (
     input  wire             clk,
     input  wire             ce,
@@ -23,32 +26,50 @@ module dpn_fadd #(
     output wire [EW+MW:0]   y
 );
     localparam W = EW + MW + 1;
-    localparam XW = EW + 3;
     localparam NW = MW + 5;  // carry, hidden bit, MW fraction bits, guard, round, sticky
     localparam LW = $clog2(NW + 1);
     localparam [EW-1:0] EMAX = {EW{1'b1}};
+    localparam [EW-1:0] NW_E = NW[EW-1:0];
 
+    // How many zeros lead v (NW when v is 0), as a tree: a pair of nodes counts the upper
+    // node's zeros, or all of them and the lower node's when the upper holds no one. Level k
+    // has 2^(LW-k) nodes, node i's flag (no one) in zero[i] and its count in count[LW*i +: LW].
     function automatic [LW-1:0] leading_zeros(input [NW-1:0] v);
-        integer i;
-        reg found;
+        reg [2**LW-1:0] zero, zero_up;
+        reg [LW*2**LW-1:0] count, count_up;
+        integer level, i;
         begin
-            leading_zeros = NW[LW-1:0];
-            found = 1'b0;
-            for (i = NW - 1; i >= 0; i = i - 1) begin
-                if (!found && v[i]) begin
-                    leading_zeros = NW[LW-1:0] - 1'b1 - i[LW-1:0];
-                    found = 1'b1;
+            // Ones below the value: the count stops at NW for a zero value, and the root
+            // always holds a one (the count of a node without one is never used).
+            zero = ~{v, {(2**LW - NW){1'b1}}};
+            count = {(LW * 2**LW){1'b0}};
+            for (level = 1; level <= LW; level = level + 1) begin
+                zero_up = {(2**LW){1'b0}};
+                count_up = {(LW * 2**LW){1'b0}};
+                for (i = 0; i < (2**LW >> level); i = i + 1) begin
+                    zero_up[i] = zero[2*i+1] && zero[2*i];
+                    count_up[LW*i +: LW] = zero[2*i+1] ? count[LW*(2*i) +: LW] + (1 << (level - 1)) : count[LW*(2*i+1) +: LW];
                 end
+                zero = zero_up;
+                count = count_up;
             end
+            leading_zeros = count[LW-1:0];
         end
     endfunction
 
-    // Which stage boundaries hold a register (1: after ordering, ..., 4: the output).
-    localparam R4 = LATENCY >= 1 ? 1 : 0;
+    // v with its bits in the opposite order: leading zeros of the one are trailing zeros of
+    // the other.
+    function automatic [NW-1:0] reversed(input [NW-1:0] v);
+        integer i;
+        for (i = 0; i < NW; i = i + 1) reversed[i] = v[NW-1-i];
+    endfunction
+
+    // Which stage boundaries hold a register (1: after ordering, ..., 5: the output).
+    localparam R5 = LATENCY >= 1 ? 1 : 0;
     localparam R2 = LATENCY >= 2 ? 1 : 0;
-    localparam R3 = LATENCY >= 3 ? 1 : 0;
+    localparam R4 = LATENCY >= 3 ? 1 : 0;
     localparam R1 = LATENCY >= 4 ? 1 : 0;
-    localparam R5 = LATENCY >= 5 ? 1 : 0;  // inside the rounding, before its increment
+    localparam R3 = LATENCY >= 5 ? 1 : 0;
     localparam TAIL = LATENCY > 5 ? LATENCY - 5 : 0;
 
     // Stage 1: operands, special cases, order by magnitude (x is the larger, z the smaller).
@@ -75,79 +96,103 @@ module dpn_fadd #(
     wire          swap = b[W-2:0] > a[W-2:0];
     wire          sign_x_1 = swap ? sign_b : sign_a;
     wire          sign_z = swap ? sign_a : sign_b;
-    wire [EW-1:0] exp_x_raw = swap ? exp_b : exp_a;
-    wire [EW-1:0] exp_z_raw = swap ? exp_a : exp_b;
-    wire [MW-1:0] frac_x = swap ? frac_b : frac_a;
-    wire [MW-1:0] frac_z = swap ? frac_a : frac_b;
-    // Subnormals: exponent 1, no hidden bit. Both differences are formed beside the comparison
-    // that orders the operands, which then only selects one.
-    wire [EW-1:0] exp_a_eff = exp_a == 0 ? {{(EW - 1){1'b0}}, 1'b1} : exp_a;
-    wire [EW-1:0] exp_b_eff = exp_b == 0 ? {{(EW - 1){1'b0}}, 1'b1} : exp_b;
+    // Subnormals: exponent 1, no hidden bit. Both differences and where both operands' lowest
+    // ones are, are formed beside the comparison that orders the operands, which then only
+    // selects.
+    wire [EW-1:0] exp_a_eff = {exp_a[EW-1:1], exp_a[0] | exp_a == 0};
+    wire [EW-1:0] exp_b_eff = {exp_b[EW-1:1], exp_b[0] | exp_b == 0};
+    wire [EW-1:0] diff_ab = exp_a_eff - exp_b_eff;
+    wire [EW-1:0] diff_ba = exp_b_eff - exp_a_eff;
+    wire [NW-1:0] man_a = {1'b0, exp_a != 0, frac_a, 3'b000};
+    wire [NW-1:0] man_b = {1'b0, exp_b != 0, frac_b, 3'b000};
+    // Where its lowest one is (counted as if the hidden bit were set, so that the count does
+    // not wait for the exponent: with the fraction 0 it is that bit, or none).
+    wire [LW-1:0] low_a = leading_zeros(reversed({2'b01, frac_a, 3'b000}));
+    wire [LW-1:0] low_b = leading_zeros(reversed({2'b01, frac_b, 3'b000}));
     wire [EW-1:0] exp_x_1 = swap ? exp_b_eff : exp_a_eff;
-    wire [NW-1:0] man_x_1 = {1'b0, exp_x_raw != 0, frac_x, 3'b000};
-    wire [NW-1:0] man_z_1 = {1'b0, exp_z_raw != 0, frac_z, 3'b000};
-    wire [EW-1:0] diff_1 = swap ? exp_b_eff - exp_a_eff : exp_a_eff - exp_b_eff;
+    wire [NW-1:0] man_x_1 = swap ? man_b : man_a;
+    wire [NW-1:0] man_z_1 = swap ? man_a : man_b;
+    wire          zero_z_1 = swap ? man_a == 0 : man_b == 0;
+    wire [EW-1:0] diff_1 = swap ? diff_ba : diff_ab;
     wire          subtract_1 = sign_x_1 ^ sign_z;
     wire          both_negative_1 = sign_a & sign_b;
 
-    // The alignment of z to x begins here: the shift (at most NW: beyond it every bit goes into
-    // the sticky bit) in whole multiples of 8, the bits it moves below z's NW kept as one lost
-    // bit; stage 2 shifts by the rest.
-    wire [EW-1:0]   shift_1 = diff_1 > NW[EW-1:0] ? NW[EW-1:0] : diff_1;
-    wire [2*NW-1:0] z_coarse = {man_z_1, {NW{1'b0}}} >> {shift_1[EW-1:3], 3'b000};
-    wire [NW-1:0]   z_top_1 = z_coarse[2*NW-1:NW];
-    wire            z_lost_1 = |z_coarse[NW-1:0];
-
-    localparam B1 = 1 + W + 1 + 1 + 1 + EW + NW + NW + 1 + 3;
-    wire          special_2, sign_x_2, subtract_2, both_negative_2, z_lost_2;
+    localparam B1 = 1 + W + 1 + 1 + 1 + 1 + EW + NW + NW + 1 + LW + LW + EW;
+    wire          special_2, sign_x_2, subtract_2, both_negative_2, swap_2, zero_z_2;
     wire [W-1:0]  special_y_2;
     wire [EW-1:0] exp_x_2;
-    wire [NW-1:0] man_x_2, z_top_2;
-    wire [2:0]    fine_2;
+    wire [NW-1:0] man_x_2, man_z_2;
+    wire [LW-1:0] low_a_2, low_b_2;
+    wire [EW-1:0] diff_2;
     dpn_delay #(.W(B1), .LATENCY(R1)) u_stage1 (.clk(clk), .ce(ce),
-        .d({special_1, special_y_1, sign_x_1, subtract_1, both_negative_1, exp_x_1, man_x_1, z_top_1, z_lost_1, shift_1[2:0]}),
-        .q({special_2, special_y_2, sign_x_2, subtract_2, both_negative_2, exp_x_2, man_x_2, z_top_2, z_lost_2, fine_2}));
+        .d({special_1, special_y_1, sign_x_1, subtract_1, both_negative_1, swap, exp_x_1, man_x_1, man_z_1, zero_z_1, low_a, low_b, diff_1}),
+        .q({special_2, special_y_2, sign_x_2, subtract_2, both_negative_2, swap_2, exp_x_2, man_x_2, man_z_2, zero_z_2, low_a_2, low_b_2, diff_2}));
 
-    // Stage 2: the rest of the alignment (bits shifted out are ORed into the sticky bit, bit 0)
-    // and the sum.
-    wire [NW+6:0] z_fine = {z_top_2, 7'd0} >> fine_2;
-    wire [NW-1:0] z_aligned = z_fine[NW+6:7] | {{(NW - 1){1'b0}}, z_lost_2 | (|z_fine[6:0])};
-    wire [NW-1:0] sum_2 = subtract_2 ? man_x_2 - z_aligned : man_x_2 + z_aligned;
+    // Stage 2: align z to x (the bits shifted out are lost, ORed into the sticky bit, bit 0,
+    // where the shift passes z's lowest one, if z has one) and add (or subtract: x + ~z + 1).
+    // Beside them, the bit that stops the count of stage 3 where the exponent would fall
+    // below 1: one at NW - 1 - exp_x (none when exp_x is NW or more). A difference of 2^LW
+    // or more shifts by 2^LW - 1, which loses every bit of z all the same.
+    wire [LW-1:0] shift_2 = diff_2[LW-1:0] | {LW{|diff_2[EW-1:LW]}};
+    wire [NW-1:0] z_shifted = man_z_2 >> shift_2;
+    // Where z's lowest one is: chosen here, since the comparison that orders the operands
+    // comes late in stage 1.
+    wire [LW-1:0] low_z_2 = swap_2 ? low_a_2 : low_b_2;
+    wire          z_lost = !zero_z_2 && shift_2 > low_z_2;
+    wire [NW-1:0] z_aligned = {z_shifted[NW-1:1], z_shifted[0] | z_lost};
+    wire [NW-1:0] sum_2 = man_x_2 + (z_aligned ^ {NW{subtract_2}}) + {{(NW - 1){1'b0}}, subtract_2};
+    wire [NW-1:0] floor_2 = exp_x_2 < NW_E ? {{(NW - 1){1'b0}}, 1'b1} << (NW_E - 1'b1 - exp_x_2) : {NW{1'b0}};
 
-    localparam B2 = 1 + W + 1 + 1 + EW + NW;
+    localparam B2 = 1 + W + 1 + 1 + EW + NW + NW;
     wire          special_3, sign_x_3, both_negative_3;
     wire [W-1:0]  special_y_3;
     wire [EW-1:0] exp_x_3;
-    wire [NW-1:0] sum_3;
+    wire [NW-1:0] sum_3, floor_3;
     dpn_delay #(.W(B2), .LATENCY(R2)) u_stage2 (.clk(clk), .ce(ce),
-        .d({special_2, special_y_2, sign_x_2, both_negative_2, exp_x_2, sum_2}),
-        .q({special_3, special_y_3, sign_x_3, both_negative_3, exp_x_3, sum_3}));
+        .d({special_2, special_y_2, sign_x_2, both_negative_2, exp_x_2, sum_2, floor_2}),
+        .q({special_3, special_y_3, sign_x_3, both_negative_3, exp_x_3, sum_3, floor_3}));
 
-    // Stage 3: normalise (leading one to bit NW-1).
-    wire [LW-1:0]        lz = leading_zeros(sum_3);
-    wire [NW-1:0]        normalised_3 = sum_3 << lz;
-    wire signed [XW-1:0] exp_sum_3 = $signed({3'b000, exp_x_3}) + 1 - $signed({{(XW - LW){1'b0}}, lz});
-    wire                 sign_sum_3 = sum_3 == 0 ? both_negative_3 : sign_x_3;
+    // Stage 3: the normalising shift, min(leading zeros, exp_x): the leading one to bit NW - 1
+    // with the exponent exp_x + 1 - shift, or a subnormal result with exponent field 0.
+    wire [LW-1:0] lz_3 = leading_zeros(sum_3 | floor_3);
+    wire          sign_sum_3 = sum_3 == 0 ? both_negative_3 : sign_x_3;
 
-    localparam B3 = 1 + W + 1 + XW + NW;
-    wire                 special_4, sign_sum_4;
-    wire [W-1:0]         special_y_4;
-    wire signed [XW-1:0] exp_sum_4;
-    wire [NW-1:0]        normalised_4;
+    localparam B3 = 1 + W + 1 + EW + NW + LW;
+    wire          special_4, sign_sum_4;
+    wire [W-1:0]  special_y_4;
+    wire [EW-1:0] exp_x_4;
+    wire [NW-1:0] sum_4;
+    wire [LW-1:0] lz_4;
     dpn_delay #(.W(B3), .LATENCY(R3)) u_stage3 (.clk(clk), .ce(ce),
-        .d({special_3, special_y_3, sign_sum_3, exp_sum_3, normalised_3}),
-        .q({special_4, special_y_4, sign_sum_4, exp_sum_4, normalised_4}));
+        .d({special_3, special_y_3, sign_sum_3, exp_x_3, sum_3, lz_3}),
+        .q({special_4, special_y_4, sign_sum_4, exp_x_4, sum_4, lz_4}));
 
-    // Stage 4: round (in two halves where R5), and the special cases.
-    wire [W-1:0] rounded;
-    dpn_fp_round #(.EW(EW), .MW(MW), .G(4), .XW(XW), .LATENCY(R5)) round (
-        .clk(clk), .ce(ce), .sign(sign_sum_4), .exp(exp_sum_4), .man(normalised_4), .sticky(1'b0), .result(rounded)
-    );
-    wire         special_5;
-    wire [W-1:0] special_y_5;
-    dpn_delay #(.W(1 + W), .LATENCY(R5)) u_round (.clk(clk), .ce(ce), .d({special_4, special_y_4}), .q({special_5, special_y_5}));
-    wire [W-1:0] y_4 = special_5 ? special_y_5 : rounded;
-    wire [W-1:0] y_out;
-    dpn_delay #(.W(W), .LATENCY(R4)) u_stage4 (.clk(clk), .ce(ce), .d(y_4), .q(y_out));
+    // Stage 4: normalise; round to nearest even from the four bits below the fraction; an
+    // exponent of EMAX or more (only from a carry out of the sum) overflows to infinity.
+    wire [NW-1:0] normalised = sum_4 << lz_4;
+    wire [EW:0]   exp_sum = {1'b0, exp_x_4} + 1'b1 - {{(EW + 1 - LW){1'b0}}, lz_4};
+    wire          normal = normalised[NW-1];
+    wire [EW-1:0] exp_field_4 = normal ? exp_sum[EW-1:0] : {EW{1'b0}};
+    wire          overflow_4 = normal && exp_sum >= {1'b0, EMAX};
+    wire          increment_4 = normalised[3] && (normalised[4] || |normalised[2:0]);
+    wire [MW-1:0] fraction_4 = normalised[NW-2:4];
+
+    localparam B4 = 1 + W + 1 + 1 + 1 + EW + MW;
+    wire          special_5, sign_5, overflow_5, increment_5;
+    wire [W-1:0]  special_y_5;
+    wire [EW-1:0] exp_field_5;
+    wire [MW-1:0] fraction_5;
+    dpn_delay #(.W(B4), .LATENCY(R4)) u_stage4 (.clk(clk), .ce(ce),
+        .d({special_4, special_y_4, sign_sum_4, overflow_4, increment_4, exp_field_4, fraction_4}),
+        .q({special_5, special_y_5, sign_5, overflow_5, increment_5, exp_field_5, fraction_5}));
+
+    // Stage 5: round (a carry out of the fraction moves into the exponent field: subnormal ->
+    // smallest normal, next binade, largest finite -> infinity) and select.
+    wire [EW+MW-1:0] encoded = {exp_field_5, fraction_5} + {{(EW + MW - 1){1'b0}}, increment_5};
+    wire [W-1:0]     y_5 = special_5 ? special_y_5 : overflow_5 ? {sign_5, EMAX, {MW{1'b0}}} : {sign_5, encoded};
+    wire [W-1:0]     y_out;
+    dpn_delay #(.W(W), .LATENCY(R5)) u_stage5 (.clk(clk), .ce(ce), .d(y_5), .q(y_out));
     dpn_delay #(.W(W), .LATENCY(TAIL)) u_delay (.clk(clk), .ce(ce), .d(y_out), .q(y));
+
+    wire unused_ok = &{1'b0, exp_sum[EW]};
 endmodule

@@ -1,4 +1,4 @@
-//! Logic depth after synthesis (`dpnc synth --timing`): the deepest combinational paths between
+//! Logic depth and delay after synthesis (`dpnc synth --timing`): the slowest combinational paths between
 //! registers of a design that Yosys's `synth_xilinx` mapped and then flattened, counted in the
 //! cells they cross: LUT levels, carry cells, wide-function multiplexers (`MUXF7/8/9`, which
 //! sit behind a LUT in the same slice) and DSP slices crossed without their output register.
@@ -6,19 +6,25 @@
 //! module (found from the design's hierarchy, written before flattening); each module keeps its
 //! deepest.
 //!
-//! Yosys has no UltraScale+ delays, so the depth is the measure: a path is deeper when it
-//! crosses more cells (logic levels, as Vivado counts them), then more LUTs. Timing points are
+//! Yosys has no UltraScale+ delays; each path's are estimated from the cells it crosses and the
+//! nets between them ([`delay`]), and a module's deepest path is the one that needs the longest
+//! clock period (then the one with more logic levels, as Vivado counts them). Timing points are
 //! what a clock edge launches or captures: flip-flops, block and ultra RAMs, a DSP slice's
 //! registered side, the clocked write side of LUT RAMs and shift registers, and the design's
 //! ports.
 
+pub mod delay;
+
 use serde_json::Value;
 use std::collections::HashMap;
 
-/// The cells one path crosses. Paths compare by their logic levels (every cell counted, as
-/// Vivado counts them), then by their LUTs.
+/// The cells one path crosses and the clock period it needs. Paths compare by that period,
+/// then by their logic levels (every cell counted, as Vivado counts them), then by their LUTs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Depth {
+    /// The clock period the path needs, in ps: its cells and nets ([`delay::through`]) with
+    /// the launch, the setup and the clock's uncertainty ([`delay::period_needed`]).
+    pub ps: u32,
     /// LUTs (and the read port of a LUT RAM or shift register, which is a LUT).
     pub luts: u32,
     /// Carry-chain cells (`CARRY4`/`CARRY8`).
@@ -31,7 +37,7 @@ pub struct Depth {
 
 impl Ord for Depth {
     fn cmp(&self, o: &Depth) -> std::cmp::Ordering {
-        let key = |d: &Depth| (d.levels(), d.luts, d.carries, d.muxes, d.dsps);
+        let key = |d: &Depth| (d.ps, d.levels(), d.luts, d.carries, d.muxes, d.dsps);
         key(self).cmp(&key(o))
     }
 }
@@ -77,7 +83,7 @@ pub struct ModuleDepth {
 
 /// What a cell does to a path through it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+pub enum Kind {
     Lut,
     Carry,
     Mux,
@@ -148,17 +154,20 @@ struct Cell<'a> {
     outputs: Vec<u64>,
 }
 
-/// The deepest path found so far to each bit, and the bit it came from.
+/// The slowest path found so far to each bit, and the bit it came from.
 #[derive(Clone, Copy)]
 struct Reach {
+    /// The cells it crosses (`ps` unset).
     depth: Depth,
+    /// When its value settles, in ps after the launching cell's output does.
+    arrival: u32,
     from: Option<u64>,
     /// The bit is a constant (its logic has no input but constants): no path starts there.
     constant: bool,
 }
 
 impl Reach {
-    const START: Reach = Reach { depth: Depth { luts: 0, carries: 0, muxes: 0, dsps: 0 }, from: None, constant: false };
+    const START: Reach = Reach { depth: Depth { ps: 0, luts: 0, carries: 0, muxes: 0, dsps: 0 }, arrival: 0, from: None, constant: false };
 }
 
 impl<'a> Netlist<'a> {
@@ -224,14 +233,15 @@ impl<'a> Netlist<'a> {
                     Role::Point => (Kind::Wire, &|_| false),
                     Role::Lookup => (Kind::Lut, &|i| lookup_reads(i, out)),
                 };
-                // The deepest input that is not a constant (constant inputs were dropped when
+                // The slowest input that is not a constant (constant inputs were dropped when
                 // the netlist was read).
                 let mut best: Option<Reach> = None;
                 for (_, bits) in cell.inputs.iter().filter(|(p, _)| through(p)) {
                     for &b in bits {
                         let r = self.reach(b, memo);
-                        if !r.constant && best.is_none_or(|x| r.depth > x.depth) {
-                            best = Some(Reach { depth: r.depth, from: Some(b), constant: false });
+                        let arrival = r.arrival + delay::through(kind, self.kind_driving(b));
+                        if !r.constant && best.is_none_or(|x| (arrival, r.depth) > (x.arrival, x.depth)) {
+                            best = Some(Reach { depth: r.depth, arrival, from: Some(b), constant: false });
                         }
                     }
                 }
@@ -245,6 +255,15 @@ impl<'a> Netlist<'a> {
         };
         memo.insert(bit, r);
         r
+    }
+
+    /// The kind of cell that drives `bit` combinationally (`None`: a timing point or a port).
+    fn kind_driving(&self, bit: u64) -> Option<Kind> {
+        match self.cells[self.driver.get(&bit)?.0].role {
+            Role::Through(k) => Some(k),
+            Role::Lookup => Some(Kind::Lut),
+            Role::Point => None,
+        }
     }
 
     /// Where a path that reached `bit` started: back along `from` to a bit no cell drives
@@ -377,10 +396,11 @@ pub fn deepest_paths(hier: &str, flat: &str, top: &str) -> Result<Vec<ModuleDept
     }
     let mut rows: Vec<ModuleDepth> = Vec::new();
     for (end, into, at) in &ends {
-        let Reach { depth, constant, .. } = design.reach(*end, &mut memo);
+        let Reach { depth, arrival, constant, .. } = design.reach(*end, &mut memo);
         if constant {
             continue;
         }
+        let depth = Depth { ps: delay::period_needed(arrival), ..depth };
         // A path belongs to the smallest instance holding both its ends (a path between two
         // stage registers of an adder is the adder's, not the register module's), or to the
         // nearest enclosing instance the hierarchy knows.
