@@ -20,8 +20,8 @@
 //!
 //! | operator | binary32 | binary64 |
 //! | --- | --- | --- |
-//! | `+ -` (`dpn_fadd`): five stages (order, align and add, count the leading zeros, normalise, round) | 5 | 5 |
-//! | `*` (`dpn_fmul`): four stages; in binary64 the rounding split in two | 4 | 5 |
+//! | `+ -` (`dpn_fadd`): order, align and add, count the leading zeros, normalise and round; in binary64 the rounding split before its increment | 4 | 5 |
+//! | `*` (`dpn_fmul`): the same with the partial products (DSP48E2s) and their sum first | 5 | 6 |
 //! | `/` (`dpn_fdiv`), `sqrt` (`dpn_fsqrt`) | 16 | 30 |
 //! | comparisons (`dpn_fcmp`), `fmin`/`fmax` (`dpn_fmin`/`dpn_fmax`) | 1 | 1 |
 //! | integer → float (`dpn_i2f`) | 3 | 3 |
@@ -267,8 +267,8 @@ fn format(ty: ScalarType) -> (u32, u32) {
 }
 
 // Latencies (see the table in the module documentation); index 0 binary32, 1 binary64.
-const FADD: [u32; 2] = [5, 5];
-const FMUL: [u32; 2] = [4, 5];
+const FADD: [u32; 2] = [4, 5];
+const FMUL: [u32; 2] = [5, 6];
 const FDIV: [u32; 2] = [16, 30];
 const FSQRT: [u32; 2] = [16, 30];
 const FCMP: u32 = 1;
@@ -578,7 +578,7 @@ impl Graph {
                             c.inputs.push(("sub", if op == Sub { "1'b1" } else { "1'b0" }.into()));
                             c
                         }
-                        Mul => cell("fp/dpn_fmul.v", &[FP_ROUND, FP_UNPACK], fp, &[("a", 0), ("b", 1)], FMUL[fi(ty)]),
+                        Mul => cell("fp/dpn_fmul.v", &[], fp, &[("a", 0), ("b", 1)], FMUL[fi(ty)]),
                         _ => cell("fp/dpn_fdiv.v", &[FP_ROUND, FP_UNPACK], fp, &[("a", 0), ("b", 1)], FDIV[fi(ty)]),
                     };
                     return self.cell(ty, c, ops);
@@ -657,7 +657,7 @@ impl Graph {
                     (self.cell(ScalarType::Double, c, ops).id, None)
                 }
                 Op::Mul(..) => {
-                    let c = cell("fp/dpn_fmul.v", &[FP_ROUND, FP_UNPACK], d.clone(), &[("a", 0), ("b", 1)], FMUL[1]);
+                    let c = cell("fp/dpn_fmul.v", &[], d.clone(), &[("a", 0), ("b", 1)], FMUL[1]);
                     (self.cell(ScalarType::Double, c, ops).id, None)
                 }
                 Op::Div(..) => {
@@ -1014,7 +1014,7 @@ mod tests {
         let scalar = Lanes { width: 1, steps: &[], shared: &[] };
         let early = vector(&p, 0, "dp_S0", &scalar, &[]).unwrap();
         let late = vector(&p, 0, "dp_S0", &scalar, &[true, false, false]).unwrap();
-        let (mul, add) = (4, 5); // dpn_fmul's and dpn_fadd's stages in binary32
+        let (mul, add) = (5, 4); // dpn_fmul's and dpn_fadd's stages in binary32
         assert_eq!(early.arrival, [0, 0, 0]);
         assert_eq!(late.arrival, [mul, 0, 0]);
         assert_eq!((early.latency, late.latency), (mul + add, mul + add));

@@ -67,9 +67,9 @@ module dpn_fadd #(
     // Which stage boundaries hold a register (1: after ordering, ..., 5: the output).
     localparam R5 = LATENCY >= 1 ? 1 : 0;
     localparam R2 = LATENCY >= 2 ? 1 : 0;
-    localparam R4 = LATENCY >= 3 ? 1 : 0;
-    localparam R1 = LATENCY >= 4 ? 1 : 0;
-    localparam R3 = LATENCY >= 5 ? 1 : 0;
+    localparam R1 = LATENCY >= 3 ? 1 : 0;
+    localparam R3 = LATENCY >= 4 ? 1 : 0;
+    localparam R4 = LATENCY >= 5 ? 1 : 0;
     localparam TAIL = LATENCY > 5 ? LATENCY - 5 : 0;
 
     // Stage 1: operands, special cases, order by magnitude (x is the larger, z the smaller).
@@ -153,27 +153,28 @@ module dpn_fadd #(
         .q({special_3, special_y_3, sign_x_3, both_negative_3, exp_x_3, sum_3, floor_3}));
 
     // Stage 3: the normalising shift, min(leading zeros, exp_x): the leading one to bit NW - 1
-    // with the exponent exp_x + 1 - shift, or a subnormal result with exponent field 0.
+    // with the exponent exp_x + 1 - shift (at most EMAX: exp_x is below it), or a subnormal
+    // result with exponent field 0.
     wire [LW-1:0] lz_3 = leading_zeros(sum_3 | floor_3);
+    wire [EW-1:0] exp_sum_3 = exp_x_3 + 1'b1 - {{(EW - LW){1'b0}}, lz_3};
     wire          sign_sum_3 = sum_3 == 0 ? both_negative_3 : sign_x_3;
 
     localparam B3 = 1 + W + 1 + EW + NW + LW;
     wire          special_4, sign_sum_4;
     wire [W-1:0]  special_y_4;
-    wire [EW-1:0] exp_x_4;
+    wire [EW-1:0] exp_sum_4;
     wire [NW-1:0] sum_4;
     wire [LW-1:0] lz_4;
     dpn_delay #(.W(B3), .LATENCY(R3)) u_stage3 (.clk(clk), .ce(ce),
-        .d({special_3, special_y_3, sign_sum_3, exp_x_3, sum_3, lz_3}),
-        .q({special_4, special_y_4, sign_sum_4, exp_x_4, sum_4, lz_4}));
+        .d({special_3, special_y_3, sign_sum_3, exp_sum_3, sum_3, lz_3}),
+        .q({special_4, special_y_4, sign_sum_4, exp_sum_4, sum_4, lz_4}));
 
     // Stage 4: normalise; round to nearest even from the four bits below the fraction; an
-    // exponent of EMAX or more (only from a carry out of the sum) overflows to infinity.
+    // exponent of EMAX overflows to infinity.
     wire [NW-1:0] normalised = sum_4 << lz_4;
-    wire [EW:0]   exp_sum = {1'b0, exp_x_4} + 1'b1 - {{(EW + 1 - LW){1'b0}}, lz_4};
     wire          normal = normalised[NW-1];
-    wire [EW-1:0] exp_field_4 = normal ? exp_sum[EW-1:0] : {EW{1'b0}};
-    wire          overflow_4 = normal && exp_sum >= {1'b0, EMAX};
+    wire [EW-1:0] exp_field_4 = normal ? exp_sum_4 : {EW{1'b0}};
+    wire          overflow_4 = normal && exp_sum_4 == EMAX;
     wire          increment_4 = normalised[3] && (normalised[4] || |normalised[2:0]);
     wire [MW-1:0] fraction_4 = normalised[NW-2:4];
 
@@ -188,11 +189,12 @@ module dpn_fadd #(
 
     // Stage 5: round (a carry out of the fraction moves into the exponent field: subnormal ->
     // smallest normal, next binade, largest finite -> infinity) and select.
-    wire [EW+MW-1:0] encoded = {exp_field_5, fraction_5} + {{(EW + MW - 1){1'b0}}, increment_5};
-    wire [W-1:0]     y_5 = special_5 ? special_y_5 : overflow_5 ? {sign_5, EMAX, {MW{1'b0}}} : {sign_5, encoded};
+    // The increment is formed beside the decision, which then only selects.
+    wire [EW+MW-1:0] truncated = {exp_field_5, fraction_5};
+    wire [EW+MW-1:0] incremented = truncated + 1'b1;
+    wire [W-1:0]     y_5 = special_5 ? special_y_5 : overflow_5 ? {sign_5, EMAX, {MW{1'b0}}} : {sign_5, increment_5 ? incremented : truncated};
     wire [W-1:0]     y_out;
     dpn_delay #(.W(W), .LATENCY(R5)) u_stage5 (.clk(clk), .ce(ce), .d(y_5), .q(y_out));
     dpn_delay #(.W(W), .LATENCY(TAIL)) u_delay (.clk(clk), .ce(ce), .d(y_out), .q(y));
 
-    wire unused_ok = &{1'b0, exp_sum[EW]};
 endmodule

@@ -1,4 +1,4 @@
-// IEEE-754 operand unpacking shared by the multiplier, divider and square root: class bits, the
+// IEEE-754 operand unpacking shared by the divider and square root: class bits, the
 // quieted NaN, and the mantissa normalised to its leading one at bit MW with its effective
 // (biased) exponent, which falls below 1 for subnormals. Combinational.
 module dpn_fp_unpack #(

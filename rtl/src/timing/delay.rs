@@ -41,7 +41,8 @@ pub fn through(kind: Kind, from: Option<Kind>) -> u32 {
         Kind::Lut => NET + LUT,
         Kind::Mux => MUXF,
         Kind::Carry if from == Some(Kind::Carry) => CARRY_LINK,
-        Kind::Carry => CARRY_ENTRY,
+        Kind::Carry4 if matches!(from, Some(Kind::Carry | Kind::Carry4)) => CARRY_LINK.div_ceil(2),
+        Kind::Carry | Kind::Carry4 => CARRY_ENTRY,
         Kind::Dsp => DSP,
         Kind::Wire => 0,
     }
@@ -66,6 +67,9 @@ mod tests {
     fn a_carry_chain_pays_its_entry_once() {
         let chain = through(Kind::Carry, Some(Kind::Lut)) + 3 * through(Kind::Carry, Some(Kind::Carry));
         assert_eq!(chain, CARRY_ENTRY + 3 * CARRY_LINK);
+        // The same 32 bits in CARRY4 cells: twice as many, each half a CARRY8.
+        let chain4 = through(Kind::Carry4, Some(Kind::Lut)) + 7 * through(Kind::Carry4, Some(Kind::Carry4));
+        assert_eq!(chain4, CARRY_ENTRY + 7 * CARRY_LINK.div_ceil(2));
     }
 
     #[test]

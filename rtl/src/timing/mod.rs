@@ -27,7 +27,7 @@ pub struct Depth {
     pub ps: u32,
     /// LUTs (and the read port of a LUT RAM or shift register, which is a LUT).
     pub luts: u32,
-    /// Carry-chain cells (`CARRY4`/`CARRY8`).
+    /// Carry-chain cells (`CARRY4`, `CARRY8`).
     pub carries: u32,
     /// `MUXF7`/`MUXF8`/`MUXF9`.
     pub muxes: u32,
@@ -58,7 +58,7 @@ impl Depth {
         let mut d = self;
         match kind {
             Kind::Lut => d.luts += 1,
-            Kind::Carry => d.carries += 1,
+            Kind::Carry | Kind::Carry4 => d.carries += 1,
             Kind::Mux => d.muxes += 1,
             Kind::Dsp => d.dsps += 1,
             Kind::Wire => {}
@@ -86,6 +86,9 @@ pub struct ModuleDepth {
 pub enum Kind {
     Lut,
     Carry,
+    /// Half a `CARRY8`: Yosys maps some chains to the older four-bit cell, which Vivado
+    /// places two to a `CARRY8` on UltraScale+.
+    Carry4,
     Mux,
     Dsp,
     /// Buffers and inverters that synthesis leaves (I/O and clock buffers, `INV`).
@@ -106,7 +109,8 @@ fn role(ty: &str, params: &serde_json::Map<String, Value>) -> Role {
     let param = |k: &str| params.get(k).and_then(Value::as_str).and_then(|b| u64::from_str_radix(b, 2).ok()).unwrap_or(0);
     match ty {
         t if t.starts_with("LUT") => Role::Through(Kind::Lut),
-        "CARRY4" | "CARRY8" => Role::Through(Kind::Carry),
+        "CARRY8" => Role::Through(Kind::Carry),
+        "CARRY4" => Role::Through(Kind::Carry4),
         "MUXF7" | "MUXF8" | "MUXF9" => Role::Through(Kind::Mux),
         "INV" | "BUF" | "IBUF" | "OBUF" | "BUFG" | "IBUFG" | "BUFGCE" => Role::Through(Kind::Wire),
         // Unregistered output: the slice is logic on the path.
