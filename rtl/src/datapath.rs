@@ -13,10 +13,10 @@
 //! value is valid (inputs at 0). An operator starts when its latest operand is valid; earlier
 //! operands are delayed by `dpn_delay` lines (one chain per signal, tapped at every delay some
 //! user needs), so every path from an input to `y` crosses the same number of registers.
-//! Latencies, chosen for about 300 MHz (`dpn_fadd`, `dpn_fmul`, `dpn_fdiv` and `dpn_fsqrt` put
-//! their registers between their stages, the last two spread over their digit steps; the other
-//! cells compute combinationally and end with a delay line that synthesis may retime into the
-//! logic):
+//! Latencies, chosen for about 300 MHz (`dpn_fadd`, `dpn_fmul`, `dpn_f2f`, `dpn_fdiv` and
+//! `dpn_fsqrt` put their registers between their stages, the last two spread over their digit
+//! steps; the other cells compute combinationally and end with a delay line that synthesis may
+//! retime into the logic):
 //!
 //! | operator | binary32 | binary64 |
 //! | --- | --- | --- |
@@ -25,7 +25,7 @@
 //! | `/` (`dpn_fdiv`), `sqrt` (`dpn_fsqrt`) | 16 | 30 |
 //! | comparisons (`dpn_fcmp`), `fmin`/`fmax` (`dpn_fmin`/`dpn_fmax`) | 1 | 1 |
 //! | integer → float (`dpn_i2f`) | 3 | 3 |
-//! | float → float (`dpn_f2f`) | 2 | 2 |
+//! | float → float (`dpn_f2f`: classify and count, then normalise or round) | 2 | 2 |
 //! | float → integer (`dpn_f2i`, 64-bit, then one register that fixes NaN and overflow) | 4 | 4 |
 //!
 //! Integer `*` (`dpn_imul`): 3 cycles for 32 bits, 4 for 64; `/` and `%` (`dpn_idiv`, one cell
@@ -685,7 +685,7 @@ impl Graph {
                 Op::Widen(..) | Op::Narrow(..) => {
                     let (i, o) = if matches!(op, Op::Widen(..)) { ((8, 23), (11, 52)) } else { ((11, 52), (8, 23)) };
                     let params = vec![("EWI", i.0), ("MWI", i.1), ("EWO", o.0), ("MWO", o.1)];
-                    let c = cell("fp/dpn_f2f.v", &[FP_ROUND], params, &[("a", 0)], F2F);
+                    let c = cell("fp/dpn_f2f.v", &[], params, &[("a", 0)], F2F);
                     let ty = if matches!(op, Op::Widen(..)) { ScalarType::Double } else { ScalarType::Float };
                     (self.cell(ty, c, ops).id, None)
                 }
@@ -731,7 +731,7 @@ impl Graph {
             (true, true) => {
                 let ((ewi, mwi), (ewo, mwo)) = (format(from), format(to));
                 let params = vec![("EWI", ewi), ("MWI", mwi), ("EWO", ewo), ("MWO", mwo)];
-                let c = cell("fp/dpn_f2f.v", &[FP_ROUND], params, &[("a", 0)], F2F);
+                let c = cell("fp/dpn_f2f.v", &[], params, &[("a", 0)], F2F);
                 self.cell(to, c, vec![v.id])
             }
         }

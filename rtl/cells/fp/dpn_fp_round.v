@@ -1,6 +1,6 @@
 // Float helper: rounds a normalised mantissa to nearest even and packs it, with subnormal results and overflow to infinity.
 //
-// Used by dpn_fdiv, dpn_fsqrt, dpn_i2f and dpn_f2f (include this file with them).
+// Used by dpn_fdiv, dpn_fsqrt and dpn_i2f (include this file with them).
 // The value is (-1)^sign * man * 2^(exp - bias - MW - G) (+ a tiny nonzero amount when sticky = 1),
 // with man[MW+G] = 1, or man = 0 for a zero result (then sticky must be 0 and the result is a
 // signed zero). exp is the biased exponent the leading bit would have; exp < 1 gives a subnormal or
