@@ -38,6 +38,7 @@ module dpn_f2f #(
 
     // How many zeros lead v (MWI + 1 when v is 0), as a tree: a pair of nodes counts the
     // upper node's zeros, or all of them and the lower node's when the upper holds no one.
+    // (dpn_fadd's function: see there why each cell holds its own.)
     function automatic [LW-1:0] leading_zeros(input [MWI:0] v);
         reg [2**LW-1:0] zero, zero_up;
         reg [LW*2**LW-1:0] count, count_up;

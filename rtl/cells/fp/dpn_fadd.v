@@ -34,6 +34,9 @@ module dpn_fadd #(
     // How many zeros lead v (NW when v is 0), as a tree: a pair of nodes counts the upper
     // node's zeros, or all of them and the lower node's when the upper holds no one. Level k
     // has 2^(LW-k) nodes, node i's flag (no one) in zero[i] and its count in count[LW*i +: LW].
+    // dpn_fmul and dpn_f2f hold the same function: a module of its own would be a level of the
+    // hierarchy that synthesis keeps, and the count could not merge with the logic around it
+    // (two LUT levels more in the stage that counts).
     function automatic [LW-1:0] leading_zeros(input [NW-1:0] v);
         reg [2**LW-1:0] zero, zero_up;
         reg [LW*2**LW-1:0] count, count_up;

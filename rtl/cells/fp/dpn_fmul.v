@@ -43,6 +43,7 @@ module dpn_fmul #(
     // How many zeros lead v (PW when v is 0), as a tree: a pair of nodes counts the upper
     // node's zeros, or all of them and the lower node's when the upper holds no one. Node i
     // of a level: its flag (no one) in zero[i], its count in count[LW*i +: LW].
+    // (dpn_fadd's function: see there why each cell holds its own.)
     function automatic [LW-1:0] leading_zeros(input [PW-1:0] v);
         reg [2**LW-1:0] zero, zero_up;
         reg [LW*2**LW-1:0] count, count_up;
