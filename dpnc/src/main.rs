@@ -73,6 +73,10 @@ enum Command {
     /// Synthesise the Verilog design with Yosys (synth_xilinx, UltraScale+) and report LUT,
     /// FF, BRAM, URAM and DSP use against the board's capacity.
     Synth(synth::SynthArgs),
+    /// Time a cell of the library alone: its inputs and outputs registered, Yosys synth_xilinx,
+    /// its resources and the slowest path inside it against the board's clock (as `synth
+    /// --timing` measures a design).
+    SynthCell(synth::SynthCellArgs),
     /// List the boards compiled into dpnc (for --board): part, resources, memory, default clock
     /// and Vitis platform.
     Boards,
@@ -359,6 +363,7 @@ fn real_main(cli: Cli) -> ExitCode {
         Some(Command::Check(args)) => check::run(&mut sm, args),
         Some(Command::Sim(args)) => sim::run(&mut sm, args),
         Some(Command::Synth(args)) => synth::run(&mut sm, args),
+        Some(Command::SynthCell(args)) => synth::run_cell(args),
         Some(Command::Boards) => boards(),
         None => compile(&mut sm, &cli.compile),
     };

@@ -91,32 +91,86 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SynthArgs) -> Result<(), Failure> {
             }
         }
         if args.timing {
-            let budget = dpnc_rtl::timing::delay::period_of(board.clock_mhz);
-            println!(
-                "\nslowest path per module (flattened; slowest first): the clock period it needs, estimated from UltraScale+ -1 delays; {} MHz allows {budget} ps",
-                board.clock_mhz
-            );
-            println!("{:<28} {:>6} {:>6} {:>4} {:>5} {:>4} {:>3}  from -> to", "module", "ps", "levels", "LUT", "carry", "MUXF", "DSP");
-            for p in &paths {
-                let d = &p.depth;
-                let over = if d.ps > budget { " (over)" } else { "" };
-                println!(
-                    "{:<28} {:>6} {:>6} {:>4} {:>5} {:>4} {:>3}  {} -> {}{over}",
-                    p.module,
-                    d.ps,
-                    d.levels(),
-                    d.luts,
-                    d.carries,
-                    d.muxes,
-                    d.dsps,
-                    p.from,
-                    p.to
-                );
-                if !p.through.is_empty() {
-                    println!("{:<28} via {}", "", p.through.join(", "));
-                }
-            }
+            print_paths(&paths, board.clock_mhz);
         }
     }
+    Ok(())
+}
+
+/// Each module's slowest path, slowest first, against the period of a `clock_mhz` clock.
+fn print_paths(paths: &[dpnc_rtl::timing::ModuleDepth], clock_mhz: f64) {
+    let budget = dpnc_rtl::timing::delay::period_of(clock_mhz);
+    println!(
+        "\nslowest path per module (flattened; slowest first): the clock period it needs, estimated from UltraScale+ -1 delays; {clock_mhz} MHz allows {budget} ps"
+    );
+    println!("{:<28} {:>6} {:>6} {:>4} {:>5} {:>4} {:>3}  from -> to", "module", "ps", "levels", "LUT", "carry", "MUXF", "DSP");
+    for p in paths {
+        let d = &p.depth;
+        let over = if d.ps > budget { " (over)" } else { "" };
+        println!(
+            "{:<28} {:>6} {:>6} {:>4} {:>5} {:>4} {:>3}  {} -> {}{over}",
+            p.module,
+            d.ps,
+            d.levels(),
+            d.luts,
+            d.carries,
+            d.muxes,
+            d.dsps,
+            p.from,
+            p.to
+        );
+        if !p.through.is_empty() {
+            println!("{:<28} via {}", "", p.through.join(", "));
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct SynthCellArgs {
+    /// The cell, as its module is named (`dpn_fadd`, `dpn_fifo`, …; the files are in the
+    /// library's `cells/` folders).
+    cell: String,
+    /// Set a parameter of the cell (repeatable), e.g. `-G EW=11 -G MW=52 -G LATENCY=5`.
+    #[arg(short = 'G', value_name = "NAME=VALUE", value_parser = parse_setting)]
+    set: Vec<(String, String)>,
+    /// The board whose clock is the budget (a catalogue name or a TOML file).
+    #[arg(long, value_name = "NAME|FILE", default_value = "vcu1525")]
+    board: String,
+    /// Keep the wrapper, the cells and Yosys's log here (default: a temporary directory, removed).
+    #[arg(long, value_name = "DIR")]
+    work: Option<PathBuf>,
+}
+
+fn parse_setting(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() && !v.is_empty() => Ok((k.to_string(), v.to_string())),
+        _ => Err(format!("`{s}` is not NAME=VALUE")),
+    }
+}
+
+/// `dpnc synth-cell`: a cell of the library alone, its ports registered, through Yosys; its
+/// resources and its slowest path against the board's clock.
+pub(crate) fn run_cell(args: &SynthCellArgs) -> Result<(), Failure> {
+    let board = dpnc_boards::load(&args.board).map_err(|e| e.to_string())?;
+    let (work, temporary) = match &args.work {
+        Some(d) => (d.clone(), false),
+        None => (std::env::temp_dir().join(format!("dpnc-synth-cell-{}", std::process::id())), true),
+    };
+    let r = dpnc_rtl::timing::cell::time_cell(&work, &args.cell, &args.set);
+    if temporary {
+        let _ = std::fs::remove_dir_all(&work);
+    }
+    let dpnc_rtl::synth::Synthesis { total: t, paths, .. } = r?;
+    let set: Vec<String> = args.set.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    println!(
+        "{} {} between registers, Yosys synth_xilinx (xcup): {} LUT, {} FF, {} DSP, {} BRAM36",
+        args.cell,
+        set.join(" "),
+        t.luts,
+        t.ffs,
+        t.dsps,
+        t.bram36
+    );
+    print_paths(&paths, board.clock_mhz);
     Ok(())
 }

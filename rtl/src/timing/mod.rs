@@ -13,6 +13,7 @@
 //! registered side, the clocked write side of LUT RAMs and shift registers, and the design's
 //! ports.
 
+pub mod cell;
 pub mod delay;
 
 use serde_json::Value;
