@@ -46,8 +46,10 @@ fn ports(dir: &Path, module: &str, params: &[(String, String)], files: &[std::pa
     }
     let text = std::fs::read_to_string(dir.join("ports.json")).map_err(|e| format!("yosys wrote no ports.json: {e}"))?;
     let json: Value = serde_json::from_str(&text).map_err(|e| format!("ports.json does not parse: {e}"))?;
-    let m = &json["modules"][module];
-    let ports = m["ports"].as_object().ok_or_else(|| format!("no module {module} in the cell library"))?;
+    // With parameters set the cell may be elaborated as `$paramod\<module>\…`.
+    let modules = json["modules"].as_object().into_iter().flatten();
+    let mut cell = modules.filter(|(name, _)| crate::synth::base_name(name) == module).map(|(_, m)| m);
+    let ports = cell.next().and_then(|m| m["ports"].as_object()).ok_or_else(|| format!("no module {module} in the cell library"))?;
     Ok(ports
         .iter()
         .map(|(name, p)| Port { name: name.clone(), input: p["direction"] == "input", width: p["bits"].as_array().map_or(1, Vec::len) })
