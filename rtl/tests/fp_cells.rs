@@ -53,7 +53,8 @@ fn float_cells_f64_bit_exact() {
     run_format("f64");
 }
 
-/// Each cell alone, with its default parameters, both formats and LATENCY 0, 1, 3 and 5, is lint-clean.
+/// Each cell alone, with its default parameters, both formats and LATENCY 0, 1, 3 and 5, is
+/// lint-clean, in the coding simulation reads and the one synthesis reads (`SYNTHESIS`).
 #[test]
 fn float_cells_lint_clean() {
     let cells = common::cells_dir();
@@ -75,11 +76,14 @@ fn float_cells_lint_clean() {
     ];
     for (top, formats) in cases {
         for params in formats.iter() {
-            for latency in ["-GLATENCY=0", "-GLATENCY=1", "-GLATENCY=3", "-GLATENCY=5"] {
+            // Both codings of the adder's, multiplier's and conversion's leading-zero count.
+            for (latency, coding) in
+                ["-GLATENCY=0", "-GLATENCY=1", "-GLATENCY=3", "-GLATENCY=5"].iter().zip(["-DSIMULATION", "-DSYNTHESIS"].iter().cycle())
+            {
                 let out = std::process::Command::new("verilator")
                     .args(["--lint-only", "-Wall", "--top-module", top])
                     .args(params.iter())
-                    .arg(latency)
+                    .args([latency, coding])
                     .args(CELLS.iter().map(|s| cells.join(s)))
                     .output()
                     .expect("verilator not found: run scripts/setup.sh");

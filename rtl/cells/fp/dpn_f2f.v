@@ -39,9 +39,11 @@ module dpn_f2f #(
     // How many zeros lead v (MWI + 1 when v is 0), as a tree: a pair of nodes counts the
     // upper node's zeros, or all of them and the lower node's when the upper holds no one.
     // (dpn_fadd's function: see there why each cell holds its own.)
+`ifdef SYNTHESIS
     function automatic [LW-1:0] leading_zeros(input [MWI:0] v);
         reg [2**LW-1:0] zero, zero_up;
         reg [LW*2**LW-1:0] count, count_up;
+        reg [LW-1:0] span, node;
         integer level, i;
         begin
             zero = ~{v, {(2**LW - MWI - 1){1'b1}}};
@@ -49,9 +51,11 @@ module dpn_f2f #(
             for (level = 1; level <= LW; level = level + 1) begin
                 zero_up = {(2**LW){1'b0}};
                 count_up = {(LW * 2**LW){1'b0}};
+                span = {{(LW - 1){1'b0}}, 1'b1} << (level - 1);
                 for (i = 0; i < (2**LW >> level); i = i + 1) begin
-                    zero_up[i] = zero[2*i+1] && zero[2*i];
-                    count_up[LW*i +: LW] = zero[2*i+1] ? count[LW*(2*i) +: LW] + (1 << (level - 1)) : count[LW*(2*i+1) +: LW];
+                    node = zero[2*i+1] ? count[LW*(2*i) +: LW] + span : count[LW*(2*i+1) +: LW];
+                    zero_up = zero_up | ({{(2**LW - 1){1'b0}}, zero[2*i+1] && zero[2*i]} << i);
+                    count_up = count_up | ({{(LW * 2**LW - LW){1'b0}}, node} << (LW * i));
                 end
                 zero = zero_up;
                 count = count_up;
@@ -59,6 +63,22 @@ module dpn_f2f #(
             leading_zeros = count[LW-1:0];
         end
     endfunction
+`else
+    function automatic [LW-1:0] leading_zeros(input [MWI:0] v);
+        integer i;
+        reg found;
+        begin
+            leading_zeros = MWI[LW-1:0] + 1'b1;
+            found = 1'b0;
+            for (i = MWI + 1 - 1; i >= 0; i = i - 1) begin
+                if (!found && v[i]) begin
+                    leading_zeros = MWI[LW-1:0] - i[LW-1:0];
+                    found = 1'b1;
+                end
+            end
+        end
+    endfunction
+`endif
 
     // v with its bits in the opposite order: its leading zeros say where v's lowest one is.
     function automatic [MWI:0] reversed(input [MWI:0] v);

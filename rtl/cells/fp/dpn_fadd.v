@@ -36,10 +36,14 @@ module dpn_fadd #(
     // has 2^(LW-k) nodes, node i's flag (no one) in zero[i] and its count in count[LW*i +: LW].
     // dpn_fmul and dpn_f2f hold the same function: a module of its own would be a level of the
     // hierarchy that synthesis keeps, and the count could not merge with the logic around it
-    // (two LUT levels more in the stage that counts).
+    // (two LUT levels more in the stage that counts). Simulation counts along the bits instead:
+    // the unrolled tree made designs of many cells several times larger to compile (the float
+    // cells' test simulates the tree, as synthesis reads it; every other simulation this loop).
+`ifdef SYNTHESIS
     function automatic [LW-1:0] leading_zeros(input [NW-1:0] v);
         reg [2**LW-1:0] zero, zero_up;
         reg [LW*2**LW-1:0] count, count_up;
+        reg [LW-1:0] span, node;
         integer level, i;
         begin
             // Ones below the value: the count stops at NW for a zero value, and the root
@@ -49,9 +53,11 @@ module dpn_fadd #(
             for (level = 1; level <= LW; level = level + 1) begin
                 zero_up = {(2**LW){1'b0}};
                 count_up = {(LW * 2**LW){1'b0}};
+                span = {{(LW - 1){1'b0}}, 1'b1} << (level - 1);
                 for (i = 0; i < (2**LW >> level); i = i + 1) begin
-                    zero_up[i] = zero[2*i+1] && zero[2*i];
-                    count_up[LW*i +: LW] = zero[2*i+1] ? count[LW*(2*i) +: LW] + (1 << (level - 1)) : count[LW*(2*i+1) +: LW];
+                    node = zero[2*i+1] ? count[LW*(2*i) +: LW] + span : count[LW*(2*i+1) +: LW];
+                    zero_up = zero_up | ({{(2**LW - 1){1'b0}}, zero[2*i+1] && zero[2*i]} << i);
+                    count_up = count_up | ({{(LW * 2**LW - LW){1'b0}}, node} << (LW * i));
                 end
                 zero = zero_up;
                 count = count_up;
@@ -59,6 +65,22 @@ module dpn_fadd #(
             leading_zeros = count[LW-1:0];
         end
     endfunction
+`else
+    function automatic [LW-1:0] leading_zeros(input [NW-1:0] v);
+        integer i;
+        reg found;
+        begin
+            leading_zeros = NW[LW-1:0];
+            found = 1'b0;
+            for (i = NW - 1; i >= 0; i = i - 1) begin
+                if (!found && v[i]) begin
+                    leading_zeros = NW[LW-1:0] - 1'b1 - i[LW-1:0];
+                    found = 1'b1;
+                end
+            end
+        end
+    endfunction
+`endif
 
     // v with its bits in the opposite order: leading zeros of the one are trailing zeros of
     // the other.

@@ -44,9 +44,11 @@ module dpn_fmul #(
     // node's zeros, or all of them and the lower node's when the upper holds no one. Node i
     // of a level: its flag (no one) in zero[i], its count in count[LW*i +: LW].
     // (dpn_fadd's function: see there why each cell holds its own.)
+`ifdef SYNTHESIS
     function automatic [LW-1:0] leading_zeros(input [PW-1:0] v);
         reg [2**LW-1:0] zero, zero_up;
         reg [LW*2**LW-1:0] count, count_up;
+        reg [LW-1:0] span, node;
         integer level, i;
         begin
             // Ones below the value: the count stops at PW for a zero value, and the root
@@ -56,9 +58,11 @@ module dpn_fmul #(
             for (level = 1; level <= LW; level = level + 1) begin
                 zero_up = {(2**LW){1'b0}};
                 count_up = {(LW * 2**LW){1'b0}};
+                span = {{(LW - 1){1'b0}}, 1'b1} << (level - 1);
                 for (i = 0; i < (2**LW >> level); i = i + 1) begin
-                    zero_up[i] = zero[2*i+1] && zero[2*i];
-                    count_up[LW*i +: LW] = zero[2*i+1] ? count[LW*(2*i) +: LW] + (1 << (level - 1)) : count[LW*(2*i+1) +: LW];
+                    node = zero[2*i+1] ? count[LW*(2*i) +: LW] + span : count[LW*(2*i+1) +: LW];
+                    zero_up = zero_up | ({{(2**LW - 1){1'b0}}, zero[2*i+1] && zero[2*i]} << i);
+                    count_up = count_up | ({{(LW * 2**LW - LW){1'b0}}, node} << (LW * i));
                 end
                 zero = zero_up;
                 count = count_up;
@@ -66,6 +70,22 @@ module dpn_fmul #(
             leading_zeros = count[LW-1:0];
         end
     endfunction
+`else
+    function automatic [LW-1:0] leading_zeros(input [PW-1:0] v);
+        integer i;
+        reg found;
+        begin
+            leading_zeros = PW[LW-1:0];
+            found = 1'b0;
+            for (i = PW - 1; i >= 0; i = i - 1) begin
+                if (!found && v[i]) begin
+                    leading_zeros = PW[LW-1:0] - 1'b1 - i[LW-1:0];
+                    found = 1'b1;
+                end
+            end
+        end
+    endfunction
+`endif
 
     // Where a significand's lowest one is (its leading zeros, reversed; SW when it is 0).
     function automatic [LW-1:0] lowest_one(input [SW-1:0] v);
