@@ -1,5 +1,6 @@
 //! `dpnc synth`: resource figures of the Verilog design from Yosys `synth_xilinx`, against
-//! the board's capacity.
+//! the board's capacity, and its slowest paths against the board's clock; `dpnc synth-cell`:
+//! the same for one cell of the library alone.
 
 use crate::{load, Failure, Shape, Source};
 use clap::Args;

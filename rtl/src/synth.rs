@@ -37,7 +37,7 @@ pub struct ModuleUse {
 }
 
 /// What Yosys reports: the design's figures, per module when the hierarchy was kept, and
-/// each module's deepest path when asked for.
+/// each module's slowest path when asked for.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Synthesis {
     pub total: Resources,
@@ -51,7 +51,7 @@ pub struct Ask {
     /// Keep the hierarchy (no optimisation across module boundaries, so the total comes out
     /// a little above the flattened design's) to say where the resources go.
     pub per_module: bool,
-    /// Each module's deepest path ([`crate::timing`]); keeps the hierarchy (flattened after the
+    /// Each module's slowest path ([`crate::timing`]); keeps the hierarchy (flattened after the
     /// resources are counted, so that paths cross module boundaries).
     pub timing: bool,
 }

@@ -5,14 +5,15 @@
 // the x86 default NaN (sign set, quiet bit set); a NaN operand is returned quieted, a before b (as
 // SSE addss/subss: for a - b a NaN b is returned without its sign flipped).
 // Five stages, each ending in a register that moves only when ce = 1: (1) order the operands by
-// magnitude, find the special cases, the exponent difference and how many low bits of the
-// smaller operand are zero; (2) align the smaller operand (its lost bits are known from that
-// count, not ORed from the shifter) and add; (3) count the sum's leading zeros, at most as many
-// as keep the exponent at 1 or above (a subnormal result is then aligned already and the
-// rounding never shifts right); (4) normalise and decide the rounding; (5) round and select.
-// LATENCY sets how many of those registers exist (the output register first, then those after
-// the sum, after the rounding decision, after ordering and after the count); beyond five, a
-// delay line follows. LATENCY = 0 gives a combinational cell.
+// magnitude, find the special cases, the exponent difference and where each operand's lowest
+// one is; (2) align the smaller operand (its lost bits known from where its lowest one is, not
+// ORed from the shifter) and add; (3) count the sum's leading zeros, at most as many as keep
+// the exponent at 1 or above (a subnormal result is then aligned already and the rounding
+// never shifts right); (4) normalise and decide the rounding; (5) select the fraction or the
+// fraction plus one, formed beside the decision. LATENCY sets how many of those registers exist
+// (the output register first, then those after the sum, after ordering, after the count, and
+// last the one between (4) and (5)); beyond five, a delay line follows. LATENCY = 0 gives a
+// combinational cell.
 module dpn_fadd #(
     parameter EW = 8,
     parameter MW = 23,

@@ -10,8 +10,9 @@
 // above, or the shift right where the exponent is below 1 (the bits shifted out are told by
 // where the lowest one went); (5) normalise and decide the rounding; (6) round and select.
 // LATENCY sets how many of those registers exist (the output register first, then those after
-// the partial products, after the rounding decision, after stage 1, after the sum and after
-// the count); beyond six, a delay line follows. LATENCY = 0 gives a combinational cell.
+// the partial products, after stage 1, after the sum, after the count, and last the one
+// between the rounding's decision and its increment); beyond six, a delay line follows.
+// LATENCY = 0 gives a combinational cell.
 module dpn_fmul #(
     parameter EW = 8,
     parameter MW = 23,

@@ -1,17 +1,17 @@
-//! Logic depth and delay after synthesis (`dpnc synth --timing`): the slowest combinational paths between
-//! registers of a design that Yosys's `synth_xilinx` mapped and then flattened, counted in the
-//! cells they cross: LUT levels, carry cells, wide-function multiplexers (`MUXF7/8/9`, which
-//! sit behind a LUT in the same slice) and DSP slices crossed without their output register.
-//! Each path is told to the smallest instance holding both its ends, and so to that instance's
-//! module (found from the design's hierarchy, written before flattening); each module keeps its
-//! deepest.
+//! Logic depth and delay after synthesis (`dpnc synth --timing`): the slowest combinational
+//! paths between registers of a design that Yosys's `synth_xilinx` mapped and then flattened,
+//! with the cells they cross: LUT levels, carry cells, wide-function multiplexers (`MUXF7/8/9`,
+//! which sit behind a LUT in the same slice) and DSP slices crossed without their output
+//! register. Each path is told to the smallest instance holding both its ends, and so to that
+//! instance's module (found from the design's hierarchy, written before flattening); each
+//! module keeps its slowest.
 //!
 //! Yosys has no UltraScale+ delays; each path's are estimated from the cells it crosses and the
-//! nets between them ([`delay`]), and a module's deepest path is the one that needs the longest
+//! nets between them ([`delay`]), and a module's slowest path is the one that needs the longest
 //! clock period (then the one with more logic levels, as Vivado counts them). Timing points are
 //! what a clock edge launches or captures: flip-flops, block and ultra RAMs, a DSP slice's
 //! registered side, the clocked write side of LUT RAMs and shift registers, and the design's
-//! ports.
+//! ports. [`cell`] times one cell of the library alone.
 
 pub mod cell;
 pub mod delay;
@@ -68,7 +68,7 @@ impl Depth {
     }
 }
 
-/// The deepest path of one module.
+/// The slowest path of one module.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct ModuleDepth {
     /// The module, without Yosys's parameterisation.
@@ -222,7 +222,7 @@ impl<'a> Netlist<'a> {
         Netlist { cells, driver, names }
     }
 
-    /// The deepest path ending at `bit`, over the cells that drive it combinationally.
+    /// The slowest path ending at `bit`, over the cells that drive it combinationally.
     fn reach(&self, bit: u64, memo: &mut HashMap<u64, Reach>) -> Reach {
         if let Some(r) = memo.get(&bit) {
             return *r;
@@ -370,7 +370,7 @@ fn instances(hier: &Value, top: &str) -> HashMap<String, String> {
     out
 }
 
-/// Each module's deepest path, deepest first, from Yosys's JSON netlists of the design before
+/// Each module's slowest path, slowest first, from Yosys's JSON netlists of the design before
 /// (`hier`) and after (`flat`) flattening, with top module `top`.
 pub fn deepest_paths(hier: &str, flat: &str, top: &str) -> Result<Vec<ModuleDepth>, String> {
     let parse = |text: &str| serde_json::from_str::<Value>(text).map_err(|e| format!("Yosys's JSON netlist does not parse: {e}"));
