@@ -47,10 +47,7 @@ pub(crate) fn run(sm: &mut SourceMap, args: &SynthArgs) -> Result<(), Failure> {
     let dpn = dpnc_dpn::build(&p, &dataflow::compute(&p)?, &cfg)?;
     let report = crate::report::Facts::open_for(args.report.as_deref(), &p, &dpn, &args.source.file, &board, args.shape.simd)?;
     let design = dpnc_rtl::generate_with(&p, &dpn, &args.shape.rtl()).map_err(|e| format!("cannot generate Verilog: {e}"))?;
-    let (work, temporary) = match &args.work {
-        Some(d) => (d.clone(), false),
-        None => (std::env::temp_dir().join(format!("dpnc-synth-{}", std::process::id())), true),
-    };
+    let (work, temporary) = work_dir(&args.work, "dpnc-synth");
     let files = design.write(&work)?;
     let mut bar = crate::progress::Progress::new("dpnc synth", None);
     bar.note(&format!("yosys synth_xilinx on {} ({} files); large designs take minutes …", design.top, files.len()));
@@ -153,10 +150,7 @@ fn parse_setting(s: &str) -> Result<(String, String), String> {
 /// resources and its slowest path against the board's clock.
 pub(crate) fn run_cell(args: &SynthCellArgs) -> Result<(), Failure> {
     let board = dpnc_boards::load(&args.board).map_err(|e| e.to_string())?;
-    let (work, temporary) = match &args.work {
-        Some(d) => (d.clone(), false),
-        None => (std::env::temp_dir().join(format!("dpnc-synth-cell-{}", std::process::id())), true),
-    };
+    let (work, temporary) = work_dir(&args.work, "dpnc-synth-cell");
     let r = dpnc_rtl::timing::cell::time_cell(&work, &args.cell, &args.set);
     if temporary {
         let _ = std::fs::remove_dir_all(&work);
@@ -174,4 +168,13 @@ pub(crate) fn run_cell(args: &SynthCellArgs) -> Result<(), Failure> {
     );
     print_paths(&paths, board.clock_mhz);
     Ok(())
+}
+
+/// Where Yosys works: `work`, or a temporary directory named after `tag` (the bool: remove it
+/// afterwards).
+fn work_dir(work: &Option<PathBuf>, tag: &str) -> (PathBuf, bool) {
+    match work {
+        Some(d) => (d.clone(), false),
+        None => (std::env::temp_dir().join(format!("{tag}-{}", std::process::id())), true),
+    }
 }

@@ -175,9 +175,15 @@ fn run_yosys(dir: &Path, top: &str, files: &[std::path::PathBuf], per_module: bo
         "read_verilog {}; {flow} -run :coarse; techmap -map +/cmp2lut.v -map +/cmp2lcu.v -D LUT_WIDTH=6; alumacc; opt; memory -nomap; opt_clean; {flow} -run map_memory:; {then}",
         reads.join(" ")
     );
+    run_script(dir, &script)
+}
+
+/// Runs the Yosys `script` in `dir` (its log in `yosys.log`); a failure says how Yosys ended
+/// and ends with its log's last lines.
+pub(crate) fn run_script(dir: &Path, script: &str) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let out = Command::new("yosys")
-        .args(["-q", "-l", "yosys.log", "-p", &script])
+        .args(["-q", "-l", "yosys.log", "-p", script])
         .current_dir(dir)
         .output()
         .map_err(|e| format!("cannot run yosys: {e} (Debian: apt-get install yosys)"))?;

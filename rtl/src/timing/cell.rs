@@ -5,7 +5,6 @@
 use crate::synth::{yosys, Ask, Synthesis};
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
 
 /// A port of the cell, as Yosys elaborates it with the parameters given.
 struct Port {
@@ -17,7 +16,6 @@ struct Port {
 /// Synthesises cell `module` (e.g. `dpn_fadd`) with `params` (name, value) between registers
 /// in `dir`, asking for its paths ([`super::deepest_paths`]).
 pub fn time_cell(dir: &Path, module: &str, params: &[(String, String)]) -> Result<Synthesis, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut files = Vec::new();
     for (name, _) in crate::cells::CELLS {
         files.push(crate::cells::write(dir, name)?);
@@ -34,16 +32,7 @@ fn ports(dir: &Path, module: &str, params: &[(String, String)], files: &[std::pa
     let reads: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     let set: String = params.iter().map(|(k, v)| format!("chparam -set {k} {v} {module}; ")).collect();
     let script = format!("read_verilog {}; {set}hierarchy -top {module}; proc; write_json ports.json", reads.join(" "));
-    let out = Command::new("yosys")
-        .args(["-q", "-p", &script])
-        .current_dir(dir)
-        .output()
-        .map_err(|e| format!("cannot run yosys: {e} (Debian: apt-get install yosys)"))?;
-    if !out.status.success() {
-        let text = String::from_utf8_lossy(&out.stderr);
-        let why: Vec<&str> = text.lines().filter(|l| l.starts_with("ERROR")).collect();
-        return Err(format!("yosys cannot elaborate cell {module}: {}", why.join("; ")));
-    }
+    crate::synth::run_script(dir, &script).map_err(|e| format!("cannot elaborate cell {module}: {e}"))?;
     let text = std::fs::read_to_string(dir.join("ports.json")).map_err(|e| format!("yosys wrote no ports.json: {e}"))?;
     let json: Value = serde_json::from_str(&text).map_err(|e| format!("ports.json does not parse: {e}"))?;
     // With parameters set the cell may be elaborated as `$paramod\<module>\…`.
