@@ -126,7 +126,8 @@ fn print_paths(paths: &[dpnc_rtl::timing::ModuleDepth], clock_mhz: f64) {
 #[derive(Args, Debug)]
 pub(crate) struct SynthCellArgs {
     /// The cell, as its module is named (`dpn_fadd`, `dpn_fifo`, …; the files are in the
-    /// library's `cells/` folders).
+    /// library's `cells/` folders), or a Verilog file holding one module named as the file
+    /// (a module of a design that `dpnc synth --work DIR` kept, such as an iteration generator).
     cell: String,
     /// Set a parameter of the cell (repeatable), e.g. `-G EW=11 -G MW=52 -G LATENCY=5`.
     #[arg(short = 'G', value_name = "NAME=VALUE", value_parser = parse_setting)]
@@ -151,7 +152,13 @@ fn parse_setting(s: &str) -> Result<(String, String), String> {
 pub(crate) fn run_cell(args: &SynthCellArgs) -> Result<(), Failure> {
     let board = dpnc_boards::load(&args.board).map_err(|e| e.to_string())?;
     let (work, temporary) = work_dir(&args.work, "dpnc-synth-cell");
-    let r = dpnc_rtl::timing::cell::time_cell(&work, &args.cell, &args.set);
+    let file = std::path::Path::new(&args.cell);
+    let (module, extra) = match file.extension().is_some_and(|e| e == "v") {
+        true if !file.is_file() => return Err(format!("{}: no such file", file.display()).into()),
+        true => (file.file_stem().map_or(String::new(), |s| s.to_string_lossy().into_owned()), Some(file)),
+        false => (args.cell.clone(), None),
+    };
+    let r = dpnc_rtl::timing::cell::time_cell(&work, &module, &args.set, extra);
     if temporary {
         let _ = std::fs::remove_dir_all(&work);
     }
@@ -159,7 +166,7 @@ pub(crate) fn run_cell(args: &SynthCellArgs) -> Result<(), Failure> {
     let set: Vec<String> = args.set.iter().map(|(k, v)| format!("{k}={v}")).collect();
     println!(
         "{} {} between registers, Yosys synth_xilinx (xcup): {} LUT, {} FF, {} DSP, {} BRAM36",
-        args.cell,
+        module,
         set.join(" "),
         t.luts,
         t.ffs,

@@ -6,7 +6,11 @@
 //! in the same cycle whatever the loops between them (GEMM's reduction steps once per plane of
 //! a tile, and a few cycles per step would cost a parallel sub-band about a tenth of its time).
 //! A row too short for the search still goes on to the next row of the same outer loop in the
-//! same cycle.
+//! same cycle: that row is kept in registers, set as each row begins.
+//! For the clock, a step never waits on a bound's arithmetic and a comparison in series: the
+//! innermost counter is compared with its row's last value, registered as the row begins;
+//! the search compares each bound on its own; only whether a level's step goes in is chosen by
+//! level.
 //! Compute processes use it for their own iterations; memory processes run one per channel
 //! they serve (the consumer's or producer's nest) and merge them in σ order.
 
@@ -32,7 +36,6 @@ pub fn counters(v: &str, l: &LoopNest) -> Vec<String> {
 pub fn module(name: &str, l: &LoopNest) -> String {
     let d = l.counters.len();
     let w = l.counter_bits();
-    let lit = |v: i64| lit_w(v, w);
     let mut o = String::new();
     let _ = writeln!(o, "// Iteration generator: {d} nested loops ({}), one point per cycle within the innermost loop.", {
         let n: Vec<&str> = l.counters.iter().map(|c| c.name.as_str()).collect();
@@ -52,152 +55,271 @@ pub fn module(name: &str, l: &LoopNest) -> String {
         );
         return o;
     }
-    let lw = crate::verilog::index_bits(d + 1);
+    let g = Walker { l, d, w, lw: crate::verilog::index_bits(d + 1) };
     // `c` the point handed out, `n` the search's shadow: once `ready`, the next row's first point.
-    let cur: Vec<String> = (0..d).map(|k| format!("c{k}")).collect();
-    let shadow: Vec<String> = (0..d).map(|k| format!("n{k}")).collect();
-    for (k, (c, n)) in cur.iter().zip(&shadow).enumerate() {
+    for k in 0..d {
         let _ = writeln!(
             o,
-            "    reg signed [{m}:0] {c}, {n};\n    assign cs[{}:{}] = {c};",
+            "    reg signed [{m}:0] c{k}, n{k};\n    assign cs[{}:{}] = c{k};",
             w as usize * (k + 1) - 1,
             w as usize * k,
             m = w - 1
         );
     }
-    let _ = writeln!(
-        o,
-        "    // The search for the next row, on the shadow counters: the level being settled or\n    // advanced; `ready`: found, `last`: there is none.\n    reg [{}:0] lvl;\n    reg busy, advancing, ready, last;\n    reg signed [{}:0] lo, hi, at;  // bounds of level lvl (from the outer shadow counters) and its counter\n    // The shadow holds the point in the cycle the search ends: taken then, it costs no cycle.\n    wire found = busy && !advancing && lvl == {lw}'d{d};",
-        lw - 1,
-        w - 1
-    );
-    // A level's bounds over `names` (the counters outside it): the greatest of its lower
-    // bounds and the least of its upper ones.
-    let range = |c: &Counter, names: &[String]| -> (String, String) {
-        let over = |ls: &[Lin], f: &str, empty: i64| {
-            let mut it = ls.iter().map(|x| linear_w(&x.coef, names, x.cst, w));
-            match it.next() {
-                None => lit(empty),
-                Some(first) => it.fold(first, |acc, x| format!("{f}({acc}, {x})")),
-            }
-        };
-        (over(&c.lower, "smax", 0), over(&c.upper, "smin", -1))
-    };
-    o.push_str("    always @* begin\n        case (lvl)\n");
-    for (k, c) in l.counters.iter().enumerate() {
-        let (lo, hi) = range(c, &shadow);
-        let _ = writeln!(o, "            {lw}'d{k}: begin lo = {lo}; hi = {hi}; at = {}; end", shadow[k]);
-    }
-    let _ = writeln!(o, "            default: begin lo = {}; hi = {}; at = {}; end\n        endcase\n    end", lit(0), lit(-1), lit(0));
-    // A counter steps by ±1, or by q along a hyperplane dealt out to q sub-bands.
-    let steps: Vec<String> = l.counters.iter().map(|c| lit(c.step)).collect();
-    let _ = writeln!(
-        o,
-        "    wire signed [{m}:0] step = {};  // this level's\n    wire up = step > {};  // this level counts up\n    wire signed [{m}:0] stepped = at + step;",
-        pick(&steps, "lvl", lw, &lit(0)),
-        lit(0),
-        m = w - 1
-    );
-    // The innermost loop's bounds depend on the outer counters only: wires, so that the
-    // counter can also step in the cycle its point is left.
-    let inner = &l.counters[d - 1];
-    let plus = |c: &Counter| if c.step > 0 { format!("+ {}", lit(c.step)) } else { format!("- {}", lit(-c.step)) };
-    let (lo, hi) = range(inner, &cur);
-    let _ = writeln!(
-        o,
-        "    wire signed [{m}:0] inner_step = {} {};\n    wire inner_fits = inner_step >= {lo} && inner_step <= {hi};",
-        cur[d - 1],
-        plus(inner),
-        m = w - 1
-    );
-    // The next row of the same outer loop, when the search has not found it yet: the level
-    // above the innermost steps and the innermost starts again, with its bounds from the
-    // stepped counter, when both fit.
-    let row = d >= 2;
-    if row {
-        let outer = &l.counters[d - 2];
-        let mut next_names = cur.clone();
-        next_names[d - 2] = "outer_step".into();
-        let ((lo, hi), (row_lo, row_hi)) = (range(outer, &cur), range(inner, &next_names));
-        let _ = writeln!(
-            o,
-            "    wire signed [{m}:0] outer_step = {} {};\n    wire outer_fits = outer_step >= {lo} && outer_step <= {hi};\n    wire signed [{m}:0] row_lo = {row_lo};\n    wire signed [{m}:0] row_hi = {row_hi};\n    wire row_fits = outer_fits && row_lo <= row_hi;",
-            cur[d - 2],
-            plus(outer),
-            m = w - 1
-        );
-    }
-    let _ = writeln!(
-        o,
-        "    always @(posedge clk) begin\n        if (rst) begin\n            valid <= 1'b0;\n            done <= 1'b0;\n            busy <= 1'b0;\n            advancing <= 1'b0;\n            ready <= 1'b0;\n            last <= 1'b0;\n            lvl <= {lw}'d0;"
-    );
-    for n in cur.iter().chain(&shadow) {
-        let _ = writeln!(o, "            {n} <= {};", lit(0));
-    }
-    let _ = writeln!(
-        o,
-        "        end else if (start) begin\n            // The search finds the first point.\n            valid <= 1'b0;\n            done <= 1'b0;\n            busy <= 1'b1;\n            advancing <= 1'b0;\n            ready <= 1'b0;\n            last <= 1'b0;\n            lvl <= {lw}'d0;\n        end else begin"
-    );
-    search(&mut o, &shadow, d, lw);
-    // Handing out points; where these assign what the search also does, they win (last
-    // assignment): a restart sets the shadow to the row just begun and searches from its
-    // outer loop.
-    let restart = |o: &mut String, indent: &str| match row {
-        true => {
-            let _ = writeln!(
-                o,
-                "{indent}busy <= 1'b1;\n{indent}advancing <= 1'b1;\n{indent}ready <= 1'b0;\n{indent}last <= 1'b0;\n{indent}lvl <= {lw}'d{};",
-                d - 2
-            );
-        }
-        false => {
-            let _ = writeln!(o, "{indent}ready <= 1'b0;\n{indent}last <= 1'b1;");
-        }
-    };
-    let _ = writeln!(o, "            if (valid && next && inner_fits) begin\n                {} <= inner_step;", cur[d - 1]);
-    o.push_str("            end else if ((ready || found) && (!valid || next)) begin\n                valid <= 1'b1;\n");
-    for (c, n) in cur.iter().zip(&shadow) {
-        let _ = writeln!(o, "                {c} <= {n};");
-    }
-    restart(&mut o, "                ");
-    if row {
-        let _ = writeln!(
-            o,
-            "            end else if (valid && next && row_fits) begin\n                {} <= outer_step;\n                {} <= {};",
-            cur[d - 2],
-            cur[d - 1],
-            if inner.step > 0 { "row_lo" } else { "row_hi" }
-        );
-        for (c, n) in cur.iter().zip(&shadow).take(d - 2) {
-            let _ = writeln!(o, "                {n} <= {c};");
-        }
-        let _ = writeln!(o, "                {} <= outer_step;", shadow[d - 2]);
-        restart(&mut o, "                ");
-    }
-    o.push_str(
-        "            end else if (valid && next) begin\n                valid <= 1'b0;\n                done <= last;\n            end else if (!valid && last) begin\n                done <= 1'b1;\n            end\n        end\n    end\nendmodule\n",
-    );
+    g.search_bounds(&mut o);
+    g.row_ahead(&mut o);
+    g.steps(&mut o);
     o
 }
 
-/// The search's step on the shadow counters `n` while `busy`: settling level `lvl` (its first
-/// point, or going back out when it is empty) or advancing it (its next point, or going back
-/// out when there is none); past the innermost level the shadow holds a point.
-fn search(o: &mut String, n: &[String], d: usize, lw: u32) {
-    let _ = writeln!(
-        o,
-        "            if (busy) begin\n                if (!advancing && lvl == {lw}'d{d}) begin\n                    ready <= 1'b1;\n                    busy <= 1'b0;\n                end else if (!advancing) begin\n                    if (lo <= hi) begin"
-    );
-    set_counter(o, n, lw, "up ? lo : hi", "                        ");
-    let _ = writeln!(
-        o,
-        "                        lvl <= lvl + {lw}'d1;\n                    end else if (lvl == {lw}'d0) begin\n                        last <= 1'b1;\n                        busy <= 1'b0;\n                    end else begin\n                        advancing <= 1'b1;\n                        lvl <= lvl - {lw}'d1;\n                    end\n                end else if (stepped >= lo && stepped <= hi) begin"
-    );
-    set_counter(o, n, lw, "stepped", "                    ");
-    let _ = writeln!(
-        o,
-        "                    advancing <= 1'b0;\n                    lvl <= lvl + {lw}'d1;\n                end else if (lvl == {lw}'d0) begin\n                    last <= 1'b1;\n                    busy <= 1'b0;\n                end else begin\n                    lvl <= lvl - {lw}'d1;\n                end\n            end"
-    );
+/// What the generator's parts share: the nest, its depth, the counters' width and the width
+/// of a level's index.
+struct Walker<'a> {
+    l: &'a LoopNest,
+    d: usize,
+    w: u32,
+    lw: u32,
+}
+
+/// A level's bounds as Verilog expressions over some counters: each lower bound and each
+/// upper bound (an empty list stands for 0 or -1: no point).
+struct Bounds {
+    lower: Vec<String>,
+    upper: Vec<String>,
+}
+
+impl Bounds {
+    /// The greatest lower bound and the least upper bound.
+    fn range(&self) -> (String, String) {
+        let fold = |xs: &[String], f: &str| xs[1..].iter().fold(xs[0].clone(), |acc, x| format!("{f}({acc}, {x})"));
+        (fold(&self.lower, "smax"), fold(&self.upper, "smin"))
+    }
+
+    /// Whether the level has a point: every lower bound at most every upper one. Comparing
+    /// the bounds pairwise, rather than their maximum with their minimum, keeps one carry
+    /// chain between the sums and the answer.
+    fn nonempty(&self) -> String {
+        let pairs: Vec<String> = self.lower.iter().flat_map(|a| self.upper.iter().map(move |b| format!("{a} <= {b}"))).collect();
+        pairs.join(" && ")
+    }
+
+    /// Whether `x`, one step on from a point of the level, is still in it: only the bounds in
+    /// the direction of the step can be passed.
+    fn holds(&self, x: &str, up: bool) -> String {
+        let (ls, op) = if up { (&self.upper, "<=") } else { (&self.lower, ">=") };
+        let all: Vec<String> = ls.iter().map(|b| format!("{x} {op} {b}")).collect();
+        all.join(" && ")
+    }
+}
+
+impl Walker<'_> {
+    fn lit(&self, v: i64) -> String {
+        lit_w(v, self.w)
+    }
+
+    /// Counter `c`'s bounds over `names` (the counters outside it), each shifted by `shift`,
+    /// and with counter `at`'s value taken `moved` further (the bounds of the next row,
+    /// written over the counters of this one: the sums keep their length).
+    fn bounds(&self, c: &Counter, names: &[String], shift: i64, (at, moved): (usize, i64)) -> Bounds {
+        let exprs = |ls: &[Lin], empty: i64| -> Vec<String> {
+            match ls.is_empty() {
+                true => vec![self.lit(empty)],
+                false => {
+                    ls.iter().map(|x| linear_w(&x.coef, names, x.cst + shift + x.coef.get(at).map_or(0, |a| a * moved), self.w)).collect()
+                }
+            }
+        };
+        Bounds { lower: exprs(&c.lower, 0), upper: exprs(&c.upper, -1) }
+    }
+
+    fn names(&self, prefix: &str) -> Vec<String> {
+        (0..self.d).map(|k| format!("{prefix}{k}")).collect()
+    }
+
+    fn plus(&self, v: &str, q: i64) -> String {
+        match q > 0 {
+            true => format!("{v} + {}", self.lit(q)),
+            false => format!("{v} - {}", self.lit(-q)),
+        }
+    }
+
+    /// The innermost counter's last value over `names`, from which it does not step: its
+    /// bound in its direction less one step (shifting each bound alike).
+    fn inner_limit(&self, names: &[String], moved: (usize, i64)) -> String {
+        let inner = &self.l.counters[self.d - 1];
+        let (lo, hi) = self.bounds(inner, names, -inner.step, moved).range();
+        if inner.step > 0 {
+            hi
+        } else {
+            lo
+        }
+    }
+
+    /// What a search step needs of each level, over the outer shadow counters: whether it
+    /// has a point and its first one (settling), its counter stepped and whether that is still
+    /// in it (advancing); `ok<k>` whether level k's step goes in, `to<k>` the value it gives the
+    /// counter. Each bound is compared on its own (a maximum compared with a minimum would put
+    /// a carry chain and a multiplexer before the comparison's chain), and only whether the
+    /// step goes in is chosen by level.
+    fn search_bounds(&self, o: &mut String) {
+        let (d, lw, m) = (self.d, self.lw, self.w - 1);
+        let shadow = self.names("n");
+        let _ = writeln!(
+            o,
+            "    // The search for the next row, on the shadow counters: the level being settled or\n    // advanced; `ready`: found, `last`: there is none.\n    reg [{}:0] lvl;\n    reg busy, advancing, ready, last;\n    // The shadow holds the point in the cycle the search ends: taken then, it costs no cycle.\n    wire found = busy && !advancing && lvl == {lw}'d{d};",
+            lw - 1
+        );
+        for (k, c) in self.l.counters.iter().enumerate() {
+            let b = self.bounds(c, &shadow, 0, (0, 0));
+            let (lo, hi) = b.range();
+            // A counter steps by ±1, or by q along a hyperplane dealt out to q sub-bands.
+            let stepped = self.plus(&shadow[k], c.step);
+            let _ = writeln!(
+                o,
+                "    wire ok{k} = advancing ? {} : {};\n    wire signed [{m}:0] to{k} = advancing ? {stepped} : {};",
+                b.holds(&stepped, c.step > 0),
+                b.nonempty(),
+                if c.step > 0 { lo } else { hi },
+            );
+        }
+        let oks: Vec<String> = (0..d).map(|k| format!("ok{k}")).collect();
+        let _ = writeln!(
+            o,
+            "    wire ok = {};\n    wire signed [{m}:0] shadow_lim = {};",
+            pick(&oks, "lvl", lw, "1'b0"),
+            self.inner_limit(&shadow, (0, 0)),
+        );
+    }
+
+    /// The row after the one handed out, in registers set as that row begins: the level above
+    /// the innermost one step on and the innermost from its start, whether both fit, and the
+    /// innermost counter's last value there. A row begun from the shadow takes the row after
+    /// the shadow's (whose outer counters settled at least a cycle before it is found); one
+    /// begun from these registers takes the row two steps past the current one. Either way
+    /// the next row is known from the row's first cycle, so rows of one point follow each
+    /// other without a bubble.
+    fn row_ahead(&self, o: &mut String) {
+        let (d, m) = (self.d, self.w - 1);
+        let _ = writeln!(
+            o,
+            "    reg signed [{m}:0] ilim, nlim;  // the innermost counter's last value in the row handed out and in the shadow's"
+        );
+        if d < 2 {
+            return;
+        }
+        let _ = writeln!(o, "    reg row_fits;\n    reg signed [{m}:0] row_outer, row_first, row_lim;");
+        self.row_after(o, "shadow_row", &self.names("n"), 1);
+        self.row_after(o, "cur_row2", &self.names("c"), 2);
+    }
+
+    /// `<name>_fits`, `_outer`, `_first` and `_lim`: the row `steps` steps of the level above
+    /// the innermost past the one counters `names` are in.
+    fn row_after(&self, o: &mut String, name: &str, names: &[String], steps: i64) {
+        let (d, m) = (self.d, self.w - 1);
+        let (outer, inner) = (&self.l.counters[d - 2], &self.l.counters[d - 1]);
+        let moved = (d - 2, steps * outer.step);
+        let outer_step = self.plus(&names[d - 2], steps * outer.step);
+        let row = self.bounds(inner, names, 0, moved);
+        let (row_lo, row_hi) = row.range();
+        let _ = writeln!(
+            o,
+            "    wire {name}_fits = {} && {};\n    wire signed [{m}:0] {name}_outer = {outer_step};\n    wire signed [{m}:0] {name}_first = {};\n    wire signed [{m}:0] {name}_lim = {};",
+            self.bounds(outer, names, 0, (0, 0)).holds(&format!("({outer_step})"), outer.step > 0),
+            row.nonempty(),
+            if inner.step > 0 { row_lo } else { row_hi },
+            self.inner_limit(names, moved)
+        );
+    }
+
+    /// The registers' updates: the search's step on the shadow, then the hand-out of points,
+    /// whose assignments win where both set a register (last assignment): a restart sets the
+    /// shadow to the row just begun and searches from its outer loop.
+    fn steps(&self, o: &mut String) {
+        let (d, lw, row) = (self.d, self.lw, self.d >= 2);
+        let (cur, shadow) = (self.names("c"), self.names("n"));
+        let _ = writeln!(
+            o,
+            "    always @(posedge clk) begin\n        if (rst) begin\n            valid <= 1'b0;\n            done <= 1'b0;\n            busy <= 1'b0;\n            advancing <= 1'b0;\n            ready <= 1'b0;\n            last <= 1'b0;\n            lvl <= {lw}'d0;{}",
+            if row { "\n            row_fits <= 1'b0;" } else { "" },
+        );
+        for n in cur.iter().chain(&shadow) {
+            let _ = writeln!(o, "            {n} <= {};", self.lit(0));
+        }
+        let _ = writeln!(
+            o,
+            "        end else if (start) begin\n            // The search finds the first point.\n            valid <= 1'b0;\n            done <= 1'b0;\n            busy <= 1'b1;\n            advancing <= 1'b0;\n            ready <= 1'b0;\n            last <= 1'b0;\n            lvl <= {lw}'d0;{}\n        end else begin",
+            if row { "\n            row_fits <= 1'b0;" } else { "" },
+        );
+        self.search(o);
+        let restart = |o: &mut String, indent: &str| match row {
+            true => {
+                let _ = writeln!(
+                    o,
+                    "{indent}busy <= 1'b1;\n{indent}advancing <= 1'b1;\n{indent}ready <= 1'b0;\n{indent}last <= 1'b0;\n{indent}lvl <= {lw}'d{};",
+                    d - 2
+                );
+            }
+            false => {
+                let _ = writeln!(o, "{indent}ready <= 1'b0;\n{indent}last <= 1'b1;");
+            }
+        };
+        let inner = &self.l.counters[d - 1];
+        let (inner_fits, plus) = match inner.step > 0 {
+            true => (format!("{} <= ilim", cur[d - 1]), format!("+ {}", self.lit(inner.step))),
+            false => (format!("{} >= ilim", cur[d - 1]), format!("- {}", self.lit(-inner.step))),
+        };
+        let _ =
+            writeln!(o, "            if (valid && next && {inner_fits}) begin\n                {} <= {} {plus};", cur[d - 1], cur[d - 1]);
+        o.push_str("            end else if ((ready || found) && (!valid || next)) begin\n                valid <= 1'b1;\n                ilim <= nlim;\n");
+        if row {
+            o.push_str(&Self::set_row("shadow_row", "                "));
+        }
+        for (c, n) in cur.iter().zip(&shadow) {
+            let _ = writeln!(o, "                {c} <= {n};");
+        }
+        restart(o, "                ");
+        if row {
+            let _ = writeln!(
+                o,
+                "            end else if (valid && next && row_fits) begin\n                {} <= row_outer;\n                {} <= row_first;\n                ilim <= row_lim;\n{}",
+                cur[d - 2],
+                cur[d - 1],
+                Self::set_row("cur_row2", "                ").trim_end()
+            );
+            for (c, n) in cur.iter().zip(&shadow).take(d - 2) {
+                let _ = writeln!(o, "                {n} <= {c};");
+            }
+            let _ = writeln!(o, "                {} <= row_outer;", shadow[d - 2]);
+            restart(o, "                ");
+        }
+        o.push_str(
+            "            end else if (valid && next) begin\n                valid <= 1'b0;\n                done <= last;\n            end else if (!valid && last) begin\n                done <= 1'b1;\n            end\n        end\n    end\nendmodule\n",
+        );
+    }
+
+    /// The row registers set from `<from>_…` ([`Self::row_after`]).
+    fn set_row(from: &str, indent: &str) -> String {
+        ["fits", "outer", "first", "lim"].iter().map(|f| format!("{indent}row_{f} <= {from}_{f};\n")).collect()
+    }
+
+    /// The search's step on the shadow counters `n` while `busy`: settling level `lvl` (its first point, or going back out when it is
+    /// empty) or advancing it (its next point, or going back out when there is none); past
+    /// the innermost level the shadow holds a point.
+    fn search(&self, o: &mut String) {
+        let (d, lw) = (self.d, self.lw);
+        let _ = writeln!(
+            o,
+            "            if (busy) begin\n                if (!advancing && lvl == {lw}'d{d}) begin\n                    ready <= 1'b1;\n                    busy <= 1'b0;\n                end else begin\n                    if (lvl == {lw}'d{}) nlim <= shadow_lim;\n                    case (lvl)",
+            d - 1,
+        );
+        for k in 0..d {
+            let _ = writeln!(o, "                        {lw}'d{k}: if (ok{k}) n{k} <= to{k};");
+        }
+        let _ = writeln!(
+            o,
+            "                        default: ;\n                    endcase\n                    if (ok) begin\n                        advancing <= 1'b0;\n                        lvl <= lvl + {lw}'d1;\n                    end else if (lvl == {lw}'d0) begin\n                        last <= 1'b1;\n                        busy <= 1'b0;\n                    end else begin\n                        advancing <= 1'b1;\n                        lvl <= lvl - {lw}'d1;\n                    end\n                end\n            end"
+        );
+    }
 }
 
 /// The value of `vals` at index `sel` (`other` past them), as a chain of conditionals.
@@ -207,13 +329,4 @@ fn pick(vals: &[String], sel: &str, w: u32, other: &str) -> String {
         s = format!("({sel} == {w}'d{k}) ? {v} : {s}");
     }
     s
-}
-
-/// Assigns `v` to the counter of level `lvl`.
-fn set_counter(o: &mut String, names: &[String], w: u32, v: &str, indent: &str) {
-    let _ = writeln!(o, "{indent}case (lvl)");
-    for (k, n) in names.iter().enumerate() {
-        let _ = writeln!(o, "{indent}    {w}'d{k}: {n} <= {v};");
-    }
-    let _ = writeln!(o, "{indent}    default: ;\n{indent}endcase");
 }

@@ -78,13 +78,13 @@ fn deepest_paths_are_what_the_logic_implies() {
 #[test]
 fn a_cell_alone_is_timed_between_its_registers() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("timing_cell");
-    let s = dpnc_rtl::timing::cell::time_cell(&dir, "dpn_fmax", &[("LATENCY".into(), "1".into())]).unwrap_or_else(|e| panic!("{e}"));
+    let s = dpnc_rtl::timing::cell::time_cell(&dir, "dpn_fmax", &[("LATENCY".into(), "1".into())], None).unwrap_or_else(|e| panic!("{e}"));
     // fmax: a magnitude comparison (a carry chain) and the choice, from the wrapper's input
     // registers into the cell's output register.
     let cell = row(&s.paths, "dpn_fmax");
     assert!(cell.depth.carries >= 1 && cell.depth.luts >= 1, "{cell:?}");
     assert!(cell.from.contains("FDRE Q") && cell.to.contains("into FDRE D"), "{cell:?}");
     assert!(s.total.luts > 0 && s.total.ffs >= 3 * 32, "{:?}", s.total);
-    let e = dpnc_rtl::timing::cell::time_cell(&dir, "dpn_no_such_cell", &[]).unwrap_err();
+    let e = dpnc_rtl::timing::cell::time_cell(&dir, "dpn_no_such_cell", &[], None).unwrap_err();
     assert!(e.contains("dpn_no_such_cell"), "{e}");
 }

@@ -14,11 +14,16 @@ struct Port {
 }
 
 /// Synthesises cell `module` (e.g. `dpn_fadd`) with `params` (name, value) between registers
-/// in `dir`, asking for its paths ([`super::deepest_paths`]).
-pub fn time_cell(dir: &Path, module: &str, params: &[(String, String)]) -> Result<Synthesis, String> {
+/// in `dir`, asking for its paths ([`super::deepest_paths`]); `extra`: a Verilog file read with
+/// the library (a module of a generated design, which may instantiate the library's cells).
+pub fn time_cell(dir: &Path, module: &str, params: &[(String, String)], extra: Option<&Path>) -> Result<Synthesis, String> {
     let mut files = Vec::new();
     for (name, _) in crate::cells::CELLS {
         files.push(crate::cells::write(dir, name)?);
+    }
+    if let Some(f) = extra {
+        // Yosys runs in `dir`.
+        files.push(f.canonicalize().map_err(|e| format!("{}: {e}", f.display()))?);
     }
     let ports = ports(dir, module, params, &files)?;
     let top = dir.join("cell_top.v");
