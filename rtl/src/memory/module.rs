@@ -406,8 +406,8 @@ impl<'a> Plan<'a> {
     /// walk between accesses (the points of other first uses, or past the end of a short inner
     /// loop) overlaps the other generators' turns in σ. The head's `fields` are `g<g>_<name>`.
     /// Where generators compete, a generator's key is its head's or, with its queue empty, the
-    /// key of the point its walker held last (a cycle late, and below its next access, since it
-    /// walks in σ order), so that the others need not wait until it has found its next access.
+    /// key of the point its stage held last (a cycle late, and not above its next access, since
+    /// it walks in σ order), so that the others need not wait until it has found its next access.
     fn access_queue(&self, o: &mut String, g: usize, fields: &[Field]) {
         // A generator's access goes when its side (loads or stores) issues.
         let go = match (self.gens[g].load, self.read_ahead()) {
@@ -419,15 +419,19 @@ impl<'a> Plan<'a> {
         let width: u32 = fields.iter().map(|f| f.width).sum();
         let _ = writeln!(
             o,
-            "    reg [{}:0] g{g}_f [0:{}];\n    reg [{}:0] g{g}_fh, g{g}_ft;\n    reg [{a}:0] g{g}_fn;\n    wire g{g}_acc = g{g}_fn != {nb}'d0;\n    wire g{g}_room = g{g}_fn != {nb}'d{AHEAD};\n    wire g{g}_push = g{g}_valid && g{g}_wcond && g{g}_room;\n    wire g{g}_pop = {go} && pick{g};\n    assign g{g}_next = g{g}_valid && (!g{g}_wcond || g{g}_room);\n    wire g{g}_done = g{g}_wdone && !g{g}_acc;\n    always @(posedge clk) if (g{g}_push) g{g}_f[g{g}_ft] <= {{{}}};\n    always @(posedge clk) begin\n        if (rst || start) begin\n            g{g}_fh <= {a}'d0;\n            g{g}_ft <= {a}'d0;\n            g{g}_fn <= {nb}'d0;\n        end else begin\n            if (g{g}_pop) g{g}_fh <= g{g}_fh + {a}'d1;\n            if (g{g}_push) g{g}_ft <= g{g}_ft + {a}'d1;\n            g{g}_fn <= g{g}_fn + {{{a}'d0, g{g}_push}} - {{{a}'d0, g{g}_pop}};\n        end\n    end\n    wire [{}:0] g{g}_head = g{g}_f[g{g}_fh];",
+            "    reg [{}:0] g{g}_f [0:{}];\n    reg [{}:0] g{g}_fh, g{g}_ft;\n    reg [{a}:0] g{g}_fn;\n    wire g{g}_acc = g{g}_fn != {nb}'d0;\n    wire g{g}_room = g{g}_fn != {nb}'d{AHEAD};\n    // The point stage: the walker's last point with its fields, registered (the walker's\n    // counters to an address is a few sums and products: not in the cycle that steps them).\n    reg g{g}_pv, g{g}_pcond;\n    reg [{}:0] g{g}_p;\n    wire g{g}_push = g{g}_pv && g{g}_pcond && g{g}_room;\n    wire g{g}_take = !g{g}_pv || !g{g}_pcond || g{g}_room;  // the stage's point leaves\n    wire g{g}_pop = {go} && pick{g};\n    assign g{g}_next = g{g}_valid && g{g}_take;\n    wire g{g}_done = g{g}_wdone && !g{g}_pv && !g{g}_acc;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_pv <= 1'b0;\n        else if (g{g}_take) g{g}_pv <= g{g}_valid;\n        if (g{g}_take) begin\n            g{g}_pcond <= g{g}_wcond;\n            g{g}_p <= {{{}}};\n        end\n    end\n    always @(posedge clk) if (g{g}_push) g{g}_f[g{g}_ft] <= g{g}_p;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            g{g}_fh <= {a}'d0;\n            g{g}_ft <= {a}'d0;\n            g{g}_fn <= {nb}'d0;\n        end else begin\n            if (g{g}_pop) g{g}_fh <= g{g}_fh + {a}'d1;\n            if (g{g}_push) g{g}_ft <= g{g}_ft + {a}'d1;\n            g{g}_fn <= g{g}_fn + {{{a}'d0, g{g}_push}} - {{{a}'d0, g{g}_pop}};\n        end\n    end\n    wire [{}:0] g{g}_head = g{g}_f[g{g}_fh];",
             width - 1,
             AHEAD - 1,
             a - 1,
+            width - 1,
             fields.iter().map(|f| f.value.as_str()).collect::<Vec<_>>().join(", "),
             width - 1,
         );
         unpack(o, &format!("g{g}_head"), fields, &format!("g{g}_"));
         let &Plan { dpn, gens, local, ordered, n, bk, xw, key_bits, klen, .. } = self;
+        if n > 1 {
+            unpack(o, &format!("g{g}_p"), fields, &format!("g{g}_p_"));
+        }
         if local || ordered || (gens[g].load && self.cached) {
             let _ = writeln!(o, "    wire signed [63:0] g{g}_cell = {{{}'d0, g{g}_cell_q}};", 64 - xw);
         }
@@ -437,8 +441,8 @@ impl<'a> Plan<'a> {
         let sigma = &dpn.schedules[gens[g].stmt].sigma;
         let _ = writeln!(
             o,
-            "    reg g{g}_seen;\n    reg [{k}:0] g{g}_walked;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_valid) begin\n            g{g}_seen <= 1'b1;\n            g{g}_walked <= {};\n        end\n    end\n    wire g{g}_known = g{g}_acc || g{g}_seen;\n    wire [{k}:0] g{g}_order = g{g}_acc ? {} : g{g}_walked;",
-            self.key_of(g, &format!("g{g}_in_k"), &self.live),
+            "    reg g{g}_seen;\n    reg [{k}:0] g{g}_walked;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_pv) begin\n            g{g}_seen <= 1'b1;\n            g{g}_walked <= {};\n        end\n    end\n    wire g{g}_known = g{g}_acc || g{g}_seen;\n    wire [{k}:0] g{g}_order = g{g}_acc ? {} : g{g}_walked;",
+            self.key_of(g, &format!("g{g}_p_k"), &self.live),
             self.key_of(g, &format!("g{g}_k"), &self.live),
             k = self.live.len().max(1) as u32 * key_bits - 1
         );

@@ -6,18 +6,23 @@
     reg ar_v;
     reg [63:0] ar_addr;
     reg [7:0] ar_len;
-    wire ar_free = !ar_v || (m_arvalid && m_arready);
+{% if !lane %}    reg [«w.bw»:0] ar_beats;  // ar_len + 1, set with it
+    reg ar_fits;  // the buffer has room for all its beats
+{% endif %}    wire ar_free = !ar_v || (m_arvalid && m_arready);
     wire ar_ext = bl_v && bl_beats != RBURST && ld_line_addr == bl_end && ld_line_addr[11:0] != 12'd0;  // extends it, within 4 KiB
     assign ld_go = ld_want && {% if wait_for_bands %}w_old == 16'd0 && (w_out == 16'd0 || ld_same_band) && {% endif %}q_count != QUEUE && (hit || ar_ext || !bl_v || ar_free);
     wire ld_miss = ld_go && !hit;  // a load that reads DDR
     wire bl_close = bl_v && ar_free && !ld_miss && (bl_beats == RBURST || bl_idle == HOLD || all_done);
 {% if lane %}    assign m_arvalid = ar_v;
 {% else %}    // Read buffer: an AR goes only when the buffer has room for all its beats, so R never waits.
-    reg [«w.bw»:0] rb_resv;  // beats of the ARs taken not yet read from the buffer
+    reg [«w.bw»:0] rb_free;  // beats of the buffer neither holding a beat nor promised to an AR taken
     localparam [«w.bw»:0] RBUF = «w.bw + 1»'d«buffer»;
-    wire [«w.bw»:0] ar_beats = {1'b0, ar_len[«w.bw - 1»:0]} + «w.bw + 1»'d1;  // a read burst is shorter than 2^«w.bw» beats
-    wire rb_fits = rb_resv + ar_beats <= RBUF;
-    assign m_arvalid = ar_v && rb_fits;  // once it fits it stays so: rb_resv only falls until it is taken
+    assign m_arvalid = ar_v && ar_fits;
+    // Whether the open burst fits once the AR before it is taken (an AR is only replaced when
+    // it is taken or there is none), and whether the one offered fits: once it does it stays
+    // so (rb_free only grows until it is taken), so a cycle late is safe.
+    wire [«w.bw»:0] rb_after = rb_free - (ar_v ? ar_beats : «w.bw + 1»'d0);
+    wire bl_fits = {1'b0, bl_beats} <= rb_after;
     assign m_rready = 1'b1;
     wire rb_in_ready;
     /* verilator lint_off PINCONNECTEMPTY */
@@ -29,8 +34,8 @@
     );
     /* verilator lint_on PINCONNECTEMPTY */
     always @(posedge clk) begin
-        if (rst || start) rb_resv <= «w.bw + 1»'d0;
-        else rb_resv <= rb_resv + (m_arvalid && m_arready ? ar_beats : «w.bw + 1»'d0) - {«w.bw»'d0, rb_valid && rb_ready};
+        if (rst || start) rb_free <= RBUF;
+        else rb_free <= rb_free - (m_arvalid && m_arready ? ar_beats : «w.bw + 1»'d0) + {«w.bw»'d0, rb_valid && rb_ready};
     end
 `ifndef SYNTHESIS
     always @(posedge clk) if (!rst && m_rvalid && !rb_in_ready) $display("%m: the read buffer overflowed (internal error)");
@@ -45,7 +50,8 @@
             ar_v <= 1'b0;
         end else begin
             if (m_arvalid && m_arready) ar_v <= 1'b0;
-            if (ld_miss && ar_ext) begin
+{% if !lane %}            ar_fits <= !(m_arvalid && m_arready) && ar_beats <= rb_free;
+{% endif %}            if (ld_miss && ar_ext) begin
                 bl_beats <= bl_beats + «w.bw»'d1;
                 bl_end <= bl_end + 64'd«w.lb»;
             end else if (ld_miss || bl_close) begin
@@ -53,7 +59,9 @@
                     ar_v <= 1'b1;
                     ar_addr <= bl_addr;
                     ar_len <= «len»;
-                end
+{% if !lane %}                    ar_beats <= {1'b0, bl_beats};
+                    ar_fits <= bl_fits;
+{% endif %}                end
                 bl_v <= ld_miss;
                 bl_addr <= ld_line_addr;
                 bl_end <= ld_line_addr + 64'd«w.lb»;
