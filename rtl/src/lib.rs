@@ -16,6 +16,7 @@ pub mod process;
 pub mod shell;
 pub mod sim_wrapper;
 pub mod simd;
+mod stage;
 pub mod synth;
 pub mod timing;
 pub mod top;

@@ -12,6 +12,7 @@
 //! same argument as the Vitis backend's, see ARCHITECTURE.md).
 
 use crate::simd::Lanes;
+use crate::stage::PointStage;
 use crate::verilog::{aff, all_of, bits, elem_bits, functions, index_bits, lin};
 use crate::RtlError;
 use dpnc_dpn::ir::{ChannelKind, Dpn, Process};
@@ -225,15 +226,20 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
     o.push_str(&functions());
     let _ = writeln!(
         o,
-        "    reg running;\n    wire fire;  // this cycle's iteration issues: every operand is there and the skid buffer has room\n    wire w_valid, w_done;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{}:0] cs;  // tile counters need not appear in the iterators\n    // verilator lint_on UNUSEDSIGNAL\n    wire guard;\n    wire w_next = w_valid && (!guard || fire);\n    w_{} walk (.clk(clk), .rst(rst), .start(start), .next(w_next), .valid(w_valid), .done(w_done), .cs(cs));",
-        crate::walk::cs_bits(l) - 1,
-        pr.name
+        "    reg running;\n    wire fire;  // this cycle's iteration issues: every operand is there and the skid buffer has room\n    wire w_valid, w_done;  // the point stage's head (below), and the walk is over\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{b}:0] cs, w_cs;  // tile counters need not appear in the iterators\n    // verilator lint_on UNUSEDSIGNAL\n    wire wk_valid, wk_done, wk_next;\n    w_{} walk (.clk(clk), .rst(rst), .start(start), .next(wk_next), .valid(wk_valid), .done(wk_done), .cs(w_cs));",
+        pr.name,
+        b = crate::walk::cs_bits(l) - 1,
     );
-    let ctr = crate::walk::counters("cs", l);
+    // What the issue decides on enters the point stage worked out over the walker's point
+    // (`wit_*`); the rest is worked out over the stage's head point (`it_*`).
+    let raw: Vec<String> = s.iters.iter().map(|i| format!("wit_{i}")).collect();
+    let (ctr, raw_ctr) = (crate::walk::counters("cs", l), crate::walk::counters("w_cs", l));
+    let mut stage = PointStage::new(&raw.iter().zip(&l.iters).map(|(n, li)| (n.clone(), lin(li, &raw_ctr))).collect::<Vec<_>>());
+    stage.wire("guard", 1, &pred_v(&l.guard, &raw));
+    let splice = o.len();
     for (n, li) in names.iter().zip(&l.iters) {
         let _ = writeln!(o, "    wire signed [63:0] {n} = {};", lin(li, &ctr));
     }
-    let _ = writeln!(o, "    assign guard = {};", pred_v(&l.guard, &names));
 
     // Scratchpads this process reads: a memory and a valid bit per word (of a cell per lane).
     for (c, ch) in dpn.channels.iter().enumerate().filter(|(_, ch)| ch.consumer == pi && ch.kind == ChannelKind::Scratchpad) {
@@ -284,7 +290,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
                 channel: dpn.channels[cl.channel].name.clone(),
                 why: "its mux condition has no predicate".into(),
             })?;
-            let _ = writeln!(o, "    wire sel_r{r}_{k} = {};", pred_v(pred, &names));
+            stage.wire(&format!("sel_r{r}_{k}"), 1, &pred_v(pred, &raw));
             sel.push(format!("sel_r{r}_{k}"));
             let c = cl.channel;
             let ch = &dpn.channels[c];
@@ -304,14 +310,17 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
                 ChannelKind::Fifo => pops.push((c, taken.clone())),
                 ChannelKind::FifoReg => {
                     let first = need(dpn, c, &ch.first_read, "first-read")?;
-                    let _ = writeln!(o, "    wire first_r{r}_{k} = {};", pred_v(first, &names));
+                    stage.wire(&format!("first_r{r}_{k}"), 1, &pred_v(first, &raw));
                     pops.push((c, format!("{taken} && first_r{r}_{k}")));
                     regs.push((c, format!("{taken} && first_r{r}_{k}")));
                 }
                 ChannelKind::Scratchpad => {
                     let last = need(dpn, c, &ch.last_read, "last-read")?;
-                    cell_wire(&mut o, &format!("at_r{r}_{k}"), p, dpn, Words { channel: c, cells: lanes.values[c] }, a, &names);
-                    let _ = writeln!(o, "    wire last_r{r}_{k} = {};", pred_v(last, &names));
+                    let words = Words { channel: c, cells: lanes.values[c] };
+                    cell_wire(stage.text(), &format!("at_r{r}_{k}_c"), p, dpn, words, a, &raw);
+                    let aw = index_bits(ch.cells() / lanes.values[c] as usize);
+                    stage.wire(&format!("at_r{r}_{k}"), aw, &format!("at_r{r}_{k}_c"));
+                    stage.wire(&format!("last_r{r}_{k}"), 1, &pred_v(last, &raw));
                     releases.push((c, format!("{taken} && last_r{r}_{k}"), format!("at_r{r}_{k}")));
                 }
             }
@@ -507,6 +516,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
         g.logic(&mut o, lat);
     }
     o.push_str("endmodule\n\n");
+    o.insert_str(splice, &stage.finish(crate::walk::cs_bits(l), "!guard || fire"));
     Ok(o)
 }
 

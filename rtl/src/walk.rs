@@ -143,6 +143,14 @@ impl Walker<'_> {
         }
     }
 
+    /// Whether the innermost counter at `x` has not passed `lim` (a row's last value).
+    fn before_limit(&self, x: &str, lim: &str) -> String {
+        match self.l.counters[self.d - 1].step > 0 {
+            true => format!("{x} <= {lim}"),
+            false => format!("{x} >= {lim}"),
+        }
+    }
+
     /// The innermost counter's last value over `names`, from which it does not step: its
     /// bound in its direction less one step (shifting each bound alike).
     fn inner_limit(&self, names: &[String], moved: (usize, i64)) -> String {
@@ -202,18 +210,19 @@ impl Walker<'_> {
         let (d, m) = (self.d, self.w - 1);
         let _ = writeln!(
             o,
-            "    reg signed [{m}:0] ilim, nlim;  // the innermost counter's last value in the row handed out and in the shadow's"
+            "    reg signed [{m}:0] ilim, nlim;  // the innermost counter's last value in the row handed out and in the shadow's\n    reg more;  // the point handed out is not its row's last"
         );
         if d < 2 {
             return;
         }
-        let _ = writeln!(o, "    reg row_fits;\n    reg signed [{m}:0] row_outer, row_first, row_lim;");
+        let _ = writeln!(o, "    reg row_fits, row_more;\n    reg signed [{m}:0] row_outer, row_first, row_lim;");
         self.row_after(o, "shadow_row", &self.names("n"), 1);
         self.row_after(o, "cur_row2", &self.names("c"), 2);
     }
 
-    /// `<name>_fits`, `_outer`, `_first` and `_lim`: the row `steps` steps of the level above
-    /// the innermost past the one counters `names` are in.
+    /// `<name>_fits`, `_outer`, `_first`, `_lim` and `_more` (its first point is not its
+    /// last): the row `steps` steps of the level above the innermost past the one counters
+    /// `names` are in.
     fn row_after(&self, o: &mut String, name: &str, names: &[String], steps: i64) {
         let (d, m) = (self.d, self.w - 1);
         let (outer, inner) = (&self.l.counters[d - 2], &self.l.counters[d - 1]);
@@ -223,11 +232,12 @@ impl Walker<'_> {
         let (row_lo, row_hi) = row.range();
         let _ = writeln!(
             o,
-            "    wire {name}_fits = {} && {};\n    wire signed [{m}:0] {name}_outer = {outer_step};\n    wire signed [{m}:0] {name}_first = {};\n    wire signed [{m}:0] {name}_lim = {};",
+            "    wire {name}_fits = {} && {};\n    wire signed [{m}:0] {name}_outer = {outer_step};\n    wire signed [{m}:0] {name}_first = {};\n    wire signed [{m}:0] {name}_lim = {};\n    wire {name}_more = {};",
             self.bounds(outer, names, 0, (0, 0)).holds(&format!("({outer_step})"), outer.step > 0),
             row.nonempty(),
             if inner.step > 0 { row_lo } else { row_hi },
-            self.inner_limit(names, moved)
+            self.inner_limit(names, moved),
+            self.before_limit(&format!("{name}_first"), &format!("{name}_lim")),
         );
     }
 
@@ -263,14 +273,20 @@ impl Walker<'_> {
                 let _ = writeln!(o, "{indent}ready <= 1'b0;\n{indent}last <= 1'b1;");
             }
         };
-        let inner = &self.l.counters[d - 1];
-        let (inner_fits, plus) = match inner.step > 0 {
-            true => (format!("{} <= ilim", cur[d - 1]), format!("+ {}", self.lit(inner.step))),
-            false => (format!("{} >= ilim", cur[d - 1]), format!("- {}", self.lit(-inner.step))),
-        };
-        let _ =
-            writeln!(o, "            if (valid && next && {inner_fits}) begin\n                {} <= {} {plus};", cur[d - 1], cur[d - 1]);
-        o.push_str("            end else if ((ready || found) && (!valid || next)) begin\n                valid <= 1'b1;\n                ilim <= nlim;\n");
+        // `more` for the next point is worked out with the step, so that `next` meets no
+        // comparison on its way to the counters.
+        let (c, q) = (&cur[d - 1], self.l.counters[d - 1].step);
+        let _ = writeln!(
+            o,
+            "            if (valid && next && more) begin\n                {c} <= {};\n                more <= {};",
+            self.plus(c, q),
+            self.before_limit(&self.plus(c, q), "ilim")
+        );
+        let _ = writeln!(
+            o,
+            "            end else if ((ready || found) && (!valid || next)) begin\n                valid <= 1'b1;\n                ilim <= nlim;\n                more <= {};",
+            self.before_limit(&shadow[d - 1], "nlim")
+        );
         if row {
             o.push_str(&Self::set_row("shadow_row", "                "));
         }
@@ -281,7 +297,7 @@ impl Walker<'_> {
         if row {
             let _ = writeln!(
                 o,
-                "            end else if (valid && next && row_fits) begin\n                {} <= row_outer;\n                {} <= row_first;\n                ilim <= row_lim;\n{}",
+                "            end else if (valid && next && row_fits) begin\n                {} <= row_outer;\n                {} <= row_first;\n                ilim <= row_lim;\n                more <= row_more;\n{}",
                 cur[d - 2],
                 cur[d - 1],
                 Self::set_row("cur_row2", "                ").trim_end()
@@ -299,7 +315,7 @@ impl Walker<'_> {
 
     /// The row registers set from `<from>_…` ([`Self::row_after`]).
     fn set_row(from: &str, indent: &str) -> String {
-        ["fits", "outer", "first", "lim"].iter().map(|f| format!("{indent}row_{f} <= {from}_{f};\n")).collect()
+        ["fits", "outer", "first", "lim", "more"].iter().map(|f| format!("{indent}row_{f} <= {from}_{f};\n")).collect()
     }
 
     /// The search's step on the shadow counters `n` while `busy`: settling level `lvl` (its first point, or going back out when it is

@@ -325,7 +325,7 @@ impl<'a> Plan<'a> {
     /// cell, the band it belongs to, its DDR source's pieces, its fan-out and scratchpad
     /// cells, and the lines a miss of its reads ahead.
     fn access_fields(&self, o: &mut String, g: usize, walked: &[String]) -> Vec<Field> {
-        let &Plan { p, dpn, gens, v, local, ordered, cached, fine, n, eb, xw, key_bits, after_ports, ref params, .. } = self;
+        let &Plan { p, dpn, gens, v, local, ordered, cached, fine, n, xw, key_bits, after_ports, ref params, .. } = self;
         let gen = &gens[g];
         let mut fields = Vec::new();
         let mut field = |o: &mut String, name: String, width: u32, value: String| {
@@ -368,7 +368,8 @@ impl<'a> Plan<'a> {
         );
         let wide = format!("{{{}'d0, {cell}}}", 64 - xw);
         if !local {
-            field(o, "addr".into(), 64, format!("base + {wide} * 64'd{eb}"));
+            // Its cell here: `access_queue` works the byte address out after the point stage.
+            field(o, "addr".into(), xw, cell.clone());
         }
         if local || ordered || (gen.load && cached) {
             field(o, "cell_q".into(), xw, cell.clone());
@@ -416,22 +417,40 @@ impl<'a> Plan<'a> {
             (false, _) => "st_go",
         };
         let (a, nb) = (AHEAD.trailing_zeros(), AHEAD.trailing_zeros() + 1);
-        let width: u32 = fields.iter().map(|f| f.width).sum();
+        // The stage keeps an access's cell for its address (`access_fields`): the address's
+        // 64-bit sum is worked out between the stage and the queue, the cell's products before
+        // the stage.
+        let (xw, eb) = (self.xw, self.eb);
+        let queued: Vec<Field> = (fields.iter())
+            .map(|f| match f.name.as_str() {
+                "addr" => Field { name: f.name.clone(), width: 64, value: format!("base + {{{}'d0, g{g}_p_addr}} * 64'd{eb}", 64 - xw) },
+                _ => Field { name: f.name.clone(), width: f.width, value: format!("g{g}_p_{}", f.name) },
+            })
+            .collect();
+        let width: u32 = queued.iter().map(|f| f.width).sum();
         let _ = writeln!(
             o,
-            "    reg [{}:0] g{g}_f [0:{}];\n    reg [{}:0] g{g}_fh, g{g}_ft;\n    reg [{a}:0] g{g}_fn;\n    wire g{g}_acc = g{g}_fn != {nb}'d0;\n    wire g{g}_room = g{g}_fn != {nb}'d{AHEAD};\n    // The point stage: the walker's last point with its fields, registered (the walker's\n    // counters to an address is a few sums and products: not in the cycle that steps them).\n    reg g{g}_pv, g{g}_pcond;\n    reg [{}:0] g{g}_p;\n    wire g{g}_push = g{g}_pv && g{g}_pcond && g{g}_room;\n    wire g{g}_take = !g{g}_pv || !g{g}_pcond || g{g}_room;  // the stage's point leaves\n    wire g{g}_pop = {go} && pick{g};\n    assign g{g}_next = g{g}_valid && g{g}_take;\n    wire g{g}_done = g{g}_wdone && !g{g}_pv && !g{g}_acc;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_pv <= 1'b0;\n        else if (g{g}_take) g{g}_pv <= g{g}_valid;\n        if (g{g}_take) begin\n            g{g}_pcond <= g{g}_wcond;\n            g{g}_p <= {{{}}};\n        end\n    end\n    always @(posedge clk) if (g{g}_push) g{g}_f[g{g}_ft] <= g{g}_p;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            g{g}_fh <= {a}'d0;\n            g{g}_ft <= {a}'d0;\n            g{g}_fn <= {nb}'d0;\n        end else begin\n            if (g{g}_pop) g{g}_fh <= g{g}_fh + {a}'d1;\n            if (g{g}_push) g{g}_ft <= g{g}_ft + {a}'d1;\n            g{g}_fn <= g{g}_fn + {{{a}'d0, g{g}_push}} - {{{a}'d0, g{g}_pop}};\n        end\n    end\n    wire [{}:0] g{g}_head = g{g}_f[g{g}_fh];",
+            "    reg [{}:0] g{g}_f [0:{}];\n    reg [{}:0] g{g}_fh, g{g}_ft;\n    reg [{a}:0] g{g}_fn;\n    wire g{g}_acc = g{g}_fn != {nb}'d0;\n    // Room for the stage's point: the queue had two free places a cycle ago (it gains at most\n    // one a cycle), so that the walker's step does not wait on this cycle's issue.\n    reg g{g}_room;",
             width - 1,
             AHEAD - 1,
             a - 1,
-            width - 1,
+        );
+        let _ = writeln!(
+            o,
+            "    // The point stage: the walker's points with their fields, registered (the walker's\n    // counters to a cell is a few sums and products: not in the cycle that steps them); p the\n    // one at the queue, p1 the walker's point taken while p waits, so that the walker steps\n    // while p1 is free (a register) and never waits on the queue's room.\n    reg g{g}_pv, g{g}_pcond, g{g}_pv1, g{g}_pcond1;\n    reg [{w}:0] g{g}_p, g{g}_p1;\n    wire [{w}:0] g{g}_pin = {{{}}};\n    wire g{g}_push = g{g}_pv && g{g}_pcond && g{g}_room;\n    wire g{g}_take = !g{g}_pv || !g{g}_pcond || g{g}_room;  // p leaves (or is free)\n    wire g{g}_pop = {go} && pick{g};\n    assign g{g}_next = g{g}_valid && !g{g}_pv1;\n    wire g{g}_done = g{g}_wdone && !g{g}_pv && !g{g}_pv1 && !g{g}_acc;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            g{g}_pv <= 1'b0;\n            g{g}_pv1 <= 1'b0;\n        end else if (g{g}_take) begin\n            g{g}_pv <= g{g}_pv1 || g{g}_next;\n            g{g}_pv1 <= 1'b0;\n        end else if (g{g}_next) g{g}_pv1 <= 1'b1;\n        if (g{g}_take) begin\n            g{g}_pcond <= g{g}_pv1 ? g{g}_pcond1 : g{g}_wcond;\n            g{g}_p <= g{g}_pv1 ? g{g}_p1 : g{g}_pin;\n        end else if (g{g}_next) begin\n            g{g}_pcond1 <= g{g}_wcond;\n            g{g}_p1 <= g{g}_pin;\n        end\n    end",
             fields.iter().map(|f| f.value.as_str()).collect::<Vec<_>>().join(", "),
+            w = fields.iter().map(|f| f.width).sum::<u32>() - 1,
+        );
+        unpack(o, &format!("g{g}_p"), fields, &format!("g{g}_p_"));
+        let _ = writeln!(
+            o,
+            "    always @(posedge clk) if (g{g}_push) g{g}_f[g{g}_ft] <= {{{}}};\n    always @(posedge clk) begin\n        if (rst || start) begin\n            g{g}_fh <= {a}'d0;\n            g{g}_ft <= {a}'d0;\n            g{g}_fn <= {nb}'d0;\n        end else begin\n            if (g{g}_pop) g{g}_fh <= g{g}_fh + {a}'d1;\n            if (g{g}_push) g{g}_ft <= g{g}_ft + {a}'d1;\n            g{g}_fn <= g{g}_fn + {{{a}'d0, g{g}_push}} - {{{a}'d0, g{g}_pop}};\n        end\n        g{g}_room <= !(rst || start) && g{g}_fn < {nb}'d{};\n    end\n    wire [{}:0] g{g}_head = g{g}_f[g{g}_fh];",
+            queued.iter().map(|f| f.value.as_str()).collect::<Vec<_>>().join(", "),
+            AHEAD - 1,
             width - 1,
         );
-        unpack(o, &format!("g{g}_head"), fields, &format!("g{g}_"));
+        unpack(o, &format!("g{g}_head"), &queued, &format!("g{g}_"));
         let &Plan { dpn, gens, local, ordered, n, bk, xw, key_bits, klen, .. } = self;
-        if n > 1 {
-            unpack(o, &format!("g{g}_p"), fields, &format!("g{g}_p_"));
-        }
         if local || ordered || (gens[g].load && self.cached) {
             let _ = writeln!(o, "    wire signed [63:0] g{g}_cell = {{{}'d0, g{g}_cell_q}};", 64 - xw);
         }
