@@ -40,6 +40,42 @@ pub fn lit_w(v: i64, w: u32) -> String {
     }
 }
 
+/// `e · c` for a 64-bit signed `e` and a constant `c`, as shifts added and subtracted (its
+/// canonical signed digits): a product by a constant in an address, which Yosys would give a
+/// DSP48E2 crossed combinationally (some 2.4 ns), becomes a few carry chains.
+pub fn times_const(e: &str, c: i64) -> String {
+    if e == "64'sd0" || c == 0 {
+        return "64'sd0".into();
+    }
+    let (mut n, mut k, mut terms) = (c.unsigned_abs() as i128, 0u32, Vec::new());
+    while n != 0 {
+        if n & 1 == 1 {
+            let digit = 2 - (n & 3) as i64; // 1 or -1
+            n -= digit as i128;
+            terms.push((digit, k));
+        }
+        n >>= 1;
+        k += 1;
+    }
+    let shifted = |k: u32| if k == 0 { e.to_string() } else { format!("({e} <<< {k})") };
+    if let [(1, k)] = terms[..] {
+        if c > 0 {
+            return shifted(k);
+        }
+    }
+    let mut out = String::new();
+    for (digit, k) in terms.iter().rev() {
+        let sign = match (out.is_empty(), (*digit > 0) == (c > 0)) {
+            (true, true) => "",
+            (true, false) => "-",
+            (false, true) => " + ",
+            (false, false) => " - ",
+        };
+        out += &format!("{sign}{}", shifted(*k));
+    }
+    format!("({out})")
+}
+
 /// `Σ coef·names + cst`.
 pub fn linear(coef: &[i64], names: &[String], cst: i64) -> String {
     linear_w(coef, names, cst, 64)
@@ -169,4 +205,45 @@ pub use dpnc_dpn::ir::index_bits;
 pub fn port(prefix: &str, (name, out, w): &(&str, bool, u32)) -> String {
     let range = if *w > 1 { format!("[{}:0] ", w - 1) } else { String::new() };
     format!("{} wire {range}{prefix}{name}", if *out { "output" } else { "input " })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::times_const;
+
+    /// The value of `times_const("x", c)` at x = 1: each term `x` or `(x <<< k)` with its sign.
+    fn weight(text: &str) -> i64 {
+        let body = match text.strip_prefix('(').and_then(|t| t.strip_suffix(')')) {
+            Some(b) if text != "x" && !text.starts_with("(x <<<") => b,
+            _ => text,
+        };
+        let mut total = 0;
+        for (i, term) in body.replace(" - ", " + -").split(" + ").enumerate() {
+            let (negative, term) = match term.strip_prefix('-') {
+                Some(t) => (true, t),
+                None => (false, term),
+            };
+            assert!(i == 0 || !term.is_empty(), "{text}");
+            let v = match term.strip_prefix("(x <<< ").and_then(|t| t.strip_suffix(')')) {
+                Some(k) => 1i64 << k.parse::<u32>().expect("a shift"),
+                None if term == "x" => 1,
+                None => panic!("unexpected term {term} in {text}"),
+            };
+            total += if negative { -v } else { v };
+        }
+        total
+    }
+
+    #[test]
+    fn a_product_by_a_constant_is_its_shifts() {
+        for c in [1, 2, 3, 7, 12, 60, 70, 1900, 4095, 65535, -1, -70, -1900] {
+            let text = times_const("x", c);
+            assert_eq!(weight(&text), c, "{c}: {text}");
+            // Canonical signed digits: no two adjacent, so at most about half the bits.
+            assert!(text.matches("x").count() <= (64 - c.unsigned_abs().leading_zeros() as usize) / 2 + 1, "{c}: {text}");
+        }
+        assert_eq!(times_const("x", 0), "64'sd0");
+        assert_eq!(times_const("64'sd0", 70), "64'sd0");
+        assert_eq!(times_const("x", 70), "((x <<< 6) + (x <<< 3) - (x <<< 1))");
+    }
 }

@@ -103,8 +103,9 @@ impl Bounds {
         pairs.join(" && ")
     }
 
-    /// Whether `x`, one step on from a point of the level, is still in it: only the bounds in
-    /// the direction of the step can be passed.
+    /// Whether `x` is within the bounds that a step `up` (or down) can pass; with the bounds
+    /// shifted back by a step, whether the point a step on from `x` is still in the level
+    /// (the step folded into the bounds' constants: no sum before the comparison).
     fn holds(&self, x: &str, up: bool) -> String {
         let (ls, op) = if up { (&self.upper, "<=") } else { (&self.lower, ">=") };
         let all: Vec<String> = ls.iter().map(|b| format!("{x} {op} {b}")).collect();
@@ -141,6 +142,14 @@ impl Walker<'_> {
             true => format!("{v} + {}", self.lit(q)),
             false => format!("{v} - {}", self.lit(-q)),
         }
+    }
+
+    /// Whether the innermost loop over `names` has more than one point: each lower bound a
+    /// step below each upper one (pairwise, as in [`Bounds::nonempty`]).
+    fn longer_than_one(&self, names: &[String], moved: (usize, i64)) -> String {
+        let inner = &self.l.counters[self.d - 1];
+        let lower = self.bounds(inner, names, inner.step.abs(), moved).lower;
+        Bounds { lower, upper: self.bounds(inner, names, 0, moved).upper }.nonempty()
     }
 
     /// Whether the innermost counter at `x` has not passed `lim` (a row's last value).
@@ -185,7 +194,7 @@ impl Walker<'_> {
             let _ = writeln!(
                 o,
                 "    wire ok{k} = advancing ? {} : {};\n    wire signed [{m}:0] to{k} = advancing ? {stepped} : {};",
-                b.holds(&stepped, c.step > 0),
+                self.bounds(c, &shadow, -c.step, (0, 0)).holds(&shadow[k], c.step > 0),
                 b.nonempty(),
                 if c.step > 0 { lo } else { hi },
             );
@@ -233,11 +242,11 @@ impl Walker<'_> {
         let _ = writeln!(
             o,
             "    wire {name}_fits = {} && {};\n    wire signed [{m}:0] {name}_outer = {outer_step};\n    wire signed [{m}:0] {name}_first = {};\n    wire signed [{m}:0] {name}_lim = {};\n    wire {name}_more = {};",
-            self.bounds(outer, names, 0, (0, 0)).holds(&format!("({outer_step})"), outer.step > 0),
+            self.bounds(outer, names, -steps * outer.step, (0, 0)).holds(&names[d - 2], outer.step > 0),
             row.nonempty(),
             if inner.step > 0 { row_lo } else { row_hi },
             self.inner_limit(names, moved),
-            self.before_limit(&format!("{name}_first"), &format!("{name}_lim")),
+            self.longer_than_one(names, moved),
         );
     }
 

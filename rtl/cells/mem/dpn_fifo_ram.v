@@ -26,8 +26,8 @@ module dpn_fifo_ram #(
     // holds, so the order stays. `count` includes all three stages.
     localparam CW = $clog2(DEPTH + 1);
     localparam AW = (DEPTH > 1) ? $clog2(DEPTH) : 1;
-    localparam [31:0] DEPTH32 = DEPTH;
-    localparam [CW-1:0] DEPTH_C = DEPTH32[CW-1:0];
+    localparam [31:0] NEAR32 = DEPTH - 1;
+    localparam [CW-1:0] NEAR_FULL = NEAR32[CW-1:0];  // one push from full
     localparam [31:0] LAST32 = DEPTH - 1;
     localparam [AW-1:0] LAST = LAST32[AW-1:0];
 
@@ -40,7 +40,7 @@ module dpn_fifo_ram #(
     reg  [W-1:0]  ob1;
     wire [W-1:0]  ram_q;
 
-    wire full = (count == DEPTH_C);
+    reg full;  // count == DEPTH, as a register (a handshake starts at a flip-flop)
     assign out_valid = (ob_cnt != 2'd0);
     assign out_data = ob0;
     assign in_ready = !full || ((FULL_PASS != 0) && out_ready && out_valid);
@@ -68,6 +68,7 @@ module dpn_fifo_ram #(
             ob_cnt <= 2'd0;
             count <= {CW{1'b0}};
             peak <= {CW{1'b0}};
+            full <= 1'b0;
         end else begin
             if (to_ram) wptr <= (wptr == LAST) ? {AW{1'b0}} : wptr + 1'b1;
             if (rd_issue) rptr <= (rptr == LAST) ? {AW{1'b0}} : rptr + 1'b1;
@@ -93,8 +94,13 @@ module dpn_fifo_ram #(
                     ob_cnt <= 2'd1;
                 end
             endcase
-            if (push && !pop) count <= count + 1'b1;
-            else if (pop && !push) count <= count - 1'b1;
+            if (push && !pop) begin
+                count <= count + 1'b1;
+                full <= count == NEAR_FULL;
+            end else if (pop && !push) begin
+                count <= count - 1'b1;
+                full <= 1'b0;
+            end
             if (push && !pop && count == peak) peak <= peak + 1'b1;
 `ifndef SYNTHESIS
             if (ob_cnt == 2'd2 && rd_pending) begin

@@ -18,11 +18,15 @@ module dpn_fifo_reg #(
     output reg  [$clog2(DEPTH+1)-1:0] peak
 );
     localparam CW = $clog2(DEPTH + 1);
-    localparam [31:0] DEPTH32 = DEPTH;
-    localparam [CW-1:0] DEPTH_C = DEPTH32[CW-1:0];
+    localparam [31:0] NEAR32 = DEPTH - 1;
+    localparam [CW-1:0] NEAR_FULL = NEAR32[CW-1:0];  // one push from full
+    localparam [31:0] ONE32 = 1;
+    localparam [CW-1:0] ONE = ONE32[CW-1:0];
 
-    wire full = (count == DEPTH_C);
-    assign out_valid = (count != {CW{1'b0}});
+    // Empty and full as registers beside the count, so that a handshake through the FIFO
+    // starts at a flip-flop rather than at a comparison of the count.
+    reg nonempty, full;
+    assign out_valid = nonempty;
     assign in_ready = !full || ((FULL_PASS != 0) && out_ready && out_valid);
     wire push = in_valid && in_ready;
     wire pop = out_valid && out_ready;
@@ -57,9 +61,18 @@ module dpn_fifo_reg #(
         if (rst) begin
             count <= {CW{1'b0}};
             peak <= {CW{1'b0}};
+            nonempty <= 1'b0;
+            full <= 1'b0;
         end else begin
-            if (push && !pop) count <= count + 1'b1;
-            else if (pop && !push) count <= count - 1'b1;
+            if (push && !pop) begin
+                count <= count + 1'b1;
+                nonempty <= 1'b1;
+                full <= count == NEAR_FULL;
+            end else if (pop && !push) begin
+                count <= count - 1'b1;
+                nonempty <= count != ONE;
+                full <= 1'b0;
+            end
             if (push && !pop && count == peak) peak <= peak + 1'b1;
         end
     end
