@@ -1,10 +1,10 @@
 //! The point stage of a compute process: two places between its walker and its issue, each
 //! holding a point with what the issue decides on (the process's guard, which clause each
 //! read takes, a scratchpad cell, a first or last read), worked out as the point enters.
-//! Without it the issue's condition was a path from the walker's counters through that
-//! arithmetic, the operands' presence and back into the walker's step: well over a 300 MHz
-//! cycle. With it the walker steps while the stage has a free place (a register), and the
-//! issue starts from registers. Two places keep one point a cycle going: the second takes
+//! Worked out at issue, that arithmetic would lie on a path from the walker's counters through
+//! the operands' presence and back into the walker's step: well over a 300 MHz cycle. Here the
+//! walker steps while the stage has a free place (a register), and the issue starts from
+//! registers. Two places keep one point a cycle going: the second takes
 //! the walker's point in the cycle the first cannot leave.
 
 use std::fmt::Write;
@@ -27,7 +27,7 @@ impl PointStage {
         PointStage { text, fields: Vec::new() }
     }
 
-    /// Where helper wires over the walker's iterators go (those `wire` names refers to).
+    /// Where helper wires over the walker's iterators go (those that `wire`'s expressions use).
     pub fn text(&mut self) -> &mut String {
         &mut self.text
     }

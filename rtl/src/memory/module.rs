@@ -354,7 +354,7 @@ impl<'a> Plan<'a> {
         // The array cell (row-major over the subscripts `sub` gives), and its byte address in DDR.
         let flat = |sub: &dyn Fn(usize, &dpnc_frontend::ir::Aff) -> String| {
             let parts = gen.access.index.iter().zip(&v.dims).enumerate();
-            parts.fold("64'sd0".to_string(), |acc, (d, (x, dsz))| format!("({} + {})", times_const(&acc, *dsz as i64), sub(d, x)))
+            parts.fold("64'sd0".to_string(), |acc, (d, (x, dsz))| format!("({} + {})", times_const(&acc, *dsz), sub(d, x)))
         };
         // An access that runs is in bounds: its cell needs `xw` bits, and so does the arithmetic
         // that finds it (synthesis narrows it to the bits used).
