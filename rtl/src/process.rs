@@ -317,9 +317,8 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
                 ChannelKind::Scratchpad => {
                     let last = need(dpn, c, &ch.last_read, "last-read")?;
                     let words = Words { channel: c, cells: lanes.values[c] };
-                    cell_wire(stage.text(), &format!("at_r{r}_{k}_c"), p, dpn, words, a, &raw);
-                    let aw = index_bits(ch.cells() / lanes.values[c] as usize);
-                    stage.wire(&format!("at_r{r}_{k}"), aw, &format!("at_r{r}_{k}_c"));
+                    cell_wire(stage.text(), &format!("at_r{r}_{k}_w"), p, dpn, words, a, &raw);
+                    stage.declared(&format!("at_r{r}_{k}"), index_bits(ch.cells() / lanes.values[c] as usize));
                     stage.wire(&format!("last_r{r}_{k}"), 1, &pred_v(last, &raw));
                     releases.push((c, format!("{taken} && last_r{r}_{k}"), format!("at_r{r}_{k}")));
                 }

@@ -36,6 +36,11 @@ impl PointStage {
     /// entered the stage.
     pub fn wire(&mut self, name: &str, width: u32, expr: &str) {
         let _ = writeln!(self.text, "    wire {}{name}_w = {expr};", range(width));
+        self.declared(name, width);
+    }
+
+    /// `name` (`width` bits), kept from the wire `<name>_w` already written into [`Self::text`].
+    pub fn declared(&mut self, name: &str, width: u32) {
         self.fields.push((name.to_string(), width));
     }
 
