@@ -38,89 +38,157 @@ module dpn_read_lanes #(
     localparam LB = LANES > 1 ? $clog2(LANES) : 1;
     localparam CB = 10;  // a reservation plus a burst's beats (BUF < 512)
     localparam OB = $clog2(ORDER);
-    localparam [31:0] BUF32 = BUF, ORDER32 = ORDER, LANES32 = LANES;
+    localparam [31:0] BUF32 = BUF, ORDER32 = ORDER;
     localparam [CB-1:0] BUF_C = BUF32[CB-1:0];
     localparam [OB:0] ORDER_C = ORDER32[OB:0];
-    localparam [LB:0] LANES_C = LANES32[LB:0];
 
-    // Per lane: the beats of its ARs taken and not yet read from its buffer; whether its AR fits.
+    // Per lane: the beats of its ARs taken and not yet read from its buffer; whether its AR
+    // fits, a cycle late (`fit`: a lane's reservation only shrinks until its AR is taken, and a
+    // lane taken is left out for a cycle, its next AR not yet seen).
     reg  [CB-1:0] resv [0:LANES-1];
-    wire [LANES-1:0] fit;
+    reg  [LANES-1:0] fit;
     // Per AR in flight, in the order they went out: what it asks for and the lanes that asked.
     reg  [63:0]      o_addr [0:ORDER-1];
     reg  [7:0]       o_len  [0:ORDER-1];
     reg  [LANES-1:0] o_mask [0:ORDER-1];
+    reg  [ORDER-1:0] o_live;  // the entry holds an AR in flight
     reg  [OB-1:0] o_head, o_tail;
     reg  [OB:0]   o_count;
     reg           o_started;  // the head's first beat has come
-    wire [LANES-1:0] r_lanes = o_mask[o_head];
+    reg  [ORDER-1:0] at_head;  // o_head, one-hot
+    // Each beat is registered with the lanes of its AR (no lane joins an AR once its beats have
+    // begun) before it enters their buffers.
+    reg              rb_v;
+    reg  [DW-1:0]    rb_data;
+    reg  [LANES-1:0] rb_lanes;
+    wire r_beat = m_rvalid && m_rready;
+    wire retire = r_beat && m_rlast;
+    wire [OB:0] o_count_kept = o_count - {{OB{1'b0}}, retire};
+    reg              in_flight [0:LANES-1];  // lane k is in an AR in flight
+    reg  [OB-1:0]    newest [0:LANES-1];     // the newest of them (the last it was taken into)
 
-    // The next lane after the last one served whose AR fits.
-    reg  [LB-1:0] last;
+    // A lane's AR goes through three registered steps, so that no decision waits on another:
+    // 1. chosen round-robin among the lanes whose AR fits and that are in no later step (`c1`);
+    // 2. its address and length compared with every AR in flight and with the one going out,
+    //    and which of them come after the lane's newest (`c2`, `c2_match`, `c2_after`);
+    // 3. taken, joining the first AR in flight that it matches, that comes after the lane's
+    //    newest and whose beats have not begun (AXI returns a lane's beats in order), or sent.
+    // Step 3 waits while the port is busy and holds the steps before it. What step 2 compared
+    // stays true while it waits: entries leave only at the head, and nothing is sent meanwhile.
+    reg           c1_v, c2_v;
+    reg  [LB-1:0] c1, c2;
+    reg  [63:0]   c2_addr;
+    reg  [7:0]    c2_len;
+    reg  [ORDER-1:0] c2_match, c2_after;
     wire [LB-1:0] pick;
     wire          found;
-    dpn_round_robin #(.LANES(LANES)) next_lane (.want(fit), .last(last), .found(found), .pick(pick));
-    wire r_beat = m_rvalid && m_rready;
-    // An AR in flight that the picked lane's AR can join: one that asks for the same beats, has
-    // not begun to return them, and comes after every AR of that lane (its beats stay in order).
-    // Per lane, the newest AR in flight that it is in is kept in a register (it is the last AR
-    // the lane was taken into), so that the entries are compared side by side and the first
-    // that matches is found by a priority encoder, not by a chain through every entry.
-    wire [63:0] want_addr = l_araddr[pick*64 +: 64];
-    wire [7:0]  want_len = l_arlen[pick*8 +: 8];
-    reg              in_flight [0:LANES-1];  // lane k is in an AR in flight
-    reg  [OB-1:0]    newest [0:LANES-1];     // the newest of them
-    wire          mine = in_flight[pick];
-    wire [OB-1:0] newest_mine = newest[pick] - o_head;  // its age (place after the head)
+    wire [LANES-1:0] busy = (c1_v ? {{(LANES - 1){1'b0}}, 1'b1} << c1 : {LANES{1'b0}})
+                          | (c2_v ? {{(LANES - 1){1'b0}}, 1'b1} << c2 : {LANES{1'b0}});
+    dpn_round_robin #(.LANES(LANES)) next_lane (.want(fit & ~busy), .last(c1), .found(found), .pick(pick));
+
+    // Step 3.
     reg  [ORDER-1:0] can_join;
-    reg  [OB-1:0] age;
     integer j;
     always @* begin
+        for (j = 0; j < ORDER; j = j + 1)
+            can_join[j] = c2_match[j] && c2_after[j] && o_live[j]
+                && !(at_head[j] && (o_started || m_rvalid));
+    end
+    // The lowest entry that can, each bit against an OR of those below it (a tree of LUTs).
+    reg  [ORDER-1:0] first_join;
+    always @* begin
+        for (j = 0; j < ORDER; j = j + 1)
+            first_join[j] = can_join[j] && !(|(can_join & ((1 << j) - 1)));
+    end
+    wire joins = JOIN != 0 && |can_join;
+    wire take = c2_v && (joins || ((!m_arvalid || m_arready) && o_count != ORDER_C));
+    wire send = take && !joins;
+    always @(posedge clk) begin
+        rb_v <= !rst && r_beat;
+        rb_data <= m_rdata;
+        rb_lanes <= o_mask[o_head];
+    end
+    // The take, a cycle later: its lane and the entry it went into.
+    reg           took, took_joined;
+    reg  [LB-1:0] took_lane;
+    reg  [OB-1:0] took_tail;
+    reg  [ORDER-1:0] took_first;
+    always @(posedge clk) begin
+        took <= !rst && take;
+        took_joined <= joins;
+        took_lane <= c2;
+        took_tail <= o_tail;
+        took_first <= first_join;
+    end
+    reg  [OB-1:0] took_at;
+    always @* begin
+        took_at = {OB{1'b0}};
+        for (j = 0; j < ORDER; j = j + 1)
+            if (took_first[j]) took_at = took_at | j[OB-1:0];
+        if (!took_joined) took_at = took_tail;
+    end
+    wire step2 = !c2_v || take;  // step 2 moves on to step 3
+    wire step1 = !c1_v || step2;
+
+    // Step 2: the lane in step 1 against the entries (the one going out is written this edge).
+    wire [63:0] want_addr = l_araddr[c1*64 +: 64];
+    wire [7:0]  want_len = l_arlen[c1*8 +: 8];
+    // Entry j comes after the lane's newest n (from the head h, in order): j > n and, where the
+    // entries wrap (n < h), j < h; where they do not, j > n or j < h. Each a comparison with a
+    // constant, not a difference of ages.
+    wire          mine = in_flight[c1];
+    wire [OB-1:0] newest_mine = newest[c1];
+    wire          wraps = newest_mine < o_head;
+    reg  [ORDER-1:0] match_next, after_next;
+    reg           above, below;
+    always @* begin
         for (j = 0; j < ORDER; j = j + 1) begin
-            age = j[OB-1:0] - o_head;
-            can_join[j] = {1'b0, age} < o_count && (!mine || age > newest_mine)
-                && !(age == {OB{1'b0}} && (o_started || m_rvalid))
-                && o_addr[j] == want_addr && o_len[j] == want_len;
+            above = j[OB-1:0] > newest_mine;
+            below = j[OB-1:0] < o_head;
+            if (send && j[OB-1:0] == o_tail) begin
+                match_next[j] = c2_addr == want_addr && c2_len == want_len;
+                after_next[j] = 1'b1;
+            end else begin
+                match_next[j] = o_addr[j] == want_addr && o_len[j] == want_len;
+                after_next[j] = !mine || (wraps ? above && below : above || below);
+            end
         end
     end
-    wire [ORDER-1:0] first_join = can_join & (~can_join + {{(ORDER - 1){1'b0}}, 1'b1});  // the lowest entry that can
-    wire joins = JOIN != 0 && |can_join;
-    reg  [OB-1:0] joins_at;
-    always @* begin
-        joins_at = {OB{1'b0}};
-        for (j = 0; j < ORDER; j = j + 1)
-            if (first_join[j]) joins_at = joins_at | j[OB-1:0];
-    end
-    wire take = found && (joins || ((!m_arvalid || m_arready) && o_count != ORDER_C));
-    wire send = take && !joins;
     assign m_rready = 1'b1;
 
     genvar k;
     generate
         for (k = 0; k < LANES; k = k + 1) begin : g_lane
             wire [CB-1:0] beats = {{(CB - 9){1'b0}}, {1'b0, l_arlen[k*8 +: 8]} + 9'd1};
-            assign fit[k] = l_arvalid[k] && resv[k] + beats <= BUF_C;
-            assign l_arready[k] = take && pick == k;
-            wire push = r_beat && r_lanes[k];
+            assign l_arready[k] = take && c2 == k;
+            wire push = rb_v && rb_lanes[k];
             wire pop = l_rvalid[k] && l_rready[k];
+            wire [CB-1:0] resv_kept = resv[k] - {{(CB - 1){1'b0}}, pop};
+            wire [CB-1:0] resv_taken = resv_kept + beats;
             always @(posedge clk) begin
-                if (rst) resv[k] <= {CB{1'b0}};
-                else resv[k] <= resv[k] + (l_arready[k] ? beats : {CB{1'b0}}) - {{(CB - 1){1'b0}}, pop};
+                if (rst) begin
+                    resv[k] <= {CB{1'b0}};
+                    fit[k] <= 1'b0;
+                end else begin
+                    resv[k] <= l_arready[k] ? resv_taken : resv_kept;  // the take chooses between sums
+                    fit[k] <= l_arvalid[k] && !l_arready[k] && resv[k] + beats <= BUF_C;
+                end
             end
-            // The newest AR in flight that lane k is in: the one it was last taken into, until
-            // that AR's last beat (it is then the head: ARs finish in order).
+            // The newest AR in flight that lane k is in: the one it was last taken into (noted a
+            // cycle after the take, before step 2 can see the lane again), until that AR's last
+            // beat (it is then the head: ARs finish in order).
             always @(posedge clk) begin
                 if (rst) in_flight[k] <= 1'b0;
-                else if (l_arready[k]) begin
-                    in_flight[k] <= 1'b1;
-                    newest[k] <= joins ? joins_at : o_tail;
-                end else if (r_beat && m_rlast && newest[k] == o_head) in_flight[k] <= 1'b0;
+                else if (took && took_lane == k) begin
+                    in_flight[k] <= !(retire && took_at == o_head);
+                    newest[k] <= took_at;
+                end else if (retire && newest[k] == o_head) in_flight[k] <= 1'b0;
             end
             wire in_ready;
             /* verilator lint_off PINCONNECTEMPTY */
             dpn_fifo #(.W(DW), .DEPTH(BUF), .FULL_PASS(0), .RAM_MIN_DEPTH(4)) buffer (
                 .clk(clk), .rst(rst),
-                .in_valid(push), .in_ready(in_ready), .in_data(m_rdata),
+                .in_valid(push), .in_ready(in_ready), .in_data(rb_data),
                 .out_valid(l_rvalid[k]), .out_ready(l_rready[k]), .out_data(l_rdata[k*DW +: DW]),
                 .count(), .peak()
             );
@@ -138,33 +206,52 @@ module dpn_read_lanes #(
 
     always @(posedge clk) begin
         if (send) begin
-            o_addr[o_tail] <= l_araddr[pick*64 +: 64];
-            o_len[o_tail] <= l_arlen[pick*8 +: 8];
-            o_mask[o_tail] <= {{(LANES - 1){1'b0}}, 1'b1} << pick;
+            o_addr[o_tail] <= c2_addr;
+            o_len[o_tail] <= c2_len;
+            o_mask[o_tail] <= {{(LANES - 1){1'b0}}, 1'b1} << c2;
         end
-        if (take && joins) o_mask[joins_at][pick] <= 1'b1;
+        for (j = 0; j < ORDER; j = j + 1)
+            if (take && JOIN != 0 && first_join[j]) o_mask[j][c2] <= 1'b1;
+        if (step2) begin
+            c2 <= c1;
+            c2_addr <= want_addr;
+            c2_len <= want_len;
+            c2_match <= match_next;
+            c2_after <= after_next;
+        end
+        if (step1) c1 <= found ? pick : c1;
     end
     always @(posedge clk) begin
         if (rst) begin
             m_arvalid <= 1'b0;
-            last <= LANES_C[LB-1:0] - 1'b1;
+            c1_v <= 1'b0;
+            c2_v <= 1'b0;
+            c1 <= {LB{1'b0}};
+            o_live <= {ORDER{1'b0}};
             o_head <= {OB{1'b0}};
+            at_head <= {{(ORDER - 1){1'b0}}, 1'b1};
             o_tail <= {OB{1'b0}};
             o_count <= {(OB + 1){1'b0}};
             o_started <= 1'b0;
         end else begin
-            if (take) last <= pick;
+            if (step2) c2_v <= c1_v;
+            if (step1) c1_v <= found;
             if (send) begin
                 m_arvalid <= 1'b1;
-                m_araddr <= l_araddr[pick*64 +: 64];
-                m_arlen <= l_arlen[pick*8 +: 8];
+                m_araddr <= c2_addr;
+                m_arlen <= c2_len;
                 o_tail <= o_tail + 1'b1;
             end else if (m_arready) begin
                 m_arvalid <= 1'b0;
             end
-            if (r_beat && m_rlast) o_head <= o_head + 1'b1;
+            if (retire) begin
+                o_head <= o_head + 1'b1;
+                at_head <= {at_head[ORDER-2:0], at_head[ORDER-1]};
+            end
+            for (j = 0; j < ORDER; j = j + 1)  // the send last: it chooses between two values
+                o_live[j] <= (send && j[OB-1:0] == o_tail) || (o_live[j] && !(retire && at_head[j]));
             if (r_beat) o_started <= !m_rlast;
-            o_count <= o_count + {{OB{1'b0}}, send} - {{OB{1'b0}}, r_beat && m_rlast};
+            o_count <= send ? o_count_kept + 1'b1 : o_count_kept;
         end
     end
 endmodule

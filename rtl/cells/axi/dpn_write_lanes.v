@@ -4,7 +4,8 @@
 // once the port has taken the AW (W never runs ahead of AW, as in a single writer); each B goes
 // back to the lane whose AW it answers (one ID: AXI keeps the responses in order). A lane offers
 // its AW once the burst's beats are buffered, so the W of the burst at the head never waits for
-// a lane. Lanes are served round-robin among those that offer an AW.
+// a lane. Lanes are served round-robin among those that offer an AW, each chosen a cycle before
+// its AW is taken.
 module dpn_write_lanes #(
     parameter LANES = 2,
     parameter DW = 512,     // beat width in bits
@@ -38,9 +39,8 @@ module dpn_write_lanes #(
 );
     localparam LB = LANES > 1 ? $clog2(LANES) : 1;
     localparam OB = $clog2(ORDER);
-    localparam [31:0] ORDER32 = ORDER, LANES32 = LANES;
+    localparam [31:0] ORDER32 = ORDER;
     localparam [OB:0] ORDER_C = ORDER32[OB:0];
-    localparam [LB:0] LANES_C = LANES32[LB:0];
 
     // The lanes of the bursts taken, in order: one queue for their W beats, one for their B.
     reg  [LB-1:0] w_order [0:ORDER-1];
@@ -49,12 +49,15 @@ module dpn_write_lanes #(
     reg  [OB:0]   w_count, b_count;
     reg  [OB:0]   sent;  // bursts whose AW the port took and whose W beats have not all gone
 
-    // The next lane after the last one served that offers an AW.
-    reg  [LB-1:0] last;
+    // The lane whose AW goes next, chosen a cycle ahead (`cand`), round-robin among the others
+    // that offer one: a lane's AW stays offered until taken, so the choice holds while it waits.
+    reg           cand_v;
+    reg  [LB-1:0] cand;
     wire [LB-1:0] pick;
     wire          found;
-    dpn_round_robin #(.LANES(LANES)) next_lane (.want(l_awvalid), .last(last), .found(found), .pick(pick));
-    wire take = found && (!m_awvalid || m_awready) && w_count != ORDER_C && b_count != ORDER_C;
+    wire [LANES-1:0] waiting = cand_v ? {{(LANES - 1){1'b0}}, 1'b1} << cand : {LANES{1'b0}};
+    dpn_round_robin #(.LANES(LANES)) next_lane (.want(l_awvalid & ~waiting), .last(cand), .found(found), .pick(pick));
+    wire take = cand_v && (!m_awvalid || m_awready) && w_count != ORDER_C && b_count != ORDER_C;
     wire aw_beat = m_awvalid && m_awready;
 
     // W: the beats of the oldest burst whose AW went out.
@@ -73,7 +76,7 @@ module dpn_write_lanes #(
     genvar k;
     generate
         for (k = 0; k < LANES; k = k + 1) begin : g_lane
-            assign l_awready[k] = take && pick == k;
+            assign l_awready[k] = take && cand == k;
             assign l_wready[k] = w_on && w_lane == k && m_wready;
             assign l_bvalid[k] = m_bvalid && b_lane == k;
         end
@@ -81,14 +84,15 @@ module dpn_write_lanes #(
 
     always @(posedge clk) begin
         if (take) begin
-            w_order[w_tail] <= pick;
-            b_order[b_tail] <= pick;
+            w_order[w_tail] <= cand;
+            b_order[b_tail] <= cand;
         end
+        if ((!cand_v || take) && found) cand <= pick;
     end
     always @(posedge clk) begin
         if (rst) begin
             m_awvalid <= 1'b0;
-            last <= LANES_C[LB-1:0] - 1'b1;
+            cand_v <= 1'b0;
             w_head <= {OB{1'b0}};
             w_tail <= {OB{1'b0}};
             b_head <= {OB{1'b0}};
@@ -97,11 +101,11 @@ module dpn_write_lanes #(
             b_count <= {(OB + 1){1'b0}};
             sent <= {(OB + 1){1'b0}};
         end else begin
+            if (!cand_v || take) cand_v <= found;
             if (take) begin
-                last <= pick;
                 m_awvalid <= 1'b1;
-                m_awaddr <= l_awaddr[pick*64 +: 64];
-                m_awlen <= l_awlen[pick*8 +: 8];
+                m_awaddr <= l_awaddr[cand*64 +: 64];
+                m_awlen <= l_awlen[cand*8 +: 8];
                 w_tail <= w_tail + 1'b1;
                 b_tail <= b_tail + 1'b1;
             end else if (m_awready) begin

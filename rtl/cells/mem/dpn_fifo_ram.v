@@ -1,4 +1,4 @@
-// Block-RAM FIFO (synchronous-read dpn_ram_dp + 2-entry output register) for large depths: valid/ready in and out.
+// Block-RAM FIFO (synchronous-read dpn_ram_dp + 3-entry output queue) for large depths: valid/ready in and out.
 // An element pushed while the RAM holds none goes straight to the output register (1-cycle latency:
 // a chain of processes through an empty FIFO does not wait on the RAM).
 module dpn_fifo_ram #(
@@ -20,10 +20,12 @@ module dpn_fifo_ram #(
     output reg  [$clog2(DEPTH+1)-1:0] peak
 );
     // An element is written to the RAM, read from it one cycle later at the earliest and kept in
-    // a two-entry output queue (ob0 = head, registered out_data): it enters the output 3 cycles
-    // after its push, so full throughput needs DEPTH >= 3. Where the RAM holds nothing and no read
-    // is on its way out of it, a push goes to the output queue directly (`bypass`), behind what it
-    // holds, so the order stays. `count` includes all three stages.
+    // a three-place output queue (ob0 = head, registered out_data): it enters the output 3 cycles
+    // after its push, so full throughput needs DEPTH >= 3. A read is issued while the queue and
+    // the read on its way hold fewer than three, whether or not the head leaves this cycle: the
+    // third place keeps one read a cycle going, and the pop reaches no RAM address. Where the RAM
+    // holds nothing and no read is on its way out of it, a push goes to the output queue directly
+    // (`bypass`), behind what it holds, so the order stays. `count` includes all three stages.
     localparam CW = $clog2(DEPTH + 1);
     localparam AW = (DEPTH > 1) ? $clog2(DEPTH) : 1;
     localparam [31:0] NEAR32 = DEPTH - 1;
@@ -36,29 +38,42 @@ module dpn_fifo_ram #(
     reg  [CW-1:0] ram_cnt;     // elements in the RAM not yet read
     reg           rd_pending;  // a RAM read was issued last cycle: ram_q holds it now
     reg  [1:0]    ob_cnt;
+    reg           ob_any;      // ob_cnt != 0, as a register (a handshake starts at a flip-flop)
     reg  [W-1:0]  ob0;
     reg  [W-1:0]  ob1;
+    reg  [W-1:0]  ob2;
     wire [W-1:0]  ram_q;
 
-    reg full;  // count == DEPTH, as a register (a handshake starts at a flip-flop)
-    assign out_valid = (ob_cnt != 2'd0);
+    reg full;  // count == DEPTH, as a register
+    assign out_valid = ob_any;
     assign out_data = ob0;
     assign in_ready = !full || ((FULL_PASS != 0) && out_ready && out_valid);
     wire push = in_valid && in_ready;
     wire pop = out_valid && out_ready;
-    wire bypass = push && ram_cnt == {CW{1'b0}} && !rd_pending && ob_cnt != 2'd2;
+    wire bypass = push && ram_cnt == {CW{1'b0}} && !rd_pending && ob_cnt != 2'd3;
     wire to_ram = push && !bypass;
     // What enters the output queue this cycle: the RAM's read, or the bypassed push.
     wire          fill = rd_pending || bypass;
     wire [W-1:0]  fill_data = rd_pending ? ram_q : in_data;
-    // Room in the output queue next cycle for one more read: ob_cnt + rd_pending - pop < 2.
-    wire [1:0] committed = ob_cnt + {1'b0, rd_pending};
-    wire rd_issue = (ram_cnt != {CW{1'b0}}) && ((committed < 2'd2) || (committed == 2'd2 && pop));
+    wire rd_issue = (ram_cnt != {CW{1'b0}}) && {1'b0, ob_cnt} + {2'b0, rd_pending} < 3'd3;
+    // The queue after the pop, then the fill appended: each place chosen by the pop last.
+    wire [1:0] kept = ob_cnt - {1'b0, pop};
 
     dpn_ram_dp #(.W(W), .DEPTH(DEPTH)) ram (
         .clk(clk), .we(to_ram), .waddr(wptr), .wdata(in_data), .raddr(rptr), .rdata(ram_q)
     );
 
+    always @(posedge clk) begin
+        if (pop) begin
+            ob0 <= (ob_cnt == 2'd1) ? fill_data : ob1;
+            ob1 <= (ob_cnt == 2'd2) ? fill_data : ob2;
+            ob2 <= fill_data;
+        end else begin
+            if (ob_cnt == 2'd0) ob0 <= fill_data;
+            if (ob_cnt == 2'd1) ob1 <= fill_data;
+            if (ob_cnt == 2'd2) ob2 <= fill_data;
+        end
+    end
     always @(posedge clk) begin
         if (rst) begin
             wptr <= {AW{1'b0}};
@@ -66,6 +81,7 @@ module dpn_fifo_ram #(
             ram_cnt <= {CW{1'b0}};
             rd_pending <= 1'b0;
             ob_cnt <= 2'd0;
+            ob_any <= 1'b0;
             count <= {CW{1'b0}};
             peak <= {CW{1'b0}};
             full <= 1'b0;
@@ -75,25 +91,8 @@ module dpn_fifo_ram #(
             if (to_ram && !rd_issue) ram_cnt <= ram_cnt + 1'b1;
             else if (rd_issue && !to_ram) ram_cnt <= ram_cnt - 1'b1;
             rd_pending <= rd_issue;
-            // Output queue: drop the head on pop, append what fills it.
-            case (ob_cnt)
-                2'd0: if (fill) begin
-                    ob0 <= fill_data;
-                    ob_cnt <= 2'd1;
-                end
-                2'd1: begin
-                    if (pop && fill) ob0 <= fill_data;
-                    else if (pop) ob_cnt <= 2'd0;
-                    else if (fill) begin
-                        ob1 <= fill_data;
-                        ob_cnt <= 2'd2;
-                    end
-                end
-                default: if (pop) begin  // nothing fills a queue of two entries
-                    ob0 <= ob1;
-                    ob_cnt <= 2'd1;
-                end
-            endcase
+            ob_cnt <= kept + {1'b0, fill};
+            ob_any <= fill || kept != 2'd0;
             if (push && !pop) begin
                 count <= count + 1'b1;
                 full <= count == NEAR_FULL;
@@ -103,7 +102,7 @@ module dpn_fifo_ram #(
             end
             if (push && !pop && count == peak) peak <= peak + 1'b1;
 `ifndef SYNTHESIS
-            if (ob_cnt == 2'd2 && rd_pending) begin
+            if (ob_cnt == 2'd3 && fill && !pop) begin
                 $display("dpn_fifo_ram: output queue overflow (internal error)");
                 $stop;
             end
