@@ -605,16 +605,22 @@ impl<'a> Plan<'a> {
         // Stores: the σ-next store's value, popped when it issues.
         let stores: Vec<(usize, usize)> = self.store_of().iter().enumerate().filter_map(|(g, c)| c.map(|c| (g, c))).collect();
         if has_stores {
+            // Each store channel's values wait in two places here, so that the channel's FIFO
+            // sees a ready that is a register and the pick's decision ends in this module.
+            for (g, c) in &stores {
+                let _ = writeln!(
+                    o,
+                    "    wire sv{c}_v;\n    wire [{w}:0] sv{c}_d;\n    /* verilator lint_off PINCONNECTEMPTY */\n    dpn_fifo_reg #(.W({vw}), .DEPTH(2), .FULL_PASS(0)) store_value{c} (.clk(clk), .rst(rst || start), .in_valid(ch{c}_v), .in_ready(ch{c}_r), .in_data(ch{c}_d), .out_valid(sv{c}_v), .out_ready(st_go && pick{g}), .out_data(sv{c}_d), .count(), .peak());\n    /* verilator lint_on PINCONNECTEMPTY */",
+                    w = vw - 1
+                );
+            }
             let _ = writeln!(
                 o,
                 "    wire pop_ok = {};  // the σ-next store's value is there\n    wire [{}:0] pop_value = {};",
-                any_of(stores.iter().map(|(g, c)| format!("(pick{g} && ch{c}_v)")).collect(), "1'b0"),
+                any_of(stores.iter().map(|(g, c)| format!("(pick{g} && sv{c}_v)")).collect(), "1'b0"),
                 vw - 1,
-                by_pick(stores.iter().map(|&(g, c)| (g, format!("ch{c}_d"))), &format!("{vw}'d0"))
+                by_pick(stores.iter().map(|&(g, c)| (g, format!("sv{c}_d"))), &format!("{vw}'d0"))
             );
-            for (g, c) in &stores {
-                let _ = writeln!(o, "    assign ch{c}_r = st_go && pick{g};");
-            }
         }
         let _ = writeln!(o, "    assign issue = ld_go || st_go;");
         if !has_loads {
