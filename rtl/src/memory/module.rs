@@ -768,7 +768,7 @@ impl<'a> Plan<'a> {
             let qw: u32 = fields.iter().map(|f| f.width).sum();
             let _ = writeln!(
                 o,
-                "    // Issue queue: per load issued and not yet fanned out, in σ order: {}.\n    localparam [{qa}:0] QUEUE = {}'d{QUEUE};\n    reg [{}:0] q_mem [0:{}];\n    reg [{}:0] q_head, q_tail;\n    reg [{qa}:0] q_count;\n    wire [{}:0] q_in = {{{}}};\n    wire [{}:0] q_out = q_mem[q_head];",
+                "    // Issue queue: per load issued and not yet fanned out, in σ order: {}.\n    localparam [{qa}:0] QUEUE = {}'d{QUEUE};\n    reg [{}:0] q_mem [0:{}];\n    reg [{}:0] q_head, q_tail;\n    reg [{qa}:0] q_count;\n    reg q_any, q_room;  // q_count != 0 and q_count != QUEUE, as registers: the issue and the fan-out start at flip-flops\n    wire [{}:0] q_in = {{{}}};\n    wire [{}:0] q_out = q_mem[q_head];",
                 fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", "),
                 qa + 1,
                 qw - 1,
@@ -818,9 +818,8 @@ impl<'a> Plan<'a> {
             let beat = if local { "1'b1".to_string() } else { format!("(!h_miss || {rv})") };
             let _ = writeln!(
                 o,
-                "    // Fan-out of the head once its value is there; it leaves once every target has it.\n    wire can = {};\n    wire fire = q_count != {}'d0 && {beat} && can;",
-                all_of(can),
-                qa + 1
+                "    // Fan-out of the head once its value is there; it leaves once every target has it.\n    wire can = {};\n    wire fire = q_any && {beat} && can;",
+                all_of(can)
             );
             if several {
                 let got: Vec<String> = fan.iter().rev().map(|(q, _)| format!("ch{q}_ov && ch{q}_or")).collect();
@@ -835,7 +834,7 @@ impl<'a> Plan<'a> {
             if block_ram {
                 self.cache_read(o, qa, rd);
             }
-            let head = format!("q_count != {}'d0", qa + 1);
+            let head = "q_any";
             act.work.push("fire".into());
             act.wait_out.push(format!("({head} && {beat} && !can)"));
             if !local {
@@ -859,7 +858,7 @@ impl<'a> Plan<'a> {
             }
             let _ = writeln!(
                 o,
-                "    always @(posedge clk) if (ld_go) q_mem[q_tail] <= q_in;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            q_head <= {qa}'d0;\n            q_tail <= {qa}'d0;\n            q_count <= {w}'d0;\n        end else begin\n            if (ld_go) q_tail <= q_tail + {qa}'d1;\n            if (fire) q_head <= q_head + {qa}'d1;\n            if (ld_go && !fire) q_count <= q_count + {w}'d1;\n            else if (!ld_go && fire) q_count <= q_count - {w}'d1;\n        end\n    end",
+                "    always @(posedge clk) if (ld_go) q_mem[q_tail] <= q_in;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            q_head <= {qa}'d0;\n            q_tail <= {qa}'d0;\n            q_count <= {w}'d0;\n            q_any <= 1'b0;\n            q_room <= 1'b1;\n        end else begin\n            if (ld_go) q_tail <= q_tail + {qa}'d1;\n            if (fire) q_head <= q_head + {qa}'d1;\n            if (ld_go && !fire) begin\n                q_count <= q_count + {w}'d1;\n                q_any <= 1'b1;\n                q_room <= q_count != QUEUE - {w}'d1;\n            end else if (!ld_go && fire) begin\n                q_count <= q_count - {w}'d1;\n                q_any <= q_count != {w}'d1;\n                q_room <= 1'b1;\n            end\n        end\n    end",
                 w = qa + 1
             );
             let fill = format!("if (fire && h_miss) lines[h_idx] <= {rd};");
@@ -914,7 +913,7 @@ impl<'a> Plan<'a> {
                 let _ = writeln!(o, "    assign st_go = st_want && pop_ok;");
             }
             if has_loads {
-                let _ = writeln!(o, "    assign ld_go = ld_want && q_count != QUEUE;");
+                let _ = writeln!(o, "    assign ld_go = ld_want && q_room;");
             }
         }
         let wc = index_bits(WBUF) + 1;
