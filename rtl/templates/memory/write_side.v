@@ -18,7 +18,7 @@
     wire b_beat = m_bvalid && m_bready;
     assign m_awvalid = aw_v;
     wire aw_free = !aw_v || (m_awvalid && m_awready);
-    wire wf_room = wf_count != «w.wc»'d«wbuf»;
+    reg wf_room;  // wf_count != its size, as a register
     wire aw_same = wb_v && st_line_addr == wb_last{% if ordered %} && st_same_band{% endif %};  // merges into the held beat
     wire aw_ext = wb_v && wb_beats != BURST && st_line_addr == wb_end && st_line_addr[11:0] != 12'd0{% if ordered %} && st_same_band{% endif %};  // a beat more, within 4 KiB
     assign st_go = st_want && pop_ok{% if ordered %} && !war{% endif %} && wf_room && (aw_same || aw_ext || !wb_v || aw_free){% if fine %} && (aw_same || aw_ext || w_out != 16'd«landed»){% endif %};
@@ -26,6 +26,12 @@
     wire wb_ship = (st_go && !aw_same && !aw_ext && wb_v) || wb_close;  // the open burst goes to AW
     wire wf_push = (st_go && !aw_same && wb_v) || wb_close;  // the held beat goes to W
     wire wf_pop = m_wvalid && m_wready;
+    wire w_opened = st_go && !aw_same && !aw_ext;  // a burst opens, to be acknowledged
+    // The counts after this cycle's W beat and B, then with what the store adds: the store's
+    // decision chooses between two sums rather than entering an adder.
+    wire [«w.wc - 1»:0] wf_kept = wf_count - {«w.wc - 1»'d0, wf_pop};
+    wire [«w.wc - 1»:0] wf_grown = wf_kept + «w.wc»'d1;
+    wire [15:0] w_out_kept = w_out - {15'd0, b_beat};
 {%- if ew < data %}
     wire [«data - 1»:0] st_data = {«data - ew»'d0, pop_value} << {st_addr[«w.size - 1»:0], 3'b000};
     wire [«data - 1»:0] st_keep = {«data - ew»'d0, {«ew»{1'b1}}} << {st_addr[«w.size - 1»:0], 3'b000};
@@ -51,6 +57,7 @@
             wf_head <= «w.wc - 1»'d0;
             wf_tail <= «w.wc - 1»'d0;
             wf_count <= «w.wc»'d0;
+            wf_room <= 1'b1;
             w_out <= 16'd0;
             w_credit <= 16'd0;
         end else begin
@@ -82,11 +89,10 @@
             else if (wb_idle != HOLD) wb_idle <= wb_idle + «w.hw»'d1;
             if (wf_push) wf_tail <= wf_tail + «w.wc - 1»'d1;
             if (wf_pop) wf_head <= wf_head + «w.wc - 1»'d1;
-            if (wf_push && !wf_pop) wf_count <= wf_count + «w.wc»'d1;
-            else if (!wf_push && wf_pop) wf_count <= wf_count - «w.wc»'d1;
+            wf_count <= wf_push ? wf_grown : wf_kept;
+            wf_room <= wf_push ? wf_grown != «w.wc»'d«wbuf» : wf_kept != «w.wc»'d«wbuf»;
             if (m_awvalid && m_awready && !(wf_pop && m_wlast)) w_credit <= w_credit + 16'd1;
             else if (!(m_awvalid && m_awready) && wf_pop && m_wlast) w_credit <= w_credit - 16'd1;
-            if (st_go && !aw_same && !aw_ext && !b_beat) w_out <= w_out + 16'd1;
-            else if (!(st_go && !aw_same && !aw_ext) && b_beat) w_out <= w_out - 16'd1;
+            w_out <= w_opened ? w_out_kept + 16'd1 : w_out_kept;
         end
     end
