@@ -27,11 +27,12 @@
     wire wf_push = (st_go && !aw_same && wb_v) || wb_close;  // the held beat goes to W
     wire wf_pop = m_wvalid && m_wready;
     wire w_opened = st_go && !aw_same && !aw_ext;  // a burst opens, to be acknowledged
-    // The counts after this cycle's W beat and B, then with what the store adds: the store's
-    // decision chooses between two sums rather than entering an adder.
-    wire [«w.wc - 1»:0] wf_kept = wf_count - {«w.wc - 1»'d0, wf_pop};
-    wire [«w.wc - 1»:0] wf_grown = wf_kept + «w.wc»'d1;
-    wire [15:0] w_out_kept = w_out - {15'd0, b_beat};
+    // The counts one up and one down, chosen by the store's decision and the W beat or B last,
+    // rather than entering an adder; the W FIFO is full next if it is one short and a beat
+    // goes in and none out, or full and none goes out (none goes in while it is full).
+    wire [«w.wc - 1»:0] wf_up = wf_count + «w.wc»'d1, wf_down = wf_count - «w.wc»'d1;
+    wire [15:0] w_out_up = w_out + 16'd1, w_out_down = w_out - 16'd1;
+    wire wf_short = wf_count == «w.wc»'d«wbuf - 1», wf_full = !wf_room;
 {%- if ew < data %}
     wire [«data - 1»:0] st_data = {«data - ew»'d0, pop_value} << {st_addr[«w.size - 1»:0], 3'b000};
     wire [«data - 1»:0] st_keep = {«data - ew»'d0, {«ew»{1'b1}}} << {st_addr[«w.size - 1»:0], 3'b000};
@@ -89,10 +90,12 @@
             else if (wb_idle != HOLD) wb_idle <= wb_idle + «w.hw»'d1;
             if (wf_push) wf_tail <= wf_tail + «w.wc - 1»'d1;
             if (wf_pop) wf_head <= wf_head + «w.wc - 1»'d1;
-            wf_count <= wf_push ? wf_grown : wf_kept;
-            wf_room <= wf_push ? wf_grown != «w.wc»'d«wbuf» : wf_kept != «w.wc»'d«wbuf»;
+            if (wf_push && !wf_pop) wf_count <= wf_up;
+            else if (!wf_push && wf_pop) wf_count <= wf_down;
+            wf_room <= !(wf_pop ? 1'b0 : wf_push ? wf_short : wf_full);
             if (m_awvalid && m_awready && !(wf_pop && m_wlast)) w_credit <= w_credit + 16'd1;
             else if (!(m_awvalid && m_awready) && wf_pop && m_wlast) w_credit <= w_credit - 16'd1;
-            w_out <= w_opened ? w_out_kept + 16'd1 : w_out_kept;
+            if (w_opened && !b_beat) w_out <= w_out_up;
+            else if (!w_opened && b_beat) w_out <= w_out_down;
         end
     end
