@@ -219,7 +219,6 @@ module dpn_read_lanes #(
             c2_match <= match_next;
             c2_after <= after_next;
         end
-        if (step1) c1 <= found ? pick : c1;
     end
     always @(posedge clk) begin
         if (rst) begin
@@ -235,7 +234,10 @@ module dpn_read_lanes #(
             o_started <= 1'b0;
         end else begin
             if (step2) c2_v <= c1_v;
-            if (step1) c1_v <= found;
+            if (step1) begin
+                c1_v <= found;
+                if (found) c1 <= pick;
+            end
             if (send) begin
                 m_arvalid <= 1'b1;
                 m_araddr <= c2_addr;
