@@ -38,9 +38,8 @@ module dpn_read_lanes #(
     localparam LB = LANES > 1 ? $clog2(LANES) : 1;
     localparam CB = 10;  // a reservation plus a burst's beats (BUF < 512)
     localparam OB = $clog2(ORDER);
-    localparam [31:0] BUF32 = BUF, ORDER32 = ORDER;
+    localparam [31:0] BUF32 = BUF;
     localparam [CB-1:0] BUF_C = BUF32[CB-1:0];
-    localparam [OB:0] ORDER_C = ORDER32[OB:0];
 
     // Per lane: the beats of its ARs taken and not yet read from its buffer; whether its AR
     // fits, a cycle late (`fit`: a lane's reservation only shrinks until its AR is taken, and a
@@ -53,7 +52,6 @@ module dpn_read_lanes #(
     reg  [LANES-1:0] o_mask [0:ORDER-1];
     reg  [ORDER-1:0] o_live;  // the entry holds an AR in flight
     reg  [OB-1:0] o_head, o_tail;
-    reg  [OB:0]   o_count;
     reg           o_started;  // the head's first beat has come
     reg  [ORDER-1:0] at_head;  // o_head, one-hot
     // Each beat is registered with the lanes of its AR (no lane joins an AR once its beats have
@@ -63,7 +61,6 @@ module dpn_read_lanes #(
     reg  [LANES-1:0] rb_lanes;
     wire r_beat = m_rvalid && m_rready;
     wire retire = r_beat && m_rlast;
-    wire [OB:0] o_count_kept = o_count - {{OB{1'b0}}, retire};
     reg              in_flight [0:LANES-1];  // lane k is in an AR in flight
     reg  [OB-1:0]    newest [0:LANES-1];     // the newest of them (the last it was taken into)
 
@@ -101,7 +98,7 @@ module dpn_read_lanes #(
             first_join[j] = can_join[j] && !(|(can_join & ((1 << j) - 1)));
     end
     wire joins = JOIN != 0 && |can_join;
-    wire take = c2_v && (joins || ((!m_arvalid || m_arready) && o_count != ORDER_C));
+    wire take = c2_v && (joins || ((!m_arvalid || m_arready) && !(&o_live)));  // every entry alive: ORDER in flight
     wire send = take && !joins;
     always @(posedge clk) begin
         rb_v <= !rst && r_beat;
@@ -230,7 +227,6 @@ module dpn_read_lanes #(
             o_head <= {OB{1'b0}};
             at_head <= {{(ORDER - 1){1'b0}}, 1'b1};
             o_tail <= {OB{1'b0}};
-            o_count <= {(OB + 1){1'b0}};
             o_started <= 1'b0;
         end else begin
             if (step2) c2_v <= c1_v;
@@ -253,7 +249,6 @@ module dpn_read_lanes #(
             for (j = 0; j < ORDER; j = j + 1)  // the send last: it chooses between two values
                 o_live[j] <= (send && j[OB-1:0] == o_tail) || (o_live[j] && !(retire && at_head[j]));
             if (r_beat) o_started <= !m_rlast;
-            o_count <= send ? o_count_kept + 1'b1 : o_count_kept;
         end
     end
 endmodule

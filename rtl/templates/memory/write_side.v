@@ -32,7 +32,7 @@
     // goes in and none out, or full and none goes out (none goes in while it is full).
     wire [«w.wc - 1»:0] wf_up = wf_count + «w.wc»'d1, wf_down = wf_count - «w.wc»'d1;
     wire [15:0] w_out_up = w_out + 16'd1, w_out_down = w_out - 16'd1;
-    wire wf_short = wf_count == «w.wc»'d«wbuf - 1», wf_full = !wf_room;
+    wire wf_short = wf_count == «w.wc»'d«wbuf - 1»;
 {%- if ew < data %}
     wire [«data - 1»:0] st_data = {«data - ew»'d0, pop_value} << {st_addr[«w.size - 1»:0], 3'b000};
     wire [«data - 1»:0] st_keep = {«data - ew»'d0, {«ew»{1'b1}}} << {st_addr[«w.size - 1»:0], 3'b000};
@@ -92,7 +92,7 @@
             if (wf_pop) wf_head <= wf_head + «w.wc - 1»'d1;
             if (wf_push && !wf_pop) wf_count <= wf_up;
             else if (!wf_push && wf_pop) wf_count <= wf_down;
-            wf_room <= !(wf_pop ? 1'b0 : wf_push ? wf_short : wf_full);
+            wf_room <= !(wf_pop ? 1'b0 : wf_push ? wf_short : !wf_room);
             if (m_awvalid && m_awready && !(wf_pop && m_wlast)) w_credit <= w_credit + 16'd1;
             else if (!(m_awvalid && m_awready) && wf_pop && m_wlast) w_credit <= w_credit - 16'd1;
             if (w_opened && !b_beat) w_out <= w_out_up;
