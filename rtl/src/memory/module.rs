@@ -159,7 +159,7 @@ impl<'a> Plan<'a> {
         let klen = dpn.schedules[gens[0].stmt].sigma.len() + 1;
         let kw = klen as u32 * key_bits;
         let keyed = fine && gens.iter().any(|g| g.load && dpn.channels[g.c].ddr_source.as_ref().is_some_and(|s| !s.is_empty()));
-        let landed = sources::landed(keyed, kw);
+        let landed = sources::landed(keyed, kw, cache.lines);
         let bk = dpn.schedules[0].band.len();
         let ahead: Vec<u32> =
             gens.iter().map(|g| if cached && !has_stores && g.load { ahead::lines_ahead(p, dpn, g, &cache) } else { 0 }).collect();

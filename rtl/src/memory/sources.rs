@@ -42,8 +42,9 @@ pub fn source_ok(o: &mut String, g: usize, pieces: usize) {
     );
 }
 
-/// The landed-store bookkeeping for keys `key_width` bits wide; without `keyed` (no load has
-/// a store to wait for) the bursts' keys are left out.
-pub fn landed(keyed: bool, key_width: u32) -> Landed {
-    Landed { keyed, landed: LANDED, bkw: LANDED.trailing_zeros(), kw: key_width - 1 }
+/// The landed-store bookkeeping for keys `key_width` bits wide and a load cache of `entries`
+/// (a power of two); without `keyed` (no load has a store to wait for) the bursts' keys are
+/// left out.
+pub fn landed(keyed: bool, key_width: u32, entries: usize) -> Landed {
+    Landed { keyed, landed: LANDED, bkw: LANDED.trailing_zeros(), kw: key_width - 1, entries, ib: entries.trailing_zeros() }
 }

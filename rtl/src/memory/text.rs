@@ -103,6 +103,9 @@ pub(super) struct Landed {
     pub(super) landed: usize,
     /// Bits of a burst pointer.
     pub(super) bkw: u32,
+    /// Entries of the load cache, and the bits of an entry's index.
+    pub(super) entries: usize,
+    pub(super) ib: u32,
     /// Top bit of a key.
     pub(super) kw: u32,
 }

@@ -3,33 +3,27 @@
     // `current`, a bit per entry, set by the fetch and cleared by a store that does not write
     // into the line, so that a load's hit is one lookup.
     reg [«lines - 1»:0] current;
-    reg [31:0] wrote_count [0:«lines - 1»];  // the number of the last store to the entry
     // miss_no: the number of the last miss to the entry
-«miss_nos»    reg [«lines - 1»:0] wrote;
-    // Misses issued and lines filled (in the same order), counted modulo 2^16: at most QUEUE
+«miss_nos»    // Misses issued and lines filled (in the same order), counted modulo 2^16: at most QUEUE
     // misses wait for their fills, so a miss whose number is not behind the fills' is pending
     // (a fill 2^15 or more behind the last miss may look pending: the store then only spoils).
     reg [15:0] misses, fills;
     wire fresh = current[ld_idx];
-    // A fetch is current if its entry's last store has landed (counts of stores modulo 2^32,
-    // compared as their difference).
-    wire fetch_current = !wrote[ld_idx] || $signed(acked_count - wrote_count[ld_idx]) >= 32'sd0;
+    // A fetch is current if its entry's last store has landed.
+    wire fetch_current = !in_flight[ld_idx];
     // The σ-next store's line is in the cache and filled, and no miss fetches into its entry nor
     // fills a line at this edge: the store writes its cells into the line as well.
     wire st_here = filled[st_idx]«st_tag_match» && $signed(«st_miss_no» - fills) < 16'sd0
         && !(ld_go && ld_idx == st_idx) && !(fire && h_miss);
     always @(posedge clk) begin
         if (ld_go && !hit) begin «miss_at_fetch» end
-        if (st_go) wrote_count[st_idx] <= st_count + 32'd1;
     end
     always @(posedge clk) begin
         if (rst || start) begin
-            wrote <= «lines»'d0;
             current <= ~«lines»'d0;
             misses <= 16'd0;
             fills <= 16'd0;
         end else begin
-            if (st_go) wrote[st_idx] <= 1'b1;
             if (ld_go && !hit) current[ld_idx] <= fetch_current;
             // After the fetch: a store to the entry fetched at this edge does not write into it.
             if (st_go && !st_here) current[st_idx] <= 1'b0;
