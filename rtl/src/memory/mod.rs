@@ -31,7 +31,8 @@
 //!   make the load's value come from the band. So loads pass the stores of their own band (a
 //!   store waiting for its value does not hold back the loads of later points), while loads
 //!   and stores each stay in σ order among themselves. A store waits while a load of its cell
-//!   is still in the issue queue, so no store overtakes an earlier read of its cell. Stores are
+//!   is still in the issue queue, so no store overtakes an earlier read of its cell ([`stage`]:
+//!   the store is compared in one register stage and issues from the next). Stores are
 //!   posted: their B responses are only counted.
 //!
 //!   Where the network gives every load its DDR source (`Channel::ddr_source`: the σ key of
@@ -41,7 +42,8 @@
 //!   end of the band before it (GEMM's next tile of C, BICG's next partial sums of q). The
 //!   line cache then keeps, per entry, whether a store to it issued since its fetch without
 //!   writing into the cached line (`text::Fresh`: a store whose line is there writes its cells
-//!   into it too, so the loads after it still hit).
+//!   into it too, so the loads after it still hit), and whether its last store is still in
+//!   flight (a bit the B of that store's burst clears).
 //!
 //! A temporary of the kernel (`VarKind::Local`) has no DDR: it lives in a memory here, read at
 //! issue and written at issue, with the same queue for its fan-out.
@@ -53,6 +55,7 @@ mod ahead;
 mod lanes;
 mod module;
 mod sources;
+mod stage;
 mod text;
 
 use crate::process::{cell_wire, need, port_decls, ports, pred_v, Words};
@@ -441,12 +444,26 @@ fn idle_write_side() -> String {
 ///
 /// Only the key entries in `live` are compared (`g<g>_order`): the others decide nothing
 /// ([`module`]'s `Plan::live`).
+///
+/// With `staged` ([`stage`]), the σ-next store's key is `sp_key`, the stage's; and where loads
+/// wait for earlier bands' stores, for those in the stage too (`stage_ok`): the width of the
+/// band's part of the order that the stage then keeps is returned.
 #[allow(clippy::too_many_arguments)]
-fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, live: &[usize], key_bits: u32, band_keys: usize, fine: bool, keyed: bool) {
+fn winner(
+    o: &mut String,
+    stores: &[Option<usize>],
+    klen: usize,
+    live: &[usize],
+    key_bits: u32,
+    band_keys: usize,
+    fine: bool,
+    keyed: bool,
+    staged: bool,
+) -> Option<u32> {
     let n = stores.len();
     if n == 1 {
         o.push_str("    wire pick0 = 1'b1;\n    wire win0 = g0_acc;\n");
-        return;
+        return None;
     }
     let (ib, kw) = (index_bits(n), klen as u32 * key_bits);
     let ow = live.len().max(1) as u32 * key_bits;
@@ -483,7 +500,7 @@ fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, live: &[usize],
         for g in 0..n {
             let _ = writeln!(o, "    wire pick{g} = {root}_idx == {ib}'d{g};\n    wire win{g} = g{g}_acc && !held && pick{g};");
         }
-        return;
+        return None;
     }
     let (l, s) = (node(o, "tl", &ld, ow, ib), node(o, "ts", &st, ow, ib));
     o.push_str("    // verilator lint_on UNUSEDSIGNAL\n");
@@ -494,19 +511,32 @@ fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, live: &[usize],
         let v: Vec<String> = gs.iter().map(|g| format!("({root}_idx == {ib}'d{g} && g{g}_acc)")).collect();
         v.join(" || ")
     };
+    let mut band_order = None;
     let (rule, after) = if fine {
         let ok: Vec<String> = ld.iter().map(|g| format!("({l}_idx == {ib}'d{g} && g{g}_src_ok)")).collect();
         if keyed {
             let keys = st.iter().map(|g| format!("{s}_idx == {ib}'d{g} ? g{g}_key :"));
-            let _ = writeln!(o, "    wire [{}:0] st_key = {} {kw}'d0;", kw - 1, keys.collect::<Vec<_>>().join(" "));
+            let name = if staged { "sp_key" } else { "st_key" };
+            let _ = writeln!(o, "    wire [{}:0] {name} = {} {kw}'d0;", kw - 1, keys.collect::<Vec<_>>().join(" "));
         }
         ("its source has landed", format!("({})", ok.join(" || ")))
     } else {
         let earlier = match band_live {
             0 => "1'b1".to_string(),
+            b if staged => {
+                let (hi, lo) = (ow - 1, ow - b * key_bits);
+                let _ = writeln!(
+                    o,
+                    "    wire stage_ok;  // no store in the stage belongs to a band before the σ-next load's\n    wire [{w}:0] l_band_order = {l}_order[{hi}:{lo}];\n    wire [{w}:0] sp_band_order = {s}_order[{hi}:{lo}];",
+                    w = hi - lo
+                );
+                band_order = Some(hi - lo + 1);
+                "sp_band_order >= l_band_order".to_string()
+            }
             b => format!("{s}_order[{}:{}] >= {l}_order[{}:{}]", ow - 1, ow - b * key_bits, ow - 1, ow - b * key_bits),
         };
-        ("no pending store belongs to an earlier band", format!("(!{s}_alive || {earlier})"))
+        let stage = if band_order.is_some() { " && stage_ok" } else { "" };
+        ("no pending store belongs to an earlier band", format!("(!{s}_alive || {earlier}){stage}"))
     };
     let _ = writeln!(
         o,
@@ -520,6 +550,7 @@ fn winner(o: &mut String, stores: &[Option<usize>], klen: usize, live: &[usize],
     for g in st {
         let _ = writeln!(o, "    wire pick{g} = {s}_idx == {ib}'d{g};\n    wire win{g} = s_can && pick{g};");
     }
+    band_order
 }
 
 /// Key entry `k` as a function of `n` iterators: `(φ, 1)` for `φ`, `(φ, s)` for a tile

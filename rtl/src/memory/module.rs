@@ -5,6 +5,7 @@
 //! cache, the issue queue, the AXI read and write sides, and the control.
 
 use super::sources::{self, LANDED};
+use super::stage;
 use super::text::{Fresh, Landed, Order, OrderUpdate, ReadSide, Sources, SourcesUpdate, Widths, WriteSide};
 use super::*;
 use crate::verilog::{all_of, any_of, sext, times_const};
@@ -110,11 +111,18 @@ pub(super) fn module(
         unused: Vec::new(),
     };
     plan.header(&mut o);
+    if plan.ordered {
+        stage::forward(&mut o);
+    }
     plan.generators(&mut o, walkers)?;
-    plan.pick(&mut o);
+    let mut staged = plan.pick(&mut o);
+    staged.extend(plan.band_keys(&mut o));
+    if plan.ordered {
+        let band_order = staged.iter().any(|f| f.name == "band_order");
+        stage::stage(&mut o, &staged, band_order, plan.size);
+    }
     let fan_out = plan.fan_out(&mut o);
     plan.issue(&mut o);
-    plan.band_keys(&mut o);
     plan.cache_table(&mut o);
     plan.issue_queue(&mut o, &fan_out, &mut act);
     plan.sides(&mut o, &mut act);
@@ -414,6 +422,8 @@ impl<'a> Plan<'a> {
         let go = match (self.gens[g].load, self.read_ahead()) {
             (true, true) => "ld_take",
             (true, false) => "ld_go",
+            // With the store stage, a store leaves its generator into the stage.
+            (false, _) if self.ordered => "sa_take",
             (false, _) => "st_go",
         };
         let (a, nb) = (AHEAD.trailing_zeros(), AHEAD.trailing_zeros() + 1);
@@ -498,16 +508,33 @@ impl<'a> Plan<'a> {
     }
 
     /// The σ-next load and the σ-next store: their generators (`win<g>`), whether each side has
-    /// one to issue (`ld_want`, `st_want`), their addresses and cells.
-    fn pick(&self, o: &mut String) {
+    /// one to issue (`ld_want`, `st_want`), their addresses and cells. With the store stage
+    /// (`ordered`), the store's are `sp_<name>`, the values that enter it: returned as its fields.
+    fn pick(&self, o: &mut String) -> Vec<stage::Field> {
         let &Plan { local, ordered, cached, fine, keyed, n, klen, bk, size, xw, key_bits, .. } = self;
-        winner(o, &self.store_of(), klen, &self.live, key_bits, bk, fine, keyed);
-        let _ = writeln!(o, "    wire all_done = {};", all_of((0..n).map(|g| format!("g{g}_done")).collect()));
+        let band_order = winner(o, &self.store_of(), klen, &self.live, key_bits, bk, fine, keyed, ordered);
+        let mut done: Vec<String> = (0..n).map(|g| format!("g{g}_done")).collect();
+        let mut staged = Vec::new();
+        if ordered {
+            done.push("!sa_v && !sb_v".into());
+            staged.push(stage::Field::new("addr", 64, false));
+            staged.push(stage::Field::new("cell_full", 64, true));
+            staged.extend(self.side(false).into_iter().map(|g| stage::Field::new(format!("pick{g}"), 1, false)));
+            if keyed {
+                staged.push(stage::Field::new("key", klen as u32 * key_bits, false));
+            }
+            if let Some(w) = band_order {
+                staged.push(stage::Field::new("band_order", w, false));
+            }
+        }
+        let _ = writeln!(o, "    wire all_done = {};", all_of(done));
         for (side, load) in [("ld", true), ("st", false)] {
             let mine = self.side(load);
             if mine.is_empty() {
                 continue;
             }
+            // The stage's values come from the pick as `sp_<name>`.
+            let (side, staged_side) = if !load && ordered { ("sp", true) } else { (side, false) };
             // With read-ahead, the load side issues a read-ahead's line instead while one is due.
             let ahead = load && self.read_ahead();
             let mux = |what: &str, zero: &str| {
@@ -533,7 +560,11 @@ impl<'a> Plan<'a> {
             }
             let _ =
                 writeln!(o, "    // The σ-next {}.\n    wire {side}_want = state == RUN && ({want});", if load { "load" } else { "store" });
-            if !local {
+            if staged_side {
+                let _ = writeln!(o, "    wire [63:0] sp_addr = {};", mux("addr", "64'd0"));
+                let picks = mine.iter().map(|g| format!("    wire sp_pick{g} = pick{g};\n")).collect::<String>();
+                o.push_str(&picks);
+            } else if !local {
                 // Loads only need its line (a store its place in the line too).
                 let _ = writeln!(
                     o,
@@ -550,10 +581,11 @@ impl<'a> Plan<'a> {
                     mux("cell", "64'sd0")
                 );
             }
-            if local || ordered {
+            if (local || ordered) && !staged_side {
                 let _ = writeln!(o, "    wire [{}:0] {side}_cell = {side}_cell_full[{}:0];", xw - 1, xw - 1);
             }
         }
+        staged
     }
 
     /// The fan-out of the σ-next load, and what an issued load carries.
@@ -601,25 +633,27 @@ impl<'a> Plan<'a> {
 
     /// The σ-next store's value, the issue, and a temporary's memory.
     fn issue(&self, o: &mut String) {
-        let &Plan { local, has_loads, has_stores, len, ew, vw, xw, .. } = self;
-        // Stores: the σ-next store's value, popped when it issues.
+        let &Plan { local, ordered, has_loads, has_stores, len, ew, vw, xw, .. } = self;
+        // Stores: the σ-next store's value, popped when it issues (from the stage's `sb`).
         let stores: Vec<(usize, usize)> = self.store_of().iter().enumerate().filter_map(|(g, c)| c.map(|c| (g, c))).collect();
+        let pick = |g: usize| if ordered { format!("st_pick{g}") } else { format!("pick{g}") };
         if has_stores {
             // Each store channel's values wait in two places here, so that the channel's FIFO
             // sees a ready that is a register and the pick's decision ends in this module.
             for (g, c) in &stores {
                 let _ = writeln!(
                     o,
-                    "    wire sv{c}_v;\n    wire [{w}:0] sv{c}_d;\n    /* verilator lint_off PINCONNECTEMPTY */\n    dpn_fifo_reg #(.W({vw}), .DEPTH(2), .FULL_PASS(0)) store_value{c} (.clk(clk), .rst(rst || start), .in_valid(ch{c}_v), .in_ready(ch{c}_r), .in_data(ch{c}_d), .out_valid(sv{c}_v), .out_ready(st_go && pick{g}), .out_data(sv{c}_d), .count(), .peak());\n    /* verilator lint_on PINCONNECTEMPTY */",
+                    "    wire sv{c}_v;\n    wire [{w}:0] sv{c}_d;\n    /* verilator lint_off PINCONNECTEMPTY */\n    dpn_fifo_reg #(.W({vw}), .DEPTH(2), .FULL_PASS(0)) store_value{c} (.clk(clk), .rst(rst || start), .in_valid(ch{c}_v), .in_ready(ch{c}_r), .in_data(ch{c}_d), .out_valid(sv{c}_v), .out_ready(st_go && {}), .out_data(sv{c}_d), .count(), .peak());\n    /* verilator lint_on PINCONNECTEMPTY */",
+                    pick(*g),
                     w = vw - 1
                 );
             }
             let _ = writeln!(
                 o,
                 "    wire pop_ok = {};  // the σ-next store's value is there\n    wire [{}:0] pop_value = {};",
-                any_of(stores.iter().map(|(g, c)| format!("(pick{g} && sv{c}_v)")).collect(), "1'b0"),
+                any_of(stores.iter().map(|&(g, c)| format!("({} && sv{c}_v)", pick(g))).collect(), "1'b0"),
                 vw - 1,
-                by_pick(stores.iter().map(|&(g, c)| (g, format!("sv{c}_d"))), &format!("{vw}'d0"))
+                select(stores.iter().map(|&(g, c)| (pick(g), format!("sv{c}_d"))), &format!("{vw}'d0"))
             );
         }
         let _ = writeln!(o, "    assign issue = ld_go || st_go;");
@@ -647,33 +681,36 @@ impl<'a> Plan<'a> {
         }
     }
 
-    /// The bands of the σ-next load and store.
-    fn band_keys(&self, o: &mut String) {
+    /// The bands of the σ-next load and store; those of the store that vary, the store stage's
+    /// fields.
+    fn band_keys(&self, o: &mut String) -> Vec<stage::Field> {
         let &Plan { dpn, gens, ordered, bk, .. } = self;
         // The band of the σ-next load and store (nest and every tile coordinate but the last): the
         // cache's validity, which stores a load must wait for, and which stores share a burst.
+        let mut staged = Vec::new();
         if !ordered {
-            return;
+            return staged;
         }
         for (side, load) in [("ld", true), ("st", false)] {
             for k in 0..bk {
-                let per_gen: Vec<(usize, String)> = (self.side(load).into_iter())
-                    .map(|g| {
-                        let band = match dpn.schedules[gens[g].stmt].band.get(k) {
-                            None => lit(0),
-                            Some(kk) => constant(kk).map_or_else(|| format!("g{g}_band{k}"), lit),
-                        };
-                        (g, band)
-                    })
-                    .collect();
-                // The same for every generator (a constant): no multiplexer.
+                let fixed = |g: usize| dpn.schedules[gens[g].stmt].band.get(k).map_or(Some(0), constant);
+                let per_gen: Vec<(usize, String)> =
+                    self.side(load).into_iter().map(|g| (g, fixed(g).map_or_else(|| format!("g{g}_band{k}"), lit))).collect();
+                // The same for every generator (a constant, or one generator's): no multiplexer.
                 let e = match per_gen.first() {
                     Some((_, first)) if per_gen.iter().all(|(_, x)| x == first) => first.clone(),
                     _ => by_pick(per_gen, "64'sd0"),
                 };
-                let _ = writeln!(o, "    wire signed [63:0] {side}_band{k} = {e};");
+                // A band that varies is the stage's store's (`sb`), not the generators' next.
+                if !load && self.side(load).into_iter().any(|g| fixed(g).is_none()) {
+                    staged.push(stage::Field::new(format!("band{k}"), 64, true));
+                    let _ = writeln!(o, "    wire signed [63:0] sp_band{k} = {e};");
+                } else {
+                    let _ = writeln!(o, "    wire signed [63:0] {side}_band{k} = {e};");
+                }
             }
         }
+        staged
     }
 
     /// The load cache's table.
@@ -783,7 +820,7 @@ impl<'a> Plan<'a> {
             // (`sent`: those it has reached), so a full one holds back only the next value.
             let several = fan.len() > 1;
             let sent = |k: usize| if several { format!(" || sent[{k}]") } else { String::new() };
-            let can: Vec<String> = fan.iter().enumerate().map(|(k, (q, _))| format!("(!h_to{q}{} || ch{q}_or)", sent(k))).collect();
+            let can: Vec<String> = fan.iter().enumerate().map(|(k, (q, _))| format!("(!h_to{q}{} || fo{q}_r)", sent(k))).collect();
             // Where the R beats wait for the head: a lane's buffer (in the lanes' cell, behind
             // the lane's read channel) or this module's (`read_side.v`).
             let (rv, rd, rr) = if shape.lane.is_some() { ("m_rvalid", "m_rdata", "m_rready") } else { ("rb_valid", "rb_data", "rb_ready") };
@@ -818,11 +855,12 @@ impl<'a> Plan<'a> {
             let beat = if local { "1'b1".to_string() } else { format!("(!h_miss || {rv})") };
             let _ = writeln!(
                 o,
-                "    // Fan-out of the head once its value is there; it leaves once every target has it.\n    wire can = {};\n    wire fire = q_any && {beat} && can;",
+                "    // Fan-out of the head once its value is there; it leaves once every target has it.\n{}    wire can = {};\n    wire fire = q_any && {beat} && can;",
+                fan.iter().map(|(q, _)| format!("    wire fo{q}_v, fo{q}_r;  // into target {q}'s places\n")).collect::<String>(),
                 all_of(can)
             );
             if several {
-                let got: Vec<String> = fan.iter().rev().map(|(q, _)| format!("ch{q}_ov && ch{q}_or")).collect();
+                let got: Vec<String> = fan.iter().rev().map(|(q, _)| format!("fo{q}_v && fo{q}_r")).collect();
                 let _ = writeln!(
                     o,
                     "    reg [{n}:0] sent;\n    always @(posedge clk) begin\n        if (rst || start || fire) sent <= {w}'d0;\n        else sent <= sent | {{{}}};\n    end",
@@ -841,20 +879,22 @@ impl<'a> Plan<'a> {
                 act.wait_in.push(format!("({head} && h_miss && !{rv})"));
                 let _ = writeln!(o, "    assign {rr} = {head} && h_miss && can;");
             }
+            // Each target's values leave through two places of their own, so that the fan-out
+            // ends in this module (in registers) and sees a ready that is a register.
             for (k, (q, _)) in fan.iter().enumerate() {
                 let qch = &dpn.channels[*q];
-                let _ = if several {
-                    writeln!(o, "    assign ch{q}_ov = {head} && {beat} && h_to{q} && !sent[{k}];")
-                } else {
-                    writeln!(o, "    assign ch{q}_ov = fire && h_to{q};")
-                };
                 // A value every vector lane reads is the first of its access's cells.
-                let value = if shape.plan.broadcast(*q) { format!("h_shift[{}:0]", ew - 1) } else { value.clone() };
-                if qch.kind == ChannelKind::Scratchpad {
-                    let _ = writeln!(o, "    assign ch{q}_od = {{h_at{q}, {value}}};");
+                let (value, width) = if shape.plan.broadcast(*q) { (format!("h_shift[{}:0]", ew - 1), ew) } else { (value.clone(), vw) };
+                let (data, width) = if qch.kind == ChannelKind::Scratchpad {
+                    (format!("{{h_at{q}, {value}}}"), width + index_bits(qch.cells() / self.shape.plan.values[*q] as usize))
                 } else {
-                    let _ = writeln!(o, "    assign ch{q}_od = {value};");
-                }
+                    (value, width)
+                };
+                let valid = if several { format!("{head} && {beat} && h_to{q} && !sent[{k}]") } else { format!("fire && h_to{q}") };
+                let _ = writeln!(
+                    o,
+                    "    assign fo{q}_v = {valid};\n    /* verilator lint_off PINCONNECTEMPTY */\n    dpn_fifo_reg #(.W({width}), .DEPTH(2), .FULL_PASS(0)) load_value{q} (.clk(clk), .rst(rst || start), .in_valid(fo{q}_v), .in_ready(fo{q}_r), .in_data({data}), .out_valid(ch{q}_ov), .out_ready(ch{q}_or), .out_data(ch{q}_od), .count(), .peak());\n    /* verilator lint_on PINCONNECTEMPTY */"
+                );
             }
             let _ = writeln!(
                 o,
@@ -876,16 +916,17 @@ impl<'a> Plan<'a> {
                 // With vector lanes a store writes a vector's cells, and a load of a value every
                 // lane reads may take any one of them: they compare vectors.
                 let same = match shape.simd {
-                    1 => "q_cell[wi] == st_cell".to_string(),
-                    w => format!("(q_cell[wi] >> {lg}) == (st_cell >> {lg})", lg = w.trailing_zeros()),
+                    1 => "q_cell[wi] == sa_cell".to_string(),
+                    w => format!("(q_cell[wi] >> {lg}) == (sa_cell >> {lg})", lg = w.trailing_zeros()),
                 };
                 let _ = writeln!(
                     o,
-                    "    // Write after read: a store waits while a load of its cell is in the queue. (Loads pass\n    // the stores of their band, so counting every earlier read would wait on later ones.)\n    reg [{x}:0] q_cell [0:{}];\n    reg [{}:0] q_v;\n    always @(posedge clk) if (ld_go) q_cell[q_tail] <= ld_cell;\n    always @(posedge clk) begin\n        if (rst || start) q_v <= {QUEUE}'d0;\n        else begin\n            if (ld_go) q_v[q_tail] <= 1'b1;\n            if (fire) q_v[q_head] <= 1'b0;\n        end\n    end\n    reg war;\n    integer wi;\n    always @* begin\n        war = 1'b0;\n        for (wi = 0; wi < {QUEUE}; wi = wi + 1)\n            if (q_v[wi] && {same}) war = 1'b1;\n    end",
+                    "    // The queued loads' cells, for write after read. (Loads pass the stores of their band, so\n    // counting every earlier read would wait on later ones.)\n    reg [{x}:0] q_cell [0:{}];\n    reg [{}:0] q_v;\n    always @(posedge clk) if (ld_go) q_cell[q_tail] <= ld_cell;\n    always @(posedge clk) begin\n        if (rst || start) q_v <= {QUEUE}'d0;\n        else begin\n            if (ld_go) q_v[q_tail] <= 1'b1;\n            if (fire) q_v[q_head] <= 1'b0;\n        end\n    end\n    wire [{x}:0] sa_cell = sa_cell_full[{x}:0];",
                     QUEUE - 1,
                     QUEUE - 1,
                     x = xw - 1,
                 );
+                stage::write_after_read(o, &same, QUEUE, qa + 1);
             }
             act.quiet.push(format!("q_count == {}'d0", qa + 1));
         }
@@ -1017,12 +1058,18 @@ impl<'a> Plan<'a> {
 /// no generator's turn (`win<g>`), and with it the comparison between the sides, lies before
 /// it; `zero` where the side has none.
 fn by_pick(values: impl IntoIterator<Item = (usize, String)>, zero: &str) -> String {
-    let values: Vec<(usize, String)> = values.into_iter().collect();
+    select(values.into_iter().map(|(g, v)| (format!("pick{g}"), v)), zero)
+}
+
+/// The value of the first (condition, value) pair whose condition holds, the last's where none
+/// does (the conditions are exclusive and one holds); `zero` where there is none.
+fn select(values: impl IntoIterator<Item = (String, String)>, zero: &str) -> String {
+    let values: Vec<(String, String)> = values.into_iter().collect();
     match &values[..] {
         [] => zero.to_string(),
         [(_, v)] => v.clone(),
         [arms @ .., (_, last)] => {
-            let arms: Vec<String> = arms.iter().map(|(g, v)| format!("pick{g} ? {v} :")).collect();
+            let arms: Vec<String> = arms.iter().map(|(when, v)| format!("{when} ? {v} :")).collect();
             format!("{} {last}", arms.join(" "))
         }
     }

@@ -1,0 +1,77 @@
+//! The store stage of a memory module whose array is both loaded and stored (`ordered`): the
+//! σ-next store leaves its generator into `sa`, where its cell is compared with every queued
+//! load, then moves into `sb`, from which it issues. The comparison (a load of its cell still
+//! queued: write after read) ends in a register, so a store's issue starts at flip-flops
+//! rather than behind the pick, a multiplexer of the generators' cells and a comparison with
+//! every queue entry; a store a cycle moves through both places.
+//!
+//! Why the comparison may be made in `sa` and not again: a store is taken when it precedes
+//! every pending load in σ, so every load issued from then on comes after it in σ and reads
+//! another cell (a band never loads a cell its own stores wrote; later bands wait for them).
+//! The loads that may read its cell were queued before it was taken and only leave the queue:
+//! where one is found, the store waits in `sb` until every load queued when it was compared
+//! has fanned out (`sb_left`), which may be longer than needed, never shorter.
+
+use std::fmt::Write;
+
+/// A value of the σ-next store that the stage carries: `sp_<name>` (from the pick) into
+/// `sa_<name>`, then `sb_<name>`, read as `st_<name>`.
+pub(super) struct Field {
+    pub(super) name: String,
+    pub(super) width: u32,
+    pub(super) signed: bool,
+}
+
+impl Field {
+    pub(super) fn new(name: impl Into<String>, width: u32, signed: bool) -> Field {
+        Field { name: name.into(), width, signed }
+    }
+}
+
+/// Declarations that the generators and the pick use before the stage is written: whether
+/// each place holds a store, and the take from the generators.
+pub(super) fn forward(o: &mut String) {
+    o.push_str("    // The store stage (`sa`, then `sb`, from which a store issues): whether each place holds\n    // a store, and the σ-next store leaving its generator.\n    reg sa_v, sb_v;\n    wire sa_take;\n");
+}
+
+/// The stage's places with `fields`, the moves between them, and the `st_<name>` wires;
+/// with `band_order` (a field), the check that no store in it belongs to a band before the
+/// σ-next load's (`stage_ok`, declared by the pick).
+/// The store's line address (lines of 2^`size` bytes) is worked out from `st_addr` after the
+/// stage.
+pub(super) fn stage(o: &mut String, fields: &[Field], band_order: bool, size: u32) {
+    let decl = |f: &Field| format!("{}[{}:0]", if f.signed { "signed " } else { "" }, f.width - 1);
+    o.push_str("    // The store stage: sa's store moves on when sb is empty or its store goes.\n    wire sa_move = sa_v && (!sb_v || st_go);\n    assign sa_take = sp_want && (!sa_v || sa_move);\n");
+    for f in fields {
+        let _ = writeln!(o, "    reg {} sa_{n}, sb_{n};", decl(f), n = f.name);
+    }
+    let sets =
+        |to: &str, from: &str| -> String { fields.iter().map(|f| format!("\n            {to}_{n} <= {from}_{n};", n = f.name)).collect() };
+    let _ = writeln!(
+        o,
+        "    always @(posedge clk) begin\n        if (rst || start) begin\n            sa_v <= 1'b0;\n            sb_v <= 1'b0;\n        end else begin\n            if (sa_take) sa_v <= 1'b1;\n            else if (sa_move) sa_v <= 1'b0;\n            if (sa_move) sb_v <= 1'b1;\n            else if (st_go) sb_v <= 1'b0;\n        end\n        if (sa_take) begin{}\n        end\n        if (sa_move) begin{}\n        end\n    end\n    wire st_want = sb_v;",
+        sets("sa", "sp"),
+        sets("sb", "sa")
+    );
+    // What the issue reads of sb's store (which of it depends on the array and the lanes).
+    o.push_str("    // verilator lint_off UNUSEDSIGNAL\n");
+    for f in fields.iter().filter(|f| f.name != "band_order") {
+        let _ = writeln!(o, "    wire {} st_{n} = sb_{n};", decl(f), n = f.name);
+    }
+    o.push_str("    // verilator lint_on UNUSEDSIGNAL\n");
+    let _ = writeln!(o, "    wire [63:0] st_line_addr = {{st_addr[63:{size}], {size}'d0}};");
+    if band_order {
+        o.push_str("    assign stage_ok = (!sa_v || sa_band_order >= l_band_order) && (!sb_v || sb_band_order >= l_band_order);\n");
+    }
+}
+
+/// Write after read over the issue queue (`q_cell`, `q_v`; `queue` entries, a count of `cw`
+/// bits): `same` compares entry `wi` with sa's cell. `war` holds sb's store back.
+pub(super) fn write_after_read(o: &mut String, same: &str, queue: usize, cw: u32) {
+    let _ = writeln!(
+        o,
+        "    // Write after read (see the store stage): a queued load reads sa's cell; sb's store waits\n    // until the loads queued when it was compared have fanned out.\n    reg sa_war;\n    integer wi;\n    always @* begin\n        sa_war = 1'b0;\n        for (wi = 0; wi < {queue}; wi = wi + 1)\n            if (q_v[wi] && {same}) sa_war = 1'b1;\n    end\n    reg sb_wait;\n    reg [{c}:0] sb_left;\n    always @(posedge clk) begin\n        if (rst || start) sb_wait <= 1'b0;\n        else if (sa_move) begin\n            sb_wait <= sa_war && q_count != {{{z}'d0, fire}};\n            sb_left <= q_count - {{{z}'d0, fire}};\n        end else if (sb_wait && fire) begin\n            sb_left <= sb_left - {cw}'d1;\n            sb_wait <= sb_left != {cw}'d1;\n        end\n    end\n    wire war = sb_wait;",
+        c = cw - 1,
+        z = cw - 1,
+    );
+}
