@@ -57,12 +57,16 @@ module dpn_scratchpad #(
             assign wr_full = full_bits[wr_cell];
             assign rd_full = full_bits[rd_cell];
             assign init = 1'b0;
+            // Each cell's bit is written where its address matches (a decoder; a write at a
+            // variable index is a shift that Yosys leaves as a carry chain).
+            integer c;
             always @(posedge clk) begin
                 if (rst) full_bits <= {DEPTH{1'b0}};
-                else begin
-                    if (wr) full_bits[wr_cell] <= 1'b1;
-                    if (free) full_bits[rd_cell] <= 1'b0;
-                end
+                else
+                    for (c = 0; c < DEPTH; c = c + 1) begin
+                        if (wr && wr_cell == c[AW-1:0]) full_bits[c] <= 1'b1;
+                        if (free && rd_cell == c[AW-1:0]) full_bits[c] <= 1'b0;
+                    end
             end
         end else begin : g_lutram
             // Two 1-bit LUTRAMs, each with one write port: the writer owns set_mem, the reader

@@ -125,7 +125,7 @@ pub(super) fn module(
     plan.issue(&mut o);
     plan.cache_table(&mut o);
     plan.issue_queue(&mut o, &fan_out, &mut act);
-    plan.sides(&mut o, &mut act);
+    plan.sides(&mut o, &mut act, &staged);
     plan.control(&mut o, act);
     Ok(o)
 }
@@ -426,7 +426,7 @@ impl<'a> Plan<'a> {
             (false, _) if self.ordered => "sa_take",
             (false, _) => "st_go",
         };
-        let (a, nb) = (AHEAD.trailing_zeros(), AHEAD.trailing_zeros() + 1);
+        let a = AHEAD.trailing_zeros();
         // The stage keeps an access's cell for its address (`access_fields`): the address's
         // 64-bit sum is worked out between the stage and the queue, the cell's products before
         // the stage.
@@ -440,10 +440,11 @@ impl<'a> Plan<'a> {
         let width: u32 = queued.iter().map(|f| f.width).sum();
         let _ = writeln!(
             o,
-            "    reg [{}:0] g{g}_f [0:{}];\n    reg [{}:0] g{g}_fh, g{g}_ft;\n    reg [{a}:0] g{g}_fn;\n    wire g{g}_acc = g{g}_fn != {nb}'d0;\n    // Room for the stage's point: the queue had two free places a cycle ago (it gains at most\n    // one a cycle), so that the walker's step does not wait on this cycle's issue.\n    reg g{g}_room;",
+            "    reg [{}:0] g{g}_f [0:{}];\n    reg [{}:0] g{g}_fh, g{g}_ft;\n    // How many accesses wait, as a thermometer: bit k set while more than k do (a push or a\n    // pop shifts it, no adder after the pick).\n    reg [{f}:0] g{g}_fq;\n    wire g{g}_acc = g{g}_fq[0];\n    // Room for the stage's point: the queue had two free places a cycle ago (it gains at most\n    // one a cycle), so that the walker's step does not wait on this cycle's issue.\n    reg g{g}_room;",
             width - 1,
             AHEAD - 1,
             a - 1,
+            f = AHEAD - 1,
         );
         let _ = writeln!(
             o,
@@ -454,13 +455,21 @@ impl<'a> Plan<'a> {
         unpack(o, &format!("g{g}_p"), fields, &format!("g{g}_p_"));
         let _ = writeln!(
             o,
-            "    always @(posedge clk) if (g{g}_push) g{g}_f[g{g}_ft] <= {{{}}};\n    always @(posedge clk) begin\n        if (rst || start) begin\n            g{g}_fh <= {a}'d0;\n            g{g}_ft <= {a}'d0;\n            g{g}_fn <= {nb}'d0;\n        end else begin\n            if (g{g}_pop) g{g}_fh <= g{g}_fh + {a}'d1;\n            if (g{g}_push) g{g}_ft <= g{g}_ft + {a}'d1;\n            g{g}_fn <= g{g}_fn + {{{a}'d0, g{g}_push}} - {{{a}'d0, g{g}_pop}};\n        end\n        g{g}_room <= !(rst || start) && g{g}_fn < {nb}'d{};\n    end\n    wire [{}:0] g{g}_head = g{g}_f[g{g}_fh];",
+            "    always @(posedge clk) if (g{g}_push) g{g}_f[g{g}_ft] <= {{{}}};\n    always @(posedge clk) begin\n        if (rst || start) begin\n            g{g}_fh <= {a}'d0;\n            g{g}_ft <= {a}'d0;\n            g{g}_fq <= {ah}'d0;\n        end else begin\n            if (g{g}_pop) g{g}_fh <= g{g}_fh + {a}'d1;\n            if (g{g}_push) g{g}_ft <= g{g}_ft + {a}'d1;\n            if (g{g}_push && !g{g}_pop) g{g}_fq <= {{g{g}_fq[{}:0], 1'b1}};\n            else if (!g{g}_push && g{g}_pop) g{g}_fq <= {{1'b0, g{g}_fq[{f}:1]}};\n        end\n        g{g}_room <= !(rst || start) && !g{g}_fq[{}];\n    end\n    wire [{}:0] g{g}_head = g{g}_f[g{g}_fh];",
             queued.iter().map(|f| f.value.as_str()).collect::<Vec<_>>().join(", "),
-            AHEAD - 1,
+            AHEAD - 2,
+            AHEAD - 2,
             width - 1,
+            ah = AHEAD,
+            f = AHEAD - 1,
         );
         unpack(o, &format!("g{g}_head"), &queued, &format!("g{g}_"));
         let &Plan { dpn, gens, local, ordered, n, bk, xw, key_bits, klen, .. } = self;
+        if n > 1 {
+            // The entry after the head, for the order after a pop (`g<g>_order`).
+            let _ = writeln!(o, "    wire [{}:0] g{g}_head1 = g{g}_f[g{g}_fh + {a}'d1];", width - 1);
+            unpack(o, &format!("g{g}_head1"), &queued, &format!("g{g}_n_"));
+        }
         if local || ordered || (gens[g].load && self.cached) {
             let _ = writeln!(o, "    wire signed [63:0] g{g}_cell = {{{}'d0, g{g}_cell_q}};", 64 - xw);
         }
@@ -470,9 +479,10 @@ impl<'a> Plan<'a> {
         let sigma = &dpn.schedules[gens[g].stmt].sigma;
         let _ = writeln!(
             o,
-            "    reg g{g}_seen;\n    reg [{k}:0] g{g}_walked;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_pv) begin\n            g{g}_seen <= 1'b1;\n            g{g}_walked <= {};\n        end\n    end\n    wire g{g}_known = g{g}_acc || g{g}_seen;\n    wire [{k}:0] g{g}_order = g{g}_acc ? {} : g{g}_walked;",
-            self.key_of(g, &format!("g{g}_p_k"), &self.live),
+            "    reg g{g}_seen;\n    reg [{k}:0] g{g}_walked;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_pv) begin\n            g{g}_seen <= 1'b1;\n            g{g}_walked <= {p};\n        end\n    end\n    wire g{g}_known = g{g}_acc || g{g}_seen;\n    // The order the pick compares (the head's key, or the last point walked while the queue is\n    // empty) as a register, worked out for the head after each edge: the pick starts at\n    // flip-flops, not at the queue's read and this choice.\n    reg [{k}:0] g{g}_order;\n    always @(posedge clk)\n        g{g}_order <= (g{g}_fq[0] && !g{g}_pop) ? {} : (g{g}_pop && g{g}_fq[1]) ? {} : g{g}_pv ? {p} : g{g}_walked;",
             self.key_of(g, &format!("g{g}_k"), &self.live),
+            self.key_of(g, &format!("g{g}_n_k"), &self.live),
+            p = self.key_of(g, &format!("g{g}_p_k"), &self.live),
             k = self.live.len().max(1) as u32 * key_bits - 1
         );
         if !gens[g].load && self.keyed {
@@ -724,8 +734,9 @@ impl<'a> Plan<'a> {
                 let miss = cache.miss_nos();
                 o.push_str(&render(Fresh {
                     lines: cache.lines,
+                    ib: cache.index_bits,
                     miss_nos: miss.declare(),
-                    st_miss_no: miss.read("st_idx"),
+                    h_miss_no: miss.read("h_idx"),
                     miss_at_fetch: miss.write("ld_idx", "misses"),
                     st_tag_match: if cache.tag_bits > 0 { format!(" && {} == st_tag", cache.tags().read("st_idx")) } else { String::new() },
                 }));
@@ -762,9 +773,10 @@ impl<'a> Plan<'a> {
             }
             let _ = writeln!(
                 o,
-                "    // Its line was fetched already{note}: no DDR read.\n    wire hit = filled[ld_idx]{cond}{}{};\n    always @(posedge clk) begin\n        if (start) begin\n            filled <= {n}'d0;{clear}\n        end else if (ld_go) begin{step}\n            if (!hit) filled[ld_idx] <= 1'b1;\n        end\n    end{}",
+                "    // Its line was fetched already{note}: no DDR read.\n    wire hit = filled[ld_idx]{cond}{}{};\n    integer fk;\n    always @(posedge clk) begin\n        if (start) begin\n            filled <= {n}'d0;{clear}\n        end else if (ld_go) begin{step}\n            for (fk = 0; fk < {n}; fk = fk + 1) if (!hit && ld_idx == fk[{}:0]) filled[fk] <= 1'b1;\n        end\n    end{}",
                 if tag { format!(" && {} == ld_tag", cache.tags().read("ld_idx")) } else { String::new() },
                 if fine { " && fresh" } else { "" },
+                cache.index_bits - 1,
                 if fetched.is_empty() { String::new() } else { format!("\n    always @(posedge clk) if (ld_go && !hit) begin {} end", fetched.join(" ")) },
                 n = cache.lines,
             );
@@ -921,10 +933,11 @@ impl<'a> Plan<'a> {
                 };
                 let _ = writeln!(
                     o,
-                    "    // The queued loads' cells, for write after read. (Loads pass the stores of their band, so\n    // counting every earlier read would wait on later ones.)\n    reg [{x}:0] q_cell [0:{}];\n    reg [{}:0] q_v;\n    always @(posedge clk) if (ld_go) q_cell[q_tail] <= ld_cell;\n    always @(posedge clk) begin\n        if (rst || start) q_v <= {QUEUE}'d0;\n        else begin\n            if (ld_go) q_v[q_tail] <= 1'b1;\n            if (fire) q_v[q_head] <= 1'b0;\n        end\n    end\n    wire [{x}:0] sa_cell = sa_cell_full[{x}:0];",
+                    "    // The queued loads' cells, for write after read. (Loads pass the stores of their band, so\n    // counting every earlier read would wait on later ones.)\n    reg [{x}:0] q_cell [0:{}];\n    reg [{}:0] q_v;\n    always @(posedge clk) if (ld_go) q_cell[q_tail] <= ld_cell;\n    integer qk;\n    always @(posedge clk) begin\n        if (rst || start) q_v <= {QUEUE}'d0;\n        else\n            for (qk = 0; qk < {QUEUE}; qk = qk + 1) begin\n                if (ld_go && q_tail == qk[{qb}:0]) q_v[qk] <= 1'b1;\n                if (fire && q_head == qk[{qb}:0]) q_v[qk] <= 1'b0;\n            end\n    end\n    wire [{x}:0] sa_cell = sa_cell_full[{x}:0];",
                     QUEUE - 1,
                     QUEUE - 1,
                     x = xw - 1,
+                    qb = qa - 1,
                 );
                 stage::write_after_read(o, &same, QUEUE, qa + 1);
             }
@@ -933,7 +946,7 @@ impl<'a> Plan<'a> {
     }
 
     /// The AXI write side, then the read side (which needs the write side's counters).
-    fn sides(&self, o: &mut String, act: &mut Activity) {
+    fn sides(&self, o: &mut String, act: &mut Activity, staged: &[stage::Field]) {
         let &Plan { shape, local, ordered, fine, has_loads, has_stores, bk, vb, vw, size, ref landed, .. } = self;
         let bw = index_bits(BURST.max(READ_BURST) + 1);
         let hw = index_bits(HOLD + 1);
@@ -961,9 +974,9 @@ impl<'a> Plan<'a> {
         let w = Widths { bw, hw, lb: LINE_BYTES, size, wc };
         if !local && has_stores {
             if ordered {
-                let same = |side: &str| all_of((0..bk).map(|k| format!("{side}_band{k} == w_band{k}")).collect());
+                let same = all_of((0..bk).map(|k| format!("ld_band{k} == w_band{k}")).collect());
                 let bands = (0..bk).map(|k| format!("w_band{k}")).collect::<Vec<_>>().join(", ");
-                o.push_str(&render(Order { fine, bands, st_same: same("st"), ld_same: same("ld") }));
+                o.push_str(&render(Order { fine, bands, ld_same: same }));
             }
             o.push_str(&render(WriteSide {
                 w: &w,
@@ -977,6 +990,8 @@ impl<'a> Plan<'a> {
                 len: len8("wb_beats"),
             }));
             if ordered {
+                let bands: Vec<usize> = staged.iter().filter_map(|f| f.name.strip_prefix("band")?.parse().ok()).collect();
+                stage::last(o, &bands, size);
                 let sets: Vec<String> = (0..bk).map(|k| format!("w_band{k} <= st_band{k};")).collect();
                 o.push_str(&render(OrderUpdate { fine, sets: sets.join(" ") }));
             }

@@ -60,6 +60,7 @@ pub(super) fn stage(o: &mut String, fields: &[Field], band_order: bool, size: u3
     }
     o.push_str("    // verilator lint_on UNUSEDSIGNAL\n");
     let _ = writeln!(o, "    wire [63:0] st_line_addr = {{st_addr[63:{size}], {size}'d0}};");
+    o.push_str("    // sb's store against the store issued before it (its held line, the line after that, its\n    // band), worked out as it enters sb (`last`).\n    reg sb_is_last, sb_is_end, sb_same_band;\n    reg [63:0] sb_end;\n");
     if band_order {
         o.push_str("    assign stage_ok = (!sa_v || sa_band_order >= l_band_order) && (!sb_v || sb_band_order >= l_band_order);\n");
     }
@@ -73,5 +74,28 @@ pub(super) fn write_after_read(o: &mut String, same: &str, queue: usize, cw: u32
         "    // Write after read (see the store stage): a queued load reads sa's cell; sb's store waits\n    // until the loads queued when it was compared have fanned out.\n    reg sa_war;\n    integer wi;\n    always @* begin\n        sa_war = 1'b0;\n        for (wi = 0; wi < {queue}; wi = wi + 1)\n            if (q_v[wi] && {same}) sa_war = 1'b1;\n    end\n    reg sb_wait;\n    reg [{c}:0] sb_left;\n    always @(posedge clk) begin\n        if (rst || start) sb_wait <= 1'b0;\n        else if (sa_move) begin\n            sb_wait <= sa_war && q_count != {{{z}'d0, fire}};\n            sb_left <= q_count - {{{z}'d0, fire}};\n        end else if (sb_wait && fire) begin\n            sb_left <= sb_left - {cw}'d1;\n            sb_wait <= sb_left != {cw}'d1;\n        end\n    end\n    wire war = sb_wait;",
         c = cw - 1,
         z = cw - 1,
+    );
+}
+
+/// `sb_is_last`, `sb_is_end` and `sb_same_band` as sa's store enters sb, against the store
+/// issued before it: sb's, if that goes at this edge, else the last one issued (`wb_last`,
+/// `wb_end`, `w_band<k>`), which only a store's issue changes while the open burst is open.
+/// `bands`: the band entries the stage carries (the others are the same constant for every
+/// store); lines of 2^`size` bytes.
+pub(super) fn last(o: &mut String, bands: &[usize], size: u32) {
+    let same = |other: &dyn Fn(usize) -> String| -> String {
+        let v: Vec<String> = bands.iter().map(|&k| format!("sa_band{k} == {}", other(k))).collect();
+        if v.is_empty() {
+            "1'b1".into()
+        } else {
+            v.join(" && ")
+        }
+    };
+    let _ = writeln!(
+        o,
+        "    wire [63:0] sa_line_addr = {{sa_addr[63:{size}], {size}'d0}};\n    always @(posedge clk) if (sa_move) begin\n        sb_is_last <= st_go ? sa_line_addr == st_line_addr : sa_line_addr == wb_last;\n        sb_is_end <= st_go ? sa_line_addr == sb_end : sa_line_addr == wb_end;\n        sb_same_band <= st_go ? {} : {};\n        sb_end <= sa_line_addr + 64'd{};\n    end",
+        same(&|k| format!("sb_band{k}")),
+        same(&|k| format!("w_band{k}")),
+        1u64 << size
     );
 }

@@ -66,8 +66,7 @@ pub(super) struct Order {
     pub(super) fine: bool,
     /// The registers of the last store's band key.
     pub(super) bands: String,
-    /// The σ-next store is in the last store's band; the σ-next load is.
-    pub(super) st_same: String,
+    /// The σ-next load is in the last store's band.
     pub(super) ld_same: String,
 }
 
@@ -117,12 +116,13 @@ pub(super) struct Landed {
 #[derive(Template)]
 #[template(path = "memory/fresh.v", escape = "none")]
 pub(super) struct Fresh {
-    /// Lines of the cache.
+    /// Lines of the cache, and the bits of an index.
     pub(super) lines: usize,
+    pub(super) ib: u32,
     /// The table per line (`Table`) of the number of its last miss: its declaration, its entry
-    /// at `st_idx`, and the statement that writes it at a fetch.
+    /// at the queue head's `h_idx`, and the statement that writes it at a fetch.
     pub(super) miss_nos: String,
-    pub(super) st_miss_no: String,
+    pub(super) h_miss_no: String,
     pub(super) miss_at_fetch: String,
     /// ` && <the entry's tag> == st_tag`, or nothing where every line has its own entry.
     pub(super) st_tag_match: String,

@@ -5,29 +5,39 @@
     reg [«lines - 1»:0] current;
     // miss_no: the number of the last miss to the entry
 «miss_nos»    // Misses issued and lines filled (in the same order), counted modulo 2^16: at most QUEUE
-    // misses wait for their fills, so a miss whose number is not behind the fills' is pending
-    // (a fill 2^15 or more behind the last miss may look pending: the store then only spoils).
+    // misses wait for their fills, so the fill whose number is an entry's last miss's is that
+    // miss's. Per entry, whether its last miss is still to be filled (`awaiting`).
     reg [15:0] misses, fills;
+    reg [«lines - 1»:0] awaiting;
     wire fresh = current[ld_idx];
     // A fetch is current if its entry's last store has landed.
     wire fetch_current = !in_flight[ld_idx];
     // The σ-next store's line is in the cache and filled, and no miss fetches into its entry nor
     // fills a line at this edge: the store writes its cells into the line as well.
-    wire st_here = filled[st_idx]«st_tag_match» && $signed(«st_miss_no» - fills) < 16'sd0
+    wire st_here = filled[st_idx]«st_tag_match» && !awaiting[st_idx]
         && !(ld_go && ld_idx == st_idx) && !(fire && h_miss);
     always @(posedge clk) begin
         if (ld_go && !hit) begin «miss_at_fetch» end
     end
+    // Each entry's bits are written where its index matches (a decoder; a write at a variable
+    // index is a shift that Yosys leaves as a carry chain).
+    wire fill_last = fire && h_miss && «h_miss_no» == fills;  // the fill of its entry's last miss
+    integer fi;
     always @(posedge clk) begin
         if (rst || start) begin
             current <= ~«lines»'d0;
+            awaiting <= «lines»'d0;
             misses <= 16'd0;
             fills <= 16'd0;
         end else begin
-            if (ld_go && !hit) current[ld_idx] <= fetch_current;
-            // After the fetch: a store to the entry fetched at this edge does not write into it.
-            if (st_go && !st_here) current[st_idx] <= 1'b0;
             if (ld_go && !hit) misses <= misses + 16'd1;
             if (fire && h_miss) fills <= fills + 16'd1;
+            for (fi = 0; fi < «lines»; fi = fi + 1) begin
+                if (ld_go && !hit && ld_idx == fi[«ib - 1»:0]) current[fi] <= fetch_current;
+                // After the fetch: a store to the entry fetched at this edge does not write into it.
+                if (st_go && !st_here && st_idx == fi[«ib - 1»:0]) current[fi] <= 1'b0;
+                if (fill_last && h_idx == fi[«ib - 1»:0]) awaiting[fi] <= 1'b0;
+                if (ld_go && !hit && ld_idx == fi[«ib - 1»:0]) awaiting[fi] <= 1'b1;
+            end
         end
     end

@@ -6,6 +6,6 @@
     // A store waits while a load of its cell is in flight (`war`), so no store overtakes an
     // earlier read of its cell. Write bursts hold the stores of one band.
     reg signed [63:0] «bands»;  // the band of the last store
-    wire st_same_band = «st_same»;  // the σ-next store belongs to the last store's band
+    wire st_same_band = sb_same_band;  // the σ-next store belongs to the last store's band (`stage::last`)
     wire ld_same_band = «ld_same»;  // the σ-next load does{% if !fine %}
     reg [15:0] w_old;  // of the write bursts awaiting B, those of bands before w_band{% endif %}

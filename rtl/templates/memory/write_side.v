@@ -14,14 +14,19 @@
     reg [«w.wc - 2»:0] wf_head, wf_tail;
     reg [«w.wc - 1»:0] wf_count;
     reg [15:0] w_out;  // write bursts opened and not yet acknowledged
-    reg [15:0] w_credit;  // AWs accepted whose W beats have not all gone: W never runs ahead of AW
+{% if fine %}    reg w_room;  // w_out != «landed», as a register
+{% endif %}    reg [15:0] w_credit;  // AWs accepted whose W beats have not all gone: W never runs ahead of AW
     wire b_beat = m_bvalid && m_bready;
     assign m_awvalid = aw_v;
     wire aw_free = !aw_v || (m_awvalid && m_awready);
     reg wf_room;  // wf_count != its size, as a register
-    wire aw_same = wb_v && st_line_addr == wb_last{% if ordered %} && st_same_band{% endif %};  // merges into the held beat
-    wire aw_ext = wb_v && wb_beats != BURST && st_line_addr == wb_end && st_line_addr[11:0] != 12'd0{% if ordered %} && st_same_band{% endif %};  // a beat more, within 4 KiB
-    assign st_go = st_want && pop_ok{% if ordered %} && !war{% endif %} && wf_room && (aw_same || aw_ext || !wb_v || aw_free){% if fine %} && (aw_same || aw_ext || w_out != 16'd«landed»){% endif %};
+{% if ordered %}    // The store stage compared sb's line with the last store's as it entered sb (`sb_is_last`,
+    // `sb_is_end`): that store is the one the open burst holds last.
+    wire aw_same = wb_v && sb_is_last && st_same_band;  // merges into the held beat
+    wire aw_ext = wb_v && wb_beats != BURST && sb_is_end && st_line_addr[11:0] != 12'd0 && st_same_band;  // a beat more, within 4 KiB
+{% else %}    wire aw_same = wb_v && st_line_addr == wb_last;  // merges into the held beat
+    wire aw_ext = wb_v && wb_beats != BURST && st_line_addr == wb_end && st_line_addr[11:0] != 12'd0;  // a beat more, within 4 KiB
+{% endif %}    assign st_go = st_want && pop_ok{% if ordered %} && !war{% endif %} && wf_room && (aw_same || aw_ext || !wb_v || aw_free){% if fine %} && (aw_same || aw_ext || w_room){% endif %};
     wire wb_close = wb_v && !st_go && aw_free && wf_room && (wb_beats == BURST || wb_idle == HOLD || {% if ordered %}(ld_want && !ld_same_band) || {% endif %}all_done);
     wire wb_ship = (st_go && !aw_same && !aw_ext && wb_v) || wb_close;  // the open burst goes to AW
     wire wf_push = (st_go && !aw_same && wb_v) || wb_close;  // the held beat goes to W
@@ -59,7 +64,8 @@
             wf_tail <= «w.wc - 1»'d0;
             wf_count <= «w.wc»'d0;
             wf_room <= 1'b1;
-            w_out <= 16'd0;
+            w_out <= 16'd0;{% if fine %}
+            w_room <= 1'b1;{% endif %}
             w_credit <= 16'd0;
         end else begin
             if (m_awvalid && m_awready) aw_v <= 1'b0;
@@ -96,6 +102,8 @@
             if (m_awvalid && m_awready && !(wf_pop && m_wlast)) w_credit <= w_credit + 16'd1;
             else if (!(m_awvalid && m_awready) && wf_pop && m_wlast) w_credit <= w_credit - 16'd1;
             if (w_opened && !b_beat) w_out <= w_out_up;
-            else if (!w_opened && b_beat) w_out <= w_out_down;
+            else if (!w_opened && b_beat) w_out <= w_out_down;{% if fine %}
+            if (w_opened && !b_beat) w_room <= w_out != 16'd«landed - 1»;
+            else if (!w_opened && b_beat) w_room <= 1'b1;{% endif %}
         end
     end
