@@ -36,8 +36,7 @@ pub(super) fn forward(o: &mut String) {
 
 /// The stage's places with `fields`, the moves between them, and the `st_<name>` wires;
 /// with `band_order` (a field), the check that no store in it belongs to a band before the
-/// σ-next load's (`stage_ok`, declared by the pick).
-/// The store's line address (lines of 2^`size` bytes) is worked out from `st_addr` after the
+/// σ-next load's (`stage_ok`, declared by the pick). The store's line address (lines of 2^`size` bytes) is worked out from `st_addr` after the
 /// stage.
 pub(super) fn stage(o: &mut String, fields: &[Field], band_order: bool, size: u32) {
     let decl = |f: &Field| format!("{}[{}:0]", if f.signed { "signed " } else { "" }, f.width - 1);
@@ -71,9 +70,8 @@ pub(super) fn stage(o: &mut String, fields: &[Field], band_order: bool, size: u3
 pub(super) fn write_after_read(o: &mut String, same: &str, queue: usize, cw: u32) {
     let _ = writeln!(
         o,
-        "    // Write after read (see the store stage): a queued load reads sa's cell; sb's store waits\n    // until the loads queued when it was compared have fanned out.\n    reg sa_war;\n    integer wi;\n    always @* begin\n        sa_war = 1'b0;\n        for (wi = 0; wi < {queue}; wi = wi + 1)\n            if (q_v[wi] && {same}) sa_war = 1'b1;\n    end\n    reg sb_wait;\n    reg [{c}:0] sb_left;\n    always @(posedge clk) begin\n        if (rst || start) sb_wait <= 1'b0;\n        else if (sa_move) begin\n            sb_wait <= sa_war && q_count != {{{z}'d0, fire}};\n            sb_left <= q_count - {{{z}'d0, fire}};\n        end else if (sb_wait && fire) begin\n            sb_left <= sb_left - {cw}'d1;\n            sb_wait <= sb_left != {cw}'d1;\n        end\n    end\n    wire war = sb_wait;",
+        "    // Write after read (see the store stage): a queued load reads sa's cell; sb's store waits\n    // until the loads queued when it was compared have fanned out.\n    reg sa_war;\n    integer wi;\n    always @* begin\n        sa_war = 1'b0;\n        for (wi = 0; wi < {queue}; wi = wi + 1)\n            if (q_v[wi] && {same}) sa_war = 1'b1;\n    end\n    reg sb_wait;\n    reg [{c}:0] sb_left;\n    always @(posedge clk) begin\n        if (rst || start) sb_wait <= 1'b0;\n        else if (sa_move) begin\n            sb_wait <= sa_war && q_count != {{{c}'d0, fire}};\n            sb_left <= q_count - {{{c}'d0, fire}};\n        end else if (sb_wait && fire) begin\n            sb_left <= sb_left - {cw}'d1;\n            sb_wait <= sb_left != {cw}'d1;\n        end\n    end\n    wire war = sb_wait;",
         c = cw - 1,
-        z = cw - 1,
     );
 }
 
