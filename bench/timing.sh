@@ -16,7 +16,7 @@ source bench/cases.sh
 args[cholesky]="tests/kernels/cholesky.c -DDATA_TYPE=float --tile 4"
 args[negdiv]="tests/kernels/negative_division.c -DDATA_TYPE=float --tile 4"
 f64="EW=11,MW=52"
-for c in ${CELLS-dpn_fadd:LATENCY=4 dpn_fadd:$f64,LATENCY=5 dpn_fmul:LATENCY=5 dpn_fmul:$f64,LATENCY=6 \
+for c in ${CELLS-dpn_fadd:LATENCY=4 dpn_fadd:$f64,LATENCY=6 dpn_fmul:LATENCY=5 dpn_fmul:$f64,LATENCY=6 \
   dpn_fdiv:LATENCY=16 dpn_fdiv:$f64,LATENCY=30 dpn_fsqrt:LATENCY=16 dpn_fsqrt:$f64,LATENCY=30 \
   dpn_f2f:LATENCY=2 dpn_f2f:EWI=11,MWI=52,EWO=8,MWO=23,LATENCY=2 dpn_i2f:IW=32,LATENCY=3 dpn_i2f:$f64,IW=64,LATENCY=3 \
   dpn_f2i:IW=32,LATENCY=3 dpn_f2i:$f64,IW=64,LATENCY=3 dpn_fcmp:LATENCY=1 dpn_fmin:LATENCY=1 dpn_fmax:LATENCY=1}; do

@@ -1,23 +1,25 @@
-// IEEE-754 adder/subtractor (y = a + b, or a - b when sub = 1), round to nearest even, pipelined LATENCY cycles (default 5).
+// IEEE-754 adder/subtractor (y = a + b, or a - b when sub = 1), round to nearest even, pipelined LATENCY cycles (default 6).
 //
 // Format: EW exponent bits, MW fraction bits (8/23 binary32, 11/52 binary64).
 // Subnormals are handled in and out, exact zero sums are +0 (-0 only for -0 + -0), inf - inf gives
 // the x86 default NaN (sign set, quiet bit set); a NaN operand is returned quieted, a before b (as
 // SSE addss/subss: for a - b a NaN b is returned without its sign flipped).
-// Five stages, each ending in a register that moves only when ce = 1: (1) order the operands by
+// Six stages, each ending in a register that moves only when ce = 1: (1) order the operands by
 // magnitude, find the special cases, the exponent difference and where each operand's lowest
-// one is; (2) align the smaller operand (its lost bits known from where its lowest one is, not
-// ORed from the shifter) and add; (3) count the sum's leading zeros, at most as many as keep
-// the exponent at 1 or above (a subnormal result is then aligned already and the rounding
-// never shifts right); (4) normalise and decide the rounding; (5) select the fraction or the
-// fraction plus one, formed beside the decision. LATENCY sets how many of those registers exist
-// (the output register first, then those after the sum, after ordering, after the count, and
-// last the one between (4) and (5)); beyond five, a delay line follows. LATENCY = 0 gives a
+// one is, and invert the smaller operand for a subtraction; (2) align it (its sticky bit known
+// from where its lowest one is, not ORed from the shifter); (3) add; (4) count the sum's
+// leading zeros, at most as many as keep the exponent at 1 or above (a subnormal result is
+// then aligned already and the rounding never shifts right); (5) normalise, with the
+// exponent, and decide the rounding; (6) select the fraction or the fraction plus one, formed
+// beside the decision. LATENCY sets how many of those registers exist (the output register
+// first, then those after the sum, after ordering, after the count, between (5) and (6), and
+// last the one between the alignment and the add: binary64's shifter and 57-bit carry chain
+// do not fit one cycle together); beyond six, a delay line follows. LATENCY = 0 gives a
 // combinational cell.
 module dpn_fadd #(
     parameter EW = 8,
     parameter MW = 23,
-    parameter LATENCY = 5
+    parameter LATENCY = 6
 ) (
     input  wire             clk,
     input  wire             ce,
@@ -90,13 +92,14 @@ module dpn_fadd #(
         for (i = 0; i < NW; i = i + 1) reversed[i] = v[NW-1-i];
     endfunction
 
-    // Which stage boundaries hold a register (1: after ordering, ..., 5: the output).
-    localparam R5 = LATENCY >= 1 ? 1 : 0;
-    localparam R2 = LATENCY >= 2 ? 1 : 0;
+    // Which stage boundaries hold a register (1: after ordering, ..., 6: the output).
+    localparam R6 = LATENCY >= 1 ? 1 : 0;
+    localparam R3 = LATENCY >= 2 ? 1 : 0;
     localparam R1 = LATENCY >= 3 ? 1 : 0;
-    localparam R3 = LATENCY >= 4 ? 1 : 0;
-    localparam R4 = LATENCY >= 5 ? 1 : 0;
-    localparam TAIL = LATENCY > 5 ? LATENCY - 5 : 0;
+    localparam R4 = LATENCY >= 4 ? 1 : 0;
+    localparam R5 = LATENCY >= 5 ? 1 : 0;
+    localparam R2 = LATENCY >= 6 ? 1 : 0;
+    localparam TAIL = LATENCY > 6 ? LATENCY - 6 : 0;
 
     // Stage 1: operands, special cases, order by magnitude (x is the larger, z the smaller).
     wire          sign_a = a[W-1];
@@ -121,7 +124,6 @@ module dpn_fadd #(
 
     wire          swap = b[W-2:0] > a[W-2:0];
     wire          sign_x_1 = swap ? sign_b : sign_a;
-    wire          sign_z = swap ? sign_a : sign_b;
     // Subnormals: exponent 1, no hidden bit. Both differences and where both operands' lowest
     // ones are, are formed beside the comparison that orders the operands, which then only
     // selects.
@@ -138,89 +140,111 @@ module dpn_fadd #(
     wire [EW-1:0] exp_x_1 = swap ? exp_b_eff : exp_a_eff;
     wire [NW-1:0] man_x_1 = swap ? man_b : man_a;
     wire [NW-1:0] man_z_1 = swap ? man_a : man_b;
+    // A subtraction adds z inverted (x + ~z + 1); the signs tell it before the comparison
+    // does, so the inversion merges with the selection.
+    wire          subtract_1 = sign_a ^ sign_b;
+    wire [NW-1:0] z_inv_1 = man_z_1 ^ {NW{subtract_1}};
     wire          zero_z_1 = swap ? man_a == 0 : man_b == 0;
     wire [EW-1:0] diff_1 = swap ? diff_ba : diff_ab;
-    wire          subtract_1 = sign_x_1 ^ sign_z;
     wire          both_negative_1 = sign_a & sign_b;
 
     localparam B1 = 1 + W + 1 + 1 + 1 + 1 + EW + NW + NW + 1 + LW + LW + EW;
     wire          special_2, sign_x_2, subtract_2, both_negative_2, swap_2, zero_z_2;
     wire [W-1:0]  special_y_2;
     wire [EW-1:0] exp_x_2;
-    wire [NW-1:0] man_x_2, man_z_2;
+    wire [NW-1:0] man_x_2, z_inv_2;
     wire [LW-1:0] low_a_2, low_b_2;
     wire [EW-1:0] diff_2;
     dpn_delay #(.W(B1), .LATENCY(R1)) u_stage1 (.clk(clk), .ce(ce),
-        .d({special_1, special_y_1, sign_x_1, subtract_1, both_negative_1, swap, exp_x_1, man_x_1, man_z_1, zero_z_1, low_a, low_b, diff_1}),
-        .q({special_2, special_y_2, sign_x_2, subtract_2, both_negative_2, swap_2, exp_x_2, man_x_2, man_z_2, zero_z_2, low_a_2, low_b_2, diff_2}));
+        .d({special_1, special_y_1, sign_x_1, subtract_1, both_negative_1, swap, exp_x_1, man_x_1, z_inv_1, zero_z_1, low_a, low_b, diff_1}),
+        .q({special_2, special_y_2, sign_x_2, subtract_2, both_negative_2, swap_2, exp_x_2, man_x_2, z_inv_2, zero_z_2, low_a_2, low_b_2, diff_2}));
 
-    // Stage 2: align z to x (the bits shifted out are lost, ORed into the sticky bit, bit 0,
-    // where the shift passes z's lowest one, if z has one) and add (or subtract: x + ~z + 1).
-    // Beside them, the bit that stops the count of stage 3 where the exponent would fall
-    // below 1: one at NW - 1 - exp_x (none when exp_x is NW or more). A difference of 2^LW
-    // or more shifts by 2^LW - 1, which loses every bit of z all the same.
-    wire [LW-1:0] shift_2 = diff_2[LW-1:0] | {LW{|diff_2[EW-1:LW]}};
-    wire [NW-1:0] z_shifted = man_z_2 >> shift_2;
+    // Stage 2: align z to x. z, inverted or not, shifts in copies of the inversion (zeros of
+    // z); a difference of 2^LW or more (far) loses every bit of z. Bit 0 of the aligned z, the
+    // sticky bit, is whether z has a one at the shift or below (shifted out): where its lowest
+    // one is tells, without the shifter. Beside them, the bit that stops the count of stage 4
+    // where the exponent would fall below 1: one at NW - 1 - exp_x (none when exp_x is NW or
+    // more).
+    wire          far_2 = |diff_2[EW-1:LW];
+    wire [LW-1:0] shift_2 = diff_2[LW-1:0];
+    wire signed [NW:0] z_inv_ext = {subtract_2, z_inv_2};
+    wire signed [NW:0] z_inv_asr = z_inv_ext >>> shift_2;
+    wire [NW-1:1] z_inv_high = far_2 ? {(NW - 1){subtract_2}} : z_inv_asr[NW-1:1];
     // Where z's lowest one is: chosen here, since the comparison that orders the operands
     // comes late in stage 1.
     wire [LW-1:0] low_z_2 = swap_2 ? low_a_2 : low_b_2;
-    wire          z_lost = !zero_z_2 && shift_2 > low_z_2;
-    wire [NW-1:0] z_aligned = {z_shifted[NW-1:1], z_shifted[0] | z_lost};
-    wire [NW-1:0] sum_2 = man_x_2 + (z_aligned ^ {NW{subtract_2}}) + {{(NW - 1){1'b0}}, subtract_2};
+    wire          sticky_2 = !zero_z_2 && (far_2 || shift_2 >= low_z_2);
+    wire [NW-1:0] z_aligned_2 = {z_inv_high, sticky_2 ^ subtract_2};
     wire [NW-1:0] floor_2 = exp_x_2 < NW_E ? {{(NW - 1){1'b0}}, 1'b1} << (NW_E - 1'b1 - exp_x_2) : {NW{1'b0}};
 
-    localparam B2 = 1 + W + 1 + 1 + EW + NW + NW;
-    wire          special_3, sign_x_3, both_negative_3;
+    localparam B2 = 1 + W + 1 + 1 + 1 + EW + NW + NW + NW;
+    wire          special_3, sign_x_3, subtract_3, both_negative_3;
     wire [W-1:0]  special_y_3;
     wire [EW-1:0] exp_x_3;
-    wire [NW-1:0] sum_3, floor_3;
+    wire [NW-1:0] man_x_3, z_aligned_3, floor_3;
     dpn_delay #(.W(B2), .LATENCY(R2)) u_stage2 (.clk(clk), .ce(ce),
-        .d({special_2, special_y_2, sign_x_2, both_negative_2, exp_x_2, sum_2, floor_2}),
-        .q({special_3, special_y_3, sign_x_3, both_negative_3, exp_x_3, sum_3, floor_3}));
+        .d({special_2, special_y_2, sign_x_2, subtract_2, both_negative_2, exp_x_2, man_x_2, z_aligned_2, floor_2}),
+        .q({special_3, special_y_3, sign_x_3, subtract_3, both_negative_3, exp_x_3, man_x_3, z_aligned_3, floor_3}));
 
-    // Stage 3: the normalising shift, min(leading zeros, exp_x): the leading one to bit NW - 1
-    // with the exponent exp_x + 1 - shift (at most EMAX: exp_x is below it), or a subnormal
-    // result with exponent field 0.
-    wire [LW-1:0] lz_3 = leading_zeros(sum_3 | floor_3);
-    wire [EW-1:0] exp_sum_3 = exp_x_3 + 1'b1 - {{(EW - LW){1'b0}}, lz_3};
-    wire          sign_sum_3 = sum_3 == 0 ? both_negative_3 : sign_x_3;
+    // Stage 3: add (x + z, or x + ~z + 1).
+    wire [NW-1:0] sum_3 = man_x_3 + z_aligned_3 + {{(NW - 1){1'b0}}, subtract_3};
 
-    localparam B3 = 1 + W + 1 + EW + NW + LW;
-    wire          special_4, sign_sum_4;
+    localparam B3 = 1 + W + 1 + 1 + EW + NW + NW;
+    wire          special_4, sign_x_4, both_negative_4;
     wire [W-1:0]  special_y_4;
-    wire [EW-1:0] exp_sum_4;
-    wire [NW-1:0] sum_4;
-    wire [LW-1:0] lz_4;
+    wire [EW-1:0] exp_x_4;
+    wire [NW-1:0] sum_4, floor_4;
     dpn_delay #(.W(B3), .LATENCY(R3)) u_stage3 (.clk(clk), .ce(ce),
-        .d({special_3, special_y_3, sign_sum_3, exp_sum_3, sum_3, lz_3}),
-        .q({special_4, special_y_4, sign_sum_4, exp_sum_4, sum_4, lz_4}));
+        .d({special_3, special_y_3, sign_x_3, both_negative_3, exp_x_3, sum_3, floor_3}),
+        .q({special_4, special_y_4, sign_x_4, both_negative_4, exp_x_4, sum_4, floor_4}));
 
-    // Stage 4: normalise; round to nearest even from the four bits below the fraction; an
-    // exponent of EMAX overflows to infinity.
-    wire [NW-1:0] normalised = sum_4 << lz_4;
-    wire          normal = normalised[NW-1];
-    wire [EW-1:0] exp_field_4 = normal ? exp_sum_4 : {EW{1'b0}};
-    wire          overflow_4 = normal && exp_sum_4 == EMAX;
-    wire          increment_4 = normalised[3] && (normalised[4] || |normalised[2:0]);
-    wire [MW-1:0] fraction_4 = normalised[NW-2:4];
+    // Stage 4: the normalising shift, min(leading zeros, exp_x): the leading one to bit NW - 1
+    // with the exponent exp_x + 1 - shift (at most EMAX: exp_x is below it), or a subnormal
+    // result with exponent field 0. The exponent follows the count in stage 5, exp_x + 1
+    // formed here beside it: in binary64 the count fills this stage.
+    wire [LW-1:0] lz_4 = leading_zeros(sum_4 | floor_4);
+    wire [EW-1:0] exp_up_4 = exp_x_4 + 1'b1;
+    wire          sign_sum_4 = sum_4 == 0 ? both_negative_4 : sign_x_4;
 
-    localparam B4 = 1 + W + 1 + 1 + 1 + EW + MW;
-    wire          special_5, sign_5, overflow_5, increment_5;
+    localparam B4 = 1 + W + 1 + EW + NW + LW;
+    wire          special_5, sign_sum_5;
     wire [W-1:0]  special_y_5;
-    wire [EW-1:0] exp_field_5;
-    wire [MW-1:0] fraction_5;
+    wire [EW-1:0] exp_up_5;
+    wire [NW-1:0] sum_5;
+    wire [LW-1:0] lz_5;
     dpn_delay #(.W(B4), .LATENCY(R4)) u_stage4 (.clk(clk), .ce(ce),
-        .d({special_4, special_y_4, sign_sum_4, overflow_4, increment_4, exp_field_4, fraction_4}),
-        .q({special_5, special_y_5, sign_5, overflow_5, increment_5, exp_field_5, fraction_5}));
+        .d({special_4, special_y_4, sign_sum_4, exp_up_4, sum_4, lz_4}),
+        .q({special_5, special_y_5, sign_sum_5, exp_up_5, sum_5, lz_5}));
 
-    // Stage 5: round (a carry out of the fraction moves into the exponent field: subnormal ->
+    // Stage 5: normalise; round to nearest even from the four bits below the fraction; an
+    // exponent of EMAX overflows to infinity.
+    wire [NW-1:0] normalised = sum_5 << lz_5;
+    wire [EW-1:0] exp_sum_5 = exp_up_5 - {{(EW - LW){1'b0}}, lz_5};
+    wire          normal = normalised[NW-1];
+    wire [EW-1:0] exp_field_5 = normal ? exp_sum_5 : {EW{1'b0}};
+    wire          overflow_5 = normal && exp_sum_5 == EMAX;
+    wire          increment_5 = normalised[3] && (normalised[4] || |normalised[2:0]);
+    wire [MW-1:0] fraction_5 = normalised[NW-2:4];
+
+    localparam B5 = 1 + W + 1 + 1 + 1 + EW + MW;
+    wire          special_6, sign_6, overflow_6, increment_6;
+    wire [W-1:0]  special_y_6;
+    wire [EW-1:0] exp_field_6;
+    wire [MW-1:0] fraction_6;
+    dpn_delay #(.W(B5), .LATENCY(R5)) u_stage5 (.clk(clk), .ce(ce),
+        .d({special_5, special_y_5, sign_sum_5, overflow_5, increment_5, exp_field_5, fraction_5}),
+        .q({special_6, special_y_6, sign_6, overflow_6, increment_6, exp_field_6, fraction_6}));
+
+    // Stage 6: round (a carry out of the fraction moves into the exponent field: subnormal ->
     // smallest normal, next binade, largest finite -> infinity) and select.
     // The increment is formed beside the decision, which then only selects.
-    wire [EW+MW-1:0] truncated = {exp_field_5, fraction_5};
+    wire [EW+MW-1:0] truncated = {exp_field_6, fraction_6};
     wire [EW+MW-1:0] incremented = truncated + 1'b1;
-    wire [W-1:0]     y_5 = special_5 ? special_y_5 : overflow_5 ? {sign_5, EMAX, {MW{1'b0}}} : {sign_5, increment_5 ? incremented : truncated};
+    wire [W-1:0]     y_6 = special_6 ? special_y_6 : overflow_6 ? {sign_6, EMAX, {MW{1'b0}}} : {sign_6, increment_6 ? incremented : truncated};
     wire [W-1:0]     y_out;
-    dpn_delay #(.W(W), .LATENCY(R5)) u_stage5 (.clk(clk), .ce(ce), .d(y_5), .q(y_out));
+    dpn_delay #(.W(W), .LATENCY(R6)) u_stage6 (.clk(clk), .ce(ce), .d(y_6), .q(y_out));
     dpn_delay #(.W(W), .LATENCY(TAIL)) u_delay (.clk(clk), .ce(ce), .d(y_out), .q(y));
+
+    wire unused_ok = &{1'b0, z_inv_asr[NW], z_inv_asr[0]};
 
 endmodule

@@ -8,7 +8,8 @@
 // (2) the partial products, 26 by 17 bits each, one DSP48E2 apiece with the register behind it;
 // (3) their sum; (4) the product's leading zeros, at most as many as keep the exponent at 1 or
 // above, or the shift right where the exponent is below 1 (the bits shifted out are told by
-// where the lowest one went); (5) normalise and decide the rounding; (6) round and select.
+// where the lowest one went); (5) normalise, with the exponent, and decide the rounding;
+// (6) round and select.
 // LATENCY sets how many of those registers exist (the output register first, then those after
 // the partial products, after stage 1, after the sum, after the count, and last the one
 // between the rounding's decision and its increment); beyond six, a delay line follows.
@@ -182,7 +183,10 @@ module dpn_fmul #(
         .d({special_2, special_y_2, sign_2, exp_2, parts_2, low_2, below_2, right_2, floor_2}),
         .q({special_3, special_y_3, sign_3, exp_3, parts_3, low_3, below_3, right_3, floor_3}));
 
-    // Stage 3: the product, the parts in their places.
+    // Stage 3: the product, the parts in their places. Beside it, how far the shift left may
+    // go with the exponent, exp + 1 - shift, still at EMAX or above (overflow): none where
+    // room < 0, any where it is 2^LW - 1 or more (formed here: stage 4's count leaves no time
+    // after it).
     reg [PW-1:0] product_3;
     reg [NA*AC+NB*BC-1:0] part;
     integer k;
@@ -194,41 +198,42 @@ module dpn_fmul #(
         end
     end
 
-    localparam B3 = 1 + W + 1 + XW + PW + LW + 1 + LW + PW;
-    wire                 special_4, sign_4, below_4;
+    wire signed [XW-1:0] room = exp_3 + 1 - $signed({{(XW - EW){1'b0}}, EMAX});
+    wire                 room_3 = room >= 0;
+    wire [LW-1:0]        room_left_3 = room >= 2**LW - 1 ? {LW{1'b1}} : room[LW-1:0];
+
+    localparam B3 = 1 + W + 1 + XW + PW + LW + 1 + LW + PW + 1 + LW;
+    wire                 special_4, sign_4, below_4, room_4;
     wire [W-1:0]         special_y_4;
     wire signed [XW-1:0] exp_4;
     wire [PW-1:0]        product_4, floor_4;
-    wire [LW-1:0]        low_4, right_4;
+    wire [LW-1:0]        low_4, right_4, room_left_4;
     dpn_delay #(.W(B3), .LATENCY(R3)) u_stage3 (.clk(clk), .ce(ce),
-        .d({special_3, special_y_3, sign_3, exp_3, product_3, low_3, below_3, right_3, floor_3}),
-        .q({special_4, special_y_4, sign_4, exp_4, product_4, low_4, below_4, right_4, floor_4}));
+        .d({special_3, special_y_3, sign_3, exp_3, product_3, low_3, below_3, right_3, floor_3, room_3, room_left_3}),
+        .q({special_4, special_y_4, sign_4, exp_4, product_4, low_4, below_4, right_4, floor_4, room_4, room_left_4}));
 
     // Stage 4: the shift left, min(leading zeros, exp); beside it, where the exponent is below
-    // 1 already, the shift right (the count is not used then).
+    // 1 already, the shift right (the count is not used then). The exponent follows the count
+    // in stage 5, exp + 1 formed here beside it: in binary64 the count fills this stage.
     wire [LW-1:0] lz_4 = leading_zeros(product_4 | floor_4);
-    wire signed [XW-1:0] exp_sum_4 = exp_4 + 1 - $signed({{(XW - LW){1'b0}}, lz_4});
+    wire signed [XW-1:0] exp_up_4 = exp_4 + 1;
     wire [PW-1:0] shifted_4 = below_4 ? product_4 >> right_4 : product_4;
-    // How far the shift left may go with the exponent, exp + 1 - shift, still at EMAX or
-    // above (overflow): none where room < 0, any where it is 2^LW - 1 or more.
-    wire signed [XW-1:0] room = exp_4 + 1 - $signed({{(XW - EW){1'b0}}, EMAX});
-    wire                 room_4 = room >= 0;
-    wire [LW-1:0]        room_left_4 = room >= 2**LW - 1 ? {LW{1'b1}} : room[LW-1:0];
 
     localparam B4 = 1 + W + 1 + XW + PW + LW + 1 + LW + LW + 1 + LW;
     wire                 special_5, sign_5, below_5, room_5;
     wire [W-1:0]         special_y_5;
-    wire signed [XW-1:0] exp_sum_5;
+    wire signed [XW-1:0] exp_up_5;
     wire [PW-1:0]        shifted_5;
     wire [LW-1:0]        low_5, right_5, lz_5, room_left_5;
     dpn_delay #(.W(B4), .LATENCY(R4)) u_stage4 (.clk(clk), .ce(ce),
-        .d({special_4, special_y_4, sign_4, exp_sum_4, shifted_4, low_4, below_4, right_4, lz_4, room_4, room_left_4}),
-        .q({special_5, special_y_5, sign_5, exp_sum_5, shifted_5, low_5, below_5, right_5, lz_5, room_5, room_left_5}));
+        .d({special_4, special_y_4, sign_4, exp_up_4, shifted_4, low_4, below_4, right_4, lz_4, room_4, room_left_4}),
+        .q({special_5, special_y_5, sign_5, exp_up_5, shifted_5, low_5, below_5, right_5, lz_5, room_5, room_left_5}));
 
     // Stage 5: normalise: the leading one to bit PW - 1 with the exponent exp + 1 - lz, or a
     // subnormal result (exponent field 0). Then the rounding: the fraction's last bit, the
     // round bit below it and whether any one lies lower (the lowest one, moved by the shift,
     // below the round bit or shifted out).
+    wire signed [XW-1:0] exp_sum_5 = exp_up_5 - $signed({{(XW - LW){1'b0}}, lz_5});
     wire [PW-1:0]        normalised = below_5 ? shifted_5 : shifted_5 << lz_5;
     wire signed [LW+1:0] low_moved = below_5 ? $signed({2'b00, low_5}) - $signed({2'b00, right_5}) : $signed({2'b00, low_5}) + $signed({2'b00, lz_5});
     wire                 sticky = low_moved < $signed(MW_L);
