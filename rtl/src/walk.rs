@@ -55,7 +55,7 @@ pub fn module(name: &str, l: &LoopNest) -> String {
         );
         return o;
     }
-    let g = Walker { l, d, w, lw: crate::verilog::index_bits(d + 1) };
+    let g = Walker { l, d, w };
     // `c` the point handed out, `n` the search's shadow: once `ready`, the next row's first point.
     for k in 0..d {
         let _ = writeln!(
@@ -72,13 +72,11 @@ pub fn module(name: &str, l: &LoopNest) -> String {
     o
 }
 
-/// What the generator's parts share: the nest, its depth, the counters' width and the width
-/// of a level's index.
+/// What the generator's parts share: the nest, its depth and the counters' width.
 struct Walker<'a> {
     l: &'a LoopNest,
     d: usize,
     w: u32,
-    lw: u32,
 }
 
 /// A level's bounds as Verilog expressions over some counters: each lower bound and each
@@ -179,12 +177,11 @@ impl Walker<'_> {
     /// a carry chain and a multiplexer before the comparison's chain), and only whether the
     /// step goes in is chosen by level.
     fn search_bounds(&self, o: &mut String) {
-        let (d, lw, m) = (self.d, self.lw, self.w - 1);
+        let (d, m) = (self.d, self.w - 1);
         let shadow = self.names("n");
         let _ = writeln!(
             o,
-            "    // The search for the next row, on the shadow counters: the level being settled or\n    // advanced; `ready`: found, `last`: there is none.\n    reg [{}:0] lvl;\n    reg busy, advancing, ready, last;\n    // The shadow holds the point in the cycle the search ends: taken then, it costs no cycle.\n    wire found = busy && !advancing && lvl == {lw}'d{d};",
-            lw - 1
+            "    // The search for the next row, on the shadow counters: the level being settled or\n    // advanced, a bit per level (the step's choice by level is then gates, not a multiplexer\n    // after the bounds' comparisons); `ready`: found, `last`: there is none.\n    reg [{d}:0] at;\n    reg busy, advancing, ready, last;\n    // The shadow holds the point in the cycle the search ends: taken then, it costs no cycle.\n    wire found = busy && !advancing && at[{d}];"
         );
         for (k, c) in self.l.counters.iter().enumerate() {
             let b = self.bounds(c, &shadow, 0, (0, 0));
@@ -199,11 +196,12 @@ impl Walker<'_> {
                 if c.step > 0 { lo } else { hi },
             );
         }
-        let oks: Vec<String> = (0..d).map(|k| format!("ok{k}")).collect();
+        let oks: Vec<String> = (0..d).rev().map(|k| format!("ok{k}")).collect();
         let _ = writeln!(
             o,
-            "    wire ok = {};\n    wire signed [{m}:0] shadow_lim = {};",
-            pick(&oks, "lvl", lw, "1'b0"),
+            "    wire ok = |({{{}}} & at[{}:0]);\n    wire signed [{m}:0] shadow_lim = {};",
+            oks.join(", "),
+            d - 1,
             self.inner_limit(&shadow, (0, 0)),
         );
     }
@@ -254,28 +252,31 @@ impl Walker<'_> {
     /// whose assignments win where both set a register (last assignment): a restart sets the
     /// shadow to the row just begun and searches from its outer loop.
     fn steps(&self, o: &mut String) {
-        let (d, lw, row) = (self.d, self.lw, self.d >= 2);
+        let (d, row) = (self.d, self.d >= 2);
         let (cur, shadow) = (self.names("c"), self.names("n"));
         let _ = writeln!(
             o,
-            "    always @(posedge clk) begin\n        if (rst) begin\n            valid <= 1'b0;\n            done <= 1'b0;\n            busy <= 1'b0;\n            advancing <= 1'b0;\n            ready <= 1'b0;\n            last <= 1'b0;\n            lvl <= {lw}'d0;{}",
+            "    always @(posedge clk) begin\n        if (rst) begin\n            valid <= 1'b0;\n            done <= 1'b0;\n            busy <= 1'b0;\n            advancing <= 1'b0;\n            ready <= 1'b0;\n            last <= 1'b0;\n            at <= {w}'d1;{}",
             if row { "\n            row_fits <= 1'b0;" } else { "" },
+            w = d + 1,
         );
         for n in cur.iter().chain(&shadow) {
             let _ = writeln!(o, "            {n} <= {};", self.lit(0));
         }
         let _ = writeln!(
             o,
-            "        end else if (start) begin\n            // The search finds the first point.\n            valid <= 1'b0;\n            done <= 1'b0;\n            busy <= 1'b1;\n            advancing <= 1'b0;\n            ready <= 1'b0;\n            last <= 1'b0;\n            lvl <= {lw}'d0;{}\n        end else begin",
+            "        end else if (start) begin\n            // The search finds the first point.\n            valid <= 1'b0;\n            done <= 1'b0;\n            busy <= 1'b1;\n            advancing <= 1'b0;\n            ready <= 1'b0;\n            last <= 1'b0;\n            at <= {w}'d1;{}\n        end else begin",
             if row { "\n            row_fits <= 1'b0;" } else { "" },
+            w = d + 1,
         );
         self.search(o);
         let restart = |o: &mut String, indent: &str| match row {
             true => {
                 let _ = writeln!(
                     o,
-                    "{indent}busy <= 1'b1;\n{indent}advancing <= 1'b1;\n{indent}ready <= 1'b0;\n{indent}last <= 1'b0;\n{indent}lvl <= {lw}'d{};",
-                    d - 2
+                    "{indent}busy <= 1'b1;\n{indent}advancing <= 1'b1;\n{indent}ready <= 1'b0;\n{indent}last <= 1'b0;\n{indent}at <= {}'d{};",
+                    d + 1,
+                    1u64 << (d - 2)
                 );
             }
             false => {
@@ -331,27 +332,18 @@ impl Walker<'_> {
     /// empty) or advancing it (its next point, or going back out when there is none); past
     /// the innermost level the shadow holds a point.
     fn search(&self, o: &mut String) {
-        let (d, lw) = (self.d, self.lw);
+        let d = self.d;
         let _ = writeln!(
             o,
-            "            if (busy) begin\n                if (!advancing && lvl == {lw}'d{d}) begin\n                    ready <= 1'b1;\n                    busy <= 1'b0;\n                end else begin\n                    if (lvl == {lw}'d{}) nlim <= shadow_lim;\n                    case (lvl)",
+            "            if (busy) begin\n                if (!advancing && at[{d}]) begin\n                    ready <= 1'b1;\n                    busy <= 1'b0;\n                end else begin\n                    if (at[{}]) nlim <= shadow_lim;",
             d - 1,
         );
         for k in 0..d {
-            let _ = writeln!(o, "                        {lw}'d{k}: if (ok{k}) n{k} <= to{k};");
+            let _ = writeln!(o, "                    if (at[{k}] && ok{k}) n{k} <= to{k};");
         }
         let _ = writeln!(
             o,
-            "                        default: ;\n                    endcase\n                    if (ok) begin\n                        advancing <= 1'b0;\n                        lvl <= lvl + {lw}'d1;\n                    end else if (lvl == {lw}'d0) begin\n                        last <= 1'b1;\n                        busy <= 1'b0;\n                    end else begin\n                        advancing <= 1'b1;\n                        lvl <= lvl - {lw}'d1;\n                    end\n                end\n            end"
+            "                    if (ok) begin\n                        advancing <= 1'b0;\n                        at <= at << 1;\n                    end else if (at[0]) begin\n                        last <= 1'b1;\n                        busy <= 1'b0;\n                    end else begin\n                        advancing <= 1'b1;\n                        at <= at >> 1;\n                    end\n                end\n            end"
         );
     }
-}
-
-/// The value of `vals` at index `sel` (`other` past them), as a chain of conditionals.
-fn pick(vals: &[String], sel: &str, w: u32, other: &str) -> String {
-    let mut s = other.to_string();
-    for (k, v) in vals.iter().enumerate().rev() {
-        s = format!("({sel} == {w}'d{k}) ? {v} : {s}");
-    }
-    s
 }

@@ -490,7 +490,7 @@ fn a_miss_reads_its_row_ahead() {
     let c = Case::with_defines(&kernel("gemm.c"), "float", GEMM_LONG_ROWS, &[4], &[1]).unwrap();
     let text = design_files(&c);
     let a = &text["m_A.v"];
-    assert!(a.contains("g0_in_after >= 64'sd3 ? 6'd3"), "A's loads do not read 3 lines ahead:\n{a}");
+    assert!(a.contains("g0_p_after >= 3 ? 6'd3"), "A's loads do not read 3 lines ahead:\n{a}");
     assert!(a.contains("g0_in_row_end = (((64'sd0 + g0_w_i) <<< 6) + 64'sd63);"), "A's row end is not A[i][63]:\n{a}");
     for array in ["B", "C"] {
         assert!(!text[&format!("m_{array}.v")].contains("ra_want"), "{array} reads ahead");

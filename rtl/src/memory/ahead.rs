@@ -84,14 +84,28 @@ pub(super) fn lines_ahead(p: &Program, dpn: &Dpn, gen: &Gen, cache: &Cache) -> u
     per_row.saturating_sub(1).min(row_lines.saturating_sub(1)).min(MOST as u64) as u32
 }
 
-/// The count of lines a miss of access `cell` fetches ahead: up to the line of its row's last
-/// element (`row_end`, a cell), at most `most`; its steps are wires named from `name`.
-pub(super) fn lines_to_fetch(o: &mut String, name: &str, row_end: &str, cell: &str, lane_bits: u32, most: u32) -> String {
+/// The line of an access's row's last element (`row_end`, a cell), `xw` bits: what the point
+/// stage keeps for the count of lines its miss fetches ahead ([`lines_to_fetch`]).
+pub(super) fn row_line(o: &mut String, name: &str, row_end: &str, lane_bits: u32, xw: u32) -> String {
     let _ = writeln!(
         o,
-        "    // Lines of its row after this one, for a miss to fetch ahead (at most {most}).\n    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] {name}_row_end = {row_end};\n    wire signed [63:0] {name}_after = ({name}_row_end >>> {lane_bits}) - ({cell} >>> {lane_bits});\n    // verilator lint_on UNUSEDSIGNAL"
+        "    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] {name}_row_end = {row_end};\n    // verilator lint_on UNUSEDSIGNAL"
     );
-    format!("{name}_after <= 64'sd0 ? {BITS}'d0 : {name}_after >= 64'sd{most} ? {BITS}'d{most} : {name}_after[{}:0]", BITS - 1)
+    format!("{name}_row_end[{}:{lane_bits}]", xw + lane_bits - 1)
+}
+
+/// The count of lines a miss of the access in cell `cell` fetches ahead: up to `row_line`
+/// (the line of its row's last element), at most `most`. Worked out between the point stage and
+/// the queue (the walker's counters to the row's end is a cell's products and sums already);
+/// its difference is a wire named from `name`.
+pub(super) fn lines_to_fetch(o: &mut String, name: &str, row_line: &str, cell: &str, lane_bits: u32, xw: u32, most: u32) -> String {
+    // Wide enough for the count's bits and the difference's sign.
+    let (w, pad) = (xw.max(BITS), xw.max(BITS) - xw + 1);
+    let _ = writeln!(
+        o,
+        "    // Lines of its row after this one, for a miss to fetch ahead (at most {most}).\n    wire signed [{w}:0] {name}_after = $signed({{{pad}'d0, {row_line}}}) - $signed({{{pad}'d0, {cell} >> {lane_bits}}});"
+    );
+    format!("{name}_after <= 0 ? {BITS}'d0 : {name}_after >= {most} ? {BITS}'d{most} : {name}_after[{}:0]", BITS - 1)
 }
 
 /// The read-ahead's state: the next line to fetch ahead (`ra_cell`, its first cell, and

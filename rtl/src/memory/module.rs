@@ -374,7 +374,6 @@ impl<'a> Plan<'a> {
             xw - 1,
             xw - 1
         );
-        let wide = format!("{{{}'d0, {cell}}}", 64 - xw);
         if !local {
             // Its cell here: `access_queue` works the byte address out after the point stage.
             field(o, "addr".into(), xw, cell.clone());
@@ -404,9 +403,8 @@ impl<'a> Plan<'a> {
             // The cell of the row's last element: the innermost subscript at its extent's end.
             let last = gen.access.index.len() - 1;
             let row_end = flat(&|d, x| if d == last { lit(v.dims[d] - 1) } else { aff(x, walked, params) });
-            let ahead =
-                ahead::lines_to_fetch(o, &format!("g{g}_in"), &row_end, &format!("$signed({wide})"), self.cache.lane_bits, self.ahead[g]);
-            field(o, "ahead".into(), ahead::BITS, ahead);
+            let line = ahead::row_line(o, &format!("g{g}_in"), &row_end, self.cache.lane_bits, xw);
+            field(o, "row_line".into(), xw, line);
         }
         fields
     }
@@ -431,9 +429,24 @@ impl<'a> Plan<'a> {
         // 64-bit sum is worked out between the stage and the queue, the cell's products before
         // the stage.
         let (xw, eb) = (self.xw, self.eb);
+        let (lane_bits, most) = (self.cache.lane_bits, self.ahead[g]);
+        let mut after = String::new();
         let queued: Vec<Field> = (fields.iter())
             .map(|f| match f.name.as_str() {
                 "addr" => Field { name: f.name.clone(), width: 64, value: format!("base + {{{}'d0, g{g}_p_addr}} * 64'd{eb}", 64 - xw) },
+                "row_line" => Field {
+                    name: "ahead".into(),
+                    width: ahead::BITS,
+                    value: ahead::lines_to_fetch(
+                        &mut after,
+                        &format!("g{g}_p"),
+                        &format!("g{g}_p_row_line"),
+                        &format!("g{g}_p_cell_q"),
+                        lane_bits,
+                        xw,
+                        most,
+                    ),
+                },
                 _ => Field { name: f.name.clone(), width: f.width, value: format!("g{g}_p_{}", f.name) },
             })
             .collect();
@@ -453,6 +466,7 @@ impl<'a> Plan<'a> {
             w = fields.iter().map(|f| f.width).sum::<u32>() - 1,
         );
         unpack(o, &format!("g{g}_p"), fields, &format!("g{g}_p_"));
+        o.push_str(&after);
         let _ = writeln!(
             o,
             "    always @(posedge clk) if (g{g}_push) g{g}_f[g{g}_ft] <= {{{}}};\n    always @(posedge clk) begin\n        if (rst || start) begin\n            g{g}_fh <= {a}'d0;\n            g{g}_ft <= {a}'d0;\n            g{g}_fq <= {ah}'d0;\n        end else begin\n            if (g{g}_pop) g{g}_fh <= g{g}_fh + {a}'d1;\n            if (g{g}_push) g{g}_ft <= g{g}_ft + {a}'d1;\n            if (g{g}_push && !g{g}_pop) g{g}_fq <= {{g{g}_fq[{}:0], 1'b1}};\n            else if (!g{g}_push && g{g}_pop) g{g}_fq <= {{1'b0, g{g}_fq[{f}:1]}};\n        end\n        g{g}_room <= !(rst || start) && !g{g}_fq[{}];\n    end\n    wire [{}:0] g{g}_head = g{g}_f[g{g}_fh];",
@@ -463,12 +477,31 @@ impl<'a> Plan<'a> {
             ah = AHEAD,
             f = AHEAD - 1,
         );
-        unpack(o, &format!("g{g}_head"), &queued, &format!("g{g}_"));
         let &Plan { dpn, gens, local, ordered, n, bk, xw, key_bits, klen, .. } = self;
-        if n > 1 {
-            // The entry after the head, for the order after a pop (`g<g>_order`).
-            let _ = writeln!(o, "    wire [{}:0] g{g}_head1 = g{g}_f[g{g}_fh + {a}'d1];", width - 1);
-            unpack(o, &format!("g{g}_head1"), &queued, &format!("g{g}_n_"));
+        // The head's cell and address are registers, worked out for the head after each edge
+        // (the head, the entry after it on a pop, or the point pushed), as `g<g>_order` is: the
+        // cache's lookup and the burst's comparison start at flip-flops, not at the queue's read.
+        let registered = |f: &Field| f.name == "addr" || f.name == "cell_q";
+        unpack(o, &format!("g{g}_head"), &queued, &format!("g{g}_h_"));
+        // The entry after the head, for the order and the registered fields after a pop.
+        let _ = writeln!(o, "    wire [{}:0] g{g}_head1 = g{g}_f[g{g}_fh + {a}'d1];", width - 1);
+        unpack(o, &format!("g{g}_head1"), &queued, &format!("g{g}_n_"));
+        for f in &queued {
+            let decl = if f.width == 1 { String::new() } else { format!("[{}:0] ", f.width - 1) };
+            if registered(f) {
+                let _ = writeln!(
+                    o,
+                    "    reg {decl}g{g}_{n};\n    always @(posedge clk)\n        g{g}_{n} <= (g{g}_fq[0] && !g{g}_pop) ? g{g}_h_{n} : (g{g}_pop && g{g}_fq[1]) ? g{g}_n_{n} : {};",
+                    f.value,
+                    n = f.name
+                );
+            } else {
+                let _ = writeln!(
+                    o,
+                    "    // verilator lint_off UNUSEDSIGNAL\n    wire {decl}g{g}_{n} = g{g}_h_{n};\n    // verilator lint_on UNUSEDSIGNAL",
+                    n = f.name
+                );
+            }
         }
         if local || ordered || (gens[g].load && self.cached) {
             let _ = writeln!(o, "    wire signed [63:0] g{g}_cell = {{{}'d0, g{g}_cell_q}};", 64 - xw);
@@ -790,13 +823,12 @@ impl<'a> Plan<'a> {
     /// what lets the lines be block RAM, [`Cache::block_ram`]): at every edge, the line of the
     /// entry that is the head after it; the line a miss writes at that edge is taken from the
     /// R beat instead.
-    fn cache_read(&self, o: &mut String, qa: u32, rd: &str) {
+    fn cache_read(&self, o: &mut String, rd: &str) {
         let (ib, lw) = (self.cache.index_bits, AXI_DATA_BITS - 1);
         let _ = writeln!(
             o,
-            "    // The cache's lines are block RAM, read a cycle ahead: at each edge, the line of the\n    // entry that is the head after it (the entry issued at that edge where the queue empties).\n    reg [{i}:0] q_idx [0:{}];\n    always @(posedge clk) if (ld_go) q_idx[q_tail] <= ld_idx;\n    wire [{}:0] n_head = fire ? q_head + {qa}'d1 : q_head;\n    wire [{i}:0] n_idx = ld_go && n_head == q_tail ? ld_idx : q_idx[n_head];\n    reg [{lw}:0] n_line;\n    always @(posedge clk) n_line <= lines[n_idx];\n    // A miss that fills that line at the same edge: its beat, not the RAM's old line.\n    reg n_filled;\n    reg [{lw}:0] n_fill;\n    always @(posedge clk) begin\n        n_filled <= fire && h_miss && h_idx == n_idx;\n        n_fill <= {};\n    end\n    assign h_cached = n_filled ? n_fill : n_line;",
+            "    // The cache's lines are block RAM, read a cycle ahead: at each edge, the line of the\n    // entry that is the head after it (the entry issued at that edge where the queue empties).\n    reg [{i}:0] q_idx [0:{}];\n    always @(posedge clk) if (ld_go) q_idx[q_tail] <= ld_idx;\n    wire [{i}:0] n_idx = ld_go && q_next == q_tail ? ld_idx : q_idx[q_next];\n    reg [{lw}:0] n_line;\n    always @(posedge clk) n_line <= lines[n_idx];\n    // A miss that fills that line at the same edge: its beat, not the RAM's old line (both\n    // lines compared, the issue only choosing: it comes late).\n    reg n_filled;\n    reg [{lw}:0] n_fill;\n    always @(posedge clk) begin\n        n_filled <= fire && h_miss && (ld_go && q_next == q_tail ? h_idx == ld_idx : h_idx == q_idx[q_next]);\n        n_fill <= {};\n    end\n    assign h_cached = n_filled ? n_fill : n_line;",
             QUEUE - 1,
-            qa - 1,
             rd,
             i = ib - 1,
         );
@@ -817,7 +849,7 @@ impl<'a> Plan<'a> {
             let qw: u32 = fields.iter().map(|f| f.width).sum();
             let _ = writeln!(
                 o,
-                "    // Issue queue: per load issued and not yet fanned out, in σ order: {}.\n    localparam [{qa}:0] QUEUE = {}'d{QUEUE};\n    reg [{}:0] q_mem [0:{}];\n    reg [{}:0] q_head, q_tail;\n    reg [{qa}:0] q_count;\n    reg q_any, q_room;  // q_count != 0 and q_count != QUEUE, as registers: the issue and the fan-out start at flip-flops\n    wire [{}:0] q_in = {{{}}};\n    wire [{}:0] q_out = q_mem[q_head];",
+                "    // Issue queue: per load issued and not yet fanned out, in σ order: {}.\n    localparam [{qa}:0] QUEUE = {}'d{QUEUE};\n    reg [{}:0] q_mem [0:{}];\n    reg [{}:0] q_head, q_tail;\n    reg [{qa}:0] q_count;\n    wire [{qa}:0] q_up = q_count + {w}'d1, q_down = q_count - {w}'d1;\n    reg q_any, q_room;  // q_count != 0 and q_count != QUEUE, as registers: the issue and the fan-out start at flip-flops\n    wire [{}:0] q_in = {{{}}};\n    // The head's entry, a register read a cycle ahead (`q_next`): what the fan-out and the\n    // cache's bookkeeping look up starts at flip-flops, not at the queue's memory.\n    reg [{}:0] q_out;",
                 fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", "),
                 qa + 1,
                 qw - 1,
@@ -825,7 +857,8 @@ impl<'a> Plan<'a> {
                 qa - 1,
                 qw - 1,
                 fields.iter().map(|f| f.value.as_str()).collect::<Vec<_>>().join(", "),
-                qw - 1
+                qw - 1,
+                w = qa + 1
             );
             unpack(o, "q_out", fields, "h_");
             // With several targets, the head's value goes to each as soon as it has room
@@ -881,8 +914,13 @@ impl<'a> Plan<'a> {
                     w = fan.len()
                 );
             }
+            let _ = writeln!(
+                o,
+                "    // At each edge, the entry that is the head after it (the one issued at that edge where\n    // the queue empties).\n    wire [{}:0] q_next = fire ? q_head + {qa}'d1 : q_head;\n    always @(posedge clk) q_out <= ld_go && q_next == q_tail ? q_in : q_mem[q_next];",
+                qa - 1
+            );
             if block_ram {
-                self.cache_read(o, qa, rd);
+                self.cache_read(o, rd);
             }
             let head = "q_any";
             act.work.push("fire".into());
@@ -910,7 +948,7 @@ impl<'a> Plan<'a> {
             }
             let _ = writeln!(
                 o,
-                "    always @(posedge clk) if (ld_go) q_mem[q_tail] <= q_in;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            q_head <= {qa}'d0;\n            q_tail <= {qa}'d0;\n            q_count <= {w}'d0;\n            q_any <= 1'b0;\n            q_room <= 1'b1;\n        end else begin\n            if (ld_go) q_tail <= q_tail + {qa}'d1;\n            if (fire) q_head <= q_head + {qa}'d1;\n            if (ld_go && !fire) begin\n                q_count <= q_count + {w}'d1;\n                q_any <= 1'b1;\n                q_room <= q_count != QUEUE - {w}'d1;\n            end else if (!ld_go && fire) begin\n                q_count <= q_count - {w}'d1;\n                q_any <= q_count != {w}'d1;\n                q_room <= 1'b1;\n            end\n        end\n    end",
+                "    always @(posedge clk) if (ld_go) q_mem[q_tail] <= q_in;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            q_head <= {qa}'d0;\n            q_tail <= {qa}'d0;\n            q_count <= {w}'d0;\n            q_any <= 1'b0;\n            q_room <= 1'b1;\n        end else begin\n            if (ld_go) q_tail <= q_tail + {qa}'d1;\n            if (fire) q_head <= q_head + {qa}'d1;\n            // Both sums from the register, the issue only selecting (as gates: a multiplexer\n            // would become one adder after it).\n            if (ld_go != fire) q_count <= (q_up & {{{w}{{ld_go}}}}) | (q_down & {{{w}{{fire}}}});\n            if (ld_go && !fire) begin\n                q_any <= 1'b1;\n                q_room <= q_count != QUEUE - {w}'d1;\n            end else if (!ld_go && fire) begin\n                q_any <= q_count != {w}'d1;\n                q_room <= 1'b1;\n            end\n        end\n    end",
                 w = qa + 1
             );
             let fill = format!("if (fire && h_miss) lines[h_idx] <= {rd};");
