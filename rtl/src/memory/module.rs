@@ -823,12 +823,13 @@ impl<'a> Plan<'a> {
     /// what lets the lines be block RAM, [`Cache::block_ram`]): at every edge, the line of the
     /// entry that is the head after it; the line a miss writes at that edge is taken from the
     /// R beat instead.
-    fn cache_read(&self, o: &mut String, rd: &str) {
+    fn cache_read(&self, o: &mut String, qa: u32, rd: &str) {
         let (ib, lw) = (self.cache.index_bits, AXI_DATA_BITS - 1);
         let _ = writeln!(
             o,
-            "    // The cache's lines are block RAM, read a cycle ahead: at each edge, the line of the\n    // entry that is the head after it (the entry issued at that edge where the queue empties).\n    reg [{i}:0] q_idx [0:{}];\n    always @(posedge clk) if (ld_go) q_idx[q_tail] <= ld_idx;\n    wire [{i}:0] n_idx = ld_go && q_next == q_tail ? ld_idx : q_idx[q_next];\n    reg [{lw}:0] n_line;\n    always @(posedge clk) n_line <= lines[n_idx];\n    // A miss that fills that line at the same edge: its beat, not the RAM's old line (both\n    // lines compared, the issue only choosing: it comes late).\n    reg n_filled;\n    reg [{lw}:0] n_fill;\n    always @(posedge clk) begin\n        n_filled <= fire && h_miss && (ld_go && q_next == q_tail ? h_idx == ld_idx : h_idx == q_idx[q_next]);\n        n_fill <= {};\n    end\n    assign h_cached = n_filled ? n_fill : n_line;",
+            "    // The cache's lines are block RAM, read a cycle ahead: at each edge, the line of the\n    // entry that is the head after it (the entry issued at that edge where the queue empties).\n    reg [{i}:0] q_idx [0:{}];\n    always @(posedge clk) if (ld_go) q_idx[q_tail] <= ld_idx;\n    wire [{}:0] q_next = fire ? q_head + {qa}'d1 : q_head;\n    wire [{i}:0] n_idx = ld_go && q_next == q_tail ? ld_idx : q_idx[q_next];\n    reg [{lw}:0] n_line;\n    always @(posedge clk) n_line <= lines[n_idx];\n    // A miss that fills that line at the same edge: its beat, not the RAM's old line (both\n    // lines compared, the issue only choosing: it comes late).\n    reg n_filled;\n    reg [{lw}:0] n_fill;\n    always @(posedge clk) begin\n        n_filled <= fire && h_miss && (ld_go && q_next == q_tail ? h_idx == ld_idx : h_idx == q_idx[q_next]);\n        n_fill <= {};\n    end\n    assign h_cached = n_filled ? n_fill : n_line;",
             QUEUE - 1,
+            qa - 1,
             rd,
             i = ib - 1,
         );
@@ -849,7 +850,7 @@ impl<'a> Plan<'a> {
             let qw: u32 = fields.iter().map(|f| f.width).sum();
             let _ = writeln!(
                 o,
-                "    // Issue queue: per load issued and not yet fanned out, in σ order: {}.\n    localparam [{qa}:0] QUEUE = {}'d{QUEUE};\n    reg [{}:0] q_mem [0:{}];\n    reg [{}:0] q_head, q_tail;\n    reg [{qa}:0] q_count;\n    wire [{qa}:0] q_up = q_count + {w}'d1, q_down = q_count - {w}'d1;\n    reg q_any, q_room;  // q_count != 0 and q_count != QUEUE, as registers: the issue and the fan-out start at flip-flops\n    wire [{}:0] q_in = {{{}}};\n    // The head's entry, a register read a cycle ahead (`q_next`): what the fan-out and the\n    // cache's bookkeeping look up starts at flip-flops, not at the queue's memory.\n    reg [{}:0] q_out;",
+                "    // Issue queue: per load issued and not yet fanned out, in σ order: {}.\n    localparam [{qa}:0] QUEUE = {}'d{QUEUE};\n    reg [{}:0] q_mem [0:{}];\n    reg [{}:0] q_head, q_tail;\n    reg [{qa}:0] q_count;\n    wire [{qa}:0] q_up = q_count + {w}'d1, q_down = q_count - {w}'d1;\n    reg q_any, q_room;  // q_count != 0 and q_count != QUEUE, as registers: the issue and the fan-out start at flip-flops\n    wire [{}:0] q_in = {{{}}};\n    wire [{}:0] q_out = q_mem[q_head];",
                 fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", "),
                 qa + 1,
                 qw - 1,
@@ -914,13 +915,8 @@ impl<'a> Plan<'a> {
                     w = fan.len()
                 );
             }
-            let _ = writeln!(
-                o,
-                "    // At each edge, the entry that is the head after it (the one issued at that edge where\n    // the queue empties).\n    wire [{}:0] q_next = fire ? q_head + {qa}'d1 : q_head;\n    always @(posedge clk) q_out <= ld_go && q_next == q_tail ? q_in : q_mem[q_next];",
-                qa - 1
-            );
             if block_ram {
-                self.cache_read(o, rd);
+                self.cache_read(o, qa, rd);
             }
             let head = "q_any";
             act.work.push("fire".into());
