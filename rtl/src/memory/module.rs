@@ -769,7 +769,7 @@ impl<'a> Plan<'a> {
                     lines: cache.lines,
                     ib: cache.index_bits,
                     miss_nos: miss.declare(),
-                    h_miss_no: miss.read("h_idx"),
+                    fill_miss_no: miss.read("fill_idx"),
                     miss_at_fetch: miss.write("ld_idx", "misses"),
                     st_tag_match: if cache.tag_bits > 0 { format!(" && {} == st_tag", cache.tags().read("st_idx")) } else { String::new() },
                 }));
@@ -827,11 +827,11 @@ impl<'a> Plan<'a> {
         let (ib, lw) = (self.cache.index_bits, AXI_DATA_BITS - 1);
         let _ = writeln!(
             o,
-            "    // The cache's lines are block RAM, read a cycle ahead: at each edge, the line of the\n    // entry that is the head after it (the entry issued at that edge where the queue empties).\n    reg [{i}:0] q_idx [0:{}];\n    always @(posedge clk) if (ld_go) q_idx[q_tail] <= ld_idx;\n    wire [{}:0] q_next = fire ? q_head + {qa}'d1 : q_head;\n    wire [{i}:0] n_idx = ld_go && q_next == q_tail ? ld_idx : q_idx[q_next];\n    reg [{lw}:0] n_line;\n    always @(posedge clk) n_line <= lines[n_idx];\n    // A miss that fills that line at the same edge: its beat, not the RAM's old line (both\n    // lines compared, the issue only choosing: it comes late).\n    reg n_filled;\n    reg [{lw}:0] n_fill;\n    always @(posedge clk) begin\n        n_filled <= fire && h_miss && (ld_go && q_next == q_tail ? h_idx == ld_idx : h_idx == q_idx[q_next]);\n        n_fill <= {};\n    end\n    assign h_cached = n_filled ? n_fill : n_line;",
+            "    // The cache's lines are block RAM, read a cycle ahead: at each edge, the line of the\n    // entry that is the head after it (where the queue empties, the σ-next load's, whether it\n    // issues or not: without it the queue is empty and the line unused; a full queue's tail\n    // is its head).\n    reg [{i}:0] q_idx [0:{}];\n    always @(posedge clk) if (ld_go) q_idx[q_tail] <= ld_idx;\n    // Both candidates are read from registers (the head and the entry after it), the fan-out\n    // only choosing.\n    reg [{a}:0] q_head1;  // q_head + 1\n    always @(posedge clk) if (rst || start) q_head1 <= {qa}'d1; else if (fire) q_head1 <= q_head1 + {qa}'d1;\n    wire [{i}:0] n_idx_stay = q_head == q_tail && q_room ? ld_idx : q_idx[q_head];\n    wire [{i}:0] n_idx_pop = q_head1 == q_tail ? ld_idx : q_idx[q_head1];\n    wire [{i}:0] n_idx = fire ? n_idx_pop : n_idx_stay;\n    reg [{lw}:0] n_line;\n    always @(posedge clk) n_line <= lines[n_idx];\n    // A miss that fills that line at the same edge: its beat, not the RAM's old line.\n    reg n_filled;\n    reg [{lw}:0] n_fill;\n    always @(posedge clk) begin\n        n_filled <= fire && h_miss && h_idx == n_idx_pop;\n        n_fill <= {};\n    end\n    assign h_cached = n_filled ? n_fill : n_line;",
             QUEUE - 1,
-            qa - 1,
             rd,
             i = ib - 1,
+            a = qa - 1,
         );
     }
 

@@ -21,7 +21,18 @@
     end
     // Each entry's bits are written where its index matches (a decoder; a write at a variable
     // index is a shift that Yosys leaves as a carry chain).
-    wire fill_last = fire && h_miss && «h_miss_no» == fills;  // the fill of its entry's last miss
+    // The fill of its entry's last miss, found a cycle after the fill from its registered entry
+    // and number (not from the queue head's entry, read through the queue): `awaiting` clears
+    // a cycle late, so a store in that cycle leaves the line and a later load reads DDR.
+    reg fill_r;
+    reg [«ib - 1»:0] fill_idx;
+    reg [15:0] fill_no;
+    always @(posedge clk) begin
+        fill_r <= !(rst || start) && fire && h_miss;
+        fill_idx <= h_idx;
+        fill_no <= fills;
+    end
+    wire fill_last = fill_r && «fill_miss_no» == fill_no;
     integer fi;
     always @(posedge clk) begin
         if (rst || start) begin
@@ -36,7 +47,7 @@
                 if (ld_go && !hit && ld_idx == fi[«ib - 1»:0]) current[fi] <= fetch_current;
                 // After the fetch: a store to the entry fetched at this edge does not write into it.
                 if (st_go && !st_here && st_idx == fi[«ib - 1»:0]) current[fi] <= 1'b0;
-                if (fill_last && h_idx == fi[«ib - 1»:0]) awaiting[fi] <= 1'b0;
+                if (fill_last && fill_idx == fi[«ib - 1»:0]) awaiting[fi] <= 1'b0;
                 if (ld_go && !hit && ld_idx == fi[«ib - 1»:0]) awaiting[fi] <= 1'b1;
             end
         end
