@@ -328,7 +328,7 @@ impl Walker<'_> {
         ["fits", "outer", "first", "lim", "more"].iter().map(|f| format!("{indent}row_{f} <= {from}_{f};\n")).collect()
     }
 
-    /// The search's step on the shadow counters `n` while `busy`: settling level `lvl` (its first point, or going back out when it is
+    /// The search's step on the shadow counters `n` while `busy`: settling the level `at` marks (its first point, or going back out when it is
     /// empty) or advancing it (its next point, or going back out when there is none); past
     /// the innermost level the shadow holds a point.
     fn search(&self, o: &mut String) {
