@@ -467,10 +467,17 @@ impl<'a> Plan<'a> {
         );
         unpack(o, &format!("g{g}_p"), fields, &format!("g{g}_p_"));
         o.push_str(&after);
+        // The entry pushed, once: the queue's write and the registered head fields take it.
         let _ = writeln!(
             o,
-            "    always @(posedge clk) if (g{g}_push) g{g}_f[g{g}_ft] <= {{{}}};\n    always @(posedge clk) begin\n        if (rst || start) begin\n            g{g}_fh <= {a}'d0;\n            g{g}_ft <= {a}'d0;\n            g{g}_fq <= {ah}'d0;\n        end else begin\n            if (g{g}_pop) g{g}_fh <= g{g}_fh + {a}'d1;\n            if (g{g}_push) g{g}_ft <= g{g}_ft + {a}'d1;\n            if (g{g}_push && !g{g}_pop) g{g}_fq <= {{g{g}_fq[{}:0], 1'b1}};\n            else if (!g{g}_push && g{g}_pop) g{g}_fq <= {{1'b0, g{g}_fq[{f}:1]}};\n        end\n        g{g}_room <= !(rst || start) && !g{g}_fq[{}];\n    end\n    wire [{}:0] g{g}_head = g{g}_f[g{g}_fh];",
-            queued.iter().map(|f| f.value.as_str()).collect::<Vec<_>>().join(", "),
+            "    wire [{}:0] g{g}_q = {{{}}};",
+            width - 1,
+            queued.iter().map(|f| f.value.as_str()).collect::<Vec<_>>().join(", ")
+        );
+        unpack(o, &format!("g{g}_q"), &queued, &format!("g{g}_q_"));
+        let _ = writeln!(
+            o,
+            "    always @(posedge clk) if (g{g}_push) g{g}_f[g{g}_ft] <= g{g}_q;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            g{g}_fh <= {a}'d0;\n            g{g}_ft <= {a}'d0;\n            g{g}_fq <= {ah}'d0;\n        end else begin\n            if (g{g}_pop) g{g}_fh <= g{g}_fh + {a}'d1;\n            if (g{g}_push) g{g}_ft <= g{g}_ft + {a}'d1;\n            if (g{g}_push && !g{g}_pop) g{g}_fq <= {{g{g}_fq[{}:0], 1'b1}};\n            else if (!g{g}_push && g{g}_pop) g{g}_fq <= {{1'b0, g{g}_fq[{f}:1]}};\n        end\n        g{g}_room <= !(rst || start) && !g{g}_fq[{}];\n    end\n    wire [{}:0] g{g}_head = g{g}_f[g{g}_fh];",
             AHEAD - 2,
             AHEAD - 2,
             width - 1,
@@ -491,8 +498,7 @@ impl<'a> Plan<'a> {
             if registered(f) {
                 let _ = writeln!(
                     o,
-                    "    reg {decl}g{g}_{n};\n    always @(posedge clk)\n        g{g}_{n} <= (g{g}_fq[0] && !g{g}_pop) ? g{g}_h_{n} : (g{g}_pop && g{g}_fq[1]) ? g{g}_n_{n} : {};",
-                    f.value,
+                    "    reg {decl}g{g}_{n};\n    always @(posedge clk)\n        g{g}_{n} <= (g{g}_fq[0] && !g{g}_pop) ? g{g}_h_{n} : (g{g}_pop && g{g}_fq[1]) ? g{g}_n_{n} : g{g}_q_{n};",
                     n = f.name
                 );
             } else {
