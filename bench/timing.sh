@@ -3,7 +3,7 @@
 # that use every cell of the library; per design, its modules' slowest paths, slowest first.
 # usage: [DPNC=path] [CELLS="dpn_fadd:LATENCY=4 …"] [CASES="gemm1 bicg1 …"] [TOP=n] bench/timing.sh POLYBENCH_DIR
 # CELLS: cells timed alone (`dpnc synth-cell`), each NAME:SETTING,SETTING…; by default the float
-# cells at the latencies the datapaths give them, in binary32 and binary64.
+# and integer arithmetic cells at the latencies the datapaths give them, in 32 and 64 bits.
 # TOP: how many modules to print per design (default 8), each with the signals its path passes. The parallel cases (gemm44, bicg16,
 # jacobi16) take Yosys several minutes each.
 set -euo pipefail
@@ -19,7 +19,8 @@ f64="EW=11,MW=52"
 for c in ${CELLS-dpn_fadd:LATENCY=4 dpn_fadd:$f64,LATENCY=6 dpn_fmul:LATENCY=5 dpn_fmul:$f64,LATENCY=6 \
   dpn_fdiv:LATENCY=16 dpn_fdiv:$f64,LATENCY=30 dpn_fsqrt:LATENCY=16 dpn_fsqrt:$f64,LATENCY=30 \
   dpn_f2f:LATENCY=2 dpn_f2f:EWI=11,MWI=52,EWO=8,MWO=23,LATENCY=2 dpn_i2f:IW=32,LATENCY=3 dpn_i2f:$f64,IW=64,LATENCY=3 \
-  dpn_f2i:IW=32,LATENCY=3 dpn_f2i:$f64,IW=64,LATENCY=3 dpn_fcmp:LATENCY=1 dpn_fmin:LATENCY=1 dpn_fmax:LATENCY=1}; do
+  dpn_f2i:IW=32,LATENCY=3 dpn_f2i:$f64,IW=64,LATENCY=3 dpn_fcmp:LATENCY=1 dpn_fmin:LATENCY=1 dpn_fmax:LATENCY=1 \
+  dpn_imul:IW=32,LATENCY=3 dpn_imul:IW=64,LATENCY=4 dpn_idiv:IW=32,LATENCY=18 dpn_idiv:IW=64,LATENCY=34}; do
   name=${c%%:*}
   sets=()
   if [ "$name" != "$c" ]; then IFS=, read -ra kv <<< "${c#*:}"; for s in "${kv[@]}"; do sets+=(-G "$s"); done; fi

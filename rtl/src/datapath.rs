@@ -29,7 +29,7 @@
 //! | float → integer (`dpn_f2i`, 64-bit, then one register that fixes NaN and overflow) | 4 | 4 |
 //!
 //! Integer `*` (`dpn_imul`): 3 cycles for 32 bits, 4 for 64; `/` and `%` (`dpn_idiv`, one cell
-//! for both when they share operands): 16 and 32. Every other integer or logical operator
+//! for both when they share operands): 18 and 34, two quotient bits a cycle. Every other integer or logical operator
 //! (`+ - & | ^ << >>`, comparisons, `&& || !`, ternary, integer negation and `abs`) is one
 //! register. Free wiring takes no cycle: integer widening and narrowing, `~`, float negation
 //! and `fabs` (sign bit), the truth value of an operand (folded into its user). Subexpressions
@@ -280,7 +280,7 @@ const F2I: u32 = 3;
 const F2F: u32 = 2;
 /// 32-bit, 64-bit.
 const IMUL: [u32; 2] = [3, 4];
-const IDIV: [u32; 2] = [16, 32];
+const IDIV: [u32; 2] = [18, 34];
 
 fn fi(ty: ScalarType) -> usize {
     (ty == ScalarType::Double) as usize

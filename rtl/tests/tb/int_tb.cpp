@@ -12,7 +12,7 @@
 #include <vector>
 
 enum Op { MUL32, MUL64, DIV32, DIV64, MUL32C, DIV32C, NOPS };
-static const int LATENCY[NOPS] = {2, 3, 5, 1, 0, 0};
+static const int LATENCY[NOPS] = {3, 4, 18, 34, 0, 0};  // as the datapaths use them
 static const char* NAME[NOPS] = {"imul i32", "imul i64", "idiv i32", "idiv i64", "imul i32 (comb)", "idiv i32 (comb)"};
 
 struct Res {
@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
     struct In {
         uint64_t a, b;
     };
-    const int R = 16;
+    const int R = 64;  // above every LATENCY
     In hist[R];
     long pushed = 0, taken = 0, drain = 0;
     long edge_ops = (long)EDGES.size() * (long)EDGES.size();
