@@ -7,12 +7,12 @@
 //! iteration's demux beside it; results wait in a skid buffer as deep as the pipeline plus a
 //! few places and go, in order, to every channel the demux names once all of them can take
 //! them. Issue stalls when the skid buffer could overflow, so a process waiting for its own
-//! result lets it drain. Scratchpads belong to their reader: arrivals (cell, value) are taken
-//! from the channel whenever their cell is free, so a value never lands on a live one (the
+//! result lets it drain. Scratchpads belong to their reader: arrivals (cell, value) go in
+//! whenever their cell is free ([`arrivals`]), so a value never lands on a live one (the
 //! same argument as the Vitis backend's, see ARCHITECTURE.md).
 
 use crate::simd::Lanes;
-use crate::stage::PointStage;
+use crate::stage::{Event, PointStage, Ready};
 use crate::verilog::{aff, all_of, bits, elem_bits, functions, index_bits, lin};
 use crate::RtlError;
 use dpnc_dpn::ir::{ChannelKind, Dpn, Process};
@@ -255,13 +255,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
             n - 1
         );
         if ch.producer != pi {
-            // Arrivals: (cell, value), taken when the cell is free.
-            let _ = writeln!(
-                o,
-                "    wire [{}:0] arr{c}_at = ch{c}_d[{}:{w}];\n    assign ch{c}_r = ch{c}_v && !sv{c}[arr{c}_at];",
-                aw - 1,
-                w + aw - 1
-            );
+            arrivals(&mut o, c, w, aw);
         }
     }
 
@@ -269,6 +263,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
     let mut fire_terms = Vec::new();
     let mut pops: Vec<(usize, String)> = Vec::new(); // (channel, condition to pop at fire)
     let mut releases: Vec<(usize, String, String)> = Vec::new(); // (channel, condition, cell)
+    let mut ready: Vec<(usize, Ready)> = Vec::new(); // per scratchpad read: (channel, its ready bit)
     let mut regs: Vec<(usize, String)> = Vec::new(); // FIFO+register: (channel, take condition)
     let mut operands: Vec<(String, bool)> = Vec::new(); // (its name, a register loaded at issue rather than a scalar argument)
     let mut rings: Vec<Ring> = Vec::new();
@@ -321,6 +316,8 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
                     stage.declared(&format!("at_r{r}_{k}"), index_bits(ch.cells() / lanes.values[c] as usize));
                     stage.wire(&format!("last_r{r}_{k}"), 1, &pred_v(last, &raw));
                     releases.push((c, format!("{taken} && last_r{r}_{k}"), format!("at_r{r}_{k}")));
+                    let (name, at, valid) = (format!("srdy_r{r}_{k}"), format!("at_r{r}_{k}"), format!("sv{c}"));
+                    ready.push((c, Ready { name, at, valid, clears: Vec::new(), sets: Vec::new() }));
                 }
             }
         }
@@ -338,7 +335,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
                 }
                 ChannelKind::Fifo => (format!("ch{c}_v"), format!("ch{c}_d")),
                 ChannelKind::FifoReg => (format!("(!first_r{r}_{k} || ch{c}_v)"), format!("(first_r{r}_{k} ? ch{c}_d : reg{c})")),
-                ChannelKind::Scratchpad => (format!("sv{c}[at_r{r}_{k}]"), format!("sp{c}[at_r{r}_{k}]")),
+                ChannelKind::Scratchpad => (format!("srdy_r{r}_{k}"), format!("sp{c}[at_r{r}_{k}]")),
             };
             let _ = writeln!(
                 o,
@@ -493,9 +490,8 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
     // Run control: done once the walker is done and every issued iteration is written out.
     let _ = writeln!(
         o,
-        "    always @(posedge clk) begin\n        if (rst) begin\n            running <= 1'b0;\n            done <= 1'b0;\n            pending <= {pw}'d0;\n        end else if (start) begin\n            running <= 1'b1;\n            done <= 1'b0;\n            pending <= {pw}'d0;\n        end else begin\n            pending <= pending + {{{}'d0, fire}} - {{{}'d0, put}};\n            if (running && w_done && pending == {pw}'d0) begin\n                running <= 1'b0;\n                done <= 1'b1;\n            end\n        end\n    end",
-        pw - 1,
-        pw - 1
+        "    // Both sums from the register, the issue and the put only selecting (as gates: a\n    // multiplexer would become one adder after them).\n    wire [{m}:0] pending_up = pending + {pw}'d1, pending_down = pending - {pw}'d1;\n    always @(posedge clk) begin\n        if (rst) begin\n            running <= 1'b0;\n            done <= 1'b0;\n            pending <= {pw}'d0;\n        end else if (start) begin\n            running <= 1'b1;\n            done <= 1'b0;\n            pending <= {pw}'d0;\n        end else begin\n            if (fire != put) pending <= (pending_up & {{{pw}{{fire}}}}) | (pending_down & {{{pw}{{put}}}});\n            if (running && w_done && pending == {pw}'d0) begin\n                running <= 1'b0;\n                done <= 1'b1;\n            end\n        end\n    end",
+        m = pw - 1
     );
     for (c, ch) in dpn.channels.iter().enumerate().filter(|(_, ch)| ch.consumer == pi && ch.kind == ChannelKind::Scratchpad) {
         let (w, words) = (elem_bits(ch) * lanes.values[c], ch.cells() / lanes.values[c] as usize);
@@ -504,19 +500,61 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
             let _ = writeln!(o, "            if (fire && {cond}) sv{rc}[{at}] <= 1'b0;");
         }
         if ch.producer != pi {
-            let _ = writeln!(o, "            if (ch{c}_v && ch{c}_r) begin\n                sv{c}[arr{c}_at] <= 1'b1;\n                sp{c}[arr{c}_at] <= ch{c}_d[{}:0];\n            end", w - 1);
+            let _ = writeln!(o, "            if (arr{c}_in) begin\n                sv{c}[arr{c}_at] <= 1'b1;\n                sp{c}[arr{c}_at] <= arr{c}_d0[{}:0];\n            end", w - 1);
         }
         for (sc, t, at) in self_writes.iter().filter(|x| x.0 == c) {
             let _ = writeln!(o, "            if (put && {t}) begin\n                sv{sc}[{at}] <= 1'b1;\n                sp{sc}[{at}] <= result;\n            end");
         }
         o.push_str("        end\n    end\n");
+        // The cells set at the last edge, for the ready bits.
+        let aw = index_bits(words);
+        for (_, t, at) in self_writes.iter().filter(|x| x.0 == c) {
+            let _ = writeln!(o, "    reg {t}_set;\n    reg [{}:0] {t}_set_at;\n    always @(posedge clk) begin\n        {t}_set <= !(rst || start) && put && {t};\n        {t}_set_at <= {at};\n    end", aw - 1);
+        }
     }
     for g in &rings {
         g.logic(&mut o, lat);
     }
+    // Each scratchpad read's ready bit: cleared by the releases of its cell, set by what
+    // writes one.
+    let ready: Vec<Ready> = ready
+        .into_iter()
+        .map(|(c, mut rd)| {
+            rd.clears = releases
+                .iter()
+                .filter(|x| x.0 == c)
+                .map(|(_, cond, at)| Event { when: format!("fire && {cond}"), cell: at.clone() })
+                .collect();
+            if dpn.channels[c].producer != pi {
+                rd.sets.push(Event { when: format!("arr{c}_set"), cell: format!("arr{c}_set_at") });
+            }
+            rd.sets.extend(
+                self_writes.iter().filter(|x| x.0 == c).map(|(_, t, _)| Event { when: format!("{t}_set"), cell: format!("{t}_set_at") }),
+            );
+            rd
+        })
+        .collect();
+    let (declared, logic) = stage.finish(crate::walk::cs_bits(l), "!guard || fire", &ready);
+    o.push_str(&logic);
     o.push_str("endmodule\n\n");
-    o.insert_str(splice, &stage.finish(crate::walk::cs_bits(l), "!guard || fire"));
+    o.insert_str(splice, &declared);
     Ok(o)
+}
+
+/// The arrivals (cell, value) of scratchpad `c` (words of `w` bits, `aw` bits of index): two
+/// places between the channel and the scratchpad, `arr<c>_d0` the arrival at the scratchpad and
+/// `arr<c>_d1` the channel's next one taken while it waits. The arrival goes in (`arr<c>_in`)
+/// when its cell is free. Taken from the channel directly, the lookup of the cell's valid bit
+/// (a multiplexer as wide as the scratchpad) would lie between the channel's head and its pop;
+/// here the channel is popped while the second place is free (a register).
+fn arrivals(o: &mut String, c: usize, w: u32, aw: u32) {
+    let m = w + aw - 1;
+    let _ = writeln!(
+        o,
+        "    reg arr{c}_v0, arr{c}_v1;\n    reg [{m}:0] arr{c}_d0, arr{c}_d1;\n    wire [{}:0] arr{c}_at = arr{c}_d0[{m}:{w}];\n    wire arr{c}_in = arr{c}_v0 && !sv{c}[arr{c}_at];\n    wire arr{c}_move = !arr{c}_v0 || arr{c}_in;  // the first place is free after this edge\n    assign ch{c}_r = !arr{c}_v1;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            arr{c}_v0 <= 1'b0;\n            arr{c}_v1 <= 1'b0;\n        end else if (arr{c}_move) begin\n            arr{c}_v0 <= arr{c}_v1 || ch{c}_v;\n            arr{c}_v1 <= 1'b0;\n        end else if (ch{c}_v && ch{c}_r) arr{c}_v1 <= 1'b1;\n        if (arr{c}_move) arr{c}_d0 <= arr{c}_v1 ? arr{c}_d1 : ch{c}_d;\n        else if (ch{c}_r) arr{c}_d1 <= ch{c}_d;\n    end\n    // The cell set at the last edge, for the ready bits.\n    reg arr{c}_set;\n    reg [{}:0] arr{c}_set_at;\n    always @(posedge clk) begin\n        arr{c}_set <= !(rst || start) && arr{c}_in;\n        arr{c}_set_at <= arr{c}_at;\n    end",
+        aw - 1,
+        aw - 1
+    );
 }
 
 /// A FIFO from a process to itself, held in the process ([`is_ring`]).
@@ -582,7 +620,7 @@ impl Ring {
         let entering = if lat == late { written.clone() } else { format!("rg{c}_in[{}]", lat - late - 1) };
         let _ = writeln!(
             o,
-            "    always @(posedge clk) if (rg{c}_put) rg{c}[rg{c}_wp] <= y;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            rg{c}_wp <= {aw}'d0;\n            rg{c}_rp <= {aw}'d0;\n            rg{c}_n <= {w}'d0;\n            rg{c}_credit <= {w}'d0;\n            rg{c}_in <= {}'d0;{}\n        end else begin\n            {}{out}\n            if (rg{c}_put) rg{c}_wp <= rg{c}_wp + {aw}'d1;\n            if (rg{c}_take) rg{c}_rp <= rg{c}_rp + {aw}'d1;\n            rg{c}_n <= rg{c}_n + {{{aw}'d0, rg{c}_put}} - {{{aw}'d0, rg{c}_take}};\n            rg{c}_credit <= rg{c}_credit + {{{aw}'d0, {entering}}} - {{{aw}'d0, {read}}};\n        end\n    end",
+            "    wire [{aw}:0] rg{c}_credit_up = rg{c}_credit + {w}'d1, rg{c}_credit_down = rg{c}_credit - {w}'d1;\n    always @(posedge clk) if (rg{c}_put) rg{c}[rg{c}_wp] <= y;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            rg{c}_wp <= {aw}'d0;\n            rg{c}_rp <= {aw}'d0;\n            rg{c}_n <= {w}'d0;\n            rg{c}_credit <= {w}'d0;\n            rg{c}_in <= {}'d0;{}\n        end else begin\n            {}{out}\n            if (rg{c}_put) rg{c}_wp <= rg{c}_wp + {aw}'d1;\n            if (rg{c}_take) rg{c}_rp <= rg{c}_rp + {aw}'d1;\n            rg{c}_n <= rg{c}_n + {{{aw}'d0, rg{c}_put}} - {{{aw}'d0, rg{c}_take}};\n            if ({entering} != ({read})) rg{c}_credit <= (rg{c}_credit_up & {{{w}{{{entering}}}}}) | (rg{c}_credit_down & {{{w}{{{read}}}}});\n        end\n    end",
             lat + 1,
             if late == 0 { String::new() } else { format!("\n            rg{c}_out <= {late}'d0;") },
             shift(&format!("rg{c}_in"), lat + 1, &written),

@@ -422,9 +422,9 @@ fn idle_write_side() -> String {
     )
 }
 
-/// `win<g>`: generator g's access goes next. Keys are compared by a tournament, n − 1
-/// comparisons (a matrix of all pairs made Yosys run out of memory at par 16), of each
-/// generator's `klen` keys as one unsigned number: each key's sign bit flipped (offset
+/// `win<g>`: generator g's access goes next. Keys are compared pairwise where a side has at
+/// most [`PAIRWISE`] generators ([`picks`]), otherwise by a tournament, n − 1 comparisons (a
+/// matrix of all pairs made Yosys run out of memory at par 16), of each generator's `klen` keys as one unsigned number: each key's sign bit flipped (offset
 /// binary), the first key the most significant; the first generator wins ties. Nothing goes
 /// before every generator's position is known.
 ///
@@ -469,7 +469,12 @@ fn winner(
     let ow = live.len().max(1) as u32 * key_bits;
     // Each generator's order (`g<g>_order`, the `live` entries of its key) is from its queue ([`AHEAD`]).
     for g in 0..n {
-        let _ = writeln!(o, "    wire g{g}_alive = !g{g}_done;\n    wire [{}:0] g{g}_idx = {ib}'d{g};", ib - 1);
+        // The index only names the trees' winners, which the picks do not wait for.
+        let _ = writeln!(
+            o,
+            "    wire g{g}_alive = !g{g}_done;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{}:0] g{g}_idx = {ib}'d{g};\n    // verilator lint_on UNUSEDSIGNAL",
+            ib - 1
+        );
     }
     // A generator that has not reached its first point holds every other back.
     let held: Vec<String> = (0..n).map(|g| format!("(!g{g}_done && !g{g}_known)")).collect();
@@ -492,30 +497,41 @@ fn winner(
         t
     }
     let (ld, st): (Vec<usize>, Vec<usize>) = (0..n).partition(|&g| stores[g].is_none());
-    // The roots' keys and liveness may go unused.
+    // The trees' orders name the winners' (for the stage); their indices and liveness may go
+    // unused.
     o.push_str("    // verilator lint_off UNUSEDSIGNAL\n");
     if ld.is_empty() || st.is_empty() {
         let root = node(o, "t", &(0..n).collect::<Vec<_>>(), ow, ib);
         o.push_str("    // verilator lint_on UNUSEDSIGNAL\n");
+        picks(o, &(0..n).collect::<Vec<_>>(), &root, ib);
         for g in 0..n {
-            let _ = writeln!(o, "    wire pick{g} = {root}_idx == {ib}'d{g};\n    wire win{g} = g{g}_acc && !held && pick{g};");
+            let _ = writeln!(o, "    wire win{g} = g{g}_acc && !held && pick{g};");
         }
         return None;
     }
     let (l, s) = (node(o, "tl", &ld, ow, ib), node(o, "ts", &st, ow, ib));
     o.push_str("    // verilator lint_on UNUSEDSIGNAL\n");
+    picks(o, &ld, &l, ib);
+    picks(o, &st, &s, ib);
+    let pairwise = ld.len() <= PAIRWISE && st.len() <= PAIRWISE;
     // The band is the keys' first `band_keys` (or a finer prefix for a shallower nest, which
     // only lets fewer loads pass): the order's first entries.
     let band_live = live.iter().filter(|&&k| k < band_keys).count() as u32;
-    let acc = |gs: &[usize], root: &str| -> String {
-        let v: Vec<String> = gs.iter().map(|g| format!("({root}_idx == {ib}'d{g} && g{g}_acc)")).collect();
+    let acc = |gs: &[usize]| -> String {
+        let v: Vec<String> = gs.iter().map(|g| format!("(pick{g} && g{g}_acc)")).collect();
+        v.join(" || ")
+    };
+    // Over the pairs of a σ-next store and a σ-next load: `f(store, load)` for the pair picked.
+    let picked_pair = |f: &dyn Fn(usize, usize) -> String| -> String {
+        let v: Vec<String> =
+            st.iter().flat_map(|&a| ld.iter().map(move |&b| (a, b))).map(|(a, b)| format!("(pick{a} && pick{b} && {})", f(a, b))).collect();
         v.join(" || ")
     };
     let mut band_order = None;
     let (rule, after) = if fine {
-        let ok: Vec<String> = ld.iter().map(|g| format!("({l}_idx == {ib}'d{g} && g{g}_src_ok)")).collect();
+        let ok: Vec<String> = ld.iter().map(|g| format!("(pick{g} && g{g}_src_ok)")).collect();
         if keyed {
-            let keys = st.iter().map(|g| format!("{s}_idx == {ib}'d{g} ? g{g}_key :"));
+            let keys = st.iter().map(|g| format!("pick{g} ? g{g}_key :"));
             let name = if staged { "sp_key" } else { "st_key" };
             let _ = writeln!(o, "    wire [{}:0] {name} = {} {kw}'d0;", kw - 1, keys.collect::<Vec<_>>().join(" "));
         }
@@ -533,24 +549,79 @@ fn winner(
                 band_order = Some(hi - lo + 1);
                 "sp_band_order >= l_band_order".to_string()
             }
-            b => format!("{s}_order[{}:{}] >= {l}_order[{}:{}]", ow - 1, ow - b * key_bits, ow - 1, ow - b * key_bits),
+            b => {
+                let band = format!("[{}:{}]", ow - 1, ow - b * key_bits);
+                match pairwise {
+                    true => format!("({})", picked_pair(&|a, b| format!("g{a}_order{band} >= g{b}_order{band}"))),
+                    false => format!("{s}_order{band} >= {l}_order{band}"),
+                }
+            }
         };
         let stage = if band_order.is_some() { " && stage_ok" } else { "" };
         ("no pending store belongs to an earlier band", format!("(!{s}_alive || {earlier}){stage}"))
     };
     let _ = writeln!(
         o,
-        "    // σ-next load and store, each on its own side: the store goes if it precedes every pending\n    // load; the load if {rule}.\n    wire l_can = !held && {l}_alive && ({}) && {after};\n    wire s_can = !held && {s}_alive && ({}) && (!{l}_alive || {s}_order < {l}_order);",
-        acc(&ld, &l),
-        acc(&st, &s),
+        "    // σ-next load and store, each on its own side: the store goes if it precedes every pending\n    // load; the load if {rule}.\n    wire l_can = !held && {l}_alive && ({}) && {after};\n    wire s_can = !held && {s}_alive && ({}) && ({});",
+        acc(&ld),
+        acc(&st),
+        if pairwise { before_loads(&st, &ld) } else { format!("(!{l}_alive || {s}_order < {l}_order)") },
     );
     for g in ld {
-        let _ = writeln!(o, "    wire pick{g} = {l}_idx == {ib}'d{g};\n    wire win{g} = l_can && pick{g};");
+        let _ = writeln!(o, "    wire win{g} = l_can && pick{g};");
     }
     for g in st {
-        let _ = writeln!(o, "    wire pick{g} = {s}_idx == {ib}'d{g};\n    wire win{g} = s_can && pick{g};");
+        let _ = writeln!(o, "    wire win{g} = s_can && pick{g};");
     }
     band_order
+}
+
+/// The most generators a side compares pairwise ([`picks`]).
+const PAIRWISE: usize = 4;
+
+/// `pick<g>` for each generator of `gs`: the alive one first in σ (`g<g>_order`), the lower
+/// index on a tie, as the tree of [`winner`] (root `root`, indices of `ib` bits) picks it (the
+/// last when none is alive). With at most [`PAIRWISE`] generators compared pairwise from the
+/// registers, so that the pick is one comparison deep (the tree compares after each level's
+/// choice); with more, read from the tree.
+fn picks(o: &mut String, gs: &[usize], root: &str, ib: u32) {
+    if let [g] = gs {
+        let _ = writeln!(o, "    wire pick{g} = 1'b1;");
+        return;
+    }
+    if gs.len() > PAIRWISE {
+        for g in gs {
+            let _ = writeln!(o, "    wire pick{g} = {root}_idx == {ib}'d{g};");
+        }
+        return;
+    }
+    for (i, &a) in gs.iter().enumerate() {
+        for &b in &gs[i + 1..] {
+            let _ = writeln!(o, "    wire bf{a}_{b} = g{a}_order <= g{b}_order;");
+        }
+    }
+    let (last, rest) = gs.split_last().expect("two generators or more");
+    for (i, &g) in rest.iter().enumerate() {
+        let mut terms = vec![format!("g{g}_alive")];
+        terms.extend(gs[..i].iter().map(|h| format!("(!g{h}_alive || !bf{h}_{g})")));
+        terms.extend(gs[i + 1..].iter().map(|h| format!("(!g{h}_alive || bf{g}_{h})")));
+        let _ = writeln!(o, "    wire pick{g} = {};", terms.join(" && "));
+    }
+    let others: Vec<String> = rest.iter().map(|g| format!("pick{g}")).collect();
+    let _ = writeln!(o, "    wire pick{last} = !({});", others.join(" || "));
+}
+
+/// Whether the σ-next store (of generators `st`) precedes every pending load (of `ld`): each
+/// store's order against each load's, from the registers.
+fn before_loads(st: &[usize], ld: &[usize]) -> String {
+    let v: Vec<String> = st
+        .iter()
+        .map(|a| {
+            let loads: Vec<String> = ld.iter().map(|b| format!("(!g{b}_alive || g{a}_order < g{b}_order)")).collect();
+            format!("(pick{a} && {})", loads.join(" && "))
+        })
+        .collect();
+    format!("({})", v.join(" || "))
 }
 
 /// Key entry `k` as a function of `n` iterators: `(φ, 1)` for `φ`, `(φ, s)` for a tile
