@@ -117,6 +117,9 @@ fn inner_width(a: &Affine, width: u32) -> u32 {
 }
 
 fn verilog_constraint(c: &Constraint, names: &[&str], width: u32) -> String {
+    if let Some(v) = residue_constraint(c, names, width) {
+        return v;
+    }
     let (pos, neg) = c.sides();
     let cst = c.expr.cst as i128;
     let half = 1i128 << (width - 1);
@@ -142,4 +145,50 @@ fn verilog_constraint(c: &Constraint, names: &[&str], width: u32) -> String {
     } else {
         format!("{} {op} {}", v.sum(&pos, 0), v.sum(&neg, -cst))
     }
+}
+
+/// A constraint on a signal's residue modulo a power of two `m = 2^s` as its low bits: `±(x −
+/// m·floor((x + a)/m)) + c` compared with 0, as a tile's first or last row is (`j = 32·floor((j
+/// + 1)/32) − 1`: the last row of a 32-row tile). With `r = (x + a) mod m`, that is `±(r −
+/// a) + c`, so `r` (the low bits of `x + a`, or of `x` alone where `m` divides `a`; for an
+/// equality, `x`'s against another constant) against a constant: a few LUTs rather than the sum, the product and the comparison, each a carry
+/// chain. `None` for any other constraint.
+fn residue_constraint(c: &Constraint, names: &[&str], width: u32) -> Option<String> {
+    let [(sign, Term::Var(i)), (cm, Term::Floor(f))] = c.expr.terms.as_slice() else { return None };
+    let (m, s) = (f.den, f.den.trailing_zeros());
+    let [(1, Term::Var(j))] = f.num.terms.as_slice() else { return None };
+    if i != j || sign.abs() != 1 || *cm != -sign * m || m.count_ones() != 1 || s >= width {
+        return None;
+    }
+    let (a, cst) = (f.num.cst as i128, c.expr.cst as i128);
+    let low = format!("{}[{}:0]", names[*i], s - 1);
+    let am = a.rem_euclid(m as i128);
+    let r = match am {
+        0 => low.clone(),
+        am => format!("({low} + {s}'d{am})"),
+    };
+    let lit = |k: i128| format!("{s}'d{k}");
+    let m = m as i128;
+    // sign 1: r − a + c ⋈ 0, so r ⋈ a − c; sign −1: a − r + c ⋈ 0, so r ⋈' a + c (⋈' reversed).
+    Some(match (c.cmp, *sign) {
+        (Cmp::Eq, _) => {
+            let k = if *sign == 1 { a - cst } else { a + cst };
+            // r = k: x's low bits are k − a modulo m.
+            if (0..m).contains(&k) {
+                format!("{low} == {}", lit((k - am).rem_euclid(m)))
+            } else {
+                "1'b0".into()
+            }
+        }
+        (Cmp::Ge, 1) => match a - cst {
+            k if k <= 0 => "1'b1".into(),
+            k if k >= m => "1'b0".into(),
+            k => format!("{r} >= {}", lit(k)),
+        },
+        (Cmp::Ge, _) => match a + cst {
+            k if k < 0 => "1'b0".into(),
+            k if k >= m - 1 => "1'b1".into(),
+            k => format!("{r} <= {}", lit(k)),
+        },
+    })
 }

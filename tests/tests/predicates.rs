@@ -88,6 +88,18 @@ const CASES: &[Case] = &[
         params: &[],
         bx: &[(-22, 22), (-22, 22)],
     },
+    Case {
+        name: "tile_rows",
+        text: "{ S[i, j] : -40 <= i <= 40 and -40 <= j <= 40 and (j + 1) mod 8 = 0 and i >= 16*floor((i + 3)/16) - 1 }",
+        params: &[],
+        bx: &[(-44, 44), (-44, 44)],
+    },
+    Case {
+        name: "tile_rows_above",
+        text: "{ S[i, j] : 8*floor((i + 3)/8) >= i - 2 and 32*floor(j/32) + 5 >= j and j >= 32*floor(j/32) + 2 }",
+        params: &[],
+        bx: &[(-40, 40), (-70, 70)],
+    },
     Case { name: "empty", text: "[n] -> { S[i] : i > n and i < 3 }", params: &[("n", 5)], bx: &[(-2, 8)] },
     Case { name: "universe", text: "{ S[i, j] }", params: &[], bx: &[(-2, 2), (-2, 2)] },
     Case { name: "fixed_point", text: "{ S[3, 5] }", params: &[], bx: &[(0, 6), (0, 6)] },
