@@ -108,18 +108,33 @@ module dpn_axi_write #(
     end
 
     // W: the lengths of bursts whose AW was accepted; W beats are sent only after their AW.
+    // Whether a beat is its burst's last is decided without comparing the queue's head: a
+    // burst's first beat is its last where the queue says it has one beat (compared before the
+    // queue), and a later beat is where the count of beats sent, registered with the beat
+    // before it, has reached the burst's length.
     wire       w_active;
     wire [7:0] w_len;
+    wire       w_single;
     reg  [7:0] beat;
+    reg        first;     // no beat of the head's burst has been sent
+    reg        end_next;  // a later beat: beat == w_len
     wire       w_hs = m_axi_wvalid && m_axi_wready;
     assign m_axi_wvalid = in_valid && w_active;
     assign in_ready = m_axi_wready && w_active;
     assign m_axi_wdata = in_data;
     assign m_axi_wstrb = in_strb;
-    assign m_axi_wlast = (beat == w_len);
+    assign m_axi_wlast = first ? w_single : end_next;
+    wire [7:0] beat_next = beat + 8'd1;
     always @(posedge clk) begin
-        if (rst) beat <= 8'd0;
-        else if (w_hs) beat <= m_axi_wlast ? 8'd0 : beat + 8'd1;
+        if (rst) begin
+            beat <= 8'd0;
+            first <= 1'b1;
+            end_next <= 1'b0;
+        end else if (w_hs) begin
+            beat <= m_axi_wlast ? 8'd0 : beat_next;
+            first <= m_axi_wlast;
+            end_next <= beat_next == w_len;
+        end
     end
 
     // B: per issued burst, is it its command's last?
@@ -135,10 +150,10 @@ module dpn_axi_write #(
     wire [OW-1:0] bq_count;
     wire [OW-1:0] bq_peak;
     /* verilator lint_on UNUSED */
-    dpn_fifo_reg #(.W(8), .DEPTH(MAX_OUTSTANDING), .FULL_PASS(0)) wq (
+    dpn_fifo_reg #(.W(9), .DEPTH(MAX_OUTSTANDING), .FULL_PASS(0)) wq (
         .clk(clk), .rst(rst),
-        .in_valid(aw_hs), .in_ready(wq_in_ready), .in_data(awlen_r),
-        .out_valid(w_active), .out_ready(w_hs && m_axi_wlast), .out_data(w_len),
+        .in_valid(aw_hs), .in_ready(wq_in_ready), .in_data({awlen_r == 8'd0, awlen_r}),
+        .out_valid(w_active), .out_ready(w_hs && m_axi_wlast), .out_data({w_single, w_len}),
         .count(wq_count), .peak(wq_peak)
     );
     dpn_fifo_reg #(.W(1), .DEPTH(MAX_OUTSTANDING), .FULL_PASS(0)) bq (
