@@ -6,6 +6,9 @@
 //! walker steps while the stage has a free place (a register), and the issue starts from
 //! registers. Two places keep one point a cycle going: the second takes
 //! the walker's point in the cycle the first cannot leave.
+//! A process that reads a scratchpad has a second stage of two places after it, the ready
+//! stage ([`Ready`]), whose points also carry whether each scratchpad read's cell holds its
+//! value, so that the issue does not look a cell's valid bit up.
 
 use std::fmt::Write;
 
