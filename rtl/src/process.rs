@@ -495,19 +495,32 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
     );
     for (c, ch) in dpn.channels.iter().enumerate().filter(|(_, ch)| ch.consumer == pi && ch.kind == ChannelKind::Scratchpad) {
         let (w, words) = (elem_bits(ch) * lanes.values[c], ch.cells() / lanes.values[c] as usize);
-        let _ = writeln!(o, "    always @(posedge clk) begin\n        if (rst || start) sv{c} <= {words}'d0;\n        else begin");
-        for (rc, cond, at) in releases.iter().filter(|x| x.0 == c) {
-            let _ = writeln!(o, "            if (fire && {cond}) sv{rc}[{at}] <= 1'b0;");
+        // The valid bits are written through decoders: Yosys leaves a write at a variable index
+        // as a shift with a carry chain.
+        let aw = index_bits(words);
+        let k = format!("sk{c}[{}:0]", aw - 1);
+        let _ = writeln!(
+            o,
+            "    integer sk{c};\n    always @(posedge clk) begin\n        if (rst || start) sv{c} <= {words}'d0;\n        else begin\n            for (sk{c} = 0; sk{c} < {words}; sk{c} = sk{c} + 1) begin"
+        );
+        for (_, cond, at) in releases.iter().filter(|x| x.0 == c) {
+            let _ = writeln!(o, "                if (fire && {cond} && {at} == {k}) sv{c}[sk{c}] <= 1'b0;");
         }
         if ch.producer != pi {
-            let _ = writeln!(o, "            if (arr{c}_in) begin\n                sv{c}[arr{c}_at] <= 1'b1;\n                sp{c}[arr{c}_at] <= arr{c}_d0[{}:0];\n            end", w - 1);
+            let _ = writeln!(o, "                if (arr{c}_in && arr{c}_at == {k}) sv{c}[sk{c}] <= 1'b1;");
         }
-        for (sc, t, at) in self_writes.iter().filter(|x| x.0 == c) {
-            let _ = writeln!(o, "            if (put && {t}) begin\n                sv{sc}[{at}] <= 1'b1;\n                sp{sc}[{at}] <= result;\n            end");
+        for (_, t, at) in self_writes.iter().filter(|x| x.0 == c) {
+            let _ = writeln!(o, "                if (put && {t} && {at} == {k}) sv{c}[sk{c}] <= 1'b1;");
+        }
+        o.push_str("            end\n");
+        if ch.producer != pi {
+            let _ = writeln!(o, "            if (arr{c}_in) sp{c}[arr{c}_at] <= arr{c}_d0[{}:0];", w - 1);
+        }
+        for (_, t, at) in self_writes.iter().filter(|x| x.0 == c) {
+            let _ = writeln!(o, "            if (put && {t}) sp{c}[{at}] <= result;");
         }
         o.push_str("        end\n    end\n");
         // The cells set at the last edge, for the ready bits.
-        let aw = index_bits(words);
         for (_, t, at) in self_writes.iter().filter(|x| x.0 == c) {
             let _ = writeln!(o, "    reg {t}_set;\n    reg [{}:0] {t}_set_at;\n    always @(posedge clk) begin\n        {t}_set <= !(rst || start) && put && {t};\n        {t}_set_at <= {at};\n    end", aw - 1);
         }
