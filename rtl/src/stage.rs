@@ -153,7 +153,9 @@ pub(crate) struct Ready {
 
 /// A cell's valid bit changing: `when` it does, `cell` which.
 pub(crate) struct Event {
+    /// The condition, a Verilog expression.
     pub when: String,
+    /// The cell's index, a Verilog expression.
     pub cell: String,
 }
 
