@@ -65,8 +65,8 @@ impl PointStage {
             m = width - 1,
         );
         if ready.is_empty() {
-            for (n, at, w) in self.placed(cs_bits) {
-                let _ = writeln!(o, "    wire {}{n} = pt0[{}];", range(w), slice(at, w));
+            for f in self.placed(cs_bits) {
+                let _ = writeln!(o, "    wire {}{} = pt0[{}];", range(f.width), f.name, slice(f.lo, f.width));
             }
             let _ = writeln!(
                 o,
@@ -82,8 +82,8 @@ impl PointStage {
             ready.len() - 1,
             cs_bits - 1
         );
-        for (n, at, w) in self.placed(cs_bits) {
-            let _ = writeln!(o, "    wire {}{n} = pb0[{}];", range(w), slice(at, w));
+        for f in self.placed(cs_bits) {
+            let _ = writeln!(o, "    wire {}{} = pb0[{}];", range(f.width), f.name, slice(f.lo, f.width));
         }
         for (j, rd) in ready.iter().enumerate() {
             let _ = writeln!(o, "    wire {} = pr0[{j}];", rd.name);
@@ -93,11 +93,11 @@ impl PointStage {
     }
 
     /// Each field with its lowest bit in the packed point and its width.
-    fn placed(&self, cs_bits: u32) -> Vec<(String, u32, u32)> {
+    fn placed(&self, cs_bits: u32) -> Vec<Placed> {
         let mut at = cs_bits;
         let mut v = Vec::new();
         for (n, w) in &self.fields {
-            v.push((n.clone(), at, *w));
+            v.push(Placed { name: n.clone(), lo: at, width: *w });
             at += w;
         }
         v
@@ -106,8 +106,8 @@ impl PointStage {
     fn ready_logic(&self, cs_bits: u32, leave: &str, ready: &[Ready]) -> String {
         let placed = self.placed(cs_bits);
         let cell = |place: &str, field: &str| {
-            let (_, at, w) = placed.iter().find(|f| f.0 == field).expect("a ready bit's cell is a field of the stage");
-            format!("{place}[{}]", slice(*at, *w))
+            let f = placed.iter().find(|f| f.name == field).expect("a ready bit's cell is a field of the stage");
+            format!("{place}[{}]", slice(f.lo, f.width))
         };
         // A ready bit over the cell its place reads: cleared by a release at this edge, set by
         // an arrival at the last one (a cycle late; a point looked up since saw it in the
@@ -149,6 +149,16 @@ pub(crate) struct Ready {
     pub clears: Vec<Event>,
     /// What set a cell at the last edge (registers: arrivals and the process's own writes).
     pub sets: Vec<Event>,
+}
+
+/// A field of the stage's packed point.
+struct Placed {
+    /// Its name.
+    name: String,
+    /// Its lowest bit.
+    lo: u32,
+    /// Its bits.
+    width: u32,
 }
 
 /// A cell's valid bit changing: `when` it does, `cell` which.
