@@ -147,12 +147,13 @@ fn verilog_constraint(c: &Constraint, names: &[&str], width: u32) -> String {
     }
 }
 
-/// A constraint on a signal's residue modulo a power of two `m = 2^s` as its low bits: `±(x −
-/// m·floor((x + a)/m)) + c` compared with 0, as a tile's first or last row is (`j = 32·floor((j
-/// + 1)/32) − 1`: the last row of a 32-row tile). With `r = (x + a) mod m`, that is `±(r −
-/// a) + c`, so `r` (the low bits of `x + a`, or of `x` alone where `m` divides `a`; for an
-/// equality, `x`'s against another constant) against a constant: a few LUTs rather than the sum, the product and the comparison, each a carry
-/// chain. `None` for any other constraint.
+/// A constraint on a signal's residue modulo a power of two `m = 2^s` as its low bits:
+/// `±(x − m·floor((x + a)/m)) + c` compared with 0, as a tile's first or last row is
+/// (`j = 32·floor((j + 1)/32) − 1`: the last row of a 32-row tile). With `r = (x + a) mod m`,
+/// that is `±(r − a) + c`, so `r` (the low bits of `x + a`, or of `x` alone where `m` divides
+/// `a`; for an equality, `x`'s against another constant) against a constant: a few LUTs rather
+/// than the sum, the product and the comparison, each a carry chain. `None` for any other
+/// constraint.
 fn residue_constraint(c: &Constraint, names: &[&str], width: u32) -> Option<String> {
     let [(sign, Term::Var(i)), (cm, Term::Floor(f))] = c.expr.terms.as_slice() else { return None };
     let (m, s) = (f.den, f.den.trailing_zeros());
