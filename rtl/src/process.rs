@@ -12,7 +12,7 @@
 //! same argument as the Vitis backend's, see ARCHITECTURE.md).
 
 use crate::simd::Lanes;
-use crate::stage::{Event, PointStage, Ready};
+use crate::stage::{two_places, Event, PointStage, Ready};
 use crate::verilog::{aff, all_of, bits, elem_bits, functions, index_bits, lin};
 use crate::RtlError;
 use dpnc_dpn::ir::{ChannelKind, Dpn, Process};
@@ -520,9 +520,8 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
             let _ = writeln!(o, "            if (put && {t}) sp{c}[{at}] <= result;");
         }
         o.push_str("        end\n    end\n");
-        // The cells set at the last edge, for the ready bits.
         for (_, t, at) in self_writes.iter().filter(|x| x.0 == c) {
-            let _ = writeln!(o, "    reg {t}_set;\n    reg [{}:0] {t}_set_at;\n    always @(posedge clk) begin\n        {t}_set <= !(rst || start) && put && {t};\n        {t}_set_at <= {at};\n    end", aw - 1);
+            last_set(&mut o, t, &format!("put && {t}"), at, aw);
         }
     }
     for g in &rings {
@@ -564,8 +563,19 @@ fn arrivals(o: &mut String, c: usize, w: u32, aw: u32) {
     let m = w + aw - 1;
     let _ = writeln!(
         o,
-        "    reg arr{c}_v0, arr{c}_v1;\n    reg [{m}:0] arr{c}_d0, arr{c}_d1;\n    wire [{}:0] arr{c}_at = arr{c}_d0[{m}:{w}];\n    wire arr{c}_in = arr{c}_v0 && !sv{c}[arr{c}_at];\n    wire arr{c}_move = !arr{c}_v0 || arr{c}_in;  // the first place is free after this edge\n    assign ch{c}_r = !arr{c}_v1;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            arr{c}_v0 <= 1'b0;\n            arr{c}_v1 <= 1'b0;\n        end else if (arr{c}_move) begin\n            arr{c}_v0 <= arr{c}_v1 || ch{c}_v;\n            arr{c}_v1 <= 1'b0;\n        end else if (ch{c}_v && ch{c}_r) arr{c}_v1 <= 1'b1;\n        if (arr{c}_move) arr{c}_d0 <= arr{c}_v1 ? arr{c}_d1 : ch{c}_d;\n        else if (ch{c}_r) arr{c}_d1 <= ch{c}_d;\n    end\n    // The cell set at the last edge, for the ready bits.\n    reg arr{c}_set;\n    reg [{}:0] arr{c}_set_at;\n    always @(posedge clk) begin\n        arr{c}_set <= !(rst || start) && arr{c}_in;\n        arr{c}_set_at <= arr{c}_at;\n    end",
+        "    reg arr{c}_v0, arr{c}_v1;\n    reg [{m}:0] arr{c}_d0, arr{c}_d1;\n    wire [{}:0] arr{c}_at = arr{c}_d0[{m}:{w}];\n    wire arr{c}_in = arr{c}_v0 && !sv{c}[arr{c}_at];\n    wire arr{c}_move = !arr{c}_v0 || arr{c}_in;  // the first place is free after this edge\n    assign ch{c}_r = !arr{c}_v1;\n    always @(posedge clk) begin\n{}        if (arr{c}_move) arr{c}_d0 <= arr{c}_v1 ? arr{c}_d1 : ch{c}_d;\n        else if (ch{c}_r) arr{c}_d1 <= ch{c}_d;\n    end",
         aw - 1,
+        two_places(&format!("arr{c}_v"), &format!("arr{c}_move"), &format!("ch{c}_v && ch{c}_r"))
+    );
+    last_set(o, &format!("arr{c}"), &format!("arr{c}_in"), &format!("arr{c}_at"), aw);
+}
+
+/// `<name>_set` and `<name>_set_at`: whether `cond` set a scratchpad cell at the last edge,
+/// and which (`at`, of `aw` bits), for the ready bits ([`Ready`]).
+fn last_set(o: &mut String, name: &str, cond: &str, at: &str, aw: u32) {
+    let _ = writeln!(
+        o,
+        "    reg {name}_set;\n    reg [{}:0] {name}_set_at;\n    always @(posedge clk) begin\n        {name}_set <= !(rst || start) && {cond};\n        {name}_set_at <= {at};\n    end",
         aw - 1
     );
 }

@@ -60,8 +60,9 @@ impl PointStage {
         let head_leave = if ready.is_empty() { leave } else { "!pb_v1" };
         let _ = writeln!(
             o,
-            "    // The point stage: pt0 its head, pt1 the walker's point taken while pt0 waits.\n    reg pv0, pv1;\n    reg [{m}:0] pt0, pt1;\n    wire [{m}:0] pt_in = {{{}}};\n    wire pt_leave = pv0 && ({head_leave});\n    assign wk_next = wk_valid && !pv1;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            pv0 <= 1'b0;\n            pv1 <= 1'b0;\n        end else if (!pv0 || pt_leave) begin\n            pv0 <= pv1 || wk_next;\n            pt0 <= pv1 ? pt1 : pt_in;\n            pv1 <= 1'b0;\n        end else if (wk_next) begin\n            pv1 <= 1'b1;\n            pt1 <= pt_in;\n        end\n    end",
+            "    // The point stage: pt0 its head, pt1 the walker's point taken while pt0 waits.\n    reg pv0, pv1;\n    reg [{m}:0] pt0, pt1;\n    wire [{m}:0] pt_in = {{{}}};\n    wire pt_leave = pv0 && ({head_leave});\n    assign wk_next = wk_valid && !pv1;\n    always @(posedge clk) begin\n{}        if (!pv0 || pt_leave) pt0 <= pv1 ? pt1 : pt_in;\n        else if (wk_next) pt1 <= pt_in;\n    end",
             packed.join(", "),
+            two_places("pv", "!pv0 || pt_leave", "wk_next"),
             m = width - 1,
         );
         if ready.is_empty() {
@@ -129,7 +130,8 @@ impl PointStage {
         let pa = all(&|_, rd| update(rd, &format!("{}[{}]", rd.valid, cell("pt0", &rd.at)), "pt0"));
         let m = ready.len() - 1;
         format!(
-            "    wire pb_leave = pb_v0 && ({leave});\n    wire pb_next = pv0 && !pb_v1;  // the point stage's head enters\n    wire pb_move = !pb_v0 || pb_leave;  // pb0 takes a point at this edge\n    wire [{m}:0] pr0_now = {{\n        {pr0}\n    }};\n    wire [{m}:0] pr1_now = {{\n        {pr1}\n    }};\n    wire [{m}:0] pa_now = {{  // the point stage's head, its cells looked up\n        {pa}\n    }};\n    always @(posedge clk) begin\n        if (rst || start) begin\n            pb_v0 <= 1'b0;\n            pb_v1 <= 1'b0;\n        end else if (pb_move) begin\n            pb_v0 <= pb_v1 || pb_next;\n            pb_v1 <= 1'b0;\n        end else if (pb_next) pb_v1 <= 1'b1;\n        if (pb_move) begin\n            pb0 <= pb_v1 ? pb1 : pt0;\n            pr0 <= pb_v1 ? pr1_now : pa_now;\n        end else pr0 <= pr0_now;\n        if (!pb_move && pb_next) begin\n            pb1 <= pt0;\n            pr1 <= pa_now;\n        end else pr1 <= pr1_now;\n    end\n"
+            "    wire pb_leave = pb_v0 && ({leave});\n    wire pb_next = pv0 && !pb_v1;  // the point stage's head enters\n    wire pb_move = !pb_v0 || pb_leave;  // pb0 takes a point at this edge\n    wire [{m}:0] pr0_now = {{\n        {pr0}\n    }};\n    wire [{m}:0] pr1_now = {{\n        {pr1}\n    }};\n    wire [{m}:0] pa_now = {{  // the point stage's head, its cells looked up\n        {pa}\n    }};\n    always @(posedge clk) begin\n{}        if (pb_move) begin\n            pb0 <= pb_v1 ? pb1 : pt0;\n            pr0 <= pb_v1 ? pr1_now : pa_now;\n        end else pr0 <= pr0_now;\n        if (!pb_move && pb_next) begin\n            pb1 <= pt0;\n            pr1 <= pa_now;\n        end else pr1 <= pr1_now;\n    end\n",
+            two_places("pb_v", "pb_move", "pb_next")
         )
     }
 }
@@ -167,6 +169,17 @@ pub(crate) struct Event {
     pub when: String,
     /// The cell's index, a Verilog expression.
     pub cell: String,
+}
+
+/// The valid bits `<v>0` and `<v>1` of two places, a head and the point taken while it waits,
+/// as statements of an `always @(posedge clk)`: both empty after reset or start; where the head
+/// `moves` (it is free or leaves) it takes the second place's point or the one offered
+/// (`takes`); otherwise what is offered goes to the second place. The places' data follow the
+/// same conditions.
+pub(crate) fn two_places(v: &str, moves: &str, takes: &str) -> String {
+    format!(
+        "        if (rst || start) begin\n            {v}0 <= 1'b0;\n            {v}1 <= 1'b0;\n        end else if ({moves}) begin\n            {v}0 <= {v}1 || {takes};\n            {v}1 <= 1'b0;\n        end else if ({takes}) {v}1 <= 1'b1;\n"
+    )
 }
 
 fn slice(at: u32, w: u32) -> String {

@@ -424,8 +424,9 @@ fn idle_write_side() -> String {
 
 /// `win<g>`: generator g's access goes next. Keys are compared pairwise where a side has at
 /// most [`PAIRWISE`] generators ([`picks`]), otherwise by a tournament, n − 1 comparisons (a
-/// matrix of all pairs made Yosys run out of memory at par 16), of each generator's `klen` keys as one unsigned number: each key's sign bit flipped (offset
-/// binary), the first key the most significant; the first generator wins ties. Nothing goes
+/// matrix of all pairs made Yosys run out of memory at par 16), of each generator's `klen`
+/// keys as one unsigned number: each key's sign bit flipped (offset binary), the first key the
+/// most significant; the first generator wins ties. Nothing goes
 /// before every generator's position is known.
 ///
 /// With loads and stores (`stores[g]`: the channel generator g stores from), there are two
@@ -565,7 +566,10 @@ fn winner(
         "    // σ-next load and store, each on its own side: the store goes if it precedes every pending\n    // load; the load if {rule}.\n    wire l_can = !held && {l}_alive && ({}) && {after};\n    wire s_can = !held && {s}_alive && ({}) && ({});",
         acc(&ld),
         acc(&st),
-        if pairwise { before_loads(&st, &ld) } else { format!("(!{l}_alive || {s}_order < {l}_order)") },
+        match pairwise {
+            true => format!("(!{l}_alive || {})", picked_pair(&|a, b| format!("g{a}_order < g{b}_order"))),
+            false => format!("(!{l}_alive || {s}_order < {l}_order)"),
+        },
     );
     for g in ld {
         let _ = writeln!(o, "    wire win{g} = l_can && pick{g};");
@@ -609,19 +613,6 @@ fn picks(o: &mut String, gs: &[usize], root: &str, ib: u32) {
     }
     let others: Vec<String> = rest.iter().map(|g| format!("pick{g}")).collect();
     let _ = writeln!(o, "    wire pick{last} = !({});", others.join(" || "));
-}
-
-/// Whether the σ-next store (of generators `st`) precedes every pending load (of `ld`): each
-/// store's order against each load's, from the registers.
-fn before_loads(st: &[usize], ld: &[usize]) -> String {
-    let v: Vec<String> = st
-        .iter()
-        .map(|a| {
-            let loads: Vec<String> = ld.iter().map(|b| format!("(!g{b}_alive || g{a}_order < g{b}_order)")).collect();
-            format!("(pick{a} && {})", loads.join(" && "))
-        })
-        .collect();
-    format!("({})", v.join(" || "))
 }
 
 /// Key entry `k` as a function of `n` iterators: `(φ, 1)` for `φ`, `(φ, s)` for a tile
