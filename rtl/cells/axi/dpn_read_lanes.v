@@ -53,7 +53,7 @@ module dpn_read_lanes #(
     reg  [ORDER-1:0] o_live;  // the entry holds an AR in flight
     reg  [OB-1:0] o_head, o_tail;
     reg           o_started;  // the head's first beat has come
-    reg  [ORDER-1:0] at_head;  // o_head, one-hot
+    reg  [ORDER-1:0] at_head, at_tail;  // o_head and o_tail, one-hot
     // Each beat is registered with the lanes of its AR (no lane joins an AR once its beats have
     // begun) before it enters their buffers.
     reg              rb_v;
@@ -64,32 +64,47 @@ module dpn_read_lanes #(
     reg              in_flight [0:LANES-1];  // lane k is in an AR in flight
     reg  [OB-1:0]    newest [0:LANES-1];     // the newest of them (the last it was taken into)
 
-    // A lane's AR goes through three registered steps, so that no decision waits on another:
-    // 1. chosen round-robin among the lanes whose AR fits and that are in no later step (`c1`);
-    // 2. its address and length compared with every AR in flight and with the one going out,
-    //    and which of them come after the lane's newest (`c2`, `c2_match`, `c2_after`);
-    // 3. taken, joining the first AR in flight that it matches, that comes after the lane's
+    // A lane's AR goes through four registered steps, so that no decision waits on another:
+    // 1. chosen round-robin among the lanes whose AR fits and that are in no later step (`c1`,
+    //    one-hot, kept with the mask of the lanes after it for the round robin);
+    // 2. its AR read, with the newest AR in flight that the lane is in (`c2_addr`, `c2_newest`);
+    // 3. that address and length compared with every AR in flight and with the one going out
+    //    (`c3_lo`, `c3_hi`: a half of the bits each), and which of them are alive and come after
+    //    the lane's newest (`c3_ok`, cleared as the head retires);
+    // 4. taken, joining the first AR in flight that it matches, that comes after the lane's
     //    newest and whose beats have not begun (AXI returns a lane's beats in order), or sent.
-    // Step 3 waits while the port is busy and holds the steps before it. What step 2 compared
+    // Step 4 waits while the port is busy and holds the steps before it. What step 3 compared
     // stays true while it waits: entries leave only at the head, and nothing is sent meanwhile.
-    reg           c1_v, c2_v;
-    reg  [LB-1:0] c1, c2;
-    reg  [63:0]   c2_addr;
-    reg  [7:0]    c2_len;
-    reg  [ORDER-1:0] c2_match, c2_after;
-    wire [LB-1:0] pick;
+    reg           c1_v, c2_v, c3_v;
+    reg  [LANES-1:0] c1, c2, c3, c1_above;
+    reg  [LB-1:0] c1_lane, c3_lane;  // c1 and c3 by number
+    reg  [63:0]   c2_addr, c3_addr;
+    reg  [7:0]    c2_len, c3_len;
+    reg           c2_mine;    // the lane is in an AR in flight
+    reg  [OB-1:0] c2_newest;  // the newest of them
+    reg  [ORDER-1:0] c3_lo, c3_hi, c3_ok;
+    wire [LANES-1:0] grant, grant_above;
     wire          found;
-    wire [LANES-1:0] busy = (c1_v ? {{(LANES - 1){1'b0}}, 1'b1} << c1 : {LANES{1'b0}})
-                          | (c2_v ? {{(LANES - 1){1'b0}}, 1'b1} << c2 : {LANES{1'b0}});
-    dpn_round_robin #(.LANES(LANES)) next_lane (.want(fit & ~busy), .last(c1), .found(found), .pick(pick));
-
-    // Step 3.
-    reg  [ORDER-1:0] can_join;
+    wire [LANES-1:0] busy = (c1 & {LANES{c1_v}}) | (c2 & {LANES{c2_v}}) | (c3 & {LANES{c3_v}});
+    dpn_round_robin #(.LANES(LANES)) next_lane (
+        .want(fit & ~busy), .above(c1_above),
+        .found(found), .grant(grant), .grant_above(grant_above)
+    );
     integer j;
     always @* begin
+        c1_lane = {LB{1'b0}};
+        c3_lane = {LB{1'b0}};
+        for (j = 0; j < LANES; j = j + 1) begin
+            if (c1[j]) c1_lane = c1_lane | j[LB-1:0];
+            if (c3[j]) c3_lane = c3_lane | j[LB-1:0];
+        end
+    end
+
+    // Step 4.
+    reg  [ORDER-1:0] can_join;
+    always @* begin
         for (j = 0; j < ORDER; j = j + 1)
-            can_join[j] = c2_match[j] && c2_after[j] && o_live[j]
-                && !(at_head[j] && (o_started || m_rvalid));
+            can_join[j] = c3_lo[j] && c3_hi[j] && c3_ok[j] && !(at_head[j] && (o_started || m_rvalid));
     end
     // The lowest entry that can, each bit against an OR of those below it (a tree of LUTs).
     reg  [ORDER-1:0] first_join;
@@ -98,7 +113,7 @@ module dpn_read_lanes #(
             first_join[j] = can_join[j] && !(|(can_join & ((1 << j) - 1)));
     end
     wire joins = JOIN != 0 && |can_join;
-    wire take = c2_v && (joins || ((!m_arvalid || m_arready) && !(&o_live)));  // every entry alive: ORDER in flight
+    wire take = c3_v && (joins || ((!m_arvalid || m_arready) && !(&o_live)));  // every entry alive: ORDER in flight
     wire send = take && !joins;
     always @(posedge clk) begin
         rb_v <= !rst && r_beat;
@@ -113,7 +128,7 @@ module dpn_read_lanes #(
     always @(posedge clk) begin
         took <= !rst && take;
         took_joined <= joins;
-        took_lane <= c2;
+        took_lane <= c3_lane;
         took_tail <= o_tail;
         took_first <= first_join;
     end
@@ -124,31 +139,33 @@ module dpn_read_lanes #(
             if (took_first[j]) took_at = took_at | j[OB-1:0];
         if (!took_joined) took_at = took_tail;
     end
-    wire step2 = !c2_v || take;  // step 2 moves on to step 3
+    wire step3 = !c3_v || take;  // step 3 moves on to step 4
+    wire step2 = !c2_v || step3;
     wire step1 = !c1_v || step2;
 
-    // Step 2: the lane in step 1 against the entries (the one going out is written this edge).
-    wire [63:0] want_addr = l_araddr[c1*64 +: 64];
-    wire [7:0]  want_len = l_arlen[c1*8 +: 8];
+    // Step 3: the lane in step 2 against the entries (the one going out is written this edge).
     // Entry j comes after the lane's newest n (from the head h, in order): j > n and, where the
     // entries wrap (n < h), j < h; where they do not, j > n or j < h. Each a comparison with a
-    // constant, not a difference of ages.
-    wire          mine = in_flight[c1];
-    wire [OB-1:0] newest_mine = newest[c1];
-    wire          wraps = newest_mine < o_head;
-    reg  [ORDER-1:0] match_next, after_next;
-    reg           above, below;
+    // constant, not a difference of ages. (An AR of the lane's that retires between steps 2 and
+    // 3 leaves the entries after it fewer than they are: the lane joins none of them.)
+    wire          wraps = c2_newest < o_head;
+    wire          same_lo = c3_addr[31:0] == c2_addr[31:0];
+    wire          same_hi = c3_addr[63:32] == c2_addr[63:32] && c3_len == c2_len;
+    // Each of the next values below takes the send last: it chooses between values formed
+    // before it (`stays`: entry j stays alive this edge; `sent`: it is the one going out).
+    reg  [ORDER-1:0] lo_next, hi_next, ok_next, live_next;
+    reg           above, below, stays, sent;
     always @* begin
         for (j = 0; j < ORDER; j = j + 1) begin
-            above = j[OB-1:0] > newest_mine;
+            above = j[OB-1:0] > c2_newest;
             below = j[OB-1:0] < o_head;
-            if (send && j[OB-1:0] == o_tail) begin
-                match_next[j] = c2_addr == want_addr && c2_len == want_len;
-                after_next[j] = 1'b1;
-            end else begin
-                match_next[j] = o_addr[j] == want_addr && o_len[j] == want_len;
-                after_next[j] = !mine || (wraps ? above && below : above || below);
-            end
+            stays = o_live[j] && !(retire && at_head[j]);
+            sent = send && at_tail[j];
+            live_next[j] = sent || stays;
+            lo_next[j] = sent ? same_lo : o_addr[j][31:0] == c2_addr[31:0];
+            hi_next[j] = sent ? same_hi : o_addr[j][63:32] == c2_addr[63:32] && o_len[j] == c2_len;
+            ok_next[j] = sent || (step3 ? stays && (!c2_mine || (wraps ? above && below : above || below))
+                                        : stays && c3_ok[j]);
         end
     end
     assign m_rready = 1'b1;
@@ -157,7 +174,7 @@ module dpn_read_lanes #(
     generate
         for (k = 0; k < LANES; k = k + 1) begin : g_lane
             wire [CB-1:0] beats = {{(CB - 9){1'b0}}, {1'b0, l_arlen[k*8 +: 8]} + 9'd1};
-            assign l_arready[k] = take && c2 == k;
+            assign l_arready[k] = take && c3[k];
             wire push = rb_v && rb_lanes[k];
             wire pop = l_rvalid[k] && l_rready[k];
             wire [CB-1:0] resv_kept = resv[k] - {{(CB - 1){1'b0}}, pop};
@@ -203,18 +220,25 @@ module dpn_read_lanes #(
 
     always @(posedge clk) begin
         if (send) begin
-            o_addr[o_tail] <= c2_addr;
-            o_len[o_tail] <= c2_len;
-            o_mask[o_tail] <= {{(LANES - 1){1'b0}}, 1'b1} << c2;
+            o_addr[o_tail] <= c3_addr;
+            o_len[o_tail] <= c3_len;
+            o_mask[o_tail] <= c3;
         end
         for (j = 0; j < ORDER; j = j + 1)
-            if (take && JOIN != 0 && first_join[j]) o_mask[j][c2] <= 1'b1;
+            if (take && JOIN != 0 && first_join[j]) o_mask[j] <= o_mask[j] | c3;
         if (step2) begin
             c2 <= c1;
-            c2_addr <= want_addr;
-            c2_len <= want_len;
-            c2_match <= match_next;
-            c2_after <= after_next;
+            c2_addr <= l_araddr[c1_lane*64 +: 64];
+            c2_len <= l_arlen[c1_lane*8 +: 8];
+            c2_mine <= in_flight[c1_lane];
+            c2_newest <= newest[c1_lane];
+        end
+        if (step3) begin
+            c3 <= c2;
+            c3_addr <= c2_addr;
+            c3_len <= c2_len;
+            c3_lo <= lo_next;
+            c3_hi <= hi_next;
         end
     end
     always @(posedge clk) begin
@@ -222,23 +246,30 @@ module dpn_read_lanes #(
             m_arvalid <= 1'b0;
             c1_v <= 1'b0;
             c2_v <= 1'b0;
-            c1 <= {LB{1'b0}};
+            c3_v <= 1'b0;
+            c1 <= {LANES{1'b0}};
+            c1_above <= ~{{(LANES - 1){1'b0}}, 1'b1};  // as if lane 0 were served last
             o_live <= {ORDER{1'b0}};
+            c3_ok <= {ORDER{1'b0}};
             o_head <= {OB{1'b0}};
             at_head <= {{(ORDER - 1){1'b0}}, 1'b1};
+            at_tail <= {{(ORDER - 1){1'b0}}, 1'b1};
             o_tail <= {OB{1'b0}};
             o_started <= 1'b0;
         end else begin
+            if (step3) c3_v <= c2_v;
             if (step2) c2_v <= c1_v;
-            if (step1) begin
+            if (step1) begin  // not held when no lane is found (see dpn_write_lanes)
                 c1_v <= found;
-                if (found) c1 <= pick;
+                c1 <= grant;
+                c1_above <= grant_above;
             end
             if (send) begin
                 m_arvalid <= 1'b1;
-                m_araddr <= c2_addr;
-                m_arlen <= c2_len;
+                m_araddr <= c3_addr;
+                m_arlen <= c3_len;
                 o_tail <= o_tail + 1'b1;
+                at_tail <= {at_tail[ORDER-2:0], at_tail[ORDER-1]};
             end else if (m_arready) begin
                 m_arvalid <= 1'b0;
             end
@@ -246,8 +277,8 @@ module dpn_read_lanes #(
                 o_head <= o_head + 1'b1;
                 at_head <= {at_head[ORDER-2:0], at_head[ORDER-1]};
             end
-            for (j = 0; j < ORDER; j = j + 1)  // the send last: it chooses between two values
-                o_live[j] <= (send && j[OB-1:0] == o_tail) || (o_live[j] && !(retire && at_head[j]));
+            o_live <= live_next;
+            c3_ok <= ok_next;
             if (r_beat) o_started <= !m_rlast;
         end
     end

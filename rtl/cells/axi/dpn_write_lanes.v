@@ -51,12 +51,22 @@ module dpn_write_lanes #(
 
     // The lane whose AW goes next, chosen a cycle ahead (`cand`), round-robin among the others
     // that offer one: a lane's AW stays offered until taken, so the choice holds while it waits.
+    // `cand` is one-hot, kept with the mask of the lanes after it (the round robin's).
     reg           cand_v;
-    reg  [LB-1:0] cand;
-    wire [LB-1:0] pick;
+    reg  [LANES-1:0] cand, cand_above;
+    wire [LANES-1:0] grant, grant_above;
     wire          found;
-    wire [LANES-1:0] waiting = cand_v ? {{(LANES - 1){1'b0}}, 1'b1} << cand : {LANES{1'b0}};
-    dpn_round_robin #(.LANES(LANES)) next_lane (.want(l_awvalid & ~waiting), .last(cand), .found(found), .pick(pick));
+    dpn_round_robin #(.LANES(LANES)) next_lane (
+        .want(l_awvalid & ~(cand & {LANES{cand_v}})), .above(cand_above),
+        .found(found), .grant(grant), .grant_above(grant_above)
+    );
+    reg  [LB-1:0] cand_lane;  // its number
+    integer i;
+    always @* begin
+        cand_lane = {LB{1'b0}};
+        for (i = 0; i < LANES; i = i + 1)
+            if (cand[i]) cand_lane = cand_lane | i[LB-1:0];
+    end
     wire take = cand_v && (!m_awvalid || m_awready) && w_count != ORDER_C && b_count != ORDER_C;
     wire aw_beat = m_awvalid && m_awready;
 
@@ -76,7 +86,7 @@ module dpn_write_lanes #(
     genvar k;
     generate
         for (k = 0; k < LANES; k = k + 1) begin : g_lane
-            assign l_awready[k] = take && cand == k;
+            assign l_awready[k] = take && cand[k];
             assign l_wready[k] = w_on && w_lane == k && m_wready;
             assign l_bvalid[k] = m_bvalid && b_lane == k;
         end
@@ -84,15 +94,16 @@ module dpn_write_lanes #(
 
     always @(posedge clk) begin
         if (take) begin
-            w_order[w_tail] <= cand;
-            b_order[b_tail] <= cand;
+            w_order[w_tail] <= cand_lane;
+            b_order[b_tail] <= cand_lane;
         end
-        if ((!cand_v || take) && found) cand <= pick;
     end
     always @(posedge clk) begin
         if (rst) begin
             m_awvalid <= 1'b0;
             cand_v <= 1'b0;
+            cand <= {LANES{1'b0}};
+            cand_above <= ~{{(LANES - 1){1'b0}}, 1'b1};  // as if lane 0 were served last
             w_head <= {OB{1'b0}};
             w_tail <= {OB{1'b0}};
             b_head <= {OB{1'b0}};
@@ -101,11 +112,17 @@ module dpn_write_lanes #(
             b_count <= {(OB + 1){1'b0}};
             sent <= {(OB + 1){1'b0}};
         end else begin
-            if (!cand_v || take) cand_v <= found;
+            // Not held when no lane is found (it would wait on `found`): the lanes after none are
+            // none, and the next choice starts from lane 0, as a lane that waits is always found.
+            if (!cand_v || take) begin
+                cand_v <= found;
+                cand <= grant;
+                cand_above <= grant_above;
+            end
             if (take) begin
                 m_awvalid <= 1'b1;
-                m_awaddr <= l_awaddr[cand*64 +: 64];
-                m_awlen <= l_awlen[cand*8 +: 8];
+                m_awaddr <= l_awaddr[cand_lane*64 +: 64];
+                m_awlen <= l_awlen[cand_lane*8 +: 8];
                 w_tail <= w_tail + 1'b1;
                 b_tail <= b_tail + 1'b1;
             end else if (m_awready) begin
