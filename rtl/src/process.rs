@@ -317,7 +317,8 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
                     stage.wire(&format!("last_r{r}_{k}"), 1, &pred_v(last, &raw));
                     releases.push((c, format!("{taken} && last_r{r}_{k}"), format!("at_r{r}_{k}")));
                     let (name, at, valid) = (format!("srdy_r{r}_{k}"), format!("at_r{r}_{k}"), format!("sv{c}"));
-                    ready.push((c, Ready { name, at, valid, clears: Vec::new(), sets: Vec::new() }));
+                    let cells = ch.cells() / lanes.values[c] as usize;
+                    ready.push((c, Ready { name, at, valid, cells, clears: Vec::new(), sets: Vec::new() }));
                 }
             }
         }

@@ -8,7 +8,10 @@
 //! the walker's point in the cycle the first cannot leave.
 //! A process that reads a scratchpad has a second stage of two places after it, the ready
 //! stage ([`Ready`]), whose points also carry whether each scratchpad read's cell holds its
-//! value, so that the issue does not look a cell's valid bit up.
+//! value, so that the issue does not look a cell's valid bit up. Where a scratchpad has more
+//! cells than one LUT level of multiplexers chooses among in a cycle ([`DIRECT_LOOKUP_BITS`]),
+//! that lookup is split over two cycles: the row of valid bits of the point that the point
+//! stage's head holds next is registered a cycle ahead ([`RowLookup`]).
 
 use std::fmt::Write;
 
@@ -106,9 +109,16 @@ impl PointStage {
     /// The ready stage's logic: `leave` (over its head's fields) says pb0's point goes.
     fn ready_logic(&self, cs_bits: u32, leave: &str, ready: &[Ready]) -> String {
         let placed = self.placed(cs_bits);
-        let cell = |place: &str, field: &str| {
-            let f = placed.iter().find(|f| f.name == field).expect("a ready bit's cell is a field of the stage");
-            format!("{place}[{}]", slice(f.lo, f.width))
+        let field = |name: &str| placed.iter().find(|f| f.name == name).expect("a ready bit's cell is a field of the stage");
+        let cell = |place: &str, name: &str| format!("{place}[{}]", slice(field(name).lo, field(name).width));
+        let mut o = String::new();
+        let rows: Vec<Option<RowLookup>> =
+            ready.iter().enumerate().map(|(j, rd)| RowLookup::new(j, rd, field(&rd.at)).map(|r| r.write(&mut o, rd))).collect();
+        // The head's cell as the valid bits hold it after the last edge: looked up directly, or
+        // from its row (registered a cycle ago) less the last edge's releases plus its arrivals.
+        let looked = |j: usize, rd: &Ready| match &rows[j] {
+            None => format!("{}[{}]", rd.valid, cell("pt0", &rd.at)),
+            Some(r) => r.bit(rd),
         };
         // A ready bit over the cell its place reads: cleared by a release at this edge, set by
         // an arrival at the last one (a cycle late; a point looked up since saw it in the
@@ -127,9 +137,9 @@ impl PointStage {
         };
         let pr0 = all(&|j, rd| update(rd, &format!("pr0[{j}]"), "pb0"));
         let pr1 = all(&|j, rd| update(rd, &format!("pr1[{j}]"), "pb1"));
-        let pa = all(&|_, rd| update(rd, &format!("{}[{}]", rd.valid, cell("pt0", &rd.at)), "pt0"));
+        let pa = all(&|j, rd| update(rd, &looked(j, rd), "pt0"));
         let m = ready.len() - 1;
-        format!(
+        o + &format!(
             "    wire pb_leave = pb_v0 && ({leave});\n    wire pb_next = pv0 && !pb_v1;  // the point stage's head enters\n    wire pb_move = !pb_v0 || pb_leave;  // pb0 takes a point at this edge\n    wire [{m}:0] pr0_now = {{\n        {pr0}\n    }};\n    wire [{m}:0] pr1_now = {{\n        {pr1}\n    }};\n    wire [{m}:0] pa_now = {{  // the point stage's head, its cells looked up\n        {pa}\n    }};\n    always @(posedge clk) begin\n{}        if (pb_move) begin\n            pb0 <= pb_v1 ? pb1 : pt0;\n            pr0 <= pb_v1 ? pr1_now : pa_now;\n        end else pr0 <= pr0_now;\n        if (!pb_move && pb_next) begin\n            pb1 <= pt0;\n            pr1 <= pa_now;\n        end else pr1 <= pr1_now;\n    end\n",
             two_places("pb_v", "pb_move", "pb_next")
         )
@@ -147,13 +157,83 @@ pub(crate) struct Ready {
     pub at: String,
     /// The scratchpad's valid bits (`sv<c>`).
     pub valid: String,
+    /// How many they are.
+    pub cells: usize,
     /// What clears a cell at this edge (the issue's releases).
     pub clears: Vec<Event>,
     /// What set a cell at the last edge (registers: arrivals and the process's own writes).
     pub sets: Vec<Event>,
 }
 
+/// The widest cell number whose valid bit the ready stage looks up in the cycle a point enters
+/// it: 256 bits are four LUTs and their wide multiplexers, beside the logic after them.
+pub const DIRECT_LOOKUP_BITS: u32 = 8;
+
+/// A scratchpad read's valid bits looked up in two cycles: the row of the point that the point
+/// stage's head holds after this edge (`prow<j>`, its cell's high bits) is registered with it,
+/// and so are this edge's releases (`pclr<j>_<k>`); as the point enters the ready stage its bit
+/// is chosen from the row (its cell's low bits), and those releases and the arrivals that set
+/// a cell at the last edge (registered events already) are applied.
+struct RowLookup {
+    /// The ready bit's number.
+    j: usize,
+    /// The cell's field in the packed point.
+    cell: Placed,
+    /// The low bits of a cell, which choose within a row.
+    lo: u32,
+}
+
+impl RowLookup {
+    /// The lookup of ready bit `j`, whose cell is the field `cell`, where it needs two cycles.
+    fn new(j: usize, rd: &Ready, cell: &Placed) -> Option<RowLookup> {
+        let split = cell.width > DIRECT_LOOKUP_BITS && rd.cells > 1 << DIRECT_LOOKUP_BITS;
+        split.then(|| RowLookup { j, cell: cell.clone(), lo: cell.width / 2 })
+    }
+
+    /// The rows, the registered row and the registered releases.
+    fn write(self, o: &mut String, rd: &Ready) -> RowLookup {
+        let (j, lo, hi, w) = (self.j, self.lo, self.cell.width - self.lo, self.cell.width);
+        let (row_bits, rows) = (1usize << lo, 1usize << hi);
+        let pad = rows * row_bits - rd.cells;
+        let all = if pad == 0 { rd.valid.clone() } else { format!("{{{pad}'d0, {}}}", rd.valid) };
+        let at_hi = slice(self.cell.lo + lo, hi);
+        let _ = writeln!(
+            o,
+            "    // {}'s valid bits in rows of {row_bits}; prow{j}: the row of the cell that pt0 holds after\n    // this edge, pclr{j}_*: this edge's releases.\n    wire [{}:0] pw{j}_all = {all};\n    reg [{}:0] pw{j} [0:{}];\n    integer pwk{j};\n    always @* for (pwk{j} = 0; pwk{j} < {rows}; pwk{j} = pwk{j} + 1) pw{j}[pwk{j}] = pw{j}_all[pwk{j} * {row_bits} +: {row_bits}];\n    reg [{}:0] prow{j};",
+            rd.name,
+            rows * row_bits - 1,
+            row_bits - 1,
+            rows - 1,
+            row_bits - 1,
+        );
+        for k in 0..rd.clears.len() {
+            let _ = writeln!(o, "    reg pclr{j}_{k};\n    reg [{}:0] pclr{j}_{k}_at;", w - 1);
+        }
+        let _ = writeln!(
+            o,
+            "    always @(posedge clk) begin\n        if (!pv0 || pt_leave) prow{j} <= pw{j}[pv1 ? pt1[{at_hi}] : pt_in[{at_hi}]];\n        else prow{j} <= pw{j}[pt0[{at_hi}]];"
+        );
+        for (k, e) in rd.clears.iter().enumerate() {
+            let _ = writeln!(o, "        pclr{j}_{k} <= !(rst || start) && {};\n        pclr{j}_{k}_at <= {};", e.when, e.cell);
+        }
+        o.push_str("    end\n");
+        self
+    }
+
+    /// The head's bit, as the valid bits hold it after the last edge.
+    fn bit(&self, rd: &Ready) -> String {
+        let j = self.j;
+        let cell = format!("pt0[{}]", slice(self.cell.lo, self.cell.width));
+        let mut b = format!("prow{j}[pt0[{}]]", slice(self.cell.lo, self.lo));
+        for k in 0..rd.clears.len() {
+            let _ = write!(b, " && !(pclr{j}_{k} && pclr{j}_{k}_at == {cell})");
+        }
+        format!("({b})")
+    }
+}
+
 /// A field of the stage's packed point.
+#[derive(Clone)]
 struct Placed {
     /// Its name.
     name: String,

@@ -171,11 +171,57 @@ pub fn trunc_div(a: &str, c: i64) -> String {
     }
 }
 
-/// `smax` and `smin` of `w`-bit signed numbers, declared inside each module that needs them.
+/// The widest signed numbers that [`le_w`] compares with gates rather than a carry chain. A
+/// carry chain costs a LUT before it, its entry and a LUT after it that cannot absorb it (about
+/// three LUTs' time); gates compare three bits a LUT, so up to nine bits in a tree two LUTs deep
+/// and to twelve in three, which the logic after it can share.
+pub const GATE_COMPARE_BITS: u32 = 12;
+
+/// `a <= b` on `w`-bit signed numbers: the function `sle` of [`min_max`] where `w` is at most
+/// [`GATE_COMPARE_BITS`], Verilog's `<=` (a carry chain) where wider.
+pub fn le_w(a: &str, b: &str, w: u32) -> String {
+    match w <= GATE_COMPARE_BITS {
+        true => format!("sle({a}, {b})"),
+        false => format!("{a} <= {b}"),
+    }
+}
+
+/// `smax` and `smin` of `w`-bit signed numbers, declared inside each module that needs them,
+/// and `sle` (a ≤ b, as gates: the sign bits inverted, then bit by bit from the top) where
+/// [`le_w`] uses it.
 pub fn min_max(w: u32) -> String {
+    let m = w - 1;
+    if w > GATE_COMPARE_BITS {
+        return format!(
+            "    function signed [{m}:0] smax(input signed [{m}:0] a, input signed [{m}:0] b);\n        smax = a > b ? a : b;\n    endfunction\n    function signed [{m}:0] smin(input signed [{m}:0] a, input signed [{m}:0] b);\n        smin = a < b ? a : b;\n    endfunction\n"
+        );
+    }
     format!(
-        "    function signed [{m}:0] smax(input signed [{m}:0] a, input signed [{m}:0] b);\n        smax = a > b ? a : b;\n    endfunction\n    function signed [{m}:0] smin(input signed [{m}:0] a, input signed [{m}:0] b);\n        smin = a < b ? a : b;\n    endfunction\n",
-        m = w - 1
+        "    function sle(input signed [{m}:0] a, input signed [{m}:0] b);
+        reg [{m}:0] x, y;
+        reg lt, eq;
+        integer i;
+        begin
+            x = a;
+            x[{m}] = ~a[{m}];
+            y = b;
+            y[{m}] = ~b[{m}];
+            lt = 1'b0;
+            eq = 1'b1;
+            for (i = {m}; i >= 0; i = i - 1) begin
+                lt = lt | (eq & ~x[i] & y[i]);
+                eq = eq & (x[i] ~^ y[i]);
+            end
+            sle = lt | eq;
+        end
+    endfunction
+    function signed [{m}:0] smax(input signed [{m}:0] a, input signed [{m}:0] b);
+        smax = sle(a, b) ? b : a;
+    endfunction
+    function signed [{m}:0] smin(input signed [{m}:0] a, input signed [{m}:0] b);
+        smin = sle(a, b) ? a : b;
+    endfunction
+"
     )
 }
 

@@ -14,7 +14,7 @@
 //! Compute processes use it for their own iterations; memory processes run one per channel
 //! they serve (the consumer's or producer's nest) and merge them in σ order.
 
-use crate::verilog::{linear_w, lit_w, min_max, sext};
+use crate::verilog::{le_w, linear_w, lit_w, min_max, sext};
 use dpnc_dpn::loops::{Counter, Lin, LoopNest};
 use std::fmt::Write;
 
@@ -84,6 +84,8 @@ struct Walker<'a> {
 struct Bounds {
     lower: Vec<String>,
     upper: Vec<String>,
+    /// The counters' width (how [`le_w`] compares).
+    w: u32,
 }
 
 impl Bounds {
@@ -97,7 +99,7 @@ impl Bounds {
     /// the bounds pairwise, rather than their maximum with their minimum, keeps one carry
     /// chain between the sums and the answer.
     fn nonempty(&self) -> String {
-        let pairs: Vec<String> = self.lower.iter().flat_map(|a| self.upper.iter().map(move |b| format!("{a} <= {b}"))).collect();
+        let pairs: Vec<String> = self.lower.iter().flat_map(|a| self.upper.iter().map(move |b| le_w(a, b, self.w))).collect();
         pairs.join(" && ")
     }
 
@@ -105,8 +107,10 @@ impl Bounds {
     /// shifted back by a step, whether the point a step on from `x` is still in the level
     /// (the step folded into the bounds' constants: no sum before the comparison).
     fn holds(&self, x: &str, up: bool) -> String {
-        let (ls, op) = if up { (&self.upper, "<=") } else { (&self.lower, ">=") };
-        let all: Vec<String> = ls.iter().map(|b| format!("{x} {op} {b}")).collect();
+        let all: Vec<String> = match up {
+            true => self.upper.iter().map(|b| le_w(x, b, self.w)).collect(),
+            false => self.lower.iter().map(|b| le_w(b, x, self.w)).collect(),
+        };
         all.join(" && ")
     }
 }
@@ -128,7 +132,7 @@ impl Walker<'_> {
                 }
             }
         };
-        Bounds { lower: exprs(&c.lower, 0), upper: exprs(&c.upper, -1) }
+        Bounds { lower: exprs(&c.lower, 0), upper: exprs(&c.upper, -1), w: self.w }
     }
 
     fn names(&self, prefix: &str) -> Vec<String> {
@@ -147,14 +151,14 @@ impl Walker<'_> {
     fn longer_than_one(&self, names: &[String], moved: (usize, i64)) -> String {
         let inner = &self.l.counters[self.d - 1];
         let lower = self.bounds(inner, names, inner.step.abs(), moved).lower;
-        Bounds { lower, upper: self.bounds(inner, names, 0, moved).upper }.nonempty()
+        Bounds { lower, upper: self.bounds(inner, names, 0, moved).upper, w: self.w }.nonempty()
     }
 
     /// Whether the innermost counter at `x` has not passed `lim` (a row's last value).
     fn before_limit(&self, x: &str, lim: &str) -> String {
         match self.l.counters[self.d - 1].step > 0 {
-            true => format!("{x} <= {lim}"),
-            false => format!("{x} >= {lim}"),
+            true => le_w(x, lim, self.w),
+            false => le_w(lim, x, self.w),
         }
     }
 

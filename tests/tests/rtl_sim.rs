@@ -152,7 +152,8 @@ fn verilog_designs_simulate_bit_exact() {
             Job::new(kernel("gemm.c"), "float", &[8], &[1], Layout::Auto).with_defines(GEMM_WIDE_C),
             // C's rows whole lines: its lanes load and store their own rows (`dpn_write_lanes`).
             Job::new(kernel("gemm.c"), "double", &[4], &[2, 2], Layout::Auto).with_defines(GEMM_ROWS_IN_LINES),
-            Job::new(kernel("bicg.c"), "double", &[4], &[2], Layout::Auto),
+            // A's scratchpad over 256 cells: its valid bits looked up in two cycles, a row ahead.
+            Job::new(kernel("bicg.c"), "double", &[32], &[2], Layout::Auto).with_defines(BICG_WIDE_A),
             // Sub-bands interleaved along time: a ring of sub-bands passing rows on.
             Job::new(kernel("jacobi_1d.c"), "float", &[4], &[2], Layout::Interleaved),
             // exp expanded into the datapath (dpnc's own, frontend/src/mathlib.rs).
@@ -461,6 +462,10 @@ const TWO_MM_IN_VECTORS: &[(&str, &str)] = &[("NI", "8"), ("NJ", "8"), ("NK", "8
 
 /// GEMM with C (loaded and stored) of 288 lines: 64 × 72 floats.
 const GEMM_WIDE_C: &[(&str, &str)] = &[("NI", "64"), ("NJ", "72"), ("NK", "4")];
+
+/// BiCG in one band whose A is 24 × 20: the scratchpad that carries A from S2 to S3 has more
+/// than 256 cells, so S3's ready stage looks their valid bits up in two cycles (`prow`).
+const BICG_WIDE_A: &[(&str, &str)] = &[("N", "24"), ("M", "20")];
 
 /// A load cache of 512 lines keeps its lines in block RAM, read a cycle ahead, and its tables
 /// read in the cycle they are addressed in two banks of 256 LUT-RAM entries (Yosys 0.23 maps no

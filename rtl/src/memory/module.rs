@@ -485,16 +485,11 @@ impl<'a> Plan<'a> {
             f = AHEAD - 1,
         );
         let &Plan { dpn, gens, local, ordered, n, bk, xw, key_bits, klen, .. } = self;
-        // The head's cell, address and DDR sources are registers, worked out for the head after
-        // each edge (the head, the entry after it on a pop, or the point pushed), as `g<g>_order`
-        // is: the cache's lookup, the burst's comparison and the sources' against the stores
-        // landed start at flip-flops, not at the queue's read.
-        let source = |n: &str| {
-            n.strip_prefix('s')
-                .and_then(|r| r.split_once('_'))
-                .is_some_and(|(k, f)| k.parse::<usize>().is_ok() && (f == "key" || f == "when"))
-        };
-        let registered = |f: &Field| f.name == "addr" || f.name == "cell_q" || source(&f.name);
+        // The head's cell and address are registers, worked out for the head after each edge
+        // (the head, the entry after it on a pop, or the point pushed), as `g<g>_order` and
+        // `g<g>_src_ok` are: the cache's lookup and the burst's comparison start at flip-flops,
+        // not at the queue's read.
+        let registered = |f: &Field| f.name == "addr" || f.name == "cell_q";
         unpack(o, &format!("g{g}_head"), &queued, &format!("g{g}_h_"));
         // The entry after the head, for the order and the registered fields after a pop.
         let _ = writeln!(o, "    wire [{}:0] g{g}_head1 = g{g}_f[g{g}_fh + {a}'d1];", width - 1);

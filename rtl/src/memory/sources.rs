@@ -32,13 +32,23 @@ pub fn piece_key(o: &mut String, name: &str, piece: &SourcePiece, names: &[Strin
 
 /// `g<g>_src_ok`: the load at generator g's head may read DDR, as the last store to its cell
 /// before it (under the first of its `pieces` pieces whose condition `g<g>_s<k>_when` holds,
-/// keyed `g<g>_s<k>_key`) has landed, or there is none.
+/// keyed `g<g>_s<k>_key`) has landed, or there is none. A register worked out for the head after
+/// each edge, as the head's fields are (`g<g>_h_…` the head, `_n_` the entry after it, `_q_` the
+/// point pushed), so that the keys' comparison, as wide as a σ key, is not before the issue. It
+/// compares with the stores landed before the edge: those only grow, so a store landing at it
+/// holds the load back a cycle, never lets it go early.
 pub fn source_ok(o: &mut String, g: usize, pieces: usize) {
-    let arms: Vec<String> = (0..pieces).map(|k| format!("g{g}_s{k}_when ? acked_any && g{g}_s{k}_key <= acked_key :")).collect();
+    let ok = |x: &str| {
+        let arms: Vec<String> =
+            (0..pieces).map(|k| format!("g{g}_{x}_s{k}_when ? acked_any && g{g}_{x}_s{k}_key <= acked_key :")).collect();
+        format!("({} 1'b1)", arms.join(" "))
+    };
     let _ = writeln!(
         o,
-        "    // Its cell's last store before it (none outside these pieces) has landed.\n    wire g{g}_src_ok = {} 1'b1;",
-        arms.join(" ")
+        "    // Its cell's last store before it (none outside these pieces) has landed.\n    reg g{g}_src_ok;\n    always @(posedge clk)\n        g{g}_src_ok <= (g{g}_fq[0] && !g{g}_pop) ? {} : (g{g}_pop && g{g}_fq[1]) ? {} : {};",
+        ok("h"),
+        ok("n"),
+        ok("q")
     );
 }
 
