@@ -453,7 +453,7 @@ impl<'a> Plan<'a> {
         let width: u32 = queued.iter().map(|f| f.width).sum();
         let _ = writeln!(
             o,
-            "    reg [{}:0] g{g}_f [0:{}];\n    reg [{}:0] g{g}_fh, g{g}_ft;\n    // How many accesses wait, as a thermometer: bit k set while more than k do (a push or a\n    // pop shifts it, no adder after the pick).\n    reg [{f}:0] g{g}_fq;\n    wire g{g}_acc = g{g}_fq[0];\n    // Room for the stage's point: the queue had two free places a cycle ago (it gains at most\n    // one a cycle), so that the walker's step does not wait on this cycle's issue.\n    reg g{g}_room;",
+            "    reg [{}:0] g{g}_f [0:{}];\n    reg [{}:0] g{g}_fh, g{g}_fh1, g{g}_ft;  // fh1: fh + 1, the entry after the head\n    // How many accesses wait, as a thermometer: bit k set while more than k do (a push or a\n    // pop shifts it, no adder after the pick).\n    reg [{f}:0] g{g}_fq;\n    wire g{g}_acc = g{g}_fq[0];\n    // Room for the stage's point: the queue had two free places a cycle ago (it gains at most\n    // one a cycle), so that the walker's step does not wait on this cycle's issue.\n    reg g{g}_room;",
             width - 1,
             AHEAD - 1,
             a - 1,
@@ -477,7 +477,7 @@ impl<'a> Plan<'a> {
         unpack(o, &format!("g{g}_q"), &queued, &format!("g{g}_q_"));
         let _ = writeln!(
             o,
-            "    always @(posedge clk) if (g{g}_push) g{g}_f[g{g}_ft] <= g{g}_q;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            g{g}_fh <= {a}'d0;\n            g{g}_ft <= {a}'d0;\n            g{g}_fq <= {ah}'d0;\n        end else begin\n            if (g{g}_pop) g{g}_fh <= g{g}_fh + {a}'d1;\n            if (g{g}_push) g{g}_ft <= g{g}_ft + {a}'d1;\n            if (g{g}_push && !g{g}_pop) g{g}_fq <= {{g{g}_fq[{}:0], 1'b1}};\n            else if (!g{g}_push && g{g}_pop) g{g}_fq <= {{1'b0, g{g}_fq[{f}:1]}};\n        end\n        g{g}_room <= !(rst || start) && !g{g}_fq[{}];\n    end\n    wire [{}:0] g{g}_head = g{g}_f[g{g}_fh];",
+            "    always @(posedge clk) if (g{g}_push) g{g}_f[g{g}_ft] <= g{g}_q;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            g{g}_fh <= {a}'d0;\n            g{g}_fh1 <= {a}'d1;\n            g{g}_ft <= {a}'d0;\n            g{g}_fq <= {ah}'d0;\n        end else begin\n            if (g{g}_pop) begin\n                g{g}_fh <= g{g}_fh1;\n                g{g}_fh1 <= g{g}_fh1 + {a}'d1;\n            end\n            if (g{g}_push) g{g}_ft <= g{g}_ft + {a}'d1;\n            if (g{g}_push && !g{g}_pop) g{g}_fq <= {{g{g}_fq[{}:0], 1'b1}};\n            else if (!g{g}_push && g{g}_pop) g{g}_fq <= {{1'b0, g{g}_fq[{f}:1]}};\n        end\n        g{g}_room <= !(rst || start) && !g{g}_fq[{}];\n    end\n    wire [{}:0] g{g}_head = g{g}_f[g{g}_fh];",
             AHEAD - 2,
             AHEAD - 2,
             width - 1,
@@ -492,7 +492,7 @@ impl<'a> Plan<'a> {
         let registered = |f: &Field| f.name == "addr" || f.name == "cell_q";
         unpack(o, &format!("g{g}_head"), &queued, &format!("g{g}_h_"));
         // The entry after the head, for the order and the registered fields after a pop.
-        let _ = writeln!(o, "    wire [{}:0] g{g}_head1 = g{g}_f[g{g}_fh + {a}'d1];", width - 1);
+        let _ = writeln!(o, "    wire [{}:0] g{g}_head1 = g{g}_f[g{g}_fh1];", width - 1);
         unpack(o, &format!("g{g}_head1"), &queued, &format!("g{g}_n_"));
         for f in &queued {
             let decl = if f.width == 1 { String::new() } else { format!("[{}:0] ", f.width - 1) };

@@ -96,8 +96,8 @@
             else if (wb_idle != HOLD) wb_idle <= wb_idle + «w.hw»'d1;
             if (wf_push) wf_tail <= wf_tail + «w.wc - 1»'d1;
             if (wf_pop) wf_head <= wf_head + «w.wc - 1»'d1;
-            if (wf_push && !wf_pop) wf_count <= wf_up;
-            else if (!wf_push && wf_pop) wf_count <= wf_down;
+            // Gates choose between the sums (a multiplexer would go before one adder, after the push).
+            if (wf_push != wf_pop) wf_count <= (wf_up & {«w.wc»{wf_push}}) | (wf_down & {«w.wc»{wf_pop}});
             wf_room <= !(wf_pop ? 1'b0 : wf_push ? wf_short : !wf_room);
             if (m_awvalid && m_awready && !(wf_pop && m_wlast)) w_credit <= w_credit + 16'd1;
             else if (!(m_awvalid && m_awready) && wf_pop && m_wlast) w_credit <= w_credit - 16'd1;
