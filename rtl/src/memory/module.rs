@@ -811,10 +811,9 @@ impl<'a> Plan<'a> {
             if tag {
                 fetched.push(cache.tags().write("ld_idx", "ld_tag"));
             }
-            let filled = self.head_filled(o);
             let _ = writeln!(
                 o,
-                "    // Its line was fetched already{note}: no DDR read.\n    wire hit = {filled}{cond}{}{};\n    integer fk;\n    always @(posedge clk) begin\n        if (start) begin\n            filled <= {n}'d0;{clear}\n        end else if (ld_go) begin{step}\n            for (fk = 0; fk < {n}; fk = fk + 1) if (!hit && ld_idx == fk[{}:0]) filled[fk] <= 1'b1;\n        end\n    end{}",
+                "    // Its line was fetched already{note}: no DDR read.\n    wire hit = filled[ld_idx]{cond}{}{};\n    integer fk;\n    always @(posedge clk) begin\n        if (start) begin\n            filled <= {n}'d0;{clear}\n        end else if (ld_go) begin{step}\n            for (fk = 0; fk < {n}; fk = fk + 1) if (!hit && ld_idx == fk[{}:0]) filled[fk] <= 1'b1;\n        end\n    end{}",
                 if tag { format!(" && {} == ld_tag", cache.tags().read("ld_idx")) } else { String::new() },
                 if fine { " && fresh" } else { "" },
                 cache.index_bits - 1,
@@ -825,34 +824,6 @@ impl<'a> Plan<'a> {
                 ahead::update(o, cache.lane_bits);
             }
         }
-    }
-
-    /// Whether the σ-next load's line is filled: `filled[ld_idx]`, or where one generator's
-    /// head is the σ-next load (one load generator, no read-ahead) a register worked out for the
-    /// head after each edge as its cell is (`g<g>_filled`), so that a lookup among the cache's
-    /// lines is not before the issue. Lines are only filled (by a miss, cleared by start): one
-    /// that a miss fills at the edge counts.
-    fn head_filled(&self, o: &mut String) -> String {
-        let &[g] = self.side(true).as_slice() else { return "filled[ld_idx]".into() };
-        if self.read_ahead() {
-            return "filled[ld_idx]".into();
-        }
-        let (ib, lb, xw) = (self.cache.index_bits, self.cache.lane_bits, self.xw);
-        let pad = if xw < 64 { format!("{}'d0, ", 64 - xw) } else { String::new() };
-        let mut filled = |x: &str| {
-            let _ = writeln!(
-                o,
-                "    // verilator lint_off UNUSEDSIGNAL\n    wire [63:0] g{g}_{x}_line = {{{pad}g{g}_{x}_cell_q}} >> {lb};\n    // verilator lint_on UNUSEDSIGNAL"
-            );
-            let idx = format!("g{g}_{x}_line[{}:0]", ib - 1);
-            format!("(filled[{idx}] || (ld_go && !hit && ld_idx == {idx}))")
-        };
-        let (h, n, q) = (filled("h"), filled("n"), filled("q"));
-        let _ = writeln!(
-            o,
-            "    reg g{g}_filled;  // the head's line is filled\n    always @(posedge clk)\n        g{g}_filled <= !(rst || start) && ((g{g}_fq[0] && !g{g}_pop) ? {h} : (g{g}_pop && g{g}_fq[1]) ? {n} : {q});"
-        );
-        format!("g{g}_filled")
     }
 
     /// The cached line of the head, read from block RAM a cycle ahead (a registered read is
