@@ -10,7 +10,9 @@
 //! For the clock, a step never waits on a bound's arithmetic and a comparison in series: the
 //! innermost counter is compared with its row's last value, registered as the row begins;
 //! the search compares each bound on its own; only whether a level's step goes in is chosen by
-//! level.
+//! level. Counters of up to [`GATE_COMPARE_BITS`](crate::verilog::GATE_COMPARE_BITS) bits are
+//! compared with gates, which the logic after a comparison can share a LUT with (a carry chain's
+//! output cannot).
 //! Compute processes use it for their own iterations; memory processes run one per channel
 //! they serve (the consumer's or producer's nest) and merge them in σ order.
 
