@@ -312,12 +312,12 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
                 ChannelKind::Scratchpad => {
                     let last = need(dpn, c, &ch.last_read, "last-read")?;
                     let words = Words { channel: c, cells: lanes.values[c] };
+                    let cells = ch.cells() / lanes.values[c] as usize;
                     cell_wire(stage.text(), &format!("at_r{r}_{k}_w"), p, dpn, words, a, &raw);
-                    stage.declared(&format!("at_r{r}_{k}"), index_bits(ch.cells() / lanes.values[c] as usize));
+                    stage.declared(&format!("at_r{r}_{k}"), index_bits(cells));
                     stage.wire(&format!("last_r{r}_{k}"), 1, &pred_v(last, &raw));
                     releases.push((c, format!("{taken} && last_r{r}_{k}"), format!("at_r{r}_{k}")));
                     let (name, at, valid) = (format!("srdy_r{r}_{k}"), format!("at_r{r}_{k}"), format!("sv{c}"));
-                    let cells = ch.cells() / lanes.values[c] as usize;
                     ready.push((c, Ready { name, at, valid, cells, clears: Vec::new(), sets: Vec::new() }));
                 }
             }

@@ -63,7 +63,7 @@ impl PointStage {
         let head_leave = if ready.is_empty() { leave } else { "!pb_v1" };
         let _ = writeln!(
             o,
-            "    // The point stage: pt0 its head, pt1 the walker's point taken while pt0 waits.\n    reg pv0, pv1;\n    reg [{m}:0] pt0, pt1;\n    wire [{m}:0] pt_in = {{{}}};\n    wire pt_leave = pv0 && ({head_leave});\n    assign wk_next = wk_valid && !pv1;\n    always @(posedge clk) begin\n{}        if (!pv0 || pt_leave) pt0 <= pv1 ? pt1 : pt_in;\n        else if (wk_next) pt1 <= pt_in;\n    end",
+            "    // The point stage: pt0 its head, pt1 the walker's point taken while pt0 waits;\n    // pt_next the point pt0 holds after this edge.\n    reg pv0, pv1;\n    reg [{m}:0] pt0, pt1;\n    wire [{m}:0] pt_in = {{{}}};\n    wire pt_leave = pv0 && ({head_leave});\n    wire [{m}:0] pt_next = !pv0 || pt_leave ? (pv1 ? pt1 : pt_in) : pt0;\n    assign wk_next = wk_valid && !pv1;\n    always @(posedge clk) begin\n{}        pt0 <= pt_next;\n        if (pv0 && !pt_leave && wk_next) pt1 <= pt_in;\n    end",
             packed.join(", "),
             two_places("pv", "!pv0 || pt_leave", "wk_next"),
             m = width - 1,
@@ -113,7 +113,7 @@ impl PointStage {
         let cell = |place: &str, name: &str| format!("{place}[{}]", slice(field(name).lo, field(name).width));
         let mut o = String::new();
         let rows: Vec<Option<RowLookup>> =
-            ready.iter().enumerate().map(|(j, rd)| RowLookup::new(j, rd, field(&rd.at)).map(|r| r.write(&mut o, rd))).collect();
+            ready.iter().enumerate().map(|(j, rd)| RowLookup::new(j, field(&rd.at)).map(|r| r.write(&mut o, rd))).collect();
         // The head's cell as the valid bits hold it after the last edge: looked up directly, or
         // from its row (registered a cycle ago) less the last edge's releases plus its arrivals.
         let looked = |j: usize, rd: &Ready| match &rows[j] {
@@ -185,9 +185,8 @@ struct RowLookup {
 
 impl RowLookup {
     /// The lookup of ready bit `j`, whose cell is the field `cell`, where it needs two cycles.
-    fn new(j: usize, rd: &Ready, cell: &Placed) -> Option<RowLookup> {
-        let split = cell.width > DIRECT_LOOKUP_BITS && rd.cells > 1 << DIRECT_LOOKUP_BITS;
-        split.then(|| RowLookup { j, cell: cell.clone(), lo: cell.width / 2 })
+    fn new(j: usize, cell: &Placed) -> Option<RowLookup> {
+        (cell.width > DIRECT_LOOKUP_BITS).then(|| RowLookup { j, cell: cell.clone(), lo: cell.width / 2 })
     }
 
     /// The rows, the registered row and the registered releases.
@@ -209,10 +208,7 @@ impl RowLookup {
         for k in 0..rd.clears.len() {
             let _ = writeln!(o, "    reg pclr{j}_{k};\n    reg [{}:0] pclr{j}_{k}_at;", w - 1);
         }
-        let _ = writeln!(
-            o,
-            "    always @(posedge clk) begin\n        if (!pv0 || pt_leave) prow{j} <= pw{j}[pv1 ? pt1[{at_hi}] : pt_in[{at_hi}]];\n        else prow{j} <= pw{j}[pt0[{at_hi}]];"
-        );
+        let _ = writeln!(o, "    always @(posedge clk) begin\n        prow{j} <= pw{j}[pt_next[{at_hi}]];");
         for (k, e) in rd.clears.iter().enumerate() {
             let _ = writeln!(o, "        pclr{j}_{k} <= !(rst || start) && {};\n        pclr{j}_{k}_at <= {};", e.when, e.cell);
         }

@@ -187,17 +187,13 @@ pub fn le_w(a: &str, b: &str, w: u32) -> String {
 }
 
 /// `smax` and `smin` of `w`-bit signed numbers, declared inside each module that needs them,
-/// and `sle` (a ≤ b, as gates: the sign bits inverted, then bit by bit from the top) where
+/// with `sle` (a ≤ b, as gates: the sign bits inverted, then bit by bit from the top) where
 /// [`le_w`] uses it.
 pub fn min_max(w: u32) -> String {
     let m = w - 1;
-    if w > GATE_COMPARE_BITS {
-        return format!(
-            "    function signed [{m}:0] smax(input signed [{m}:0] a, input signed [{m}:0] b);\n        smax = a > b ? a : b;\n    endfunction\n    function signed [{m}:0] smin(input signed [{m}:0] a, input signed [{m}:0] b);\n        smin = a < b ? a : b;\n    endfunction\n"
-        );
-    }
-    format!(
-        "    function sle(input signed [{m}:0] a, input signed [{m}:0] b);
+    let sle = match w <= GATE_COMPARE_BITS {
+        true => format!(
+            "    function sle(input signed [{m}:0] a, input signed [{m}:0] b);
         reg [{m}:0] x, y;
         reg lt, eq;
         integer i;
@@ -215,13 +211,13 @@ pub fn min_max(w: u32) -> String {
             sle = lt | eq;
         end
     endfunction
-    function signed [{m}:0] smax(input signed [{m}:0] a, input signed [{m}:0] b);
-        smax = sle(a, b) ? b : a;
-    endfunction
-    function signed [{m}:0] smin(input signed [{m}:0] a, input signed [{m}:0] b);
-        smin = sle(a, b) ? a : b;
-    endfunction
 "
+        ),
+        false => String::new(),
+    };
+    let le = le_w("a", "b", w);
+    format!(
+        "{sle}    function signed [{m}:0] smax(input signed [{m}:0] a, input signed [{m}:0] b);\n        smax = {le} ? b : a;\n    endfunction\n    function signed [{m}:0] smin(input signed [{m}:0] a, input signed [{m}:0] b);\n        smin = {le} ? a : b;\n    endfunction\n"
     )
 }
 

@@ -499,7 +499,8 @@ impl<'a> Plan<'a> {
             if registered(f) {
                 let _ = writeln!(
                     o,
-                    "    reg {decl}g{g}_{n};\n    always @(posedge clk)\n        g{g}_{n} <= (g{g}_fq[0] && !g{g}_pop) ? g{g}_h_{n} : (g{g}_pop && g{g}_fq[1]) ? g{g}_n_{n} : g{g}_q_{n};",
+                    "    reg {decl}g{g}_{n};\n    always @(posedge clk)\n        g{g}_{n} <= {};",
+                    for_head(g, &format!("g{g}_h_{}", f.name), &format!("g{g}_n_{}", f.name), &format!("g{g}_q_{}", f.name)),
                     n = f.name
                 );
             } else {
@@ -517,12 +518,16 @@ impl<'a> Plan<'a> {
             return;
         }
         let sigma = &dpn.schedules[gens[g].stmt].sigma;
+        let p = self.key_of(g, &format!("g{g}_p_k"), &self.live);
         let _ = writeln!(
             o,
-            "    reg g{g}_seen;\n    reg [{k}:0] g{g}_walked;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_pv) begin\n            g{g}_seen <= 1'b1;\n            g{g}_walked <= {p};\n        end\n    end\n    wire g{g}_known = g{g}_acc || g{g}_seen;\n    // The order the pick compares (the head's key, or the last point walked while the queue is\n    // empty) as a register, worked out for the head after each edge: the pick starts at\n    // flip-flops, not at the queue's read and this choice.\n    reg [{k}:0] g{g}_order;\n    always @(posedge clk)\n        g{g}_order <= (g{g}_fq[0] && !g{g}_pop) ? {} : (g{g}_pop && g{g}_fq[1]) ? {} : g{g}_pv ? {p} : g{g}_walked;",
-            self.key_of(g, &format!("g{g}_k"), &self.live),
-            self.key_of(g, &format!("g{g}_n_k"), &self.live),
-            p = self.key_of(g, &format!("g{g}_p_k"), &self.live),
+            "    reg g{g}_seen;\n    reg [{k}:0] g{g}_walked;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_pv) begin\n            g{g}_seen <= 1'b1;\n            g{g}_walked <= {p};\n        end\n    end\n    wire g{g}_known = g{g}_acc || g{g}_seen;\n    // The order the pick compares (the head's key, or the last point walked while the queue is\n    // empty) as a register, worked out for the head after each edge: the pick starts at\n    // flip-flops, not at the queue's read and this choice.\n    reg [{k}:0] g{g}_order;\n    always @(posedge clk)\n        g{g}_order <= {};",
+            for_head(
+                g,
+                &self.key_of(g, &format!("g{g}_k"), &self.live),
+                &self.key_of(g, &format!("g{g}_n_k"), &self.live),
+                &format!("g{g}_pv ? {p} : g{g}_walked")
+            ),
             k = self.live.len().max(1) as u32 * key_bits - 1
         );
         if !gens[g].load && self.keyed {
@@ -1136,4 +1141,11 @@ fn select(values: impl IntoIterator<Item = (String, String)>, zero: &str) -> Str
 /// fields, so it cannot fail.
 fn render(t: impl Template) -> String {
     t.render().expect("a memory template renders into a String") + "\n"
+}
+
+/// The value for generator `g`'s head after this edge, of a register worked out for the head
+/// (its address, cell, σ order, source check): `head`'s (the head stays), `next`'s (the entry
+/// after it, on a pop) or `pushed`'s (the queue empties, or was empty).
+pub(super) fn for_head(g: usize, head: &str, next: &str, pushed: &str) -> String {
+    format!("(g{g}_fq[0] && !g{g}_pop) ? {head} : (g{g}_pop && g{g}_fq[1]) ? {next} : {pushed}")
 }

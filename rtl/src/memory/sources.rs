@@ -45,10 +45,8 @@ pub fn source_ok(o: &mut String, g: usize, pieces: usize) {
     };
     let _ = writeln!(
         o,
-        "    // Its cell's last store before it (none outside these pieces) has landed.\n    reg g{g}_src_ok;\n    always @(posedge clk)\n        g{g}_src_ok <= (g{g}_fq[0] && !g{g}_pop) ? {} : (g{g}_pop && g{g}_fq[1]) ? {} : {};",
-        ok("h"),
-        ok("n"),
-        ok("q")
+        "    // Its cell's last store before it (none outside these pieces) has landed.\n    reg g{g}_src_ok;\n    always @(posedge clk)\n        g{g}_src_ok <= {};",
+        super::module::for_head(g, &ok("h"), &ok("n"), &ok("q"))
     );
 }
 
