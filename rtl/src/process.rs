@@ -622,9 +622,8 @@ impl Ring {
         };
         let _ = writeln!(
             o,
-            "    // The values in the ring and those entering it within {late} cycles, less the takes of the\n    // iterations in flight: an iteration may issue while one is left for it.\n    reg [{aw}:0] rg{c}_credit;\n    wire rg{c}_put = rg{c}_in[{lat}];\n    wire rg{c}_take = {take};\n    wire [{}:0] rg{c}_head = rg{c}_n == {}'d0 ? y : rg{c}[rg{c}_rp];\n    wire rg{c}_ok = rg{c}_credit != {}'d0;",
+            "    // The values in the ring and those entering it within {late} cycles, less the takes of the\n    // iterations in flight: an iteration may issue while one is left for it.\n    reg [{aw}:0] rg{c}_credit;\n    wire rg{c}_put = rg{c}_in[{lat}];\n    wire rg{c}_take = {take};\n    wire [{}:0] rg{c}_head = rg{c}_n == {}'d0 ? y : rg{c}[rg{c}_rp];\n    reg rg{c}_ok;  // rg{c}_credit != 0, a register: the issue waits on it",
             w - 1,
-            aw + 1,
             aw + 1
         );
     }
@@ -644,7 +643,7 @@ impl Ring {
         let entering = if lat == late { written.clone() } else { format!("rg{c}_in[{}]", lat - late - 1) };
         let _ = writeln!(
             o,
-            "    wire [{aw}:0] rg{c}_credit_up = rg{c}_credit + {w}'d1, rg{c}_credit_down = rg{c}_credit - {w}'d1;\n    always @(posedge clk) if (rg{c}_put) rg{c}[rg{c}_wp] <= y;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            rg{c}_wp <= {aw}'d0;\n            rg{c}_rp <= {aw}'d0;\n            rg{c}_n <= {w}'d0;\n            rg{c}_credit <= {w}'d0;\n            rg{c}_in <= {}'d0;{}\n        end else begin\n            {}{out}\n            if (rg{c}_put) rg{c}_wp <= rg{c}_wp + {aw}'d1;\n            if (rg{c}_take) rg{c}_rp <= rg{c}_rp + {aw}'d1;\n            rg{c}_n <= rg{c}_n + {{{aw}'d0, rg{c}_put}} - {{{aw}'d0, rg{c}_take}};\n            if ({entering} != ({read})) rg{c}_credit <= (rg{c}_credit_up & {{{w}{{{entering}}}}}) | (rg{c}_credit_down & {{{w}{{{read}}}}});\n        end\n    end",
+            "    wire [{aw}:0] rg{c}_credit_up = rg{c}_credit + {w}'d1, rg{c}_credit_down = rg{c}_credit - {w}'d1;\n    always @(posedge clk) if (rg{c}_put) rg{c}[rg{c}_wp] <= y;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            rg{c}_wp <= {aw}'d0;\n            rg{c}_rp <= {aw}'d0;\n            rg{c}_n <= {w}'d0;\n            rg{c}_credit <= {w}'d0;\n            rg{c}_ok <= 1'b0;\n            rg{c}_in <= {}'d0;{}\n        end else begin\n            {}{out}\n            if (rg{c}_put) rg{c}_wp <= rg{c}_wp + {aw}'d1;\n            if (rg{c}_take) rg{c}_rp <= rg{c}_rp + {aw}'d1;\n            rg{c}_n <= rg{c}_n + {{{aw}'d0, rg{c}_put}} - {{{aw}'d0, rg{c}_take}};\n            if ({entering} != ({read})) begin\n                rg{c}_credit <= (rg{c}_credit_up & {{{w}{{{entering}}}}}) | (rg{c}_credit_down & {{{w}{{{read}}}}});\n                rg{c}_ok <= {entering} || rg{c}_credit != {w}'d1;  // up, or down from above 1\n            end\n        end\n    end",
             lat + 1,
             if late == 0 { String::new() } else { format!("\n            rg{c}_out <= {late}'d0;") },
             shift(&format!("rg{c}_in"), lat + 1, &written),
