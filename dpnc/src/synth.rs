@@ -127,7 +127,9 @@ fn print_paths(paths: &[dpnc_rtl::timing::ModuleDepth], clock_mhz: f64) {
 pub(crate) struct SynthCellArgs {
     /// The cell, as its module is named (`dpn_fadd`, `dpn_fifo`, …; the files are in the
     /// library's `cells/` folders), or a Verilog file holding one module named as the file
-    /// (a module of a design that `dpnc synth --work DIR` kept, such as an iteration generator).
+    /// (a module of a design that `dpnc -o DIR` or `dpnc synth --work DIR` wrote, such as an
+    /// iteration generator; the other Verilog files of its folder are read with it, for the
+    /// modules it instantiates).
     cell: String,
     /// Set a parameter of the cell (repeatable), e.g. `-G EW=11 -G MW=52 -G LATENCY=5`.
     #[arg(short = 'G', value_name = "NAME=VALUE", value_parser = parse_setting)]

@@ -7,6 +7,7 @@
 //! FIFO per channel stream inside the Vitis RTL-kernel shell; [`shell`] writes what the Vitis
 //! flow needs to package it (`kernel.xml`, `package_xo.tcl`, connectivity).
 
+mod arrivals;
 pub mod cells;
 pub mod datapath;
 pub mod fanout;

@@ -11,8 +11,9 @@
 //! whenever their cell is free (`arrivals`), so a value never lands on a live one (the
 //! same argument as the Vitis backend's, see ARCHITECTURE.md).
 
+use crate::arrivals::Arrivals;
 use crate::simd::Lanes;
-use crate::stage::{two_places, Event, PointStage, Ready};
+use crate::stage::{Event, PointStage, Ready};
 use crate::verilog::{aff, all_of, bits, elem_bits, functions, index_bits, lin};
 use crate::RtlError;
 use dpnc_dpn::ir::{ChannelKind, Dpn, Process};
@@ -242,6 +243,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
     }
 
     // Scratchpads this process reads: a memory and a valid bit per word (of a cell per lane).
+    let mut arrivals = Vec::new();
     for (c, ch) in dpn.channels.iter().enumerate().filter(|(_, ch)| ch.consumer == pi && ch.kind == ChannelKind::Scratchpad) {
         let per = lanes.values[c];
         let (w, n) = (elem_bits(ch) * per, ch.cells() / per as usize);
@@ -255,7 +257,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
             n - 1
         );
         if ch.producer != pi {
-            arrivals(&mut o, c, w, aw);
+            arrivals.push(Arrivals::declare(&mut o, c, w, aw));
         }
     }
 
@@ -494,6 +496,19 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
         "    // Both sums from the register, the issue and the put only selecting (as gates: a\n    // multiplexer would become one adder after them).\n    wire [{m}:0] pending_up = pending + {pw}'d1, pending_down = pending - {pw}'d1;\n    always @(posedge clk) begin\n        if (rst) begin\n            running <= 1'b0;\n            done <= 1'b0;\n            pending <= {pw}'d0;\n        end else if (start) begin\n            running <= 1'b1;\n            done <= 1'b0;\n            pending <= {pw}'d0;\n        end else begin\n            if (fire != put) pending <= (pending_up & {{{pw}{{fire}}}}) | (pending_down & {{{pw}{{put}}}});\n            if (running && w_done && pending == {pw}'d0) begin\n                running <= 1'b0;\n                done <= 1'b1;\n            end\n        end\n    end",
         m = pw - 1
     );
+    // What changes a scratchpad's valid bits: the releases at an edge, and what set a cell at
+    // the last one (registers: an arrival, the process's own writes).
+    let releases_of = |c: usize| -> Vec<Event> {
+        releases.iter().filter(|x| x.0 == c).map(|(_, cond, at)| Event { when: format!("fire && {cond}"), cell: at.clone() }).collect()
+    };
+    let sets_of = |c: usize| -> Vec<Event> {
+        let arrival = (dpn.channels[c].producer != pi).then(|| format!("arr{c}"));
+        arrival
+            .into_iter()
+            .chain(self_writes.iter().filter(|x| x.0 == c).map(|(_, t, _)| t.clone()))
+            .map(|n| Event { when: format!("{n}_set"), cell: format!("{n}_set_at") })
+            .collect()
+    };
     for (c, ch) in dpn.channels.iter().enumerate().filter(|(_, ch)| ch.consumer == pi && ch.kind == ChannelKind::Scratchpad) {
         let (w, words) = (elem_bits(ch) * lanes.values[c], ch.cells() / lanes.values[c] as usize);
         // The valid bits are written through decoders: Yosys leaves a write at a variable index
@@ -524,6 +539,9 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
         for (_, t, at) in self_writes.iter().filter(|x| x.0 == c) {
             last_set(&mut o, t, &format!("put && {t}"), at, aw);
         }
+        if let Some(a) = arrivals.iter().find(|a| a.c == c) {
+            a.lookup(&mut o, words, &releases_of(c), &sets_of(c));
+        }
     }
     for g in &rings {
         g.logic(&mut o, lat);
@@ -533,17 +551,8 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
     let ready: Vec<Ready> = ready
         .into_iter()
         .map(|(c, mut rd)| {
-            rd.clears = releases
-                .iter()
-                .filter(|x| x.0 == c)
-                .map(|(_, cond, at)| Event { when: format!("fire && {cond}"), cell: at.clone() })
-                .collect();
-            if dpn.channels[c].producer != pi {
-                rd.sets.push(Event { when: format!("arr{c}_set"), cell: format!("arr{c}_set_at") });
-            }
-            rd.sets.extend(
-                self_writes.iter().filter(|x| x.0 == c).map(|(_, t, _)| Event { when: format!("{t}_set"), cell: format!("{t}_set_at") }),
-            );
+            rd.clears = releases_of(c);
+            rd.sets = sets_of(c);
             rd
         })
         .collect();
@@ -554,26 +563,9 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
     Ok(o)
 }
 
-/// The arrivals (cell, value) of scratchpad `c` (words of `w` bits, `aw` bits of index): two
-/// places between the channel and the scratchpad, `arr<c>_d0` the arrival at the scratchpad and
-/// `arr<c>_d1` the channel's next one taken while it waits. The arrival goes in (`arr<c>_in`)
-/// when its cell is free. Taken from the channel directly, the lookup of the cell's valid bit
-/// (a multiplexer as wide as the scratchpad) would lie between the channel's head and its pop;
-/// here the channel is popped while the second place is free (a register).
-fn arrivals(o: &mut String, c: usize, w: u32, aw: u32) {
-    let m = w + aw - 1;
-    let _ = writeln!(
-        o,
-        "    reg arr{c}_v0, arr{c}_v1;\n    reg [{m}:0] arr{c}_d0, arr{c}_d1;\n    wire [{}:0] arr{c}_at = arr{c}_d0[{m}:{w}];\n    wire arr{c}_in = arr{c}_v0 && !sv{c}[arr{c}_at];\n    wire arr{c}_move = !arr{c}_v0 || arr{c}_in;  // the first place is free after this edge\n    assign ch{c}_r = !arr{c}_v1;\n    always @(posedge clk) begin\n{}        if (arr{c}_move) arr{c}_d0 <= arr{c}_v1 ? arr{c}_d1 : ch{c}_d;\n        else if (ch{c}_r) arr{c}_d1 <= ch{c}_d;\n    end",
-        aw - 1,
-        two_places(&format!("arr{c}_v"), &format!("arr{c}_move"), &format!("ch{c}_v && ch{c}_r"))
-    );
-    last_set(o, &format!("arr{c}"), &format!("arr{c}_in"), &format!("arr{c}_at"), aw);
-}
-
 /// `<name>_set` and `<name>_set_at`: whether `cond` set a scratchpad cell at the last edge,
 /// and which (`at`, of `aw` bits), for the ready bits ([`Ready`]).
-fn last_set(o: &mut String, name: &str, cond: &str, at: &str, aw: u32) {
+pub(crate) fn last_set(o: &mut String, name: &str, cond: &str, at: &str, aw: u32) {
     let _ = writeln!(
         o,
         "    reg {name}_set;\n    reg [{}:0] {name}_set_at;\n    always @(posedge clk) begin\n        {name}_set <= !(rst || start) && {cond};\n        {name}_set_at <= {at};\n    end",

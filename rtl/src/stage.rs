@@ -192,19 +192,15 @@ impl RowLookup {
     /// The rows, the registered row and the registered releases.
     fn write(self, o: &mut String, rd: &Ready) -> RowLookup {
         let (j, lo, hi, w) = (self.j, self.lo, self.cell.width - self.lo, self.cell.width);
-        let (row_bits, rows) = (1usize << lo, 1usize << hi);
-        let pad = rows * row_bits - rd.cells;
-        let all = if pad == 0 { rd.valid.clone() } else { format!("{{{pad}'d0, {}}}", rd.valid) };
         let at_hi = slice(self.cell.lo + lo, hi);
         let _ = writeln!(
             o,
-            "    // {}'s valid bits in rows of {row_bits}; prow{j}: the row of the cell that pt0 holds after\n    // this edge, pclr{j}_*: this edge's releases.\n    wire [{}:0] pw{j}_all = {all};\n    reg [{}:0] pw{j} [0:{}];\n    integer pwk{j};\n    always @* for (pwk{j} = 0; pwk{j} < {rows}; pwk{j} = pwk{j} + 1) pw{j}[pwk{j}] = pw{j}_all[pwk{j} * {row_bits} +: {row_bits}];\n    reg [{}:0] prow{j};",
+            "    // {}'s valid bits in rows of {}; prow{j}: the row of the cell that pt0 holds after\n    // this edge, pclr{j}_*: this edge's releases.",
             rd.name,
-            rows * row_bits - 1,
-            row_bits - 1,
-            rows - 1,
-            row_bits - 1,
+            1usize << lo
         );
+        row_array(o, &format!("pw{j}"), &rd.valid, rd.cells, lo, hi);
+        let _ = writeln!(o, "    reg [{}:0] prow{j};", (1usize << lo) - 1);
         for k in 0..rd.clears.len() {
             let _ = writeln!(o, "    reg pclr{j}_{k};\n    reg [{}:0] pclr{j}_{k}_at;", w - 1);
         }
@@ -226,6 +222,21 @@ impl RowLookup {
         }
         format!("({b})")
     }
+}
+
+/// `name`, the valid bits `valid` (`cells` of them) as an array of rows of 2^`lo` bits, 2^`hi`
+/// rows, padded with zeros: a cell's high bits choose its row, its low bits the bit in it.
+pub(crate) fn row_array(o: &mut String, name: &str, valid: &str, cells: usize, lo: u32, hi: u32) {
+    let (row_bits, rows) = (1usize << lo, 1usize << hi);
+    let pad = rows * row_bits - cells;
+    let all = if pad == 0 { valid.to_string() } else { format!("{{{pad}'d0, {valid}}}") };
+    let _ = writeln!(
+        o,
+        "    wire [{}:0] {name}_all = {all};\n    reg [{}:0] {name} [0:{}];\n    integer {name}_k;\n    always @* for ({name}_k = 0; {name}_k < {rows}; {name}_k = {name}_k + 1) {name}[{name}_k] = {name}_all[{name}_k * {row_bits} +: {row_bits}];",
+        rows * row_bits - 1,
+        row_bits - 1,
+        rows - 1,
+    );
 }
 
 /// A field of the stage's packed point.

@@ -15,7 +15,8 @@ struct Port {
 
 /// Synthesises cell `module` (e.g. `dpn_fadd`) with `params` (name, value) between registers
 /// in `dir`, asking for its paths ([`super::deepest_paths`]); `extra`: a Verilog file read with
-/// the library (a module of a generated design, which may instantiate the library's cells).
+/// the library (a module of a generated design, which may instantiate the library's cells and
+/// the modules of the other Verilog files in its folder).
 pub fn time_cell(dir: &Path, module: &str, params: &[(String, String)], extra: Option<&Path>) -> Result<Synthesis, String> {
     let mut files = Vec::new();
     for (name, _) in crate::cells::CELLS {
@@ -23,13 +24,25 @@ pub fn time_cell(dir: &Path, module: &str, params: &[(String, String)], extra: O
     }
     if let Some(f) = extra {
         // Yosys runs in `dir`.
-        files.push(f.canonicalize().map_err(|e| format!("{}: {e}", f.display()))?);
+        let f = f.canonicalize().map_err(|e| format!("{}: {e}", f.display()))?;
+        files.extend(siblings(&f)?);
+        files.push(f);
     }
     let ports = ports(dir, module, params, &files)?;
     let top = dir.join("cell_top.v");
     std::fs::write(&top, wrapper(module, params, &ports)).map_err(|e| format!("{}: {e}", top.display()))?;
     files.push(top);
     yosys(dir, "cell_top", &files, Ask { per_module: false, timing: true })
+}
+
+/// The other Verilog files in `file`'s folder, sorted: a design's modules (a compute process
+/// instantiates its walker and its datapath); Yosys keeps only those the cell uses.
+fn siblings(file: &Path) -> Result<Vec<std::path::PathBuf>, String> {
+    let folder = file.parent().ok_or_else(|| format!("{}: no folder", file.display()))?;
+    let entries = std::fs::read_dir(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+    let mut v: Vec<_> = entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "v") && p != file).collect();
+    v.sort();
+    Ok(v)
 }
 
 /// The cell's ports with `params` set, from Yosys's elaboration.

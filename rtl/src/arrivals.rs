@@ -1,0 +1,87 @@
+//! A scratchpad's arrivals in the compute process that reads it: two places between the
+//! channel and the scratchpad, `arr<c>_d0` the arrival at the scratchpad and `arr<c>_d1` the
+//! channel's next one taken while it waits. An arrival goes in (`arr<c>_in`) when its cell is
+//! free, so a value never lands on a live one. Taken from the channel directly, the lookup of
+//! the cell's valid bit would lie between the channel's head and its pop; here the channel is
+//! popped while the second place is free (a register).
+//!
+//! Where the scratchpad has more words than one LUT level of multiplexers chooses among
+//! ([`DIRECT_LOOKUP_BITS`]), the lookup takes two cycles, as the ready stage's does: the row of
+//! valid bits of each place the first one may take its arrival from (itself, the second place,
+//! the channel's head) is registered, with which of them it took; the bit is then chosen from
+//! that row and corrected by the last edge's changes. Choosing the row before the registers
+//! would put the lookup behind `arr<c>_in` itself, which decides whether the first place moves.
+
+use crate::stage::{row_array, two_places, Event, DIRECT_LOOKUP_BITS};
+use std::fmt::Write;
+
+/// The arrivals of scratchpad `c`.
+pub(crate) struct Arrivals {
+    /// The channel.
+    pub c: usize,
+    /// The bits of a word.
+    w: u32,
+    /// The bits of a word's index.
+    aw: u32,
+}
+
+impl Arrivals {
+    /// The two places, the channel's pop and `arr<c>_set`/`arr<c>_set_at` (the cell an arrival
+    /// set at the last edge); `arr<c>_in` is declared here and defined by [`Self::lookup`].
+    pub fn declare(o: &mut String, c: usize, w: u32, aw: u32) -> Arrivals {
+        let m = w + aw - 1;
+        let _ = writeln!(
+            o,
+            "    reg arr{c}_v0, arr{c}_v1;\n    reg [{m}:0] arr{c}_d0, arr{c}_d1;\n    wire [{}:0] arr{c}_at = arr{c}_d0[{m}:{w}];\n    wire arr{c}_in;  // the first place's arrival goes in: its cell is free\n    wire arr{c}_move = !arr{c}_v0 || arr{c}_in;  // the first place is free after this edge\n    assign ch{c}_r = !arr{c}_v1;\n    always @(posedge clk) begin\n{}        if (arr{c}_move) arr{c}_d0 <= arr{c}_v1 ? arr{c}_d1 : ch{c}_d;\n        else if (ch{c}_r) arr{c}_d1 <= ch{c}_d;\n    end",
+            aw - 1,
+            two_places(&format!("arr{c}_v"), &format!("arr{c}_move"), &format!("ch{c}_v && ch{c}_r"))
+        );
+        crate::process::last_set(o, &format!("arr{c}"), &format!("arr{c}_in"), &format!("arr{c}_at"), aw);
+        Arrivals { c, w, aw }
+    }
+
+    /// `arr<c>_in` over the valid bits `sv<c>` of `words` words. `clears` change them at this
+    /// edge; `sets` are registers, the cells set at the last edge (this scratchpad's own
+    /// arrival among them).
+    pub fn lookup(&self, o: &mut String, words: usize, clears: &[Event], sets: &[Event]) {
+        let (c, w, aw) = (self.c, self.w, self.aw);
+        if aw <= DIRECT_LOOKUP_BITS {
+            let _ = writeln!(o, "    assign arr{c}_in = arr{c}_v0 && !sv{c}[arr{c}_at];");
+            return;
+        }
+        let lo = aw / 2;
+        let (row_bits, hi) = (1usize << lo, w + aw - 1);
+        let hi_of = |place: &str| format!("{place}[{hi}:{}]", w + lo);
+        let _ = writeln!(
+            o,
+            "    // The first place's row of valid bits as they were before the last edge: registered for\n    // each place it may take its arrival from (itself, the second place, the channel), with\n    // which it took (arow{c}_from: bit 0 the second place, bit 1 the channel, neither itself);\n    // aclr{c}_*: the last edge's releases."
+        );
+        row_array(o, &format!("arows{c}"), &format!("sv{c}"), words, lo, aw - lo);
+        let _ = writeln!(o, "    reg [{}:0] arow{c}_0, arow{c}_1, arow{c}_ch;\n    reg [1:0] arow{c}_from;", row_bits - 1);
+        for k in 0..clears.len() {
+            let _ = writeln!(o, "    reg aclr{c}_{k};\n    reg [{}:0] aclr{c}_{k}_at;", aw - 1);
+        }
+        let _ = writeln!(
+            o,
+            "    always @(posedge clk) begin\n        arow{c}_0 <= arows{c}[{}];\n        arow{c}_1 <= arows{c}[{}];\n        arow{c}_ch <= arows{c}[{}];\n        arow{c}_from <= {{arr{c}_move && !arr{c}_v1, arr{c}_move && arr{c}_v1}};",
+            hi_of(&format!("arr{c}_d0")),
+            hi_of(&format!("arr{c}_d1")),
+            hi_of(&format!("ch{c}_d"))
+        );
+        for (k, e) in clears.iter().enumerate() {
+            let _ = writeln!(o, "        aclr{c}_{k} <= !(rst || start) && {};\n        aclr{c}_{k}_at <= {};", e.when, e.cell);
+        }
+        o.push_str("    end\n");
+        let _ =
+            writeln!(o, "    wire [{}:0] arow{c} = arow{c}_from[0] ? arow{c}_1 : arow{c}_from[1] ? arow{c}_ch : arow{c}_0;", row_bits - 1);
+        let mut bit = format!("(arow{c}[arr{c}_d0[{}:{w}]]", w + lo - 1);
+        for k in 0..clears.len() {
+            let _ = write!(bit, " && !(aclr{c}_{k} && aclr{c}_{k}_at == arr{c}_at)");
+        }
+        bit.push(')');
+        for e in sets {
+            let _ = write!(bit, " || ({} && {} == arr{c}_at)", e.when, e.cell);
+        }
+        let _ = writeln!(o, "    assign arr{c}_in = arr{c}_v0 && !({bit});");
+    }
+}
