@@ -6,13 +6,14 @@
 //! popped while the second place is free (a register).
 //!
 //! Where the scratchpad has more words than one LUT level of multiplexers chooses among
-//! ([`DIRECT_LOOKUP_BITS`]), the lookup takes two cycles, as the ready stage's does: the row of
-//! valid bits of each place the first one may take its arrival from (itself, the second place,
-//! the channel's head) is registered, with which of them it took; the bit is then chosen from
-//! that row and corrected by the last edge's changes. Choosing the row before the registers
-//! would put the lookup behind `arr<c>_in` itself, which decides whether the first place moves.
+//! ([`DIRECT_LOOKUP_BITS`]), the lookup takes two cycles ([`PlaceRows`]): the row of valid bits
+//! of each place the first one may take its arrival from (itself, the second place, the
+//! channel's head) is registered, with which of them it took; the bit is then chosen from that
+//! row and corrected by the last edge's changes. Choosing the row before the registers would
+//! put the lookup behind `arr<c>_in` itself, which decides whether the first place moves.
 
-use crate::stage::{row_array, two_places, Event, DIRECT_LOOKUP_BITS};
+use crate::rows::{Place, PlaceRows, DIRECT_LOOKUP_BITS};
+use crate::stage::{two_places, Event};
 use std::fmt::Write;
 
 /// The arrivals of scratchpad `c`.
@@ -49,33 +50,27 @@ impl Arrivals {
             let _ = writeln!(o, "    assign arr{c}_in = arr{c}_v0 && !sv{c}[arr{c}_at];");
             return;
         }
-        let lo = aw / 2;
-        let (row_bits, hi) = (1usize << lo, w + aw - 1);
-        let hi_of = |place: &str| format!("{place}[{hi}:{}]", w + lo);
+        let m = w + aw - 1;
         let _ = writeln!(
             o,
-            "    // The first place's row of valid bits as they were before the last edge: registered for\n    // each place it may take its arrival from (itself, the second place, the channel), with\n    // which it took (arow{c}_from: bit 0 the second place, bit 1 the channel, neither itself);\n    // aclr{c}_*: the last edge's releases."
+            "    // The first place's row of valid bits, registered for each place it may take its arrival\n    // from (itself, the second place, the channel); aclr{c}_*: the last edge's releases.\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{}:0] arr{c}_at1 = arr{c}_d1[{m}:{w}], arr{c}_at_ch = ch{c}_d[{m}:{w}];\n    // verilator lint_on UNUSEDSIGNAL",
+            aw - 1
         );
-        row_array(o, &format!("arows{c}"), &format!("sv{c}"), words, lo, aw - lo);
-        let _ = writeln!(o, "    reg [{}:0] arow{c}_0, arow{c}_1, arow{c}_ch;\n    reg [1:0] arow{c}_from;", row_bits - 1);
-        for k in 0..clears.len() {
-            let _ = writeln!(o, "    reg aclr{c}_{k};\n    reg [{}:0] aclr{c}_{k}_at;", aw - 1);
-        }
-        let _ = writeln!(
-            o,
-            "    always @(posedge clk) begin\n        arow{c}_0 <= arows{c}[{}];\n        arow{c}_1 <= arows{c}[{}];\n        arow{c}_ch <= arows{c}[{}];\n        arow{c}_from <= {{arr{c}_move && !arr{c}_v1, arr{c}_move && arr{c}_v1}};",
-            hi_of(&format!("arr{c}_d0")),
-            hi_of(&format!("arr{c}_d1")),
-            hi_of(&format!("ch{c}_d"))
-        );
+        let places = [
+            Place { when: format!("!arr{c}_move"), cell: format!("arr{c}_at") },
+            Place { when: format!("arr{c}_v1"), cell: format!("arr{c}_at1") },
+            Place { when: String::new(), cell: format!("arr{c}_at_ch") },
+        ];
+        let rows = PlaceRows::new(o, &format!("arow{c}"), &format!("sv{c}"), words, aw, &places);
+        let mut bit = format!("({}", rows.bit(&format!("arr{c}_at")));
         for (k, e) in clears.iter().enumerate() {
-            let _ = writeln!(o, "        aclr{c}_{k} <= !(rst || start) && {};\n        aclr{c}_{k}_at <= {};", e.when, e.cell);
-        }
-        o.push_str("    end\n");
-        let _ =
-            writeln!(o, "    wire [{}:0] arow{c} = arow{c}_from[0] ? arow{c}_1 : arow{c}_from[1] ? arow{c}_ch : arow{c}_0;", row_bits - 1);
-        let mut bit = format!("(arow{c}[arr{c}_d0[{}:{w}]]", w + lo - 1);
-        for k in 0..clears.len() {
+            let _ = writeln!(
+                o,
+                "    reg aclr{c}_{k};\n    reg [{}:0] aclr{c}_{k}_at;\n    always @(posedge clk) begin\n        aclr{c}_{k} <= !(rst || start) && {};\n        aclr{c}_{k}_at <= {};\n    end",
+                aw - 1,
+                e.when,
+                e.cell
+            );
             let _ = write!(bit, " && !(aclr{c}_{k} && aclr{c}_{k}_at == arr{c}_at)");
         }
         bit.push(')');

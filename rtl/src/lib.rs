@@ -14,6 +14,7 @@ pub mod fanout;
 pub mod memory;
 pub mod predicate;
 pub mod process;
+mod rows;
 pub mod shell;
 pub mod sim_wrapper;
 pub mod simd;

@@ -13,6 +13,7 @@
 //! that lookup is split over two cycles: the row of valid bits of the point that the point
 //! stage's head holds next is registered a cycle ahead ([`RowLookup`]).
 
+use crate::rows::{row_array, DIRECT_LOOKUP_BITS};
 use std::fmt::Write;
 
 /// The stage's text as it is built: what enters it (`<name>_w` wires over the walker's
@@ -165,10 +166,6 @@ pub(crate) struct Ready {
     pub sets: Vec<Event>,
 }
 
-/// The widest cell number whose valid bit the ready stage looks up in the cycle a point enters
-/// it: 256 bits are four LUTs and their wide multiplexers, beside the logic after them.
-pub const DIRECT_LOOKUP_BITS: u32 = 8;
-
 /// A scratchpad read's valid bits looked up in two cycles: the row of the point that the point
 /// stage's head holds after this edge (`prow<j>`, its cell's high bits) is registered with it,
 /// and so are this edge's releases (`pclr<j>_<k>`); as the point enters the ready stage its bit
@@ -222,21 +219,6 @@ impl RowLookup {
         }
         format!("({b})")
     }
-}
-
-/// `name`, the valid bits `valid` (`cells` of them) as an array of rows of 2^`lo` bits, 2^`hi`
-/// rows, padded with zeros: a cell's high bits choose its row, its low bits the bit in it.
-pub(crate) fn row_array(o: &mut String, name: &str, valid: &str, cells: usize, lo: u32, hi: u32) {
-    let (row_bits, rows) = (1usize << lo, 1usize << hi);
-    let pad = rows * row_bits - cells;
-    let all = if pad == 0 { valid.to_string() } else { format!("{{{pad}'d0, {valid}}}") };
-    let _ = writeln!(
-        o,
-        "    wire [{}:0] {name}_all = {all};\n    reg [{}:0] {name} [0:{}];\n    integer {name}_k;\n    always @* for ({name}_k = 0; {name}_k < {rows}; {name}_k = {name}_k + 1) {name}[{name}_k] = {name}_all[{name}_k * {row_bits} +: {row_bits}];",
-        rows * row_bits - 1,
-        row_bits - 1,
-        rows - 1,
-    );
 }
 
 /// A field of the stage's packed point.

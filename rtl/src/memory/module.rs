@@ -4,6 +4,7 @@
 //! generators, the choice of the σ-next access, the fan-out of loads, the issue, the load
 //! cache, the issue queue, the AXI read and write sides, and the control.
 
+use super::filled;
 use super::sources::{self, LANDED};
 use super::stage;
 use super::text::{Fresh, Landed, Order, OrderUpdate, ReadSide, Sources, SourcesUpdate, Widths, WriteSide};
@@ -818,13 +819,16 @@ impl<'a> Plan<'a> {
             }
             let _ = writeln!(
                 o,
-                "    // Its line was fetched already{note}: no DDR read.\n    wire hit = filled[ld_idx]{cond}{}{};\n    integer fk;\n    always @(posedge clk) begin\n        if (start) begin\n            filled <= {n}'d0;{clear}\n        end else if (ld_go) begin{step}\n            for (fk = 0; fk < {n}; fk = fk + 1) if (!hit && ld_idx == fk[{}:0]) filled[fk] <= 1'b1;\n        end\n    end{}",
+                "    // Its line was fetched already{note}: no DDR read.\n    wire ld_filled;  // filled[ld_idx]\n    wire hit = ld_filled{cond}{}{};\n    integer fk;\n    always @(posedge clk) begin\n        if (start) begin\n            filled <= {n}'d0;{clear}\n        end else if (ld_go) begin{step}\n            for (fk = 0; fk < {n}; fk = fk + 1) if (!hit && ld_idx == fk[{}:0]) filled[fk] <= 1'b1;\n        end\n    end{}",
                 if tag { format!(" && {} == ld_tag", cache.tags().read("ld_idx")) } else { String::new() },
                 if fine { " && fresh" } else { "" },
                 cache.index_bits - 1,
                 if fetched.is_empty() { String::new() } else { format!("\n    always @(posedge clk) if (ld_go && !hit) begin {} end", fetched.join(" ")) },
                 n = cache.lines,
             );
+            let shape = filled::Lines { lines: cache.lines, index_bits: cache.index_bits, lane_bits: cache.lane_bits, cell_bits: self.xw };
+            let loads: Vec<(usize, u32)> = self.side(true).into_iter().map(|g| (g, self.ahead[g])).collect();
+            filled::filled(o, &shape, &loads);
             if self.read_ahead() {
                 ahead::update(o, cache.lane_bits);
             }
@@ -1124,7 +1128,7 @@ fn by_pick(values: impl IntoIterator<Item = (usize, String)>, zero: &str) -> Str
 
 /// The value of the first (condition, value) pair whose condition holds, the last's where none
 /// does (the conditions are exclusive and one holds); `zero` where there is none.
-fn select(values: impl IntoIterator<Item = (String, String)>, zero: &str) -> String {
+pub(super) fn select(values: impl IntoIterator<Item = (String, String)>, zero: &str) -> String {
     let values: Vec<(String, String)> = values.into_iter().collect();
     match &values[..] {
         [] => zero.to_string(),

@@ -1,0 +1,79 @@
+//! A wide vector of valid bits looked up in two cycles. A bit chosen among thousands is a
+//! multiplexer several LUT levels deep, too deep to share a 300 MHz cycle with what its answer
+//! decides. Split by a cell's high bits into rows and by its low bits within a row, the row is
+//! chosen one cycle and the bit the next, each a shallow multiplexer.
+//!
+//! Where the cell is held in a register, the row of the cell the register holds after an edge
+//! is registered at that edge ([`PlaceRows`]). The register's next cell is often chosen late in
+//! the cycle (it moves when the bit says so), so each place it may take its cell from has its
+//! row registered, and the choice among them is made after the registers, from the places'
+//! conditions, also registered. A row registered at an edge holds the bits as they were before
+//! it: its users apply that edge's changes.
+
+use std::fmt::Write;
+
+/// The widest cell number whose valid bit is looked up in one cycle: 256 bits are four LUTs
+/// and their wide multiplexers, beside the logic after them.
+pub const DIRECT_LOOKUP_BITS: u32 = 8;
+
+/// `name`, the valid bits `valid` (`cells` of them) as an array of rows of 2^`lo` bits, 2^`hi`
+/// rows, padded with zeros: a cell's high bits choose its row, its low bits the bit in it.
+pub(crate) fn row_array(o: &mut String, name: &str, valid: &str, cells: usize, lo: u32, hi: u32) {
+    let (row_bits, rows) = (1usize << lo, 1usize << hi);
+    let pad = rows * row_bits - cells;
+    let all = if pad == 0 { valid.to_string() } else { format!("{{{pad}'d0, {valid}}}") };
+    let _ = writeln!(
+        o,
+        "    wire [{}:0] {name}_all = {all};\n    reg [{}:0] {name} [0:{}];\n    integer {name}_k;\n    always @* for ({name}_k = 0; {name}_k < {rows}; {name}_k = {name}_k + 1) {name}[{name}_k] = {name}_all[{name}_k * {row_bits} +: {row_bits}];",
+        rows * row_bits - 1,
+        row_bits - 1,
+        rows - 1,
+    );
+}
+
+/// A place a register may take its next cell from at an edge.
+pub(crate) struct Place {
+    /// When it takes it from here, in priority order (the first place whose condition holds;
+    /// the last place's is not read).
+    pub when: String,
+    /// The cell there, a wire of the lookup's `bits`, before the edge.
+    pub cell: String,
+}
+
+/// The registered rows of a register's cell ([`row_array`] over `valid`, `cells` bits, cells of
+/// `bits` bits): `<name>_r<k>` the row of place `k`'s cell, `<name>_from` the places'
+/// conditions, `<name>_row` the row of the place the register took its cell from.
+pub(crate) struct PlaceRows {
+    name: String,
+    /// The low bits of a cell, which choose within a row.
+    pub lo: u32,
+}
+
+impl PlaceRows {
+    /// Writes the rows, their registers and the registered choice.
+    pub fn new(o: &mut String, name: &str, valid: &str, cells: usize, bits: u32, places: &[Place]) -> PlaceRows {
+        let lo = bits / 2;
+        let hi = bits - lo;
+        row_array(o, &format!("{name}_rows"), valid, cells, lo, hi);
+        assert!(places.len() >= 2, "a register that takes its cell from one place needs no choice");
+        let regs: Vec<String> = (0..places.len()).map(|k| format!("{name}_r{k}")).collect();
+        let from = places.len() - 1;
+        let _ = writeln!(o, "    reg [{}:0] {};\n    reg [{}:0] {name}_from;", (1usize << lo) - 1, regs.join(", "), from - 1);
+        o.push_str("    always @(posedge clk) begin\n");
+        for (r, p) in regs.iter().zip(places) {
+            let _ = writeln!(o, "        {r} <= {name}_rows[{}[{}:{lo}]];", p.cell, bits - 1);
+        }
+        let conds: Vec<&str> = places[..from].iter().rev().map(|p| p.when.as_str()).collect();
+        let _ = writeln!(o, "        {name}_from <= {{{}}};\n    end", conds.join(", "));
+        // The first place whose condition held.
+        let row = (0..from).rev().fold(format!("{name}_r{from}"), |rest, k| format!("{name}_from[{k}] ? {name}_r{k} : {rest}"));
+        let _ = writeln!(o, "    wire [{}:0] {name}_row = {row};", (1usize << lo) - 1);
+        PlaceRows { name: name.to_string(), lo }
+    }
+
+    /// The bit at the register's cell `cell` (a wire of the lookup's bits), as the valid bits
+    /// were before the last edge.
+    pub fn bit(&self, cell: &str) -> String {
+        format!("{}_row[{cell}[{}:0]]", self.name, self.lo - 1)
+    }
+}
