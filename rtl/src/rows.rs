@@ -16,6 +16,12 @@ use std::fmt::Write;
 /// and their wide multiplexers, beside the logic after them.
 pub const DIRECT_LOOKUP_BITS: u32 = 8;
 
+/// The most rows [`PlaceRows`] chooses among before its registers: 256 are two LUT levels and
+/// their wide multiplexers, which fit a cycle after a place's cell (a register, or a LUT-RAM
+/// read or an increment from one). The fewer bits a row has, the less is left after the
+/// registers.
+const ROW_CHOICE_BITS: u32 = 8;
+
 /// `name`, the valid bits `valid` (`cells` of them) as an array of rows of 2^`lo` bits, 2^`hi`
 /// rows, padded with zeros: a cell's high bits choose its row, its low bits the bit in it.
 pub(crate) fn row_array(o: &mut String, name: &str, valid: &str, cells: usize, lo: u32, hi: u32) {
@@ -46,13 +52,13 @@ pub(crate) struct Place {
 pub(crate) struct PlaceRows {
     name: String,
     /// The low bits of a cell, which choose within a row.
-    pub lo: u32,
+    lo: u32,
 }
 
 impl PlaceRows {
     /// Writes the rows, their registers and the registered choice.
     pub fn new(o: &mut String, name: &str, valid: &str, cells: usize, bits: u32, places: &[Place]) -> PlaceRows {
-        let lo = bits / 2;
+        let lo = bits.saturating_sub(ROW_CHOICE_BITS);
         let hi = bits - lo;
         row_array(o, &format!("{name}_rows"), valid, cells, lo, hi);
         assert!(places.len() >= 2, "a register that takes its cell from one place needs no choice");
@@ -74,6 +80,9 @@ impl PlaceRows {
     /// The bit at the register's cell `cell` (a wire of the lookup's bits), as the valid bits
     /// were before the last edge.
     pub fn bit(&self, cell: &str) -> String {
-        format!("{}_row[{cell}[{}:0]]", self.name, self.lo - 1)
+        match self.lo {
+            0 => format!("{}_row[0]", self.name),
+            lo => format!("{}_row[{cell}[{}:0]]", self.name, lo - 1),
+        }
     }
 }

@@ -839,15 +839,14 @@ impl<'a> Plan<'a> {
     /// what lets the lines be block RAM, [`Cache::block_ram`]): at every edge, the line of the
     /// entry that is the head after it; the line a miss writes at that edge is taken from the
     /// R beat instead.
-    fn cache_read(&self, o: &mut String, qa: u32, rd: &str) {
+    fn cache_read(&self, o: &mut String, rd: &str) {
         let (ib, lw) = (self.cache.index_bits, AXI_DATA_BITS - 1);
         let _ = writeln!(
             o,
-            "    // The cache's lines are block RAM, read a cycle ahead: at each edge, the line of the\n    // entry that is the head after it (where the queue empties, the σ-next load's, whether it\n    // issues or not: without it the queue is empty and the line unused; a full queue's tail\n    // is its head).\n    reg [{i}:0] q_idx [0:{}];\n    always @(posedge clk) if (ld_go) q_idx[q_tail] <= ld_idx;\n    // Both candidates are read from registers (the head and the entry after it), the fan-out\n    // only choosing.\n    reg [{a}:0] q_head1;  // q_head + 1\n    always @(posedge clk) if (rst || start) q_head1 <= {qa}'d1; else if (fire) q_head1 <= q_head1 + {qa}'d1;\n    wire [{i}:0] n_idx_stay = q_head == q_tail && q_room ? ld_idx : q_idx[q_head];\n    wire [{i}:0] n_idx_pop = q_head1 == q_tail ? ld_idx : q_idx[q_head1];\n    wire [{i}:0] n_idx = fire ? n_idx_pop : n_idx_stay;\n    reg [{lw}:0] n_line;\n    always @(posedge clk) n_line <= lines[n_idx];\n    // A miss that fills that line at the same edge: its beat, not the RAM's old line.\n    reg n_filled;\n    reg [{lw}:0] n_fill;\n    always @(posedge clk) begin\n        n_filled <= fire && h_miss && h_idx == n_idx_pop;\n        n_fill <= {};\n    end\n    assign h_cached = n_filled ? n_fill : n_line;",
+            "    // The cache's lines are block RAM, read a cycle ahead: at each edge, the line of the\n    // entry that is the head after it (where the queue empties, the σ-next load's, whether it\n    // issues or not: without it the queue is empty and the line unused; a full queue's tail\n    // is its head).\n    reg [{i}:0] q_idx [0:{}];\n    always @(posedge clk) if (ld_go) q_idx[q_tail] <= ld_idx;\n    // Both candidates are read from registers (the head and the entry after it), the fan-out\n    // only choosing.\n    wire [{i}:0] n_idx_stay = q_any ? h_idx : ld_idx;\n    wire [{i}:0] n_idx_pop = q_head1 == q_tail ? ld_idx : q_idx[q_head1];\n    wire [{i}:0] n_idx = fire ? n_idx_pop : n_idx_stay;\n    reg [{lw}:0] n_line;\n    always @(posedge clk) n_line <= lines[n_idx];\n    // A miss that fills that line at the same edge: its beat, not the RAM's old line.\n    reg n_filled;\n    reg [{lw}:0] n_fill;\n    always @(posedge clk) begin\n        n_filled <= fire && h_miss && h_idx == n_idx_pop;\n        n_fill <= {};\n    end\n    assign h_cached = n_filled ? n_fill : n_line;",
             QUEUE - 1,
             rd,
             i = ib - 1,
-            a = qa - 1,
         );
     }
 
@@ -866,15 +865,18 @@ impl<'a> Plan<'a> {
             let qw: u32 = fields.iter().map(|f| f.width).sum();
             let _ = writeln!(
                 o,
-                "    // Issue queue: per load issued and not yet fanned out, in σ order: {}.\n    localparam [{qa}:0] QUEUE = {}'d{QUEUE};\n    reg [{}:0] q_mem [0:{}];\n    reg [{}:0] q_head, q_tail;\n    reg [{qa}:0] q_count;\n    wire [{qa}:0] q_up = q_count + {w}'d1, q_down = q_count - {w}'d1;\n    reg q_any, q_room;  // q_count != 0 and q_count != QUEUE, as registers: the issue and the fan-out start at flip-flops\n    wire [{}:0] q_in = {{{}}};\n    wire [{}:0] q_out = q_mem[q_head];",
+                "    // Issue queue: per load issued and not yet fanned out, in σ order: {}.\n    localparam [{qa}:0] QUEUE = {}'d{QUEUE};\n    reg [{}:0] q_mem [0:{}];\n    reg [{}:0] {}q_tail;\n    reg [{qa}:0] q_count;\n    wire [{qa}:0] q_up = q_count + {w}'d1, q_down = q_count - {w}'d1;\n    reg q_any, q_room;  // q_count != 0 and q_count != QUEUE, as registers: the issue and the fan-out start at flip-flops\n    wire [{}:0] q_in = {{{}}};\n    // The head's entry, a register: the fan-out starts at flip-flops, not at the queue's read.\n    reg [{}:0] q_out;\n    reg [{}:0] q_head1;  // q_head + 1",
                 fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", "),
                 qa + 1,
                 qw - 1,
                 QUEUE - 1,
                 qa - 1,
+                // The head's place, where write after read clears its cell's bit.
+                if ordered { "q_head, " } else { "" },
                 qw - 1,
                 fields.iter().map(|f| f.value.as_str()).collect::<Vec<_>>().join(", "),
                 qw - 1,
+                qa - 1,
                 w = qa + 1
             );
             unpack(o, "q_out", fields, "h_");
@@ -932,7 +934,7 @@ impl<'a> Plan<'a> {
                 );
             }
             if block_ram {
-                self.cache_read(o, qa, rd);
+                self.cache_read(o, rd);
             }
             let head = "q_any";
             act.work.push("fire".into());
@@ -960,7 +962,9 @@ impl<'a> Plan<'a> {
             }
             let _ = writeln!(
                 o,
-                "    always @(posedge clk) if (ld_go) q_mem[q_tail] <= q_in;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            q_head <= {qa}'d0;\n            q_tail <= {qa}'d0;\n            q_count <= {w}'d0;\n            q_any <= 1'b0;\n            q_room <= 1'b1;\n        end else begin\n            if (ld_go) q_tail <= q_tail + {qa}'d1;\n            if (fire) q_head <= q_head + {qa}'d1;\n            // Both sums from the register, the issue only selecting (as gates: a multiplexer\n            // would become one adder after it).\n            if (ld_go != fire) q_count <= (q_up & {{{w}{{ld_go}}}}) | (q_down & {{{w}{{fire}}}});\n            if (ld_go && !fire) begin\n                q_any <= 1'b1;\n                q_room <= q_count != QUEUE - {w}'d1;\n            end else if (!ld_go && fire) begin\n                q_any <= q_count != {w}'d1;\n                q_room <= 1'b1;\n            end\n        end\n    end",
+                "    always @(posedge clk) if (ld_go) q_mem[q_tail] <= q_in;\n    // The head after this edge: the entry after it on a fan-out, the entry pushed into an\n    // empty queue.\n    always @(posedge clk)\n        q_out <= fire ? (q_head1 == q_tail ? q_in : q_mem[q_head1]) : q_any ? q_out : q_in;\n    always @(posedge clk) begin\n        if (rst || start) begin\n{}            q_head1 <= {qa}'d1;\n            q_tail <= {qa}'d0;\n            q_count <= {w}'d0;\n            q_any <= 1'b0;\n            q_room <= 1'b1;\n        end else begin\n            if (ld_go) q_tail <= q_tail + {qa}'d1;\n            if (fire) begin\n{}                q_head1 <= q_head1 + {qa}'d1;\n            end\n            // Both sums from the register, the issue only selecting (as gates: a multiplexer\n            // would become one adder after it).\n            if (ld_go != fire) q_count <= (q_up & {{{w}{{ld_go}}}}) | (q_down & {{{w}{{fire}}}});\n            if (ld_go && !fire) begin\n                q_any <= 1'b1;\n                q_room <= q_count != QUEUE - {w}'d1;\n            end else if (!ld_go && fire) begin\n                q_any <= q_count != {w}'d1;\n                q_room <= 1'b1;\n            end\n        end\n    end",
+                if ordered { format!("            q_head <= {qa}'d0;\n") } else { String::new() },
+                if ordered { "                q_head <= q_head1;\n" } else { "" },
                 w = qa + 1
             );
             let fill = format!("if (fire && h_miss) lines[h_idx] <= {rd};");
