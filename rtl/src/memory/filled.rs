@@ -63,14 +63,25 @@ pub(super) fn filled(o: &mut String, shape: &Lines, loads: &[(usize, u32)]) {
     let ahead: Vec<usize> = loads.iter().filter(|l| l.1 > 0).map(|l| l.0).collect();
     let mut bit = super::module::select(bits, "1'b0");
     if !ahead.is_empty() {
+        // The next line's index of the read-ahead and of each generator that starts one, as
+        // registers beside the cells they follow: no increment before the rows' lookup.
         index(o, "ra_fi", idx("ra_cell"));
-        index(o, "ra_fi1", format!("ra_fi + {ib}'d1"));
+        let _ = writeln!(
+            o,
+            "    reg [{m}:0] ra_fi1;  // ra_fi + 1\n    always @(posedge clk)\n        if (ld_go && ra_want) ra_fi1 <= ra_fi1 + {ib}'d1;\n        else if (ld_go && !hit && ld_ahead != 0) ra_fi1 <= ld_idx + {ib}'d2;",
+            m = ib - 1
+        );
         let mut places = vec![
             Place { when: "!(ld_go && (ra_want || (!hit && ld_ahead != 0)))".into(), cell: "ra_fi".into() },
             Place { when: "ra_want".into(), cell: "ra_fi1".into() },
         ];
         for &g in &ahead {
-            index(o, &format!("g{g}_fi1"), format!("g{g}_fi + {ib}'d1"));
+            // Each place's sum, chosen by gates (a multiplexer would become one adder after it).
+            let m = ib - 1;
+            let _ = writeln!(
+                o,
+                "    wire [{m}:0] g{g}_fih1 = g{g}_fih + {ib}'d1, g{g}_fin1 = g{g}_fin + {ib}'d1, g{g}_fiq1 = g{g}_fiq + {ib}'d1;\n    wire g{g}_fi_h = g{g}_fq[0] && !g{g}_pop, g{g}_fi_n = g{g}_pop && g{g}_fq[1];\n    // verilator lint_off UNUSEDSIGNAL\n    reg [{m}:0] g{g}_fi1;  // g{g}_fi + 1\n    // verilator lint_on UNUSEDSIGNAL\n    always @(posedge clk)\n        g{g}_fi1 <= (g{g}_fih1 & {{{ib}{{g{g}_fi_h}}}}) | (g{g}_fin1 & {{{ib}{{g{g}_fi_n}}}}) | (g{g}_fiq1 & {{{ib}{{!g{g}_fi_h && !g{g}_fi_n}}}});"
+            );
             places.push(Place { when: format!("pick{g}"), cell: format!("g{g}_fi1") });
         }
         let rows = PlaceRows::new(o, "ra_frow", "filled", lines, ib, &places);

@@ -1066,6 +1066,7 @@ impl<'a> Plan<'a> {
                 lane: shape.lane.is_some(),
                 buffer: read_buffer(vb as usize),
                 data: AXI_DATA_BITS,
+                line_bits: (self.xw + 1).saturating_sub(self.cache.lane_bits).max(1),
             }));
             act.quiet.push("!bl_v && !ar_v".into());
         } else if !local {

@@ -81,8 +81,10 @@ pub(super) fn write_after_read(o: &mut String, same: &str, queue: usize, cw: u32
 /// `bands`: the band entries the stage carries (the others are the same constant for every
 /// store); lines of 2^`size` bytes.
 pub(super) fn last(o: &mut String, bands: &[usize], size: u32) {
-    let same = |other: &dyn Fn(usize) -> String| -> String {
-        let v: Vec<String> = bands.iter().map(|&k| format!("sa_band{k} == {}", other(k))).collect();
+    let same = |other: &dyn Fn(usize) -> String, reduced: bool| -> String {
+        let v: Vec<String> = (bands.iter())
+            .map(|&k| if reduced { format!("~|(sa_band{k} ^ {})", other(k)) } else { format!("sa_band{k} == {}", other(k)) })
+            .collect();
         if v.is_empty() {
             "1'b1".into()
         } else {
@@ -91,9 +93,9 @@ pub(super) fn last(o: &mut String, bands: &[usize], size: u32) {
     };
     let _ = writeln!(
         o,
-        "    wire [63:0] sa_line_addr = {{sa_addr[63:{size}], {size}'d0}};\n    always @(posedge clk) if (sa_move) begin\n        sb_is_last <= st_go ? sa_line_addr == st_line_addr : sa_line_addr == wb_last;\n        sb_is_end <= st_go ? sa_line_addr == sb_end : sa_line_addr == wb_end;\n        sb_same_band <= st_go ? {} : {};\n        sb_end <= sa_line_addr + 64'd{};\n    end",
-        same(&|k| format!("sb_band{k}")),
-        same(&|k| format!("w_band{k}")),
+        "    wire [63:0] sa_line_addr = {{sa_addr[63:{size}], {size}'d0}};\n    // Each pair of comparisons is written in two forms, so that Yosys does not merge them into\n    // one behind a multiplexer on st_go (which comes late); sb_is_end also says the line does\n    // not start a 4 KiB page (a burst does not cross one).\n    always @(posedge clk) if (sa_move) begin\n        sb_is_last <= st_go ? sa_line_addr == st_line_addr : ~|(sa_line_addr ^ wb_last);\n        sb_is_end <= (st_go ? sa_line_addr == sb_end : ~|(sa_line_addr ^ wb_end)) && sa_line_addr[11:0] != 12'd0;\n        sb_same_band <= st_go ? {} : {};\n        sb_end <= sa_line_addr + 64'd{};\n    end",
+        same(&|k| format!("sb_band{k}"), false),
+        same(&|k| format!("w_band{k}"), true),
         1u64 << size
     );
 }

@@ -56,6 +56,8 @@ pub(super) struct ReadSide<'a> {
     /// Beats the module's read buffer holds (not a lane's) and their width.
     pub(super) buffer: usize,
     pub(super) data: u32,
+    /// Bits of a line's number in the array (`ld_line`), one past its last line included.
+    pub(super) line_bits: u32,
 }
 
 /// The DDR order between the two sides of an array both loaded and stored.

@@ -1,7 +1,11 @@
     // Read side: the open burst (σ-consecutive loads of consecutive elements), then the AR offered.
     reg bl_v;
-    reg [63:0] bl_addr, bl_end;
+    reg [63:0] bl_addr;
+    // The line after the open burst, as a line of the array (the array's base is line-aligned:
+    // a line's number compares in a few bits where its address would take 58).
+    reg [«line_bits - 1»:0] bl_end;
     reg [«w.bw - 1»:0] bl_beats;
+    reg bl_full;  // bl_beats == RBURST, a register
     reg [«w.hw - 1»:0] bl_idle;  // cycles since the open burst last grew (a hit does not restart the count)
     reg ar_v;
     reg [63:0] ar_addr;
@@ -12,10 +16,10 @@
     // register to empty rather than for that decision.
     wire ar_free = !ar_v;
 {% else %}    wire ar_free = !ar_v || (m_arvalid && m_arready);
-{% endif %}    wire ar_ext = bl_v && bl_beats != RBURST && ld_line_addr == bl_end && ld_line_addr[11:0] != 12'd0;  // extends it, within 4 KiB
+{% endif %}    wire ar_ext = bl_v && !bl_full && ld_line[«line_bits - 1»:0] == bl_end && ld_line_addr[11:0] != 12'd0;  // extends it, within 4 KiB
     assign ld_go = ld_want && {% if wait_for_bands %}w_old == 16'd0 && (w_out == 16'd0 || ld_same_band) && {% endif %}q_room && (hit || ar_ext || !bl_v || ar_free);
     wire ld_miss = ld_go && !hit;  // a load that reads DDR
-    wire bl_close = bl_v && ar_free && !ld_miss && (bl_beats == RBURST || bl_idle == HOLD || all_done);
+    wire bl_close = bl_v && ar_free && !ld_miss && (bl_full || bl_idle == HOLD || all_done);
 {% if lane %}    assign m_arvalid = ar_v;
 {% else %}    // Read buffer: an AR goes only when the buffer has room for all its beats, so R never waits.
     reg [«w.bw»:0] rb_free;  // beats of the buffer neither holding a beat nor promised to an AR taken
@@ -56,7 +60,8 @@
 {% if !lane %}            ar_fits <= !(m_arvalid && m_arready) && ar_beats <= rb_free;
 {% endif %}            if (ld_miss && ar_ext) begin
                 bl_beats <= bl_beats + «w.bw»'d1;
-                bl_end <= bl_end + 64'd«w.lb»;
+                bl_full <= bl_beats == RBURST - «w.bw»'d1;
+                bl_end <= bl_end + «line_bits»'d1;
             end else if (ld_miss || bl_close) begin
                 if (bl_v) begin  // the open burst goes out
                     ar_v <= 1'b1;
@@ -67,8 +72,9 @@
 {% endif %}                end
                 bl_v <= ld_miss;
                 bl_addr <= ld_line_addr;
-                bl_end <= ld_line_addr + 64'd«w.lb»;
+                bl_end <= ld_line[«line_bits - 1»:0] + «line_bits»'d1;
                 bl_beats <= «w.bw»'d1;
+                bl_full <= 1'b0;
             end
             if (ld_miss) bl_idle <= «w.hw»'d0;
             else if (bl_idle != HOLD) bl_idle <= bl_idle + «w.hw»'d1;

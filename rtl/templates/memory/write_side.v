@@ -4,6 +4,7 @@
     reg wb_v;
     reg [63:0] wb_addr, wb_last, wb_end;  // first line, held line, the line after it
     reg [«w.bw - 1»:0] wb_beats;
+    reg wb_full;  // wb_beats == BURST, a register
     reg [«w.hw - 1»:0] wb_idle;  // cycles since the open burst last grew
     reg [«data - 1»:0] wh_data;
     reg [«data / 8 - 1»:0] wh_strb;
@@ -23,11 +24,11 @@
 {% if ordered %}    // The store stage compared sb's line with the last store's as it entered sb (`sb_is_last`,
     // `sb_is_end`): that store is the one the open burst holds last.
     wire aw_same = wb_v && sb_is_last && st_same_band;  // merges into the held beat
-    wire aw_ext = wb_v && wb_beats != BURST && sb_is_end && st_line_addr[11:0] != 12'd0 && st_same_band;  // a beat more, within 4 KiB
+    wire aw_ext = wb_v && !wb_full && sb_is_end && st_same_band;  // a beat more, within 4 KiB
 {% else %}    wire aw_same = wb_v && st_line_addr == wb_last;  // merges into the held beat
-    wire aw_ext = wb_v && wb_beats != BURST && st_line_addr == wb_end && st_line_addr[11:0] != 12'd0;  // a beat more, within 4 KiB
+    wire aw_ext = wb_v && !wb_full && st_line_addr == wb_end && st_line_addr[11:0] != 12'd0;  // a beat more, within 4 KiB
 {% endif %}    assign st_go = st_want && pop_ok{% if ordered %} && !war{% endif %} && wf_room && (aw_same || aw_ext || !wb_v || aw_free){% if fine %} && (aw_same || aw_ext || w_room){% endif %};
-    wire wb_close = wb_v && !st_go && aw_free && wf_room && (wb_beats == BURST || wb_idle == HOLD || {% if ordered %}(ld_want && !ld_same_band) || {% endif %}all_done);
+    wire wb_close = wb_v && !st_go && aw_free && wf_room && (wb_full || wb_idle == HOLD || {% if ordered %}(ld_want && !ld_same_band) || {% endif %}all_done);
     wire wb_ship = (st_go && !aw_same && !aw_ext && wb_v) || wb_close;  // the open burst goes to AW
     wire wf_push = (st_go && !aw_same && wb_v) || wb_close;  // the held beat goes to W
     wire wf_pop = m_wvalid && m_wready;
@@ -76,6 +77,7 @@
             end
             if (st_go && aw_ext) begin
                 wb_beats <= wb_beats + «w.bw»'d1;
+                wb_full <= wb_beats == BURST - «w.bw»'d1;
                 wb_last <= st_line_addr;
                 wb_end <= st_line_addr + 64'd«w.lb»;
             end else if ((st_go && !aw_same) || wb_close) begin
@@ -84,6 +86,7 @@
                 wb_last <= st_line_addr;
                 wb_end <= st_line_addr + 64'd«w.lb»;
                 wb_beats <= «w.bw»'d1;
+                wb_full <= 1'b0;
             end
             if (st_go && aw_same) begin
                 wh_data <= (wh_data & ~st_keep) | st_data;
