@@ -16,11 +16,11 @@ use std::fmt::Write;
 /// and their wide multiplexers, beside the logic after them.
 pub const DIRECT_LOOKUP_BITS: u32 = 8;
 
-/// The most rows [`PlaceRows`] chooses among before its registers: 256 are two LUT levels and
+/// The most rows [`PlaceRows`] chooses among before its registers: 128 are two LUT levels and
 /// their wide multiplexers, which fit a cycle after a place's cell (a register, or a LUT-RAM
-/// read or an increment from one). The fewer bits a row has, the less is left after the
-/// registers.
-const ROW_CHOICE_BITS: u32 = 8;
+/// read or an increment from one), and leave rows narrow enough that choosing the place and
+/// the bit after the registers is two LUT levels.
+const ROW_CHOICE_BITS: u32 = 7;
 
 /// `name`, the valid bits `valid` (`cells` of them) as an array of rows of 2^`lo` bits, 2^`hi`
 /// rows, padded with zeros: a cell's high bits choose its row, its low bits the bit in it.

@@ -489,7 +489,7 @@ impl<'a> Plan<'a> {
         // The head's cell and address are registers, worked out for the head after each edge
         // (the head, the entry after it on a pop, or the point pushed), as `g<g>_order` and
         // `g<g>_src_ok` are: the cache's lookup and the burst's comparison start at flip-flops,
-        // not at the queue's read.
+        // not at the queue's read. A head that stays keeps the register's value.
         let registered = |f: &Field| f.name == "addr" || f.name == "cell_q";
         unpack(o, &format!("g{g}_head"), &queued, &format!("g{g}_h_"));
         // The entry after the head, for the order and the registered fields after a pop.
@@ -501,7 +501,7 @@ impl<'a> Plan<'a> {
                 let _ = writeln!(
                     o,
                     "    reg {decl}g{g}_{n};\n    always @(posedge clk)\n        g{g}_{n} <= {};",
-                    for_head(g, &format!("g{g}_h_{}", f.name), &format!("g{g}_n_{}", f.name), &format!("g{g}_q_{}", f.name)),
+                    for_head(g, &format!("g{g}_{}", f.name), &format!("g{g}_n_{}", f.name), &format!("g{g}_q_{}", f.name)),
                     n = f.name
                 );
             } else {
@@ -826,9 +826,27 @@ impl<'a> Plan<'a> {
                 if fetched.is_empty() { String::new() } else { format!("\n    always @(posedge clk) if (ld_go && !hit) begin {} end", fetched.join(" ")) },
                 n = cache.lines,
             );
+            // The σ-next load's line's bits: filled (set by a miss, cleared by a start) and, where
+            // stores are tracked, current (a store that does not write into the line clears it,
+            // a miss sets it to whether the line's stores had landed).
             let shape = filled::Lines { lines: cache.lines, index_bits: cache.index_bits, lane_bits: cache.lane_bits, cell_bits: self.xw };
             let loads: Vec<(usize, u32)> = self.side(true).into_iter().map(|g| (g, self.ahead[g])).collect();
-            filled::filled(o, &shape, &loads);
+            let change = |when: &str, at: &str, value: &str| filled::Change { when: when.into(), at: at.into(), value: value.into() };
+            match filled::NextLine::new(o, &shape, &loads) {
+                None => {
+                    let _ = writeln!(o, "    assign ld_filled = filled[ld_idx];");
+                    if fine {
+                        let _ = writeln!(o, "    assign ld_current = current[ld_idx];");
+                    }
+                }
+                Some(next) => {
+                    next.bit(o, "filled", &[change("ld_go && !hit", "ld_idx", "1'b1")], ("start", "1'b0"));
+                    if fine {
+                        let stored = change("st_go && !st_here", "st_idx", "1'b0");
+                        next.bit(o, "current", &[stored, change("ld_go && !hit", "ld_idx", "fetch_current")], ("rst || start", "1'b1"));
+                    }
+                }
+            }
             if self.read_ahead() {
                 ahead::update(o, cache.lane_bits);
             }

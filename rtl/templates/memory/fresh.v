@@ -9,13 +9,15 @@
     // miss's. Per entry, whether its last miss is still to be filled (`awaiting`).
     reg [15:0] misses, fills;
     reg [«lines - 1»:0] awaiting;
-    wire fresh = current[ld_idx];
+    wire ld_current;  // current[ld_idx]
+    wire fresh = ld_current;
     // A fetch is current if its entry's last store has landed.
     wire fetch_current = !in_flight[ld_idx];
-    // The σ-next store's line is in the cache and filled, and no miss fetches into its entry nor
-    // fills a line at this edge: the store writes its cells into the line as well.
+    // The σ-next store's line is in the cache and filled, and no load of its entry is due (which
+    // may fetch into it: whether it goes or hits is decided late) nor does a miss fill a line
+    // at this edge: the store writes its cells into the line as well.
     wire st_here = filled[st_idx]«st_tag_match» && !awaiting[st_idx]
-        && !(ld_go && ld_idx == st_idx) && !(fire && h_miss);
+        && !(ld_want && ld_idx == st_idx) && !(fire && h_miss);
     always @(posedge clk) begin
         if (ld_go && !hit) begin «miss_at_fetch» end
     end
