@@ -8,7 +8,7 @@
 //! few places and go, in order, to every channel the demux names once all of them can take
 //! them. Issue stalls when the skid buffer could overflow, so a process waiting for its own
 //! result lets it drain. Scratchpads belong to their reader: arrivals (cell, value) go in
-//! whenever their cell is free (`arrivals`), so a value never lands on a live one (the
+//! whenever their cell is free ([`crate::arrivals`]), so a value never lands on a live one (the
 //! same argument as the Vitis backend's, see ARCHITECTURE.md).
 
 use crate::arrivals::Arrivals;

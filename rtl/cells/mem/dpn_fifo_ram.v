@@ -45,6 +45,7 @@ module dpn_fifo_ram #(
     wire [W-1:0]  ram_q;
 
     reg full;  // count == DEPTH, as a register
+    wire [CW-1:0] count_up = count + 1'b1, count_down = count - 1'b1;
     assign out_valid = ob_any;
     assign out_data = ob0;
     assign in_ready = !full || ((FULL_PASS != 0) && out_ready && out_valid);
@@ -93,13 +94,11 @@ module dpn_fifo_ram #(
             rd_pending <= rd_issue;
             ob_cnt <= kept + {1'b0, fill};
             ob_any <= fill || kept != 2'd0;
-            if (push && !pop) begin
-                count <= count + 1'b1;
-                full <= count == NEAR_FULL;
-            end else if (pop && !push) begin
-                count <= count - 1'b1;
-                full <= 1'b0;
-            end
+            // Both counts from the register, the handshakes only choosing (as gates: a
+            // multiplexer would become one adder after them).
+            if (push != pop) count <= (count_up & {CW{push}}) | (count_down & {CW{pop}});
+            if (push && !pop) full <= count == NEAR_FULL;
+            else if (pop && !push) full <= 1'b0;
             if (push && !pop && count == peak) peak <= peak + 1'b1;
 `ifndef SYNTHESIS
             if (ob_cnt == 2'd3 && fill && !pop) begin

@@ -57,6 +57,9 @@ module dpn_fifo_reg #(
         end
     endgenerate
 
+    // Both counts from the register, the handshakes only choosing (as gates: a multiplexer
+    // would become one adder after them, on the path from a consumer's decision to pop).
+    wire [CW-1:0] count_up = count + 1'b1, count_down = count - 1'b1;
     always @(posedge clk) begin
         if (rst) begin
             count <= {CW{1'b0}};
@@ -64,12 +67,11 @@ module dpn_fifo_reg #(
             nonempty <= 1'b0;
             full <= 1'b0;
         end else begin
+            if (push != pop) count <= (count_up & {CW{push}}) | (count_down & {CW{pop}});
             if (push && !pop) begin
-                count <= count + 1'b1;
                 nonempty <= 1'b1;
                 full <= count == NEAR_FULL;
             end else if (pop && !push) begin
-                count <= count - 1'b1;
                 nonempty <= count != ONE;
                 full <= 1'b0;
             end

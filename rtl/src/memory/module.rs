@@ -999,9 +999,9 @@ impl<'a> Plan<'a> {
             if ordered {
                 // With vector lanes a store writes a vector's cells, and a load of a value every
                 // lane reads may take any one of them: they compare vectors.
-                let same = match shape.simd {
-                    1 => "q_cell[wi] == sa_cell".to_string(),
-                    w => format!("(q_cell[wi] >> {lg}) == (sa_cell >> {lg})", lg = w.trailing_zeros()),
+                let same = |cell: &str| match shape.simd {
+                    1 => format!("q_cell[wi] == {cell}"),
+                    w => format!("(q_cell[wi] >> {lg}) == ({cell} >> {lg})", lg = w.trailing_zeros()),
                 };
                 let _ = writeln!(
                     o,
@@ -1011,7 +1011,7 @@ impl<'a> Plan<'a> {
                     x = xw - 1,
                     qb = qa - 1,
                 );
-                stage::write_after_read(o, &same, QUEUE, qa + 1);
+                stage::write_after_read(o, &same, &self.side(false), QUEUE, qa + 1);
             }
             act.quiet.push(format!("q_count == {}'d0", qa + 1));
         }

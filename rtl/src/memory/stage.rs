@@ -66,11 +66,38 @@ pub(super) fn stage(o: &mut String, fields: &[Field], band_order: bool, size: u3
 }
 
 /// Write after read over the issue queue (`q_cell`, `q_v`; `queue` entries, a count of `cw`
-/// bits): `same` compares entry `wi` with sa's cell. `war` holds sb's store back.
-pub(super) fn write_after_read(o: &mut String, same: &str, queue: usize, cw: u32) {
+/// bits): `same(cell)` compares entry `wi` with a cell. `war` holds sb's store back.
+///
+/// The comparison with every entry ends in a register: made at each edge for sa's store and
+/// for each store generator's head (`stores`, one of which sa takes next), and chosen as the
+/// store moves into sb by whether sa took it at the last edge. A load queued after the
+/// comparison comes after the store in σ (the stage's argument above), so the result only
+/// over-counts the loads that fanned out since.
+pub(super) fn write_after_read(o: &mut String, same: &dyn Fn(&str) -> String, stores: &[usize], queue: usize, cw: u32) {
+    let mut cells = vec![("sa".to_string(), "sa_cell".to_string())];
+    cells.extend(stores.iter().map(|g| (format!("g{g}"), format!("g{g}_cell_q"))));
     let _ = writeln!(
         o,
-        "    // Write after read (see the store stage): a queued load reads sa's cell; sb's store waits\n    // until the loads queued when it was compared have fanned out.\n    reg sa_war;\n    integer wi;\n    always @* begin\n        sa_war = 1'b0;\n        for (wi = 0; wi < {queue}; wi = wi + 1)\n            if (q_v[wi] && {same}) sa_war = 1'b1;\n    end\n    reg sb_wait;\n    reg [{c}:0] sb_left;\n    always @(posedge clk) begin\n        if (rst || start) sb_wait <= 1'b0;\n        else if (sa_move) begin\n            // What is left after this edge's fan-out, the fan-out only choosing (as gates).\n            sb_wait <= sa_war && (fire ? q_count != {cw}'d1 : q_any);\n            sb_left <= (q_down & {{{cw}{{fire}}}}) | (q_count & {{{cw}{{!fire}}}});\n        end else if (sb_wait && fire) begin\n            sb_left <= sb_left - {cw}'d1;\n            sb_wait <= sb_left != {cw}'d1;\n        end\n    end\n    wire war = sb_wait;",
+        "    // Write after read (see the store stage): a queued load reads sa's cell, or the cell of the\n    // store a generator offers, as the queues stood at the last edge; sb's store waits until\n    // the loads queued when it was compared have fanned out.\n    reg {};\n    reg sa_took;  // sa took its store at the last edge\n    integer wi;\n    always @(posedge clk) begin\n        sa_took <= sa_take;",
+        cells.iter().map(|(n, _)| format!("war_{n}")).collect::<Vec<_>>().join(", ")
+    );
+    for (n, _) in &cells {
+        let _ = writeln!(o, "        war_{n} <= 1'b0;");
+    }
+    let _ = writeln!(o, "        for (wi = 0; wi < {queue}; wi = wi + 1) begin");
+    for (n, cell) in &cells {
+        let _ = writeln!(o, "            if (q_v[wi] && {}) war_{n} <= 1'b1;", same(cell));
+    }
+    o.push_str(
+        "        end
+    end
+",
+    );
+    let picked: Vec<(String, String)> = stores.iter().map(|g| (format!("sa_pick{g}"), format!("war_g{g}"))).collect();
+    let _ = writeln!(o, "    wire sa_war = sa_took ? {} : war_sa;", super::module::select(picked, "1'b0"));
+    let _ = writeln!(
+        o,
+        "    reg sb_wait;\n    reg [{c}:0] sb_left;\n    always @(posedge clk) begin\n        if (rst || start) sb_wait <= 1'b0;\n        else if (sa_move) begin\n            // What is left after this edge's fan-out, the fan-out only choosing (as gates).\n            sb_wait <= sa_war && (fire ? q_count != {cw}'d1 : q_any);\n            sb_left <= (q_down & {{{cw}{{fire}}}}) | (q_count & {{{cw}{{!fire}}}});\n        end else if (sb_wait && fire) begin\n            sb_left <= sb_left - {cw}'d1;\n            sb_wait <= sb_left != {cw}'d1;\n        end\n    end\n    wire war = sb_wait;",
         c = cw - 1,
     );
 }
