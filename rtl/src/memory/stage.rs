@@ -78,21 +78,19 @@ pub(super) fn write_after_read(o: &mut String, same: &dyn Fn(&str) -> String, st
     cells.extend(stores.iter().map(|g| (format!("g{g}"), format!("g{g}_cell_q"))));
     let _ = writeln!(
         o,
-        "    // Write after read (see the store stage): a queued load reads sa's cell, or the cell of the\n    // store a generator offers, as the queues stood at the last edge; sb's store waits until\n    // the loads queued when it was compared have fanned out.\n    reg {};\n    reg sa_took;  // sa took its store at the last edge\n    integer wi;\n    always @(posedge clk) begin\n        sa_took <= sa_take;",
-        cells.iter().map(|(n, _)| format!("war_{n}")).collect::<Vec<_>>().join(", ")
+        "    // Write after read (see the store stage): a queued load reads sa's cell, or the cell of the\n    // store a generator offers, as the queues stood at the last edge; sb's store waits until\n    // the loads queued when it was compared have fanned out. Each entry's match is a bit, the\n    // bits reduced by an OR (a loop of conditional sets becomes a chain of multiplexers).\n    reg {};\n    reg [{}:0] {};\n    reg sa_took;  // sa took its store at the last edge\n    integer wi;\n    always @* begin\n        for (wi = 0; wi < {queue}; wi = wi + 1) begin",
+        cells.iter().map(|(n, _)| format!("war_{n}")).collect::<Vec<_>>().join(", "),
+        queue - 1,
+        cells.iter().map(|(n, _)| format!("match_{n}")).collect::<Vec<_>>().join(", ")
     );
-    for (n, _) in &cells {
-        let _ = writeln!(o, "        war_{n} <= 1'b0;");
-    }
-    let _ = writeln!(o, "        for (wi = 0; wi < {queue}; wi = wi + 1) begin");
     for (n, cell) in &cells {
-        let _ = writeln!(o, "            if (q_v[wi] && {}) war_{n} <= 1'b1;", same(cell));
+        let _ = writeln!(o, "            match_{n}[wi] = q_v[wi] && {};", same(cell));
     }
-    o.push_str(
-        "        end
-    end
-",
-    );
+    o.push_str("        end\n    end\n    always @(posedge clk) begin\n        sa_took <= sa_take;\n");
+    for (n, _) in &cells {
+        let _ = writeln!(o, "        war_{n} <= |match_{n};");
+    }
+    o.push_str("    end\n");
     let picked: Vec<(String, String)> = stores.iter().map(|g| (format!("sa_pick{g}"), format!("war_g{g}"))).collect();
     let _ = writeln!(o, "    wire sa_war = sa_took ? {} : war_sa;", super::module::select(picked, "1'b0"));
     let _ = writeln!(
