@@ -883,7 +883,7 @@ impl<'a> Plan<'a> {
             let qw: u32 = fields.iter().map(|f| f.width).sum();
             let _ = writeln!(
                 o,
-                "    // Issue queue: per load issued and not yet fanned out, in σ order: {}.\n    localparam [{qa}:0] QUEUE = {}'d{QUEUE};\n    reg [{}:0] q_mem [0:{}];\n    reg [{}:0] {}q_tail;\n    reg [{qa}:0] q_count;\n    wire [{qa}:0] q_up = q_count + {w}'d1, q_down = q_count - {w}'d1;\n    reg q_any, q_room;  // q_count != 0 and q_count != QUEUE, as registers: the issue and the fan-out start at flip-flops\n    wire [{}:0] q_in = {{{}}};\n    // The head's entry, a register: the fan-out starts at flip-flops, not at the queue's read.\n    reg [{}:0] q_out;\n    reg [{}:0] q_head1;  // q_head + 1",
+                "    // Issue queue: per load issued and not yet fanned out, in σ order: {}.\n    localparam [{qa}:0] QUEUE = {}'d{QUEUE};\n    reg [{}:0] q_mem [0:{}];\n    reg [{}:0] {}q_tail;\n    reg [{qa}:0] q_count;\n    wire [{qa}:0] q_up = q_count + {w}'d1, q_down = q_count - {w}'d1;\n    reg q_any, q_room;  // q_count != 0 and q_count != QUEUE, as registers: the issue and the fan-out start at flip-flops\n    wire [{}:0] q_in = {{{}}};\n    // The head's entry, a register: the fan-out starts at flip-flops, not at the queue's read.\n    reg [{}:0] q_out;\n    reg [{}:0] q_head1;  // the place after the head",
                 fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", "),
                 qa + 1,
                 qw - 1,
