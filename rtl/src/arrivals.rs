@@ -53,7 +53,7 @@ impl Arrivals {
         let m = w + aw - 1;
         let _ = writeln!(
             o,
-            "    // The first place's row of valid bits, registered for each place it may take its arrival\n    // from (itself, the second place, the channel); aclr{c}_*: the last edge's releases.\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{}:0] arr{c}_at1 = arr{c}_d1[{m}:{w}], arr{c}_at_ch = ch{c}_d[{m}:{w}];\n    // verilator lint_on UNUSEDSIGNAL",
+            "    // The first place's row of valid bits, registered for each place it may take its arrival\n    // from (itself, the second place, the channel); aclr{c}_*_set: the last edge's releases.\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{}:0] arr{c}_at1 = arr{c}_d1[{m}:{w}], arr{c}_at_ch = ch{c}_d[{m}:{w}];\n    // verilator lint_on UNUSEDSIGNAL",
             aw - 1
         );
         let places = [
@@ -64,14 +64,9 @@ impl Arrivals {
         let rows = PlaceRows::new(o, &format!("arow{c}"), &format!("sv{c}"), words, aw, &places);
         let mut bit = format!("({}", rows.bit(&format!("arr{c}_at")));
         for (k, e) in clears.iter().enumerate() {
-            let _ = writeln!(
-                o,
-                "    reg aclr{c}_{k};\n    reg [{}:0] aclr{c}_{k}_at;\n    always @(posedge clk) begin\n        aclr{c}_{k} <= !(rst || start) && {};\n        aclr{c}_{k}_at <= {};\n    end",
-                aw - 1,
-                e.when,
-                e.cell
-            );
-            let _ = write!(bit, " && !(aclr{c}_{k} && aclr{c}_{k}_at == arr{c}_at)");
+            let name = format!("aclr{c}_{k}");
+            crate::process::last_set(o, &name, &e.when, &e.cell, aw);
+            let _ = write!(bit, " && !({name}_set && {name}_set_at == arr{c}_at)");
         }
         bit.push(')');
         for e in sets {

@@ -9,20 +9,9 @@
 //! (itself, the next line, the line after a generator's load), and the bit is chosen from them
 //! after the registers, with the last edge's changes applied.
 
+use super::Cache;
 use crate::rows::{Place, PlaceRows, DIRECT_LOOKUP_BITS};
 use std::fmt::Write;
-
-/// The cache's shape as the lookup needs it.
-pub(super) struct Lines {
-    /// How many there are.
-    pub lines: usize,
-    /// Bits of a line's index (`ld_idx`).
-    pub index_bits: u32,
-    /// Bits of a cell's place in its line.
-    pub lane_bits: u32,
-    /// Bits of a generator's cell (`g<g>_cell_q`).
-    pub cell_bits: u32,
-}
 
 /// What set a line's bit at an edge: registered, it corrects rows registered at that edge.
 pub(super) struct Change {
@@ -55,10 +44,10 @@ struct Source {
 
 impl NextLine {
     /// The places of the load generators `loads` (each with the lines a miss of its fetches
-    /// ahead) and of the read-ahead where one has it. Written after `hit`, which the
-    /// read-ahead's places read. `None` where a lookup takes one cycle.
-    pub fn new(o: &mut String, shape: &Lines, loads: &[(usize, u32)]) -> Option<NextLine> {
-        let Lines { lines, index_bits: ib, lane_bits: lb, cell_bits: xw } = *shape;
+    /// ahead, its cell `xw` bits) and of the read-ahead where one has it. Written after `hit`,
+    /// which the read-ahead's places read. `None` where a lookup takes one cycle.
+    pub fn new(o: &mut String, cache: &Cache, xw: u32, loads: &[(usize, u32)]) -> Option<NextLine> {
+        let (lines, ib, lb) = (cache.lines, cache.index_bits, cache.lane_bits);
         if ib <= DIRECT_LOOKUP_BITS {
             return None;
         }
@@ -83,8 +72,8 @@ impl NextLine {
             let places = vec![
                 // The head stays: its cell is the register's (read from the queue, it would be
                 // a LUT-RAM read before the rows).
-                Place { when: format!("g{g}_fq[0] && !g{g}_pop"), cell: format!("g{g}_fi") },
-                Place { when: format!("g{g}_pop && g{g}_fq[1]"), cell: format!("g{g}_fin") },
+                Place { when: format!("g{g}_stays"), cell: format!("g{g}_fi") },
+                Place { when: format!("g{g}_moves"), cell: format!("g{g}_fin") },
                 Place { when: String::new(), cell: format!("g{g}_fiq") },
             ];
             sources.push(Source { name: format!("g{g}"), chosen: format!("pick{g}"), places, index: format!("g{g}_fi") });
@@ -104,11 +93,12 @@ impl NextLine {
                 Place { when: "ra_want".into(), cell: "ra_fi1".into() },
             ];
             for &g in &ahead {
-                // Each place's sum, chosen by gates (a multiplexer would become one adder after it).
+                // Each place's sum, chosen by gates.
                 let m = ib - 1;
                 let _ = writeln!(
                     o,
-                    "    wire [{m}:0] g{g}_fih1 = g{g}_fi + {ib}'d1, g{g}_fin1 = g{g}_fin + {ib}'d1, g{g}_fiq1 = g{g}_fiq + {ib}'d1;\n    wire g{g}_fi_h = g{g}_fq[0] && !g{g}_pop, g{g}_fi_n = g{g}_pop && g{g}_fq[1];\n    // verilator lint_off UNUSEDSIGNAL\n    reg [{m}:0] g{g}_fi1;  // g{g}_fi + 1\n    // verilator lint_on UNUSEDSIGNAL\n    always @(posedge clk)\n        g{g}_fi1 <= (g{g}_fih1 & {{{ib}{{g{g}_fi_h}}}}) | (g{g}_fin1 & {{{ib}{{g{g}_fi_n}}}}) | (g{g}_fiq1 & {{{ib}{{!g{g}_fi_h && !g{g}_fi_n}}}});"
+                    "    wire [{m}:0] g{g}_fih1 = g{g}_fi + {ib}'d1, g{g}_fin1 = g{g}_fin + {ib}'d1, g{g}_fiq1 = g{g}_fiq + {ib}'d1;\n    // verilator lint_off UNUSEDSIGNAL\n    reg [{m}:0] g{g}_fi1;  // g{g}_fi + 1\n    // verilator lint_on UNUSEDSIGNAL\n    always @(posedge clk)\n        g{g}_fi1 <= {};",
+                    super::module::for_head_by_gates(g, &format!("g{g}_fih1"), &format!("g{g}_fin1"), &format!("g{g}_fiq1"), ib)
                 );
                 places.push(Place { when: format!("pick{g}"), cell: format!("g{g}_fi1") });
             }

@@ -462,7 +462,7 @@ impl<'a> Plan<'a> {
         );
         let _ = writeln!(
             o,
-            "    // The point stage: the walker's points with their fields, registered (the walker's\n    // counters to a cell is a few sums and products: not in the cycle that steps them); p the\n    // one at the queue, p1 the walker's point taken while p waits, so that the walker steps\n    // while p1 is free (a register) and never waits on the queue's room.\n    reg g{g}_pv, g{g}_pcond, g{g}_pv1, g{g}_pcond1;\n    reg [{w}:0] g{g}_p, g{g}_p1;\n    wire [{w}:0] g{g}_pin = {{{}}};\n    wire g{g}_push = g{g}_pv && g{g}_pcond && g{g}_room;\n    wire g{g}_take = !g{g}_pv || !g{g}_pcond || g{g}_room;  // p leaves (or is free)\n    wire g{g}_pop = {go} && pick{g};\n    assign g{g}_next = g{g}_valid && !g{g}_pv1;\n    wire g{g}_done = g{g}_wdone && !g{g}_pv && !g{g}_pv1 && !g{g}_acc;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            g{g}_pv <= 1'b0;\n            g{g}_pv1 <= 1'b0;\n        end else if (g{g}_take) begin\n            g{g}_pv <= g{g}_pv1 || g{g}_next;\n            g{g}_pv1 <= 1'b0;\n        end else if (g{g}_next) g{g}_pv1 <= 1'b1;\n        if (g{g}_take) begin\n            g{g}_pcond <= g{g}_pv1 ? g{g}_pcond1 : g{g}_wcond;\n            g{g}_p <= g{g}_pv1 ? g{g}_p1 : g{g}_pin;\n        end else if (g{g}_next) begin\n            g{g}_pcond1 <= g{g}_wcond;\n            g{g}_p1 <= g{g}_pin;\n        end\n    end",
+            "    // The point stage: the walker's points with their fields, registered (the walker's\n    // counters to a cell is a few sums and products: not in the cycle that steps them); p the\n    // one at the queue, p1 the walker's point taken while p waits, so that the walker steps\n    // while p1 is free (a register) and never waits on the queue's room.\n    reg g{g}_pv, g{g}_pcond, g{g}_pv1, g{g}_pcond1;\n    reg [{w}:0] g{g}_p, g{g}_p1;\n    wire [{w}:0] g{g}_pin = {{{}}};\n    wire g{g}_push = g{g}_pv && g{g}_pcond && g{g}_room;\n    wire g{g}_take = !g{g}_pv || !g{g}_pcond || g{g}_room;  // p leaves (or is free)\n    wire g{g}_pop = {go} && pick{g};\n    // After this edge the head stays, or the entry after it becomes the head.\n    wire g{g}_stays = g{g}_fq[0] && !g{g}_pop, g{g}_moves = g{g}_pop && g{g}_fq[1];\n    assign g{g}_next = g{g}_valid && !g{g}_pv1;\n    wire g{g}_done = g{g}_wdone && !g{g}_pv && !g{g}_pv1 && !g{g}_acc;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            g{g}_pv <= 1'b0;\n            g{g}_pv1 <= 1'b0;\n        end else if (g{g}_take) begin\n            g{g}_pv <= g{g}_pv1 || g{g}_next;\n            g{g}_pv1 <= 1'b0;\n        end else if (g{g}_next) g{g}_pv1 <= 1'b1;\n        if (g{g}_take) begin\n            g{g}_pcond <= g{g}_pv1 ? g{g}_pcond1 : g{g}_wcond;\n            g{g}_p <= g{g}_pv1 ? g{g}_p1 : g{g}_pin;\n        end else if (g{g}_next) begin\n            g{g}_pcond1 <= g{g}_wcond;\n            g{g}_p1 <= g{g}_pin;\n        end\n    end",
             fields.iter().map(|f| f.value.as_str()).collect::<Vec<_>>().join(", "),
             w = fields.iter().map(|f| f.width).sum::<u32>() - 1,
         );
@@ -829,10 +829,9 @@ impl<'a> Plan<'a> {
             // The σ-next load's line's bits: filled (set by a miss, cleared by a start) and, where
             // stores are tracked, current (a store that does not write into the line clears it,
             // a miss sets it to whether the line's stores had landed).
-            let shape = filled::Lines { lines: cache.lines, index_bits: cache.index_bits, lane_bits: cache.lane_bits, cell_bits: self.xw };
             let loads: Vec<(usize, u32)> = self.side(true).into_iter().map(|g| (g, self.ahead[g])).collect();
             let change = |when: &str, at: &str, value: &str| filled::Change { when: when.into(), at: at.into(), value: value.into() };
-            match filled::NextLine::new(o, &shape, &loads) {
+            match filled::NextLine::new(o, cache, self.xw, &loads) {
                 None => {
                     let _ = writeln!(o, "    assign ld_filled = filled[ld_idx];");
                     if fine {
@@ -1174,5 +1173,18 @@ fn render(t: impl Template) -> String {
 /// (its address, cell, σ order, source check): `head`'s (the head stays), `next`'s (the entry
 /// after it, on a pop) or `pushed`'s (the queue empties, or was empty).
 pub(super) fn for_head(g: usize, head: &str, next: &str, pushed: &str) -> String {
-    format!("(g{g}_fq[0] && !g{g}_pop) ? {head} : (g{g}_pop && g{g}_fq[1]) ? {next} : {pushed}")
+    format!("g{g}_stays ? {head} : g{g}_moves ? {next} : {pushed}")
+}
+
+/// [`for_head`] chosen by gates, for values of `width` bits: where the three are sums or
+/// comparisons, behind a multiplexer on the pop (late in the cycle) Yosys would merge them into
+/// one after it.
+pub(super) fn for_head_by_gates(g: usize, head: &str, next: &str, pushed: &str, width: u32) -> String {
+    let all = |c: &str| if width == 1 { c.to_string() } else { format!("{{{width}{{{c}}}}}") };
+    format!(
+        "({head} & {}) | ({next} & {}) | ({pushed} & {})",
+        all(&format!("g{g}_stays")),
+        all(&format!("g{g}_moves")),
+        all(&format!("!g{g}_stays && !g{g}_moves"))
+    )
 }

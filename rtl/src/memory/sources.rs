@@ -43,14 +43,14 @@ pub fn source_ok(o: &mut String, g: usize, pieces: usize) {
             (0..pieces).map(|k| format!("g{g}_{x}_s{k}_when ? acked_any && g{g}_{x}_s{k}_key <= acked_key :")).collect();
         format!("({} 1'b1)", arms.join(" "))
     };
-    // Each place's comparison a wire of its own, chosen by gates: behind a multiplexer on the
-    // pop (late in the cycle) Yosys would merge the three into one comparison after it.
+    // Each place's comparison a wire of its own, chosen by gates.
     let _ = writeln!(
         o,
-        "    // Its cell's last store before it (none outside these pieces) has landed.\n    wire g{g}_ok_h = {}, g{g}_ok_n = {}, g{g}_ok_q = {};\n    wire g{g}_ok_sh = g{g}_fq[0] && !g{g}_pop, g{g}_ok_sn = g{g}_pop && g{g}_fq[1];\n    reg g{g}_src_ok;\n    always @(posedge clk)\n        g{g}_src_ok <= (g{g}_ok_h & g{g}_ok_sh) | (g{g}_ok_n & g{g}_ok_sn) | (g{g}_ok_q & !g{g}_ok_sh & !g{g}_ok_sn);",
+        "    // Its cell's last store before it (none outside these pieces) has landed.\n    wire g{g}_ok_h = {}, g{g}_ok_n = {}, g{g}_ok_q = {};\n    reg g{g}_src_ok;\n    always @(posedge clk)\n        g{g}_src_ok <= {};",
         ok("h"),
         ok("n"),
-        ok("q")
+        ok("q"),
+        super::module::for_head_by_gates(g, &format!("g{g}_ok_h"), &format!("g{g}_ok_n"), &format!("g{g}_ok_q"), 1)
     );
 }
 
