@@ -61,8 +61,8 @@ module dpn_i2f #(
                 span = {{(LW - 1){1'b0}}, 1'b1} << (level - 1);
                 for (i = 0; i < (2**LW >> level); i = i + 1) begin
                     node = zero_n[2*i+1] ? count[LW*(2*i) +: LW] | span : count[LW*(2*i+1) +: LW];
-                    zero_up = zero_up | ({{(2**LW - 1){1'b0}}, zero_n[2*i+1] && zero_n[2*i]} << i);
-                    count_up = count_up | ({{(LW * 2**LW - LW){1'b0}}, node} << (LW * i));
+                    zero_up[i] = zero_n[2*i+1] && zero_n[2*i];
+                    count_up[LW*i +: LW] = node;
                 end
                 zero_n = zero_up;
                 count = count_up;
