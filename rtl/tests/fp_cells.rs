@@ -1,7 +1,9 @@
 //! Float cells (cells/fp) against the host CPU, bit for bit: one Verilator build per format
-//! (tests/tb/fp_tb_f32.v, fp_tb_f64.v over fp_tb_cells.v, driven by tests/tb/fp_tb.cpp) runs
-//! every cell on all pairs of edge values and on random operands (1,000,000 per op by default;
-//! `DPNC_CELL_OPS=<n>` for a longer run) with ce toggling, and compares with SSE and glibc.
+//! (tests/tb/fp_tb_f32.v, fp_tb_f64.v over fp_tb_cells.v, driven by tests/tb/fp_tb.cpp) and
+//! coding of the leading-zero counts (the trees synthesis reads, `SYNTHESIS`, and the halving
+//! every simulation reads) runs every cell on all pairs of edge values and on random operands
+//! (1,000,000 per op by default; `DPNC_CELL_OPS=<n>` for a longer run) with ce toggling, and
+//! compares with SSE and glibc.
 
 mod common;
 
@@ -29,13 +31,20 @@ fn random_ops() -> String {
 }
 
 fn run_format(fmt: &str) {
+    for (coding, options) in [("synthesis", &["-DSYNTHESIS"][..]), ("simulation", &[][..])] {
+        run_coding(fmt, coding, options);
+    }
+}
+
+fn run_coding(fmt: &str, coding: &str, options: &[&str]) {
     let top = format!("fp_tb_{fmt}");
     let mut sources = vec![format!("../tests/tb/{top}.v"), "../tests/tb/fp_tb_cells.v".to_string()];
     sources.extend(CELLS.iter().map(|s| s.to_string()));
     let sources: Vec<&str> = sources.iter().map(|s| s.as_str()).collect();
     let ops = random_ops();
-    let out = common::verilate_and_run(&format!("fp_cells_{fmt}"), &top, &sources, "fp_tb.cpp", &[&ops, "0x9e3779b97f4a7c15"]);
-    print!("{out}");
+    let name = format!("fp_cells_{fmt}_{coding}");
+    let out = common::verilate_and_run_with(&name, &top, &sources, options, "fp_tb.cpp", &[&ops, "0x9e3779b97f4a7c15"]);
+    println!("{coding}:\n{out}");
     for op in OPS {
         let line = format!("{op} {fmt}: {ops} random + ");
         assert!(out.lines().any(|l| l.starts_with(&line) && l.ends_with(" edge ok")), "no summary for {op} {fmt}:\n{out}");

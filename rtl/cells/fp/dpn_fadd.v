@@ -39,9 +39,9 @@ module dpn_fadd #(
     // has 2^(LW-k) nodes, node i's flag (no one) in zero[i] and its count in count[LW*i +: LW].
     // dpn_fmul and dpn_f2f hold the same function: a module of its own would be a level of the
     // hierarchy that synthesis keeps, and the count could not merge with the logic around it
-    // (two LUT levels more in the stage that counts). Simulation counts along the bits instead:
-    // the unrolled tree made designs of many cells several times larger to compile (the float
-    // cells' test simulates the tree, as synthesis reads it; every other simulation this loop).
+    // (two LUT levels more in the stage that counts). Simulation counts by halving instead, in
+    // LW steps: the tree (and a loop along the bits) made designs of many cells several times
+    // larger to compile (the float cells' test simulates both codings).
 `ifdef SYNTHESIS
     function automatic [LW-1:0] leading_zeros(input [NW-1:0] v);
         reg [2**LW-1:0] zero, zero_up;
@@ -69,17 +69,16 @@ module dpn_fadd #(
         end
     endfunction
 `else
+    // Halving: whether the upper half of what is left holds no one sets the count's next bit
+    // (the ones put below v stop the count of a zero v at its width).
     function automatic [LW-1:0] leading_zeros(input [NW-1:0] v);
-        integer i;
-        reg found;
+        reg [2**LW-1:0] rest;
+        integer level;
         begin
-            leading_zeros = NW[LW-1:0];
-            found = 1'b0;
-            for (i = NW - 1; i >= 0; i = i - 1) begin
-                if (!found && v[i]) begin
-                    leading_zeros = NW[LW-1:0] - 1'b1 - i[LW-1:0];
-                    found = 1'b1;
-                end
+            rest = {v, {(2**LW - (NW)){1'b1}}};
+            for (level = LW - 1; level >= 0; level = level - 1) begin
+                leading_zeros[level] = rest >> (2**LW - 2**level) == 0;
+                if (leading_zeros[level]) rest = rest << 2**level;
             end
         end
     endfunction

@@ -73,17 +73,16 @@ module dpn_fmul #(
         end
     endfunction
 `else
+    // Halving: whether the upper half of what is left holds no one sets the count's next bit
+    // (the ones put below v stop the count of a zero v at its width).
     function automatic [LW-1:0] leading_zeros(input [PW-1:0] v);
-        integer i;
-        reg found;
+        reg [2**LW-1:0] rest;
+        integer level;
         begin
-            leading_zeros = PW[LW-1:0];
-            found = 1'b0;
-            for (i = PW - 1; i >= 0; i = i - 1) begin
-                if (!found && v[i]) begin
-                    leading_zeros = PW[LW-1:0] - 1'b1 - i[LW-1:0];
-                    found = 1'b1;
-                end
+            rest = {v, {(2**LW - (PW)){1'b1}}};
+            for (level = LW - 1; level >= 0; level = level - 1) begin
+                leading_zeros[level] = rest >> (2**LW - 2**level) == 0;
+                if (leading_zeros[level]) rest = rest << 2**level;
             end
         end
     endfunction

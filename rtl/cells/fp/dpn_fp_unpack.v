@@ -29,7 +29,7 @@ module dpn_fp_unpack #(
     // upper node's zeros, or all of them and the lower node's when the upper holds no one
     // (the lower count is below the upper node's span, so the sum is an OR).
     // (dpn_fadd's function: see there why each cell holds its own, and why simulation counts
-    // along the bits instead.)
+    // by halving instead.)
 `ifdef SYNTHESIS
     function automatic [LW-1:0] leading_zeros(input [MW:0] v);
         reg [2**LW-1:0] zero_n, zero_up;
@@ -55,17 +55,16 @@ module dpn_fp_unpack #(
         end
     endfunction
 `else
+    // Halving: whether the upper half of what is left holds no one sets the count's next bit
+    // (the ones put below v stop the count of a zero v at its width).
     function automatic [LW-1:0] leading_zeros(input [MW:0] v);
-        integer i;
-        reg found;
+        reg [2**LW-1:0] rest;
+        integer level;
         begin
-            leading_zeros = MW[LW-1:0] + 1'b1;
-            found = 1'b0;
-            for (i = MW; i >= 0; i = i - 1) begin
-                if (!found && v[i]) begin
-                    leading_zeros = MW[LW-1:0] - i[LW-1:0];
-                    found = 1'b1;
-                end
+            rest = {v, {(2**LW - (MW + 1)){1'b1}}};
+            for (level = LW - 1; level >= 0; level = level - 1) begin
+                leading_zeros[level] = rest >> (2**LW - 2**level) == 0;
+                if (leading_zeros[level]) rest = rest << 2**level;
             end
         end
     endfunction

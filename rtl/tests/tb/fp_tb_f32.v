@@ -1,7 +1,4 @@
 // Test top: fp_tb_cells for binary32 (dpn_f2f to binary64).
-// The cells as synthesis reads them: their leading-zero trees, which other simulations replace
-// with a loop along the bits (the same count, a smaller model).
-`define SYNTHESIS
 module fp_tb_f32 (
     input  wire        clk,
     input  wire        ce,
