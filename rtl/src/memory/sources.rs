@@ -36,7 +36,10 @@ pub fn piece_key(o: &mut String, name: &str, piece: &SourcePiece, names: &[Strin
 /// each edge, as the head's fields are (`g<g>_h_…` the head, `_n_` the entry after it, `_q_` the
 /// point pushed), so that the keys' comparison, as wide as a σ key, is not before the issue. It
 /// compares with the stores landed before the edge: those only grow, so a store landing at it
-/// holds the load back a cycle, never lets it go early.
+/// holds the load back a cycle, never lets it go early. The point pushed is compared a cycle
+/// before, as it waits in the point stage (`g<g>_ok_p`), and counts as not landed when it came
+/// at the last edge: its key is not then behind the stage's multiplexer, and a load pushed as it
+/// comes waits a cycle at the head.
 pub fn source_ok(o: &mut String, g: usize, pieces: usize) {
     let ok = |x: &str| {
         let arms: Vec<String> =
@@ -46,10 +49,10 @@ pub fn source_ok(o: &mut String, g: usize, pieces: usize) {
     // Each place's comparison a wire of its own, chosen by gates.
     let _ = writeln!(
         o,
-        "    // Its cell's last store before it (none outside these pieces) has landed.\n    wire g{g}_ok_h = {}, g{g}_ok_n = {}, g{g}_ok_q = {};\n    reg g{g}_src_ok;\n    always @(posedge clk)\n        g{g}_src_ok <= {};",
+        "    // Its cell's last store before it (none outside these pieces) has landed.\n    wire g{g}_ok_h = {}, g{g}_ok_n = {};\n    // The stage's point, compared at the last edge; `_old`: it was there before that edge.\n    reg g{g}_ok_p, g{g}_p_old;\n    always @(posedge clk) begin\n        g{g}_ok_p <= {};\n        g{g}_p_old <= !g{g}_take;\n    end\n    wire g{g}_ok_q = g{g}_ok_p && g{g}_p_old;\n    reg g{g}_src_ok;\n    always @(posedge clk)\n        g{g}_src_ok <= {};",
         ok("h"),
         ok("n"),
-        ok("q"),
+        ok("p"),
         super::module::for_head_by_gates(g, &format!("g{g}_ok_h"), &format!("g{g}_ok_n"), &format!("g{g}_ok_q"), 1)
     );
 }
