@@ -310,15 +310,18 @@ impl Cache {
             let _ = writeln!(o, "{}    wire [{}:0] ld_tag = ld_line[{}:{ib}];", self.tags().declare(), self.tag_bits - 1, lb - 1);
         }
         if stores_tracked {
-            let _ = writeln!(
-                o,
-                "    // verilator lint_off UNUSEDSIGNAL\n    wire [63:0] st_line = $unsigned(st_cell_full) >> {};\n    // verilator lint_on UNUSEDSIGNAL\n    wire [{}:0] st_idx = st_line[{}:0];",
-                self.lane_bits,
-                ib - 1,
-                ib - 1
-            );
+            // sb's store (`st_`) and sa's, which enters sb next.
+            for s in ["st", "sa"] {
+                let _ = writeln!(
+                    o,
+                    "    // verilator lint_off UNUSEDSIGNAL\n    wire [63:0] {s}_line = $unsigned({s}_cell_full) >> {};\n    // verilator lint_on UNUSEDSIGNAL\n    wire [{}:0] {s}_idx = {s}_line[{}:0];",
+                    self.lane_bits,
+                    ib - 1,
+                    ib - 1
+                );
+            }
             if self.tag_bits > 0 {
-                let _ = writeln!(o, "    wire [{}:0] st_tag = st_line[{}:{ib}];", self.tag_bits - 1, lb - 1);
+                let _ = writeln!(o, "    wire [{}:0] sa_tag = sa_line[{}:{ib}];", self.tag_bits - 1, lb - 1);
             }
         }
     }

@@ -784,7 +784,7 @@ impl<'a> Plan<'a> {
                     miss_nos: miss.declare(),
                     fill_miss_no: miss.read("fill_idx"),
                     miss_at_fetch: miss.write("ld_idx", "misses"),
-                    st_tag_match: if cache.tag_bits > 0 { format!(" && {} == st_tag", cache.tags().read("st_idx")) } else { String::new() },
+                    sa_tag_match: if cache.tag_bits > 0 { format!(" && {} == sa_tag", cache.tags().read("sa_idx")) } else { String::new() },
                 }));
             }
             // Where lines serve one band: the band of the σ-next load, counted from 1.

@@ -65,21 +65,28 @@ pub(super) fn stage(o: &mut String, fields: &[Field], band_order: bool, size: u3
     }
 }
 
+/// Queue entries whose write-after-read matches are reduced before a register.
+pub const WAR_GROUP: usize = 8;
+
 /// Write after read over the issue queue (`q_cell`, `q_v`; `queue` entries, a count of `cw`
 /// bits): `same(cell)` compares entry `wi` with a cell. `war` holds sb's store back.
 ///
-/// The comparison with every entry ends in a register: made at each edge for sa's store and
-/// for each store generator's head (`stores`, one of which sa takes next), and chosen as the
-/// store moves into sb by whether sa took it at the last edge. A load queued after the
-/// comparison comes after the store in σ (the stage's argument above), so the result only
-/// over-counts the loads that fanned out since.
+/// The comparison with every entry ends in registers, one per group of [`WAR_GROUP`] entries
+/// (their OR follows them: the whole queue's is deeper than a cycle): made at each edge for
+/// sa's store and for each store generator's head (`stores`, one of which sa takes next), and
+/// chosen as the store moves into sb by whether sa took it at the last edge. A load queued
+/// after the comparison comes after the store in σ (the stage's argument above), so the result
+/// only over-counts the loads that fanned out since.
 pub(super) fn write_after_read(o: &mut String, same: &dyn Fn(&str) -> String, stores: &[usize], queue: usize, cw: u32) {
+    debug_assert_eq!(queue % WAR_GROUP, 0, "whole groups of the queue");
+    let groups = queue / WAR_GROUP;
     let mut cells = vec![("sa".to_string(), "sa_cell".to_string())];
     cells.extend(stores.iter().map(|g| (format!("g{g}"), format!("g{g}_cell_q"))));
     let _ = writeln!(
         o,
-        "    // Write after read (see the store stage): a queued load reads sa's cell, or the cell of the\n    // store a generator offers, as the queues stood at the last edge; sb's store waits until\n    // the loads queued when it was compared have fanned out. Each entry's match is a bit, the\n    // bits reduced by an OR (a loop of conditional sets becomes a chain of multiplexers).\n    reg {};\n    reg [{}:0] {};\n    reg sa_took;  // sa took its store at the last edge\n    integer wi;\n    always @* begin\n        for (wi = 0; wi < {queue}; wi = wi + 1) begin",
-        cells.iter().map(|(n, _)| format!("war_{n}")).collect::<Vec<_>>().join(", "),
+        "    // Write after read (see the store stage): a queued load reads sa's cell, or the cell of the\n    // store a generator offers, as the queues stood at the last edge; sb's store waits until\n    // the loads queued when it was compared have fanned out. Each entry's match is a bit, the\n    // bits reduced by an OR per group of {WAR_GROUP} before the registers and after them (a loop of\n    // conditional sets becomes a chain of multiplexers).\n    reg [{}:0] {};\n    reg [{}:0] {};\n    reg sa_took;  // sa took its store at the last edge\n    integer wi, wj;\n    always @* begin\n        for (wi = 0; wi < {queue}; wi = wi + 1) begin",
+        groups - 1,
+        cells.iter().map(|(n, _)| format!("war_{n}_part")).collect::<Vec<_>>().join(", "),
         queue - 1,
         cells.iter().map(|(n, _)| format!("match_{n}")).collect::<Vec<_>>().join(", ")
     );
@@ -87,10 +94,12 @@ pub(super) fn write_after_read(o: &mut String, same: &dyn Fn(&str) -> String, st
         let _ = writeln!(o, "            match_{n}[wi] = q_v[wi] && {};", same(cell));
     }
     o.push_str("        end\n    end\n    always @(posedge clk) begin\n        sa_took <= sa_take;\n");
+    let _ = writeln!(o, "        for (wj = 0; wj < {groups}; wj = wj + 1) begin");
     for (n, _) in &cells {
-        let _ = writeln!(o, "        war_{n} <= |match_{n};");
+        let _ = writeln!(o, "            war_{n}_part[wj] <= |match_{n}[{WAR_GROUP}*wj +: {WAR_GROUP}];");
     }
-    o.push_str("    end\n");
+    o.push_str("        end\n    end\n");
+    let _ = writeln!(o, "    wire {};", cells.iter().map(|(n, _)| format!("war_{n} = |war_{n}_part")).collect::<Vec<_>>().join(", "));
     let picked: Vec<(String, String)> = stores.iter().map(|g| (format!("sa_pick{g}"), format!("war_g{g}"))).collect();
     let _ = writeln!(o, "    wire sa_war = sa_took ? {} : war_sa;", super::module::select(picked, "1'b0"));
     let _ = writeln!(

@@ -126,6 +126,6 @@ pub(super) struct Fresh {
     pub(super) miss_nos: String,
     pub(super) fill_miss_no: String,
     pub(super) miss_at_fetch: String,
-    /// ` && <the entry's tag> == st_tag`, or nothing where every line has its own entry.
-    pub(super) st_tag_match: String,
+    /// ` && <the entry's tag> == sa_tag`, or nothing where every line has its own entry.
+    pub(super) sa_tag_match: String,
 }

@@ -15,8 +15,23 @@
     wire fetch_current = !in_flight[ld_idx];
     // The σ-next store's line is in the cache and filled, and no load of its entry is due (which
     // may fetch into it: whether it goes or hits is decided late) nor does a miss fill a line
-    // at this edge: the store writes its cells into the line as well.
-    wire st_here = filled[st_idx]«st_tag_match» && !awaiting[st_idx]
+    // at this edge: the store writes its cells into the line as well. Its entry's bits are
+    // looked up as the store enters sb, from sa's entry (a lookup in every entry's bits is not
+    // in the cycle the store issues), in registers of their own (the late decisions of this
+    // edge, whether sa moves and whether a load misses, come after them). A miss to the entry
+    // while the store waits keeps it out of the line even once filled: that store then leaves
+    // the line, and a later load reads DDR.
+    reg sb_filled, sb_awaiting, sb_filling, sb_missed;
+    always @(posedge clk) begin
+        if (sa_move) begin
+            sb_filled <= filled[sa_idx]«sa_tag_match»;
+            sb_awaiting <= awaiting[sa_idx];
+            sb_filling <= fill_last && fill_idx == sa_idx;  // awaiting clears at this edge
+        end
+        // The two comparisons in two forms, so that Yosys does not merge them behind sa_move.
+        sb_missed <= sa_move ? ld_go && !hit && ld_idx == sa_idx : sb_missed || ld_go && !hit && ~|(ld_idx ^ st_idx);
+    end
+    wire st_here = sb_filled && (!sb_awaiting || sb_filling) && !sb_missed
         && !(ld_want && ld_idx == st_idx) && !(fire && h_miss);
     always @(posedge clk) begin
         if (ld_go && !hit) begin «miss_at_fetch» end
