@@ -7,7 +7,9 @@
 //! ([`PlaceRows`]): each generator's rows are registered for the places its head may take its
 //! cell from (itself, the entry after it, the point pushed), the read-ahead's for its own
 //! (itself, the next line, the line after a generator's load), and the bit is chosen from them
-//! after the registers, with the last edge's changes applied.
+//! after the registers, with the last edge's changes applied. The store stage's `sa` has the
+//! same for the line of the store it holds (itself, or the head of the store generator it
+//! picks), which `text::Fresh` reads as the store enters `sb`.
 
 use super::Cache;
 use crate::rows::{Place, PlaceRows, DIRECT_LOOKUP_BITS};
@@ -30,6 +32,9 @@ pub(super) struct NextLine {
     lines: usize,
     index_bits: u32,
     sources: Vec<Source>,
+    /// Whose line: `ld` (the σ-next load's) or `sa` (the store stage's); its bits are
+    /// `<whose>_<bits>`, at its index `<whose>_idx`.
+    whose: &'static str,
 }
 
 struct Source {
@@ -51,11 +56,7 @@ impl NextLine {
         if ib <= DIRECT_LOOKUP_BITS {
             return None;
         }
-        // A line's index from a cell of `xw` bits.
-        let idx = |cell: &str| match xw >= lb + ib {
-            true => format!("{cell}[{}:{lb}]", lb + ib - 1),
-            false => format!("{{{}'d0, {cell}[{}:{lb}]}}", lb + ib - xw, xw - 1),
-        };
+        let idx = |cell: &str| index_of(cell, xw, lb, ib);
         // Each place's index wire; a wire's high bits go unread where no read-ahead adds to it.
         let index = |o: &mut String, name: &str, value: String| {
             let _ = writeln!(
@@ -104,14 +105,36 @@ impl NextLine {
             }
             sources.push(Source { name: "ra".into(), chosen: "ra_want".into(), places, index: "ra_fi".into() });
         }
-        Some(NextLine { lines, index_bits: ib, sources })
+        Some(NextLine { lines, index_bits: ib, sources, whose: "ld" })
     }
 
-    /// `ld_<bits>`, the bit of `bits` (a vector over the lines) at the σ-next load's line, as
-    /// it is after the last edge: `changes` (first first) and `reset` (when all bits became a
-    /// value, taking precedence) are that edge's, registered here.
+    /// The places of the store in `sa`: itself where it takes none, else the head of the store
+    /// generator it picks (`stores`, each head's cell `xw` bits). `None` where a lookup takes
+    /// one cycle.
+    pub fn store(o: &mut String, cache: &Cache, xw: u32, stores: &[usize]) -> Option<NextLine> {
+        let (ib, lb) = (cache.index_bits, cache.lane_bits);
+        if ib <= DIRECT_LOOKUP_BITS {
+            return None;
+        }
+        let mut places = vec![Place { when: "!sa_take".into(), cell: "sa_idx".into() }];
+        for &g in stores {
+            let _ = writeln!(
+                o,
+                "    // verilator lint_off UNUSEDSIGNAL\n    wire [{}:0] g{g}_fis = {};\n    // verilator lint_on UNUSEDSIGNAL",
+                ib - 1,
+                index_of(&format!("g{g}_cell_q"), xw, lb, ib)
+            );
+            places.push(Place { when: format!("sp_pick{g}"), cell: format!("g{g}_fis") });
+        }
+        let sources = vec![Source { name: "sa".into(), chosen: "1'b1".into(), places, index: "sa_idx".into() }];
+        Some(NextLine { lines: cache.lines, index_bits: ib, sources, whose: "sa" })
+    }
+
+    /// `<whose>_<bits>`, the bit of `bits` (a vector over the lines) at its line, as it is
+    /// after the last edge: `changes` (first first) and `reset` (when all bits became a value,
+    /// taking precedence) are that edge's, registered here.
     pub fn bit(&self, o: &mut String, bits: &str, changes: &[Change], reset: (&str, &str)) {
-        let ib = self.index_bits;
+        let (ib, whose) = (self.index_bits, self.whose);
         let _ = writeln!(o, "    // {bits} of each source's line, in rows registered for each place it may take its cell from.");
         let mut by_source = Vec::new();
         for s in &self.sources {
@@ -121,21 +144,30 @@ impl NextLine {
         // The read-ahead goes first where it is due.
         by_source.reverse();
         let mut value = super::module::select(by_source, "1'b0");
-        for (k, c) in changes.iter().enumerate().rev() {
+        let c = format!("{whose}_{bits}_c");
+        for (k, ch) in changes.iter().enumerate().rev() {
             let _ = writeln!(
                 o,
-                "    reg {bits}_c{k}, {bits}_c{k}_v;\n    reg [{}:0] {bits}_c{k}_at;\n    always @(posedge clk) begin\n        {bits}_c{k} <= {};\n        {bits}_c{k}_at <= {};\n        {bits}_c{k}_v <= {};\n    end",
+                "    reg {c}{k}, {c}{k}_v;\n    reg [{}:0] {c}{k}_at;\n    always @(posedge clk) begin\n        {c}{k} <= {};\n        {c}{k}_at <= {};\n        {c}{k}_v <= {};\n    end",
                 ib - 1,
-                c.when,
-                c.at,
-                c.value
+                ch.when,
+                ch.at,
+                ch.value
             );
-            value = format!("{bits}_c{k} && {bits}_c{k}_at == ld_idx ? {bits}_c{k}_v : {value}");
+            value = format!("{c}{k} && {c}{k}_at == {whose}_idx ? {c}{k}_v : {value}");
         }
         let _ = writeln!(
             o,
-            "    reg {bits}_reset;\n    always @(posedge clk) {bits}_reset <= {};\n    assign ld_{bits} = {bits}_reset ? {} : {value};",
+            "    reg {whose}_{bits}_reset;\n    always @(posedge clk) {whose}_{bits}_reset <= {};\n    assign {whose}_{bits} = {whose}_{bits}_reset ? {} : {value};",
             reset.0, reset.1
         );
+    }
+}
+
+/// A line's index from a cell of `xw` bits (`lb` lane bits below it, `ib` index bits).
+fn index_of(cell: &str, xw: u32, lb: u32, ib: u32) -> String {
+    match xw >= lb + ib {
+        true => format!("{cell}[{}:{lb}]", lb + ib - 1),
+        false => format!("{{{}'d0, {cell}[{}:{lb}]}}", lb + ib - xw, xw - 1),
     }
 }

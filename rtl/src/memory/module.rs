@@ -777,6 +777,7 @@ impl<'a> Plan<'a> {
         if cached {
             cache.declare(o, stamped, fine);
             if fine {
+                let two_cycles = cache.index_bits > crate::rows::DIRECT_LOOKUP_BITS;
                 let miss = cache.miss_nos();
                 o.push_str(&render(Fresh {
                     lines: cache.lines,
@@ -785,6 +786,8 @@ impl<'a> Plan<'a> {
                     fill_miss_no: miss.read("fill_idx"),
                     miss_at_fetch: miss.write("ld_idx", "misses"),
                     sa_tag_match: if cache.tag_bits > 0 { format!(" && {} == sa_tag", cache.tags().read("sa_idx")) } else { String::new() },
+                    sa_filled: if two_cycles { "sa_filled".into() } else { "filled[sa_idx]".into() },
+                    sa_awaiting: if two_cycles { "sa_awaiting".into() } else { "awaiting[sa_idx]".into() },
                 }));
             }
             // Where lines serve one band: the band of the σ-next load, counted from 1.
@@ -845,6 +848,14 @@ impl<'a> Plan<'a> {
                         next.bit(o, "current", &[stored, change("ld_go && !hit", "ld_idx", "fetch_current")], ("rst || start", "1'b1"));
                     }
                 }
+            }
+            // The store's line bits as it enters sb (`text::Fresh`): a miss sets filled and
+            // awaiting, the fill of an entry's last miss clears awaiting.
+            if let (true, Some(sa)) = (fine, filled::NextLine::store(o, cache, self.xw, &self.side(false))) {
+                o.push_str("    wire sa_filled, sa_awaiting;  // filled[sa_idx], awaiting[sa_idx]\n");
+                sa.bit(o, "filled", &[change("ld_go && !hit", "ld_idx", "1'b1")], ("start", "1'b0"));
+                let missed = change("ld_go && !hit", "ld_idx", "1'b1");
+                sa.bit(o, "awaiting", &[missed, change("fill_last", "fill_idx", "1'b0")], ("rst || start", "1'b0"));
             }
             if self.read_ahead() {
                 ahead::update(o, cache.lane_bits);

@@ -128,4 +128,8 @@ pub(super) struct Fresh {
     pub(super) miss_at_fetch: String,
     /// ` && <the entry's tag> == sa_tag`, or nothing where every line has its own entry.
     pub(super) sa_tag_match: String,
+    /// The filled and awaiting bits at `sa_idx`: looked up there, or the wires of a two-cycle
+    /// lookup (`filled::NextLine::store`).
+    pub(super) sa_filled: String,
+    pub(super) sa_awaiting: String,
 }

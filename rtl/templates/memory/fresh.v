@@ -24,8 +24,8 @@
     reg sb_filled, sb_awaiting, sb_filling, sb_missed;
     always @(posedge clk) begin
         if (sa_move) begin
-            sb_filled <= filled[sa_idx]«sa_tag_match»;
-            sb_awaiting <= awaiting[sa_idx];
+            sb_filled <= «sa_filled»«sa_tag_match»;
+            sb_awaiting <= «sa_awaiting»;
             sb_filling <= fill_last && fill_idx == sa_idx;  // awaiting clears at this edge
         end
         // The two comparisons in two forms, so that Yosys does not merge them behind sa_move.
