@@ -321,7 +321,9 @@ impl Cache {
                 );
             }
             if self.tag_bits > 0 {
-                let _ = writeln!(o, "    wire [{}:0] sa_tag = sa_line[{}:{ib}];", self.tag_bits - 1, lb - 1);
+                for s in ["st", "sa"] {
+                    let _ = writeln!(o, "    wire [{}:0] {s}_tag = {s}_line[{}:{ib}];", self.tag_bits - 1, lb - 1);
+                }
             }
         }
     }

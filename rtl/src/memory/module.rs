@@ -788,6 +788,8 @@ impl<'a> Plan<'a> {
                     sa_tag_match: if cache.tag_bits > 0 { format!(" && {} == sa_tag", cache.tags().read("sa_idx")) } else { String::new() },
                     sa_filled: if two_cycles { "sa_filled".into() } else { "filled[sa_idx]".into() },
                     sa_awaiting: if two_cycles { "sa_awaiting".into() } else { "awaiting[sa_idx]".into() },
+                    sa_ours: if cache.tag_bits > 0 { "ld_tag == sa_tag".into() } else { "1'b1".into() },
+                    st_ours: if cache.tag_bits > 0 { "ld_tag == st_tag".into() } else { "1'b1".into() },
                 }));
             }
             // Where lines serve one band: the band of the σ-next load, counted from 1.

@@ -132,4 +132,8 @@ pub(super) struct Fresh {
     /// lookup (`filled::NextLine::store`).
     pub(super) sa_filled: String,
     pub(super) sa_awaiting: String,
+    /// Whether a miss to sa's or sb's entry fetches the store's own line: `ld_tag == sa_tag`
+    /// (`st_tag`), or `1'b1` where every line has its own entry.
+    pub(super) sa_ours: String,
+    pub(super) st_ours: String,
 }

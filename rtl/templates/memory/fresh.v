@@ -17,21 +17,29 @@
     // may fetch into it: whether it goes or hits is decided late) nor does a miss fill a line
     // at this edge: the store writes its cells into the line as well. Its entry's bits are
     // looked up as the store enters sb, from sa's entry (a lookup in every entry's bits is not
-    // in the cycle the store issues), in registers of their own (the late decisions of this
-    // edge, whether sa moves and whether a load misses, come after them). A miss to the entry
-    // while the store waits keeps it out of the line even once filled: that store then leaves
-    // the line, and a later load reads DDR.
-    reg sb_filled, sb_awaiting, sb_filling, sb_missed;
+    // in the cycle the store issues), and kept up to date while it waits there: each edge's
+    // changes to the entry (a miss, which fills it with its own line, and the fill of its last
+    // miss) are registered beside them (`sb_c_`) and applied after the registers, so that the
+    // late decisions of the edge, whether sa moves and whether a load misses, come last.
+    reg sb_filled, sb_awaiting, sb_c_missed, sb_c_ours, sb_c_filled;
+    wire sb_filled_now = sb_c_missed ? sb_c_ours : sb_filled;
+    wire sb_awaiting_now = sb_c_missed || (!sb_c_filled && sb_awaiting);
     always @(posedge clk) begin
         if (sa_move) begin
             sb_filled <= «sa_filled»«sa_tag_match»;
             sb_awaiting <= «sa_awaiting»;
-            sb_filling <= fill_last && fill_idx == sa_idx;  // awaiting clears at this edge
+            sb_c_filled <= fill_last && fill_idx == sa_idx;
+            sb_c_ours <= «sa_ours»;
+        end else begin
+            sb_filled <= sb_filled_now;
+            sb_awaiting <= sb_awaiting_now;
+            sb_c_filled <= fill_last && fill_idx == st_idx;
+            sb_c_ours <= «st_ours»;
         end
         // The two comparisons in two forms, so that Yosys does not merge them behind sa_move.
-        sb_missed <= sa_move ? ld_go && !hit && ld_idx == sa_idx : sb_missed || ld_go && !hit && ~|(ld_idx ^ st_idx);
+        sb_c_missed <= sa_move ? ld_go && !hit && ld_idx == sa_idx : ld_go && !hit && ~|(ld_idx ^ st_idx);
     end
-    wire st_here = sb_filled && (!sb_awaiting || sb_filling) && !sb_missed
+    wire st_here = sb_filled_now && !sb_awaiting_now
         && !(ld_want && ld_idx == st_idx) && !(fire && h_miss);
     always @(posedge clk) begin
         if (ld_go && !hit) begin «miss_at_fetch» end
