@@ -776,8 +776,10 @@ impl<'a> Plan<'a> {
         // was last fetched in, counted from 1; its data arrives with the R beat.
         if cached {
             cache.declare(o, stamped, fine);
+            // sa's store's line bits over two cycles where the cache is too large for one.
+            let store_line = if fine { filled::NextLine::store(o, cache, self.xw, &self.side(false)) } else { None };
             if fine {
-                let two_cycles = cache.index_bits > crate::rows::DIRECT_LOOKUP_BITS;
+                let two_cycles = store_line.is_some();
                 let miss = cache.miss_nos();
                 o.push_str(&render(Fresh {
                     lines: cache.lines,
@@ -836,6 +838,7 @@ impl<'a> Plan<'a> {
             // a miss sets it to whether the line's stores had landed).
             let loads: Vec<(usize, u32)> = self.side(true).into_iter().map(|g| (g, self.ahead[g])).collect();
             let change = |when: &str, at: &str, value: &str| filled::Change { when: when.into(), at: at.into(), value: value.into() };
+            let missed = || change("ld_go && !hit", "ld_idx", "1'b1");
             match filled::NextLine::new(o, cache, self.xw, &loads) {
                 None => {
                     let _ = writeln!(o, "    assign ld_filled = filled[ld_idx];");
@@ -844,7 +847,7 @@ impl<'a> Plan<'a> {
                     }
                 }
                 Some(next) => {
-                    next.bit(o, "filled", &[change("ld_go && !hit", "ld_idx", "1'b1")], ("start", "1'b0"));
+                    next.bit(o, "filled", &[missed()], ("start", "1'b0"));
                     if fine {
                         let stored = change("st_go && !st_here", "st_idx", "1'b0");
                         next.bit(o, "current", &[stored, change("ld_go && !hit", "ld_idx", "fetch_current")], ("rst || start", "1'b1"));
@@ -853,11 +856,10 @@ impl<'a> Plan<'a> {
             }
             // The store's line bits as it enters sb (`text::Fresh`): a miss sets filled and
             // awaiting, the fill of an entry's last miss clears awaiting.
-            if let (true, Some(sa)) = (fine, filled::NextLine::store(o, cache, self.xw, &self.side(false))) {
+            if let Some(sa) = &store_line {
                 o.push_str("    wire sa_filled, sa_awaiting;  // filled[sa_idx], awaiting[sa_idx]\n");
-                sa.bit(o, "filled", &[change("ld_go && !hit", "ld_idx", "1'b1")], ("start", "1'b0"));
-                let missed = change("ld_go && !hit", "ld_idx", "1'b1");
-                sa.bit(o, "awaiting", &[missed, change("fill_last", "fill_idx", "1'b0")], ("rst || start", "1'b0"));
+                sa.bit(o, "filled", &[missed()], ("start", "1'b0"));
+                sa.bit(o, "awaiting", &[missed(), change("fill_last", "fill_idx", "1'b0")], ("rst || start", "1'b0"));
             }
             if self.read_ahead() {
                 ahead::update(o, cache.lane_bits);
