@@ -14,7 +14,7 @@
 use crate::arrivals::Arrivals;
 use crate::simd::Lanes;
 use crate::stage::{Event, PointStage, Ready};
-use crate::verilog::{aff, all_of, bits, elem_bits, functions, index_bits, lin};
+use crate::verilog::{aff, all_of, bits, elem_bits, functions, index_bits};
 use crate::RtlError;
 use dpnc_dpn::ir::{ChannelKind, Dpn, Process};
 use dpnc_dpn::loops::LoopNest;
@@ -227,19 +227,20 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
     o.push_str(&functions());
     let _ = writeln!(
         o,
-        "    reg running;\n    wire fire;  // this cycle's iteration issues: every operand is there and the skid buffer has room\n    wire w_valid, w_done;  // the point stage's head (below), and the walk is over\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{b}:0] cs, w_cs;  // tile counters need not appear in the iterators\n    // verilator lint_on UNUSEDSIGNAL\n    wire wk_valid, wk_done, wk_next;\n    w_{} walk (.clk(clk), .rst(rst), .start(start), .next(wk_next), .valid(wk_valid), .done(wk_done), .cs(w_cs));",
+        "    reg running;\n    wire fire;  // this cycle's iteration issues: every operand is there and the skid buffer has room\n    wire w_valid, w_done;  // the point stage's head (below), and the walk is over\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{b}:0] w_cs;  // the walker's counters: its iterators are what the process needs\n    wire [{i}:0] its, w_its;\n    // verilator lint_on UNUSEDSIGNAL\n    wire wk_valid, wk_done, wk_next;\n    w_{} walk (.clk(clk), .rst(rst), .start(start), .next(wk_next), .valid(wk_valid), .done(wk_done), .cs(w_cs), .its(w_its));",
         pr.name,
         b = crate::walk::cs_bits(l) - 1,
+        i = crate::walk::its_bits(l) - 1,
     );
     // What the issue decides on enters the point stage worked out over the walker's point
     // (`wit_*`); the rest is worked out over the stage's head point (`it_*`).
     let raw: Vec<String> = s.iters.iter().map(|i| format!("wit_{i}")).collect();
-    let (ctr, raw_ctr) = (crate::walk::counters("cs", l), crate::walk::counters("w_cs", l));
-    let mut stage = PointStage::new(&raw.iter().zip(&l.iters).map(|(n, li)| (n.clone(), lin(li, &raw_ctr))).collect::<Vec<_>>());
+    let (its, raw_its) = (crate::walk::iterators("its", l), crate::walk::iterators("w_its", l));
+    let mut stage = PointStage::new(&raw.iter().cloned().zip(raw_its).collect::<Vec<_>>());
     stage.wire("guard", 1, &pred_v(&l.guard, &raw));
     let splice = o.len();
-    for (n, li) in names.iter().zip(&l.iters) {
-        let _ = writeln!(o, "    wire signed [63:0] {n} = {};", lin(li, &ctr));
+    for (n, it) in names.iter().zip(&its) {
+        let _ = writeln!(o, "    wire signed [63:0] {n} = {it};");
     }
 
     // Scratchpads this process reads: a memory and a valid bit per word (of a cell per lane).
@@ -556,7 +557,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
             rd
         })
         .collect();
-    let (declared, logic) = stage.finish(crate::walk::cs_bits(l), "!guard || fire", &ready);
+    let (declared, logic) = stage.finish(crate::walk::its_bits(l), "!guard || fire", &ready);
     o.push_str(&logic);
     o.push_str("endmodule\n\n");
     o.insert_str(splice, &declared);

@@ -24,7 +24,7 @@ pub(crate) struct PointStage {
 }
 
 impl PointStage {
-    /// A stage for the walker's point `w_cs`: `raw`, each iterator's name over it (`wit_<i>`)
+    /// A stage for the walker's point `w_its`: `raw`, each iterator's name over it (`wit_<i>`)
     /// and its value.
     pub fn new(raw: &[(String, String)]) -> PointStage {
         let mut text = String::new();
@@ -51,15 +51,15 @@ impl PointStage {
         self.fields.push((name.to_string(), width));
     }
 
-    /// The stage: the walker's `wk_valid`/`wk_next`/`w_cs` in; `w_valid` and `cs` the head's
+    /// The stage: the walker's `wk_valid`/`wk_next`/`w_its` in; `w_valid` and `its` the head's
     /// point, each field by its name; `leave` (over those) says the head's point goes. With
     /// `ready` bits a ready stage follows ([`Ready`]), whose head is then the one the names
     /// give. Returns the declarations, to go before the fields' users, and the ready stage's
     /// logic, to go after the wires its updates name.
-    pub fn finish(mut self, cs_bits: u32, leave: &str, ready: &[Ready]) -> (String, String) {
+    pub fn finish(mut self, its_bits: u32, leave: &str, ready: &[Ready]) -> (String, String) {
         let mut o = std::mem::take(&mut self.text);
-        let width: u32 = cs_bits + self.fields.iter().map(|f| f.1).sum::<u32>();
-        let packed: Vec<String> = self.fields.iter().rev().map(|(n, _)| format!("{n}_w")).chain(["w_cs".to_string()]).collect();
+        let width: u32 = its_bits + self.fields.iter().map(|f| f.1).sum::<u32>();
+        let packed: Vec<String> = self.fields.iter().rev().map(|(n, _)| format!("{n}_w")).chain(["w_its".to_string()]).collect();
         // With ready bits the point stage's head leaves into the ready stage's second place.
         let head_leave = if ready.is_empty() { leave } else { "!pb_v1" };
         let _ = writeln!(
@@ -70,36 +70,36 @@ impl PointStage {
             m = width - 1,
         );
         if ready.is_empty() {
-            for f in self.placed(cs_bits) {
+            for f in self.placed(its_bits) {
                 let _ = writeln!(o, "    wire {}{} = pt0[{}];", range(f.width), f.name, slice(f.lo, f.width));
             }
             let _ = writeln!(
                 o,
-                "    assign w_valid = pv0;\n    assign w_done = wk_done && !pv0 && !pv1;\n    assign cs = pt0[{}:0];",
-                cs_bits - 1
+                "    assign w_valid = pv0;\n    assign w_done = wk_done && !pv0 && !pv1;\n    assign its = pt0[{}:0];",
+                its_bits - 1
             );
             return (o, String::new());
         }
         let _ = writeln!(
             o,
-            "    // The ready stage: pb0 the point at issue, pb1 the point stage's head taken while pb0\n    // waits; pr0 and pr1 their ready bits.\n    reg pb_v0, pb_v1;\n    reg [{}:0] pb0, pb1;\n    reg [{}:0] pr0, pr1;\n    assign w_valid = pb_v0;\n    assign w_done = wk_done && !pv0 && !pv1 && !pb_v0 && !pb_v1;\n    assign cs = pb0[{}:0];",
+            "    // The ready stage: pb0 the point at issue, pb1 the point stage's head taken while pb0\n    // waits; pr0 and pr1 their ready bits.\n    reg pb_v0, pb_v1;\n    reg [{}:0] pb0, pb1;\n    reg [{}:0] pr0, pr1;\n    assign w_valid = pb_v0;\n    assign w_done = wk_done && !pv0 && !pv1 && !pb_v0 && !pb_v1;\n    assign its = pb0[{}:0];",
             width - 1,
             ready.len() - 1,
-            cs_bits - 1
+            its_bits - 1
         );
-        for f in self.placed(cs_bits) {
+        for f in self.placed(its_bits) {
             let _ = writeln!(o, "    wire {}{} = pb0[{}];", range(f.width), f.name, slice(f.lo, f.width));
         }
         for (j, rd) in ready.iter().enumerate() {
             let _ = writeln!(o, "    wire {} = pr0[{j}];", rd.name);
         }
-        let logic = self.ready_logic(cs_bits, leave, ready);
+        let logic = self.ready_logic(its_bits, leave, ready);
         (o, logic)
     }
 
     /// Each field with its lowest bit in the packed point and its width.
-    fn placed(&self, cs_bits: u32) -> Vec<Placed> {
-        let mut at = cs_bits;
+    fn placed(&self, its_bits: u32) -> Vec<Placed> {
+        let mut at = its_bits;
         let mut v = Vec::new();
         for (n, w) in &self.fields {
             v.push(Placed { name: n.clone(), lo: at, width: *w });
@@ -108,8 +108,8 @@ impl PointStage {
         v
     }
     /// The ready stage's logic: `leave` (over its head's fields) says pb0's point goes.
-    fn ready_logic(&self, cs_bits: u32, leave: &str, ready: &[Ready]) -> String {
-        let placed = self.placed(cs_bits);
+    fn ready_logic(&self, its_bits: u32, leave: &str, ready: &[Ready]) -> String {
+        let placed = self.placed(its_bits);
         let field = |name: &str| placed.iter().find(|f| f.name == name).expect("a ready bit's cell is a field of the stage");
         let cell = |place: &str, name: &str| format!("{place}[{}]", slice(field(name).lo, field(name).width));
         let mut o = String::new();

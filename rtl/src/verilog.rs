@@ -2,7 +2,6 @@
 //! sized signed literals, so that `verilator -Wall` sees no width mismatch.
 
 use dpnc_dpn::ir::{Channel, Key};
-use dpnc_dpn::loops::Lin;
 use dpnc_dpn::tiling::Affine;
 use dpnc_frontend::ir::Aff;
 use dpnc_frontend::ir::ScalarType;
@@ -98,10 +97,6 @@ pub fn linear_w(coef: &[i64], names: &[String], cst: i64, w: u32) -> String {
     }
 }
 
-pub fn lin(l: &Lin, names: &[String]) -> String {
-    linear(&l.coef, names, l.cst)
-}
-
 /// Bits of a signed number holding `x`: its magnitude's, a sign bit and one of margin (at
 /// most 64).
 pub fn bits_for(x: i64) -> u32 {
@@ -171,59 +166,14 @@ pub fn trunc_div(a: &str, c: i64) -> String {
     }
 }
 
-/// The widest signed numbers that [`le_w`] compares with gates rather than a carry chain. A
-/// carry chain costs a LUT before it, its entry and a LUT after it that cannot absorb it (about
-/// three LUTs' time); gates compare three bits a LUT, so up to nine bits in a tree two LUTs deep
-/// and to twelve in three, which the logic after it can share.
-pub const GATE_COMPARE_BITS: u32 = 12;
-
-/// `a <= b` on `w`-bit signed numbers: the function `sle` of [`min_max`] where `w` is at most
-/// [`GATE_COMPARE_BITS`], Verilog's `<=` (a carry chain) where wider.
-pub fn le_w(a: &str, b: &str, w: u32) -> String {
-    match w <= GATE_COMPARE_BITS {
-        true => format!("sle({a}, {b})"),
-        false => format!("{a} <= {b}"),
-    }
-}
-
-/// `smax` and `smin` of `w`-bit signed numbers, declared inside each module that needs them,
-/// with `sle` (a ≤ b, as gates: the sign bits inverted, then bit by bit from the top) where
-/// [`le_w`] uses it.
-pub fn min_max(w: u32) -> String {
-    let m = w - 1;
-    let sle = match w <= GATE_COMPARE_BITS {
-        true => format!(
-            "    function sle(input signed [{m}:0] a, input signed [{m}:0] b);
-        reg [{m}:0] x, y;
-        reg lt, eq;
-        integer i;
-        begin
-            x = a;
-            x[{m}] = ~a[{m}];
-            y = b;
-            y[{m}] = ~b[{m}];
-            lt = 1'b0;
-            eq = 1'b1;
-            for (i = {m}; i >= 0; i = i - 1) begin
-                lt = lt | (eq & ~x[i] & y[i]);
-                eq = eq & (x[i] ~^ y[i]);
-            end
-            sle = lt | eq;
-        end
-    endfunction
-"
-        ),
-        false => String::new(),
-    };
-    let le = le_w("a", "b", w);
-    format!(
-        "{sle}    function signed [{m}:0] smax(input signed [{m}:0] a, input signed [{m}:0] b);\n        smax = {le} ? b : a;\n    endfunction\n    function signed [{m}:0] smin(input signed [{m}:0] a, input signed [{m}:0] b);\n        smin = {le} ? a : b;\n    endfunction\n"
-    )
+/// `smax` and `smin` of 64-bit signed numbers.
+fn min_max() -> &'static str {
+    "    function signed [63:0] smax(input signed [63:0] a, input signed [63:0] b);\n        smax = a <= b ? b : a;\n    endfunction\n    function signed [63:0] smin(input signed [63:0] a, input signed [63:0] b);\n        smin = a <= b ? a : b;\n    endfunction\n"
 }
 
 /// The functions the 64-bit expressions above use: [`min_max`] and `floord`.
 pub fn functions() -> String {
-    min_max(64)
+    min_max().to_string()
         + "    // floor(a / b) for b > 0 (Verilog's / truncates toward zero).
     function signed [63:0] floord(input signed [63:0] a, input signed [63:0] b);
         floord = (a >= 0 ? a : a - b + 64'sd1) / b;

@@ -3,7 +3,8 @@
 //! exactly the points of its loop nest in order: for every kernel of the test set at two tile
 //! shapes (one with parallel sub-bands), the walker's counters, mapped to iterators and
 //! filtered by the nest's guard, are the instances `LoopNest::for_each` gives (which
-//! `tests/loops.rs` checks against the executor's traces). `next` is driven by a random bit
+//! `tests/loops.rs` checks against the executor's traces), and the iterators the walker works
+//! out beside its counters (`its`) are those counters' iterators. `next` is driven by a random bit
 //! per walker (high three cycles in four), so points are taken back to back, across row
 //! changes, and after waits. All walkers are one Verilator build (C++ at -O0: compiling is
 //! the cost, the run takes a second); each prints the points it hands out with `$display`.
@@ -70,16 +71,18 @@ fn walkers_visit_their_loop_nests_in_order() {
             modules.push(body);
             modules.len() - 1
         });
-        let cw = walk::cs_bits(l);
+        let (cw, iw) = (walk::cs_bits(l), walk::its_bits(l));
         let _ = writeln!(
             top,
-            "    reg [15:0] r{n};\n    always @(posedge clk) r{n} <= (rst || r{n} == 16'd0) ? 16'd{} : {{r{n}[14:0], r{n}[15] ^ r{n}[13] ^ r{n}[12] ^ r{n}[10]}};\n    wire v{n}, d{n};\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{}:0] cs{n};\n    // verilator lint_on UNUSEDSIGNAL\n    wire n{n} = r{n}[1:0] != 2'd0;\n    w{m} u{n} (.clk(clk), .rst(rst), .start(start), .next(n{n}), .valid(v{n}), .done(d{n}), .cs(cs{n}));",
+            "    reg [15:0] r{n};\n    always @(posedge clk) r{n} <= (rst || r{n} == 16'd0) ? 16'd{} : {{r{n}[14:0], r{n}[15] ^ r{n}[13] ^ r{n}[12] ^ r{n}[10]}};\n    wire v{n}, d{n};\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{}:0] cs{n};\n    wire [{}:0] its{n};\n    // verilator lint_on UNUSEDSIGNAL\n    wire n{n} = r{n}[1:0] != 2'd0;\n    w{m} u{n} (.clk(clk), .rst(rst), .start(start), .next(n{n}), .valid(v{n}), .done(d{n}), .cs(cs{n}), .its(its{n}));",
             1 + (n * 7919) % 65000,
-            cw - 1
+            cw - 1,
+            iw - 1
         );
-        let cs = walk::counters(&format!("cs{n}"), l);
-        let fmt = vec!["%0d"; cs.len()].join(" ");
-        let args: String = cs.iter().map(|c| format!(", {c}")).collect();
+        // The counters, then the iterators the walker worked out over them.
+        let shown: Vec<String> = walk::counters(&format!("cs{n}"), l).into_iter().chain(walk::iterators(&format!("its{n}"), l)).collect();
+        let fmt = vec!["%0d"; shown.len()].join(" ");
+        let args: String = shown.iter().map(|c| format!(", {c}")).collect();
         let _ = writeln!(top, "    always @(posedge clk) if (!rst && v{n} && n{n}) $display(\"{n}: {fmt}\"{args});");
         dones.push(format!("d{n}"));
     }
@@ -118,12 +121,17 @@ fn walkers_visit_their_loop_nests_in_order() {
 
     // Per walker, the points it handed out, as the statement's iterators where the guard holds.
     let mut got: Vec<Vec<Vec<i64>>> = vec![Vec::new(); nests.len()];
+    let mut wrong_iterators = Vec::new();
     for line in text.lines().filter(|l| l.contains(':')) {
         let (n, rest) = line.split_once(':').expect("a point line");
         let n: usize = n.trim().parse().expect("walker number");
-        let c: Vec<i64> = rest.split_whitespace().map(|x| x.parse().expect("a counter")).collect();
+        let values: Vec<i64> = rest.split_whitespace().map(|x| x.parse().expect("a counter or an iterator")).collect();
         let l = &nests[n].1;
-        let it: Vec<i64> = l.iters.iter().map(|x| x.eval(&c)).collect();
+        let (c, its) = values.split_at(l.counters.len());
+        let it: Vec<i64> = l.iters.iter().map(|x| x.eval(c)).collect();
+        if it != its {
+            wrong_iterators.push(format!("{}: counters {c:?}, iterators {it:?}, the walker's {its:?}", nests[n].0));
+        }
         if l.guard.eval(&it) {
             got[n].push(it);
         }
@@ -146,5 +154,6 @@ fn walkers_visit_their_loop_nests_in_order() {
         }
     }
     eprintln!("{} walkers, {points} points", nests.len());
+    assert!(wrong_iterators.is_empty(), "{} points with wrong iterators, first: {}", wrong_iterators.len(), wrong_iterators[0]);
     assert!(failures.is_empty(), "{} of {} walkers differ:\n{}", failures.len(), nests.len(), failures.join("\n"));
 }

@@ -60,7 +60,7 @@ mod stage;
 mod text;
 
 use crate::process::{cell_wire, need, port_decls, ports, pred_v, Words};
-use crate::verilog::{aff, bits, bits_for, functions, index_bits, key, lin, lit};
+use crate::verilog::{aff, bits, bits_for, functions, index_bits, key, lit};
 use crate::RtlError;
 use dpnc_dpn::ir::{ChannelKind, Dpn, Key, ProcessKind};
 use dpnc_dpn::predicate::Predicate;

@@ -308,16 +308,16 @@ impl<'a> Plan<'a> {
             };
             let _ = writeln!(
                 o,
-                "    // Generator {g}: {} {} ({}).\n    wire g{g}_valid, g{g}_wdone, g{g}_next;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{}:0] g{g}_cs;\n    // verilator lint_on UNUSEDSIGNAL\n    {walker} walk{g} (.clk(clk), .rst(rst), .start(start), .next(g{g}_next), .valid(g{g}_valid), .done(g{g}_wdone), .cs(g{g}_cs));",
+                "    // Generator {g}: {} {} ({}).\n    wire g{g}_valid, g{g}_wdone, g{g}_next;\n    // verilator lint_off UNUSEDSIGNAL\n    wire [{}:0] g{g}_cs;\n    wire [{}:0] g{g}_its;\n    // verilator lint_on UNUSEDSIGNAL\n    {walker} walk{g} (.clk(clk), .rst(rst), .start(start), .next(g{g}_next), .valid(g{g}_valid), .done(g{g}_wdone), .cs(g{g}_cs), .its(g{g}_its));",
                 if gen.load { "loads for" } else { "stores from" },
                 dpn.channels[gen.c].name,
                 pr.name,
                 crate::walk::cs_bits(l) - 1,
+                crate::walk::its_bits(l) - 1,
             );
             let walked: Vec<String> = self.p.stmts[gen.stmt].iters.iter().map(|i| format!("g{g}_w_{i}")).collect();
-            let ctr = crate::walk::counters(&format!("g{g}_cs"), l);
-            for (nm, li) in walked.iter().zip(&l.iters) {
-                let _ = writeln!(o, "    wire signed [63:0] {nm} = {};", lin(li, &ctr));
+            for (nm, it) in walked.iter().zip(crate::walk::iterators(&format!("g{g}_its"), l)) {
+                let _ = writeln!(o, "    wire signed [63:0] {nm} = {it};");
             }
             let _ = writeln!(o, "    wire g{g}_wcond = {} && {};", pred_v(&l.guard, &walked), pred_v(gen.cond, &walked));
             let fields = self.access_fields(o, g, &walked);
