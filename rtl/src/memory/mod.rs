@@ -534,6 +534,15 @@ fn winner(
             st.iter().flat_map(|&a| ld.iter().map(move |&b| (a, b))).map(|(a, b)| format!("(pick{a} && pick{b} && {})", f(a, b))).collect();
         v.join(" || ")
     };
+    // The pairs' comparisons, registered ([`order_compared`]): a store before a load, and (where
+    // loads wait for earlier bands' stores) a store's band not before a load's.
+    if pairwise {
+        for &a in &st {
+            for &b in &ld {
+                order_compared(o, &format!("before{a}_{b}"), (a, b), "<", "", false);
+            }
+        }
+    }
     let mut band_order = None;
     let (rule, after) = if fine {
         let ok: Vec<String> = ld.iter().map(|g| format!("(pick{g} && g{g}_src_ok)")).collect();
@@ -559,7 +568,14 @@ fn winner(
             b => {
                 let band = format!("[{}:{}]", ow - 1, ow - b * key_bits);
                 match pairwise {
-                    true => format!("({})", picked_pair(&|a, b| format!("g{a}_order{band} >= g{b}_order{band}"))),
+                    true => {
+                        for &a in &st {
+                            for &c in &ld {
+                                order_compared(o, &format!("band_ok{a}_{c}"), (a, c), ">=", &band, false);
+                            }
+                        }
+                        format!("({})", picked_pair(&|a, b| format!("band_ok{a}_{b}")))
+                    }
                     false => format!("{s}_order{band} >= {l}_order{band}"),
                 }
             }
@@ -573,7 +589,7 @@ fn winner(
         acc(&ld),
         acc(&st),
         match pairwise {
-            true => format!("(!{l}_alive || {})", picked_pair(&|a, b| format!("g{a}_order < g{b}_order"))),
+            true => format!("(!{l}_alive || {})", picked_pair(&|a, b| format!("before{a}_{b}"))),
             false => format!("(!{l}_alive || {s}_order < {l}_order)"),
         },
     );
@@ -584,6 +600,24 @@ fn winner(
         let _ = writeln!(o, "    wire win{g} = s_can && pick{g};");
     }
     band_order
+}
+
+/// `name`, a register: `g<a>_order<slice> op g<b>_order<slice>` on the orders that hold after
+/// this edge. What each order becomes if its head stays or is popped (`_kept`, `_popped`) is
+/// compared beside the pick, and the pops only choose among the answers; `one_pops`: the two
+/// are of one side, of which at most one pops at an edge.
+fn order_compared(o: &mut String, name: &str, (a, b): (usize, usize), op: &str, slice: &str, one_pops: bool) {
+    let cmp = |x: &str, y: &str| format!("g{a}_order_{x}{slice} {op} g{b}_order_{y}{slice}");
+    let when_a = match one_pops {
+        true => cmp("popped", "kept"),
+        false => format!("(g{b}_pop ? {} : {})", cmp("popped", "popped"), cmp("popped", "kept")),
+    };
+    let _ = writeln!(
+        o,
+        "    reg {name};\n    always @(posedge clk)\n        {name} <= g{a}_pop ? {when_a} : g{b}_pop ? {} : {};",
+        cmp("kept", "popped"),
+        cmp("kept", "kept")
+    );
 }
 
 /// The most generators a side compares pairwise ([`picks`]).
@@ -605,9 +639,10 @@ fn picks(o: &mut String, gs: &[usize], root: &str, ib: u32) {
         }
         return;
     }
+    // Each pair's comparison is a register ([`order_compared`]): the pick starts from flip-flops.
     for (i, &a) in gs.iter().enumerate() {
         for &b in &gs[i + 1..] {
-            let _ = writeln!(o, "    wire bf{a}_{b} = g{a}_order <= g{b}_order;");
+            order_compared(o, &format!("bf{a}_{b}"), (a, b), "<=", "", true);
         }
     }
     let (last, rest) = gs.split_last().expect("two generators or more");
