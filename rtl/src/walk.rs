@@ -45,6 +45,13 @@ pub fn counters(v: &str, l: &LoopNest) -> Vec<String> {
     (0..l.counters.len() as u32).map(|k| sext(v, w * k, w)).collect()
 }
 
+/// `done` as a register: `finished` (the walk is past its last point) and no point handed out,
+/// a cycle late (the users' liveness and picks then start from a flip-flop); never in the
+/// cycle after `start`.
+fn registered_done(finished: &str) -> String {
+    format!("reg done_q;\n    assign done = done_q;\n    always @(posedge clk) done_q <= !(rst || start) && {finished} && !valid;")
+}
+
 /// `values` (`w` bits each) packed, the first in the high bits; `w` bits of 0 where there are none.
 fn packed(values: &[String], w: u32) -> String {
     match values.is_empty() {
@@ -89,8 +96,9 @@ pub fn module(name: &str, l: &LoopNest) -> String {
         let consts: Vec<String> = l.iters.iter().rev().map(|li| lit_w(li.cst, ib)).collect();
         let _ = writeln!(
             o,
-            "    assign cs = {w}'d0;\n    assign its = {};\n    reg last;\n    assign done = last && !valid;",
-            packed(&consts, ib)
+            "    assign cs = {w}'d0;\n    assign its = {};\n    reg last;\n    {}",
+            packed(&consts, ib),
+            registered_done("last")
         );
         o.push_str(
             "    always @(posedge clk) begin\n        if (rst) begin\n            valid <= 1'b0;\n            last <= 1'b0;\n        end else if (start) begin\n            valid <= 1'b1;\n            last <= 1'b1;\n        end else if (valid && next) begin\n            valid <= 1'b0;\n        end\n    end\nendmodule\n\n",
@@ -344,9 +352,10 @@ impl Walker<'_> {
         let its: Vec<String> = self.l.iters.iter().rev().map(|li| linear_w(&li.coef, &names, li.cst, ib)).collect();
         let _ = writeln!(
             o,
-            "    reg cv, cdone;\n    wire adv = !valid || next;\n    reg [{}:0] cs_q;\n    reg [{}:0] its_q;\n    assign cs = cs_q;\n    assign its = its_q;\n    assign done = cdone && !valid;\n    always @(posedge clk) begin\n        if (rst || start) valid <= 1'b0;\n        else if (cv && adv) valid <= 1'b1;\n        else if (next) valid <= 1'b0;\n        if (cv && adv) begin\n            cs_q <= {{{}}};\n            its_q <= {};\n        end\n    end",
+            "    reg cv, cdone;\n    wire adv = !valid || next;\n    reg [{}:0] cs_q;\n    reg [{}:0] its_q;\n    assign cs = cs_q;\n    assign its = its_q;\n    {}\n    always @(posedge clk) begin\n        if (rst || start) valid <= 1'b0;\n        else if (cv && adv) valid <= 1'b1;\n        else if (next) valid <= 1'b0;\n        if (cv && adv) begin\n            cs_q <= {{{}}};\n            its_q <= {};\n        end\n    end",
             cs_bits(self.l) - 1,
             its_bits(self.l) - 1,
+            registered_done("cdone"),
             ctr.join(", "),
             packed(&its, ib),
         );
