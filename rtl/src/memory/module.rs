@@ -1028,6 +1028,21 @@ impl<'a> Plan<'a> {
     }
 
     /// The AXI write side, then the read side (which needs the write side's counters).
+    /// Whether the σ-next load's line extends the open burst (`bl_end`, its next line, within
+    /// 4 KiB): compared for each generator's head (and the read-ahead's line) from its
+    /// registers, the pick only choosing among the answers, so that the comparison is not
+    /// behind the pick's multiplexer of cells and addresses.
+    fn extends_burst(&self) -> String {
+        let (lb, size) = (self.cache.lane_bits, LINE_BYTES.trailing_zeros());
+        let line_bits = (self.xw + 1).saturating_sub(lb).max(1);
+        let at = |who: &str| format!("{who}_cell[{}:{lb}] == bl_end && {who}_addr[11:{size}] != {}'d0", lb + line_bits - 1, 12 - size);
+        let gens = any_of(self.side(true).iter().map(|g| format!("(pick{g} && {})", at(&format!("g{g}")))).collect(), "1'b0");
+        match self.read_ahead() {
+            true => format!("(ra_want ? ({}) : ({gens}))", at("ra")),
+            false => format!("({gens})"),
+        }
+    }
+
     fn sides(&self, o: &mut String, act: &mut Activity, staged: &[stage::Field]) {
         let &Plan { shape, local, ordered, fine, has_loads, has_stores, bk, vb, vw, size, ref landed, .. } = self;
         let bw = index_bits(BURST.max(READ_BURST) + 1);
@@ -1089,6 +1104,7 @@ impl<'a> Plan<'a> {
             // A lane's AR has neither size nor burst type: the lanes' port sets them.
             o.push_str(&render(ReadSide {
                 w: &w,
+                extends: self.extends_burst(),
                 wait_for_bands: has_stores && !fine,
                 len: len8("bl_beats"),
                 lane: shape.lane.is_some(),

@@ -45,6 +45,8 @@ pub(super) struct WriteSide<'a> {
 #[template(path = "memory/read_side.v", escape = "none")]
 pub(super) struct ReadSide<'a> {
     pub(super) w: &'a Widths,
+    /// Whether the σ-next load's line extends the open burst (`Plan::extends_burst`).
+    pub(super) extends: String,
     /// A load waits for the write responses of earlier bands (the array is also stored, and
     /// loads do not wait for their own sources).
     pub(super) wait_for_bands: bool,

@@ -16,7 +16,7 @@
     // register to empty rather than for that decision.
     wire ar_free = !ar_v;
 {% else %}    wire ar_free = !ar_v || (m_arvalid && m_arready);
-{% endif %}    wire ar_ext = bl_v && !bl_full && ld_line[«line_bits - 1»:0] == bl_end && ld_line_addr[11:0] != 12'd0;  // extends it, within 4 KiB
+{% endif %}    wire ar_ext = bl_v && !bl_full && «extends»;  // extends it, within 4 KiB
     assign ld_go = ld_want && {% if wait_for_bands %}w_old == 16'd0 && (w_out == 16'd0 || ld_same_band) && {% endif %}q_room && (hit || ar_ext || !bl_v || ar_free);
     wire ld_miss = ld_go && !hit;  // a load that reads DDR
     wire bl_close = bl_v && ar_free && !ld_miss && (bl_full || bl_idle == HOLD || all_done);
