@@ -19,8 +19,7 @@
 //! they serve (the consumer's or producer's nest) and merge them in σ order.
 
 use crate::verilog::{linear_w, lit_w, sext};
-use dpnc_dpn::loops::signed_bits;
-use dpnc_dpn::loops::{Counter, Lin, LoopNest};
+use dpnc_dpn::loops::{signed_bits, Counter, Lin, LoopNest};
 use std::fmt::Write;
 
 /// Bits of the walker's `cs` port: every counter, packed.
