@@ -837,9 +837,12 @@ impl<'a> Plan<'a> {
             let missed = || change("ld_go && !hit", "ld_idx", "1'b1");
             match filled::NextLine::new(o, cache, self.xw, &loads) {
                 None => {
-                    let _ = writeln!(o, "    assign ld_filled = filled[ld_idx];");
+                    // Each source's line bit from its own cell ([`Self::for_next_load`]).
+                    let (lb, ib) = (cache.lane_bits, cache.index_bits);
+                    let bit = |bits: &str| self.for_next_load(&|who| format!("{bits}[{who}_cell[{}:{lb}]]", lb + ib - 1));
+                    let _ = writeln!(o, "    assign ld_filled = {};", bit("filled"));
                     if fine {
-                        let _ = writeln!(o, "    assign ld_current = current[ld_idx];");
+                        let _ = writeln!(o, "    assign ld_current = {};", bit("current"));
                     }
                 }
                 Some(next) => {
@@ -1029,16 +1032,21 @@ impl<'a> Plan<'a> {
 
     /// The AXI write side, then the read side (which needs the write side's counters).
     /// Whether the σ-next load's line extends the open burst (`bl_end`, its next line, within
-    /// 4 KiB): compared for each generator's head (and the read-ahead's line) from its
-    /// registers, the pick only choosing among the answers, so that the comparison is not
-    /// behind the pick's multiplexer of cells and addresses.
+    /// 4 KiB), as [`Self::for_next_load`] works it out.
     fn extends_burst(&self) -> String {
         let (lb, size) = (self.cache.lane_bits, LINE_BYTES.trailing_zeros());
         let line_bits = (self.xw + 1).saturating_sub(lb).max(1);
-        let at = |who: &str| format!("{who}_cell[{}:{lb}] == bl_end && {who}_addr[11:{size}] != {}'d0", lb + line_bits - 1, 12 - size);
-        let gens = any_of(self.side(true).iter().map(|g| format!("(pick{g} && {})", at(&format!("g{g}")))).collect(), "1'b0");
+        self.for_next_load(&|who| format!("{who}_cell[{}:{lb}] == bl_end && {who}_addr[11:{size}] != {}'d0", lb + line_bits - 1, 12 - size))
+    }
+
+    /// `f` of the σ-next load, `f(who)` over the registers of its source `who` (a generator's
+    /// head `g<g>`, or the read-ahead `ra`): worked out for each source beside the pick, which
+    /// only chooses among the answers, so that `f` is not behind the pick's multiplexer of
+    /// cells and addresses.
+    fn for_next_load(&self, f: &dyn Fn(&str) -> String) -> String {
+        let gens = any_of(self.side(true).iter().map(|g| format!("(pick{g} && {})", f(&format!("g{g}")))).collect(), "1'b0");
         match self.read_ahead() {
-            true => format!("(ra_want ? ({}) : ({gens}))", at("ra")),
+            true => format!("(ra_want ? ({}) : ({gens}))", f("ra")),
             false => format!("({gens})"),
         }
     }
