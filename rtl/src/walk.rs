@@ -18,7 +18,7 @@
 //! Compute processes use it for their own iterations; memory processes run one per channel
 //! they serve (the consumer's or producer's nest) and merge them in σ order.
 
-use crate::verilog::{linear_w, lit_w, sext};
+use crate::verilog::{all_of, linear_w, lit_w, sext};
 use dpnc_dpn::loops::{signed_bits, Counter, Lin, LoopNest};
 use std::fmt::Write;
 
@@ -199,22 +199,13 @@ fn diff_bits(w: u32) -> u32 {
 
 /// `a <= b` for values of the counters' width `w`: `b - a`, one sum, is not negative (one
 /// carry chain from the registers, where comparing two sums puts a chain after each).
-/// `None` where the difference is a constant and the answer known.
+/// `None` where the difference is a constant that is not negative (the answer known true).
 fn le(a: &Form, b: &Form, w: u32) -> Option<String> {
     let d = b.minus(a);
     match (d.terms.is_empty(), d.cst >= 0) {
         (true, true) => None,
         (true, false) => Some("1'b0".into()),
         (false, _) => Some(format!("nonneg({})", d.value(diff_bits(w)))),
-    }
-}
-
-/// Every comparison of `all` (those known true left out), ANDed.
-fn all_of(all: impl Iterator<Item = Option<String>>) -> String {
-    let terms: Vec<String> = all.flatten().collect();
-    match terms.is_empty() {
-        true => "1'b1".into(),
-        false => terms.join(" && "),
     }
 }
 
@@ -228,10 +219,15 @@ fn extreme(forms: &[Form], greatest: bool, w: u32) -> String {
     let picks: Vec<String> = (0..forms.len())
         .filter(|&j| !forms[j].terms.is_empty() || forms[j].cst != 0)
         .map(|j| {
-            let wins = all_of((0..forms.len()).filter(|&i| i != j).map(|i| match greatest {
-                true => le(&forms[i], &forms[j], w),
-                false => le(&forms[j], &forms[i], w),
-            }));
+            let wins = all_of(
+                (0..forms.len())
+                    .filter(|&i| i != j)
+                    .filter_map(|i| match greatest {
+                        true => le(&forms[i], &forms[j], w),
+                        false => le(&forms[j], &forms[i], w),
+                    })
+                    .collect(),
+            );
             format!("({wins} ? {} : {})", forms[j].value(w), lit_w(0, w))
         })
         .collect();
@@ -265,7 +261,7 @@ impl Bounds {
     /// the bounds pairwise, rather than their maximum with their minimum, keeps one carry
     /// chain between the registers and the answer.
     fn nonempty(&self) -> String {
-        all_of(self.lower.iter().flat_map(|a| self.upper.iter().map(move |b| le(a, b, self.w))))
+        all_of(self.lower.iter().flat_map(|a| self.upper.iter().filter_map(move |b| le(a, b, self.w))).collect())
     }
 
     /// Whether `x` is within the bounds that a step `up` (or down) can pass; with the bounds
@@ -273,8 +269,8 @@ impl Bounds {
     /// (the step folded into the bounds' constants).
     fn holds(&self, x: &Form, up: bool) -> String {
         match up {
-            true => all_of(self.upper.iter().map(|b| le(x, b, self.w))),
-            false => all_of(self.lower.iter().map(|b| le(b, x, self.w))),
+            true => all_of(self.upper.iter().filter_map(|b| le(x, b, self.w)).collect()),
+            false => all_of(self.lower.iter().filter_map(|b| le(b, x, self.w)).collect()),
         }
     }
 }
@@ -319,8 +315,8 @@ impl Walker<'_> {
     /// Whether the innermost counter at `x` has not passed `lim` (a row's last value).
     fn before_limit(&self, x: &Form, lim: &str) -> String {
         match self.l.counters[self.d - 1].step > 0 {
-            true => all_of([le(x, &Form::var(lim), self.w)].into_iter()),
-            false => all_of([le(&Form::var(lim), x, self.w)].into_iter()),
+            true => all_of(le(x, &Form::var(lim), self.w).into_iter().collect()),
+            false => all_of(le(&Form::var(lim), x, self.w).into_iter().collect()),
         }
     }
 
