@@ -59,6 +59,9 @@ module dpn_fifo_ram #(
     wire rd_issue = (ram_cnt != {CW{1'b0}}) && {1'b0, ob_cnt} + {2'b0, rd_pending} < 3'd3;
     // The queue after the pop, then the fill appended: each place chosen by the pop last.
     wire [1:0] kept = ob_cnt - {1'b0, pop};
+    // The RAM's count moves by one either way: both sums from the register, the write and the
+    // read only choosing (a multiplexer would become one adder with the push inside it).
+    wire [CW-1:0] ram_cnt_up = ram_cnt + 1'b1, ram_cnt_down = ram_cnt - 1'b1;
 
     dpn_ram_dp #(.W(W), .DEPTH(DEPTH)) ram (
         .clk(clk), .we(to_ram), .waddr(wptr), .wdata(in_data), .raddr(rptr), .rdata(ram_q)
@@ -89,8 +92,7 @@ module dpn_fifo_ram #(
         end else begin
             if (to_ram) wptr <= (wptr == LAST) ? {AW{1'b0}} : wptr + 1'b1;
             if (rd_issue) rptr <= (rptr == LAST) ? {AW{1'b0}} : rptr + 1'b1;
-            if (to_ram && !rd_issue) ram_cnt <= ram_cnt + 1'b1;
-            else if (rd_issue && !to_ram) ram_cnt <= ram_cnt - 1'b1;
+            if (to_ram != rd_issue) ram_cnt <= (ram_cnt_up & {CW{to_ram}}) | (ram_cnt_down & {CW{rd_issue}});
             rd_pending <= rd_issue;
             ob_cnt <= kept + {1'b0, fill};
             ob_any <= fill || kept != 2'd0;

@@ -104,13 +104,15 @@ module dpn_scratchpad #(
         end
     endgenerate
 
+    // Both sums from the register, the write and the free only choosing (as gates: a
+    // multiplexer would become one adder after them).
+    wire [CW-1:0] count_up = count + 1'b1, count_down = count - 1'b1;
     always @(posedge clk) begin
         if (rst) begin
             count <= {CW{1'b0}};
             peak <= {CW{1'b0}};
         end else begin
-            if (wr && !free) count <= count + 1'b1;
-            else if (free && !wr) count <= count - 1'b1;
+            if (wr != free) count <= (count_up & {CW{wr}}) | (count_down & {CW{free}});
             if (wr && !free && count == peak) peak <= peak + 1'b1;
         end
     end
