@@ -61,19 +61,32 @@ impl PlaceRows {
         let lo = bits.saturating_sub(ROW_CHOICE_BITS);
         let hi = bits - lo;
         row_array(o, &format!("{name}_rows"), valid, cells, lo, hi);
+        Self::registered(o, name, lo, places, &|p| format!("{name}_rows[{}[{}:{lo}]]", p.cell, bits - 1))
+    }
+
+    /// One bit per place, `value(place)` (a Verilog expression over the place's cell) registered
+    /// at each edge, and the registered choice: where a bit is looked up in the cycle before the
+    /// edge, with that edge's changes applied as it is registered.
+    pub fn bits(o: &mut String, name: &str, places: &[Place], value: &dyn Fn(&Place) -> String) -> PlaceRows {
+        Self::registered(o, name, 0, places, value)
+    }
+
+    /// Each place's row of 2^`lo` bits, `row(place)`, registered; the places' conditions
+    /// registered beside them; and the row of the first place whose condition held.
+    fn registered(o: &mut String, name: &str, lo: u32, places: &[Place], row: &dyn Fn(&Place) -> String) -> PlaceRows {
         assert!(places.len() >= 2, "a register that takes its cell from one place needs no choice");
         let regs: Vec<String> = (0..places.len()).map(|k| format!("{name}_r{k}")).collect();
         let from = places.len() - 1;
         let _ = writeln!(o, "    reg [{}:0] {};\n    reg [{}:0] {name}_from;", (1usize << lo) - 1, regs.join(", "), from - 1);
         o.push_str("    always @(posedge clk) begin\n");
         for (r, p) in regs.iter().zip(places) {
-            let _ = writeln!(o, "        {r} <= {name}_rows[{}[{}:{lo}]];", p.cell, bits - 1);
+            let _ = writeln!(o, "        {r} <= {};", row(p));
         }
         let conds: Vec<&str> = places[..from].iter().rev().map(|p| p.when.as_str()).collect();
         let _ = writeln!(o, "        {name}_from <= {{{}}};\n    end", conds.join(", "));
         // The first place whose condition held.
-        let row = (0..from).rev().fold(format!("{name}_r{from}"), |rest, k| format!("{name}_from[{k}] ? {name}_r{k} : {rest}"));
-        let _ = writeln!(o, "    wire [{}:0] {name}_row = {row};", (1usize << lo) - 1);
+        let chosen = (0..from).rev().fold(format!("{name}_r{from}"), |rest, k| format!("{name}_from[{k}] ? {name}_r{k} : {rest}"));
+        let _ = writeln!(o, "    wire [{}:0] {name}_row = {chosen};", (1usize << lo) - 1);
         PlaceRows { name: name.to_string(), lo }
     }
 

@@ -1,15 +1,17 @@
 //! The load cache's bits of the σ-next load's line: whether it is filled, and (where stores
-//! are tracked) whether it is current. Where the cache has more lines than one cycle's lookup
-//! chooses among ([`DIRECT_LOOKUP_BITS`]), looked up directly each would be most of a cycle
-//! before the hit, and the hit decides the issue, the burst and the queue's push. The σ-next
-//! load's cell is its generator's head's (or the read-ahead's), a register worked out for the
-//! head after each edge ([`super::module::for_head`]), so each lookup takes two cycles
-//! ([`PlaceRows`]): each generator's rows are registered for the places its head may take its
-//! cell from (itself, the entry after it, the point pushed), the read-ahead's for its own
-//! (itself, the next line, the line after a generator's load), and the bit is chosen from them
-//! after the registers, with the last edge's changes applied. The store stage's `sa` has the
-//! same for the line of the store it holds (itself, or the head of the store generator it
-//! picks), which `text::Fresh` reads as the store enters `sb`.
+//! are tracked) whether it is current. The hit decides the issue, the burst, the queue's push
+//! and the generators' pops, so the bits are not looked up at the picked cell in the cycle that
+//! uses them. The σ-next load's cell is its generator's head's (or the read-ahead's), a
+//! register worked out for the head after each edge ([`super::module::for_head`]), so its bit
+//! is registered at that edge for each place the head may take its cell from (itself, the
+//! entry after it, the point pushed; the read-ahead's: itself, the next line, the line after a
+//! generator's load), and after the registers the source's place and the pick choose among
+//! them. Where the cache has at most [`DIRECT_LOOKUP_BITS`] of index, each place's bit is
+//! looked up before the edge with that edge's changes applied; on larger caches each place's
+//! row is registered ([`PlaceRows`]) and the bit is chosen from it after the register, with the
+//! last edge's changes applied. The store stage's `sa` has the latter for the line of the store
+//! it holds (itself, or the head of the store generator it picks), which `text::Fresh` reads as
+//! the store enters `sb`; on smaller caches `sa` looks its bits up directly.
 
 use super::Cache;
 use crate::rows::{Place, PlaceRows, DIRECT_LOOKUP_BITS};
@@ -50,12 +52,9 @@ struct Source {
 impl NextLine {
     /// The places of the load generators `loads` (each with the lines a miss of its fetches
     /// ahead, its cell `xw` bits) and of the read-ahead where one has it. Written after `hit`,
-    /// which the read-ahead's places read. `None` where a lookup takes one cycle.
-    pub fn new(o: &mut String, cache: &Cache, xw: u32, loads: &[(usize, u32)]) -> Option<NextLine> {
+    /// which the read-ahead's places read.
+    pub fn new(o: &mut String, cache: &Cache, xw: u32, loads: &[(usize, u32)]) -> NextLine {
         let (lines, ib, lb) = (cache.lines, cache.index_bits, cache.lane_bits);
-        if ib <= DIRECT_LOOKUP_BITS {
-            return None;
-        }
         let idx = |cell: &str| index_of(cell, xw, lb, ib);
         // Each place's index wire; a wire's high bits go unread where no read-ahead adds to it.
         let index = |o: &mut String, name: &str, value: String| {
@@ -105,7 +104,7 @@ impl NextLine {
             }
             sources.push(Source { name: "ra".into(), chosen: "ra_want".into(), places, index: "ra_fi".into() });
         }
-        Some(NextLine { lines, index_bits: ib, sources, whose: "ld" })
+        NextLine { lines, index_bits: ib, sources, whose: "ld" }
     }
 
     /// The places of the store in `sa`: itself where it takes none, else the head of the store
@@ -132,9 +131,13 @@ impl NextLine {
 
     /// `<whose>_<bits>`, the bit of `bits` (a vector over the lines) at its line, as it is
     /// after the last edge: `changes` (first first) and `reset` (when all bits became a value,
-    /// taking precedence) are that edge's, registered here.
+    /// taking precedence) are that edge's.
     pub fn bit(&self, o: &mut String, bits: &str, changes: &[Change], reset: (&str, &str)) {
         let (ib, whose) = (self.index_bits, self.whose);
+        if ib <= DIRECT_LOOKUP_BITS {
+            self.bit_looked_up(o, bits, changes, reset);
+            return;
+        }
         let _ = writeln!(o, "    // {bits} of each source's line, in rows registered for each place it may take its cell from.");
         let mut by_source = Vec::new();
         for s in &self.sources {
@@ -162,12 +165,40 @@ impl NextLine {
             reset.0, reset.1
         );
     }
+
+    /// [`Self::bit`] where a bit is looked up in one cycle: each place's bit is looked up
+    /// before the edge and registered as the edge leaves it, its changes and reset applied.
+    fn bit_looked_up(&self, o: &mut String, bits: &str, changes: &[Change], reset: (&str, &str)) {
+        let _ = writeln!(
+            o,
+            "    // {bits} of each source's line, registered for each place it may take its cell from, as this edge leaves it."
+        );
+        let after_edge = |p: &Place| {
+            let changed = changes
+                .iter()
+                .rev()
+                .fold(format!("{bits}[{}]", p.cell), |rest, ch| format!("{} && {} == {} ? {} : {rest}", ch.when, ch.at, p.cell, ch.value));
+            format!("{} ? {} : {changed}", reset.0, reset.1)
+        };
+        let mut by_source = Vec::new();
+        for s in &self.sources {
+            let rows = PlaceRows::bits(o, &format!("{}_{bits}", s.name), &s.places, &after_edge);
+            by_source.push((s.chosen.clone(), rows.bit(&s.index)));
+        }
+        // The read-ahead goes first where it is due.
+        by_source.reverse();
+        let _ = writeln!(o, "    assign {}_{bits} = {};", self.whose, super::module::select(by_source, "1'b0"));
+    }
 }
 
-/// A line's index from a cell of `xw` bits (`lb` lane bits below it, `ib` index bits).
+/// A line's index from a cell of `xw` bits (`lb` lane bits below it, `ib` index bits): zero
+/// where the cell never leaves the first line.
 fn index_of(cell: &str, xw: u32, lb: u32, ib: u32) -> String {
-    match xw >= lb + ib {
-        true => format!("{cell}[{}:{lb}]", lb + ib - 1),
-        false => format!("{{{}'d0, {cell}[{}:{lb}]}}", lb + ib - xw, xw - 1),
+    if xw >= lb + ib {
+        format!("{cell}[{}:{lb}]", lb + ib - 1)
+    } else if xw > lb {
+        format!("{{{}'d0, {cell}[{}:{lb}]}}", lb + ib - xw, xw - 1)
+    } else {
+        format!("{ib}'d0")
     }
 }

@@ -532,10 +532,26 @@ impl<'a> Plan<'a> {
             let _ = writeln!(o, "    wire [{}:0] g{g}_key = {};", klen as u32 * key_bits - 1, self.key_of(g, &format!("g{g}_k"), &all));
         }
         // A band key entry that varies is the σ key's entry of the same place (`sync::band_key`;
-        // one that is not has a field of its own, `access_fields`).
+        // one that is not has a field of its own, `access_fields`). Where the pick compares the
+        // entry, it is read from the order register, which holds the head's key while there is
+        // a head: the band comparisons after it do not wait for the queue's LUT-RAM read.
         for (k, kk) in dpn.schedules[gens[g].stmt].band.iter().enumerate().take(bk) {
             if constant(kk).is_none() && sigma.get(k) == Some(kk) {
-                let _ = writeln!(o, "    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] g{g}_band{k} = {};\n    // verilator lint_on UNUSEDSIGNAL", sext(&format!("g{g}_k{k}"), 0, key_bits));
+                let entry = match self.live.iter().position(|&l| l == k) {
+                    Some(p) => {
+                        let hi = (self.live.len() - p) as u32 * key_bits - 1;
+                        let _ = writeln!(
+                            o,
+                            "    wire [{}:0] g{g}_ok{k} = {{~g{g}_order[{hi}], g{g}_order[{}:{}]}};  // g{g}_k{k}, while there is a head",
+                            key_bits - 1,
+                            hi - 1,
+                            hi + 1 - key_bits
+                        );
+                        format!("g{g}_ok{k}")
+                    }
+                    None => format!("g{g}_k{k}"),
+                };
+                let _ = writeln!(o, "    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] g{g}_band{k} = {};\n    // verilator lint_on UNUSEDSIGNAL", sext(&entry, 0, key_bits));
             }
         }
     }
@@ -733,6 +749,20 @@ impl<'a> Plan<'a> {
         }
     }
 
+    /// Generator g's band key entry k: a constant, or the head's key entry.
+    fn band_of(&self, g: usize, k: usize) -> String {
+        let band = &self.dpn.schedules[self.gens[g].stmt].band;
+        band.get(k).map_or(Some(0), constant).map_or_else(|| format!("g{g}_band{k}"), lit)
+    }
+
+    /// Whether the σ-next load belongs to the last store's band (`w_band<k>`): compared for
+    /// each generator's head beside the pick, which only chooses among the answers (compared
+    /// after it, the pick's multiplexer of keys read from the queues comes first).
+    fn load_in_store_band(&self) -> String {
+        let same = |g: usize| format!("({})", all_of((0..self.bk).map(|k| format!("{} == w_band{k}", self.band_of(g, k))).collect()));
+        by_pick(self.side(true).into_iter().map(|g| (g, same(g))), "1'b0")
+    }
+
     /// The bands of the σ-next load and store; those of the store that vary, the store stage's
     /// fields.
     fn band_keys(&self, o: &mut String) -> Vec<stage::Field> {
@@ -746,8 +776,7 @@ impl<'a> Plan<'a> {
         for (side, load) in [("ld", true), ("st", false)] {
             for k in 0..bk {
                 let fixed = |g: usize| dpn.schedules[gens[g].stmt].band.get(k).map_or(Some(0), constant);
-                let per_gen: Vec<(usize, String)> =
-                    self.side(load).into_iter().map(|g| (g, fixed(g).map_or_else(|| format!("g{g}_band{k}"), lit))).collect();
+                let per_gen: Vec<(usize, String)> = self.side(load).into_iter().map(|g| (g, self.band_of(g, k))).collect();
                 // The same for every generator (a constant, or one generator's): no multiplexer.
                 let e = match per_gen.first() {
                     Some((_, first)) if per_gen.iter().all(|(_, x)| x == first) => first.clone(),
@@ -757,6 +786,10 @@ impl<'a> Plan<'a> {
                 if !load && self.side(load).into_iter().any(|g| fixed(g).is_none()) {
                     staged.push(stage::Field::new(format!("band{k}"), 64, true));
                     let _ = writeln!(o, "    wire signed [63:0] sp_band{k} = {e};");
+                } else if load {
+                    // Read by the cache's band stamps where it has them (the store band's
+                    // comparison is made per generator, `load_in_store_band`).
+                    let _ = writeln!(o, "    // verilator lint_off UNUSEDSIGNAL\n    wire signed [63:0] ld_band{k} = {e};\n    // verilator lint_on UNUSEDSIGNAL");
                 } else {
                     let _ = writeln!(o, "    wire signed [63:0] {side}_band{k} = {e};");
                 }
@@ -781,7 +814,7 @@ impl<'a> Plan<'a> {
                     lines: cache.lines,
                     ib: cache.index_bits,
                     miss_nos: miss.declare(),
-                    fill_miss_no: miss.read("fill_idx"),
+                    fill_miss_no: miss.read("h_idx"),
                     miss_at_fetch: miss.write("ld_idx", "misses"),
                     sa_tag_match: if cache.tag_bits > 0 { format!(" && {} == sa_tag", cache.tags().read("sa_idx")) } else { String::new() },
                     sa_filled: if two_cycles { "sa_filled".into() } else { "filled[sa_idx]".into() },
@@ -835,23 +868,11 @@ impl<'a> Plan<'a> {
             let loads: Vec<(usize, u32)> = self.side(true).into_iter().map(|g| (g, self.ahead[g])).collect();
             let change = |when: &str, at: &str, value: &str| filled::Change { when: when.into(), at: at.into(), value: value.into() };
             let missed = || change("ld_go && !hit", "ld_idx", "1'b1");
-            match filled::NextLine::new(o, cache, self.xw, &loads) {
-                None => {
-                    // Each source's line bit from its own cell ([`Self::for_next_load`]).
-                    let (lb, ib) = (cache.lane_bits, cache.index_bits);
-                    let bit = |bits: &str| self.for_next_load(&|who| format!("{bits}[{who}_cell[{}:{lb}]]", lb + ib - 1));
-                    let _ = writeln!(o, "    assign ld_filled = {};", bit("filled"));
-                    if fine {
-                        let _ = writeln!(o, "    assign ld_current = {};", bit("current"));
-                    }
-                }
-                Some(next) => {
-                    next.bit(o, "filled", &[missed()], ("start", "1'b0"));
-                    if fine {
-                        let stored = change("st_go && !st_here", "st_idx", "1'b0");
-                        next.bit(o, "current", &[stored, change("ld_go && !hit", "ld_idx", "fetch_current")], ("rst || start", "1'b1"));
-                    }
-                }
+            let next = filled::NextLine::new(o, cache, self.xw, &loads);
+            next.bit(o, "filled", &[missed()], ("start", "1'b0"));
+            if fine {
+                let stored = change("st_go && !st_here", "st_idx", "1'b0");
+                next.bit(o, "current", &[stored, change("ld_go && !hit", "ld_idx", "fetch_current")], ("rst || start", "1'b1"));
             }
             // The store's line bits as it enters sb (`text::Fresh`): a miss sets filled and
             // awaiting, the fill of an entry's last miss clears awaiting.
@@ -1079,7 +1100,7 @@ impl<'a> Plan<'a> {
         let w = Widths { bw, hw, lb: LINE_BYTES, size, wc };
         if !local && has_stores {
             if ordered {
-                let same = all_of((0..bk).map(|k| format!("ld_band{k} == w_band{k}")).collect());
+                let same = self.load_in_store_band();
                 let bands = (0..bk).map(|k| format!("w_band{k}")).collect::<Vec<_>>().join(", ");
                 o.push_str(&render(Order { fine, bands, ld_same: same }));
             }

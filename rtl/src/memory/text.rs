@@ -124,7 +124,7 @@ pub(super) struct Fresh {
     pub(super) lines: usize,
     pub(super) ib: u32,
     /// The table per line (`Table`) of the number of its last miss: its declaration, its entry
-    /// at the last fill's `fill_idx`, and the statement that writes it at a fetch.
+    /// at the queue head's `h_idx`, and the statement that writes it at a fetch.
     pub(super) miss_nos: String,
     pub(super) fill_miss_no: String,
     pub(super) miss_at_fetch: String,

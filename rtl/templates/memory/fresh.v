@@ -46,18 +46,21 @@
     end
     // Each entry's bits are written where its index matches (a decoder; a write at a variable
     // index is a shift that Yosys leaves as a carry chain).
-    // The fill of its entry's last miss, found a cycle after the fill from its registered entry
-    // and number (not from the queue head's entry, read through the queue): `awaiting` clears
-    // a cycle late, so a store in that cycle leaves the line and a later load reads DDR.
-    reg fill_r;
+    // The fill of its entry's last miss, known a cycle after the fill: `awaiting` clears a
+    // cycle late, so a store in that cycle leaves the line and a later load reads DDR. The
+    // head's entry is a register, so the entry's last miss number is looked up and compared
+    // with the fill's at the fill's edge (`fill_match`), each cycle whether or not the head
+    // is filled; a miss to the same entry at that edge makes the fill not its last
+    // (`fill_over`), since numbers of misses waiting for fills never wrap onto each other.
+    reg fill_r, fill_match, fill_over;
     reg [«ib - 1»:0] fill_idx;
-    reg [15:0] fill_no;
     always @(posedge clk) begin
         fill_r <= !(rst || start) && fire && h_miss;
         fill_idx <= h_idx;
-        fill_no <= fills;
+        fill_match <= «fill_miss_no» == fills;
+        fill_over <= ld_go && !hit && ld_idx == h_idx;
     end
-    wire fill_last = fill_r && «fill_miss_no» == fill_no;
+    wire fill_last = fill_r && fill_match && !fill_over;
     integer fi;
     always @(posedge clk) begin
         if (rst || start) begin
