@@ -519,14 +519,12 @@ impl<'a> Plan<'a> {
             return;
         }
         let sigma = &dpn.schedules[gens[g].stmt].sigma;
-        // The point stage's p after an edge that takes one: its key is registered as it enters.
-        let _ = writeln!(o, "    wire [{}:0] g{g}_pt = g{g}_pv1 ? g{g}_p1 : g{g}_pin;", fields.iter().map(|f| f.width).sum::<u32>() - 1);
-        unpack(o, &format!("g{g}_pt"), fields, &format!("g{g}_pt_"));
+        let p = self.key_of(g, &format!("g{g}_p_k"), &self.live);
         let _ = writeln!(
             o,
-            "    reg g{g}_seen;\n    // The key of the point at the queue's door, or of the last point walked while none waits\n    // (`pv ? key(p) : the last p`), as a register: the pick's comparisons start one\n    // multiplexer from flip-flops.\n    reg [{k}:0] g{g}_pushed;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_pv) g{g}_seen <= 1'b1;\n        if (!(rst || start) && g{g}_take && (g{g}_pv1 || g{g}_next)) g{g}_pushed <= {};\n    end\n    wire g{g}_known = g{g}_acc || g{g}_seen;\n    // The order the pick compares (the head's key, or the last point walked while the queue is\n    // empty) as a register, worked out for the head after each edge (a head that stays keeps\n    // it): the pick starts at flip-flops, not at the queue's read and this choice. What it\n    // becomes if the head stays and if it is popped are wires of their own, which the\n    // registered pairwise comparisons of the pick read (`picks`).\n    reg [{k}:0] g{g}_order;\n    wire [{k}:0] g{g}_order_kept = g{g}_fq[0] ? g{g}_order : g{g}_pushed;\n    wire [{k}:0] g{g}_order_popped = g{g}_fq[1] ? {} : g{g}_pushed;\n    always @(posedge clk)\n        g{g}_order <= g{g}_pop ? g{g}_order_popped : g{g}_order_kept;",
-            self.key_of(g, &format!("g{g}_pt_k"), &self.live),
+            "    reg g{g}_seen;\n    reg [{k}:0] g{g}_walked;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_pv) begin\n            g{g}_seen <= 1'b1;\n            g{g}_walked <= {p};\n        end\n    end\n    wire g{g}_known = g{g}_acc || g{g}_seen;\n    // The order the pick compares (the head's key, or the last point walked while the queue is\n    // empty) as a register, worked out for the head after each edge (a head that stays keeps\n    // it): the pick starts at flip-flops, not at the queue's read and this choice. What it\n    // becomes if the head stays and if it is popped are wires of their own, which the\n    // registered pairwise comparisons of the pick read (`picks`).\n    reg [{k}:0] g{g}_order;\n    wire [{k}:0] g{g}_order_kept = g{g}_fq[0] ? g{g}_order : {pushed};\n    wire [{k}:0] g{g}_order_popped = g{g}_fq[1] ? {} : {pushed};\n    always @(posedge clk)\n        g{g}_order <= g{g}_pop ? g{g}_order_popped : g{g}_order_kept;",
             self.key_of(g, &format!("g{g}_n_k"), &self.live),
+            pushed = format!("g{g}_pv ? {p} : g{g}_walked"),
             k = self.live.len().max(1) as u32 * key_bits - 1
         );
         if !gens[g].load && self.keyed {
