@@ -620,8 +620,9 @@ fn order_compared(o: &mut String, name: &str, (a, b): (usize, usize), op: &str, 
     );
 }
 
-/// The most generators a side compares pairwise ([`picks`]).
-const PAIRWISE: usize = 4;
+/// The most generators a side compares pairwise ([`picks`]): eight are 28 registered comparisons
+/// and a pick of two LUT levels (BiCG SMALL at par 16 has eight generators in a lane).
+const PAIRWISE: usize = 8;
 
 /// `pick<g>` for each generator of `gs`: the alive one first in σ (`g<g>_order`), the lower
 /// index on a tie, as the tree of [`winner`] (root `root`, indices of `ib` bits) picks it (the
