@@ -139,14 +139,7 @@ impl NextLine {
             return;
         }
         let _ = writeln!(o, "    // {bits} of each source's line, in rows registered for each place it may take its cell from.");
-        let mut by_source = Vec::new();
-        for s in &self.sources {
-            let rows = PlaceRows::new(o, &format!("{}_{bits}", s.name), bits, self.lines, ib, &s.places);
-            by_source.push((s.chosen.clone(), rows.bit(&s.index)));
-        }
-        // The read-ahead goes first where it is due.
-        by_source.reverse();
-        let mut value = super::module::select(by_source, "1'b0");
+        let mut value = self.chosen(&mut |s| PlaceRows::new(o, &format!("{}_{bits}", s.name), bits, self.lines, ib, &s.places));
         let c = format!("{whose}_{bits}_c");
         for (k, ch) in changes.iter().enumerate().rev() {
             let _ = writeln!(
@@ -180,14 +173,16 @@ impl NextLine {
                 .fold(format!("{bits}[{}]", p.cell), |rest, ch| format!("{} && {} == {} ? {} : {rest}", ch.when, ch.at, p.cell, ch.value));
             format!("{} ? {} : {changed}", reset.0, reset.1)
         };
-        let mut by_source = Vec::new();
-        for s in &self.sources {
-            let rows = PlaceRows::bits(o, &format!("{}_{bits}", s.name), &s.places, &after_edge);
-            by_source.push((s.chosen.clone(), rows.bit(&s.index)));
-        }
+        let value = self.chosen(&mut |s| PlaceRows::bits(o, &format!("{}_{bits}", s.name), &s.places, &after_edge));
+        let _ = writeln!(o, "    assign {}_{bits} = {value};", self.whose);
+    }
+
+    /// The bit of the source the pick chose, each source's registered by `rows`.
+    fn chosen(&self, rows: &mut dyn FnMut(&Source) -> PlaceRows) -> String {
+        let mut by_source: Vec<(String, String)> = self.sources.iter().map(|s| (s.chosen.clone(), rows(s).bit(&s.index))).collect();
         // The read-ahead goes first where it is due.
         by_source.reverse();
-        let _ = writeln!(o, "    assign {}_{bits} = {};", self.whose, super::module::select(by_source, "1'b0"));
+        super::module::select(by_source, "1'b0")
     }
 }
 

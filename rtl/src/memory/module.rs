@@ -749,10 +749,14 @@ impl<'a> Plan<'a> {
         }
     }
 
+    /// Generator g's band key entry k where it is the same at every point.
+    fn band_constant(&self, g: usize, k: usize) -> Option<i64> {
+        self.dpn.schedules[self.gens[g].stmt].band.get(k).map_or(Some(0), constant)
+    }
+
     /// Generator g's band key entry k: a constant, or the head's key entry.
     fn band_of(&self, g: usize, k: usize) -> String {
-        let band = &self.dpn.schedules[self.gens[g].stmt].band;
-        band.get(k).map_or(Some(0), constant).map_or_else(|| format!("g{g}_band{k}"), lit)
+        self.band_constant(g, k).map_or_else(|| format!("g{g}_band{k}"), lit)
     }
 
     /// Whether the σ-next load belongs to the last store's band (`w_band<k>`): compared for
@@ -766,7 +770,7 @@ impl<'a> Plan<'a> {
     /// The bands of the σ-next load and store; those of the store that vary, the store stage's
     /// fields.
     fn band_keys(&self, o: &mut String) -> Vec<stage::Field> {
-        let &Plan { dpn, gens, ordered, bk, .. } = self;
+        let &Plan { ordered, bk, .. } = self;
         // The band of the σ-next load and store (nest and every tile coordinate but the last): the
         // cache's validity, which stores a load must wait for, and which stores share a burst.
         let mut staged = Vec::new();
@@ -775,7 +779,6 @@ impl<'a> Plan<'a> {
         }
         for (side, load) in [("ld", true), ("st", false)] {
             for k in 0..bk {
-                let fixed = |g: usize| dpn.schedules[gens[g].stmt].band.get(k).map_or(Some(0), constant);
                 let per_gen: Vec<(usize, String)> = self.side(load).into_iter().map(|g| (g, self.band_of(g, k))).collect();
                 // The same for every generator (a constant, or one generator's): no multiplexer.
                 let e = match per_gen.first() {
@@ -783,7 +786,7 @@ impl<'a> Plan<'a> {
                     _ => by_pick(per_gen, "64'sd0"),
                 };
                 // A band that varies is the stage's store's (`sb`), not the generators' next.
-                if !load && self.side(load).into_iter().any(|g| fixed(g).is_none()) {
+                if !load && self.side(load).into_iter().any(|g| self.band_constant(g, k).is_none()) {
                     staged.push(stage::Field::new(format!("band{k}"), 64, true));
                     let _ = writeln!(o, "    wire signed [63:0] sp_band{k} = {e};");
                 } else if load {
