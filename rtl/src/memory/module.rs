@@ -24,6 +24,10 @@ struct Plan<'a> {
     local: bool,
     /// Loads and stores of DDR: their order matters (`winner`, `war`).
     ordered: bool,
+    /// The σ-next store goes through the store stage ([`stage`]) before it issues: where the
+    /// order matters, and where the pick chooses among several generators (its multiplexer of
+    /// their addresses would otherwise come before the write side's line comparisons).
+    staged: bool,
     /// DDR loads go through a line cache (`hit`).
     cached: bool,
     /// Loads wait for the stores of their cells only ([`Order`]), not for whole bands.
@@ -112,15 +116,15 @@ pub(super) fn module(
         unused: Vec::new(),
     };
     plan.header(&mut o);
-    if plan.ordered {
+    if plan.staged {
         stage::forward(&mut o);
     }
     plan.generators(&mut o, walkers)?;
     let mut staged = plan.pick(&mut o);
     staged.extend(plan.band_keys(&mut o));
-    if plan.ordered {
+    if plan.staged {
         let band_order = staged.iter().any(|f| f.name == "band_order");
-        stage::stage(&mut o, &staged, band_order, plan.size);
+        stage::stage(&mut o, &staged, band_order, plan.ordered, plan.size);
     }
     let fan_out = plan.fan_out(&mut o);
     plan.issue(&mut o);
@@ -143,6 +147,7 @@ impl<'a> Plan<'a> {
         let has_loads = gens.iter().any(|g| g.load);
         let has_stores = gens.iter().any(|g| !g.load);
         let ordered = !local && has_loads && has_stores;
+        let staged = ordered || (!local && has_stores && gens.len() > 1);
         let cached = !local && has_loads;
         // A value every vector lane reads may lie inside a stored vector, whose key is its first
         // cell's: its loads wait for whole bands of stores.
@@ -195,6 +200,7 @@ impl<'a> Plan<'a> {
             v,
             local,
             ordered,
+            staged,
             cached,
             fine,
             stamped,
@@ -422,7 +428,7 @@ impl<'a> Plan<'a> {
             (true, true) => "ld_take",
             (true, false) => "ld_go",
             // With the store stage, a store leaves its generator into the stage.
-            (false, _) if self.ordered => "sa_take",
+            (false, _) if self.staged => "sa_take",
             (false, _) => "st_go",
         };
         let a = AHEAD.trailing_zeros();
@@ -579,14 +585,16 @@ impl<'a> Plan<'a> {
     /// one to issue (`ld_want`, `st_want`), their addresses and cells. With the store stage
     /// (`ordered`), the store's are `sp_<name>`, the values that enter it: returned as its fields.
     fn pick(&self, o: &mut String) -> Vec<stage::Field> {
-        let &Plan { local, ordered, cached, fine, keyed, n, klen, bk, size, xw, key_bits, .. } = self;
-        let band_order = winner(o, &self.store_of(), klen, &self.live, key_bits, bk, fine, keyed, ordered);
+        let &Plan { local, ordered, staged: has_stage, cached, fine, keyed, n, klen, bk, size, xw, key_bits, .. } = self;
+        let band_order = winner(o, &self.store_of(), klen, &self.live, key_bits, bk, fine, keyed, has_stage);
         let mut done: Vec<String> = (0..n).map(|g| format!("g{g}_done")).collect();
         let mut staged = Vec::new();
-        if ordered {
+        if has_stage {
             done.push("!sa_v && !sb_v".into());
             staged.push(stage::Field::new("addr", 64, false));
-            staged.push(stage::Field::new("cell_full", 64, true));
+            if ordered {
+                staged.push(stage::Field::new("cell_full", 64, true));
+            }
             staged.extend(self.side(false).into_iter().map(|g| stage::Field::new(format!("pick{g}"), 1, false)));
             if keyed {
                 staged.push(stage::Field::new("key", klen as u32 * key_bits, false));
@@ -602,7 +610,7 @@ impl<'a> Plan<'a> {
                 continue;
             }
             // The stage's values come from the pick as `sp_<name>`.
-            let (side, staged_side) = if !load && ordered { ("sp", true) } else { (side, false) };
+            let (side, staged_side) = if !load && has_stage { ("sp", true) } else { (side, false) };
             // With read-ahead, the load side issues a read-ahead's line instead while one is due.
             let ahead = load && self.read_ahead();
             let mux = |what: &str, zero: &str| {
@@ -701,10 +709,10 @@ impl<'a> Plan<'a> {
 
     /// The σ-next store's value, the issue, and a temporary's memory.
     fn issue(&self, o: &mut String) {
-        let &Plan { local, ordered, has_loads, has_stores, len, ew, vw, xw, .. } = self;
+        let &Plan { local, staged, has_loads, has_stores, len, ew, vw, xw, .. } = self;
         // Stores: the σ-next store's value, popped when it issues (from the stage's `sb`).
         let stores: Vec<(usize, usize)> = self.store_of().iter().enumerate().filter_map(|(g, c)| c.map(|c| (g, c))).collect();
-        let pick = |g: usize| if ordered { format!("st_pick{g}") } else { format!("pick{g}") };
+        let pick = |g: usize| if staged { format!("st_pick{g}") } else { format!("pick{g}") };
         if has_stores {
             // Each store channel's values wait in two places here, so that the channel's FIFO
             // sees a ready that is a register and the pick's decision ends in this module.
@@ -1076,7 +1084,7 @@ impl<'a> Plan<'a> {
     }
 
     fn sides(&self, o: &mut String, act: &mut Activity, staged: &[stage::Field]) {
-        let &Plan { shape, local, ordered, fine, has_loads, has_stores, bk, vb, vw, size, ref landed, .. } = self;
+        let &Plan { shape, local, ordered, staged: has_stage, fine, has_loads, has_stores, bk, vb, vw, size, ref landed, .. } = self;
         let bw = index_bits(BURST.max(READ_BURST) + 1);
         let hw = index_bits(HOLD + 1);
         if !local && (has_loads || has_stores) {
@@ -1110,6 +1118,7 @@ impl<'a> Plan<'a> {
             o.push_str(&render(WriteSide {
                 w: &w,
                 ordered,
+                staged: has_stage,
                 fine,
                 landed: LANDED,
                 wbuf: WBUF,
@@ -1118,9 +1127,12 @@ impl<'a> Plan<'a> {
                 eb: vb,
                 len: len8("wb_beats"),
             }));
-            if ordered {
+            if has_stage {
+                // Only where the order matters is a store's band compared.
                 let bands: Vec<usize> = staged.iter().filter_map(|f| f.name.strip_prefix("band")?.parse().ok()).collect();
-                stage::last(o, &bands, size);
+                stage::last(o, ordered.then_some(&bands[..]), size);
+            }
+            if ordered {
                 let sets: Vec<String> = (0..bk).map(|k| format!("w_band{k} <= st_band{k};")).collect();
                 o.push_str(&render(OrderUpdate { fine, sets: sets.join(" ") }));
             }

@@ -1,8 +1,10 @@
-//! The store stage of a memory module whose array is both loaded and stored (`ordered`): the
-//! σ-next store leaves its generator into `sa`, where its cell is compared with every queued
-//! load, then moves into `sb`, from which it issues. The comparison (a load of its cell still
-//! queued: write after read) ends in a register, so a store's issue starts at flip-flops
-//! rather than behind the pick, a multiplexer of the generators' cells and a comparison with
+//! The store stage of a memory module whose array is both loaded and stored (`ordered`), or
+//! whose stores come from several generators: the σ-next store leaves its generator into
+//! `sa`, where its line is compared with the last store's (and, where the array is also
+//! loaded, its cell with every queued load), then moves into `sb`, from which it issues. The
+//! comparisons (the same or the next line as the open burst; a load of its cell still queued:
+//! write after read) end in registers, so a store's issue starts at flip-flops rather than
+//! behind the pick, a multiplexer of the generators' addresses and cells and a comparison with
 //! every queue entry; a store a cycle moves through both places.
 //!
 //! Why the comparison may be made in `sa` and not again: a store is taken when it precedes
@@ -36,9 +38,10 @@ pub(super) fn forward(o: &mut String) {
 
 /// The stage's places with `fields`, the moves between them, and the `st_<name>` wires;
 /// with `band_order` (a field), the check that no store in it belongs to a band before the
-/// σ-next load's (`stage_ok`, declared by the pick). The store's line address (lines of 2^`size` bytes) is worked out from `st_addr` after the
-/// stage.
-pub(super) fn stage(o: &mut String, fields: &[Field], band_order: bool, size: u32) {
+/// σ-next load's (`stage_ok`, declared by the pick). The store's line address (lines of
+/// 2^`size` bytes) is worked out from `st_addr` after the stage. Where the array is also
+/// loaded (`ordered`), the stage compares the store's band too.
+pub(super) fn stage(o: &mut String, fields: &[Field], band_order: bool, ordered: bool, size: u32) {
     let decl = |f: &Field| format!("{}[{}:0]", if f.signed { "signed " } else { "" }, f.width - 1);
     o.push_str("    // The store stage: sa's store moves on when sb is empty or its store goes.\n    wire sa_move = sa_v && (!sb_v || st_go);\n    assign sa_take = sp_want && (!sa_v || sa_move);\n");
     for f in fields {
@@ -59,7 +62,12 @@ pub(super) fn stage(o: &mut String, fields: &[Field], band_order: bool, size: u3
     }
     o.push_str("    // verilator lint_on UNUSEDSIGNAL\n");
     let _ = writeln!(o, "    wire [63:0] st_line_addr = {{st_addr[63:{size}], {size}'d0}};");
-    o.push_str("    // sb's store against the store issued before it (its held line, the line after that, its\n    // band), worked out as it enters sb (`last`).\n    reg sb_is_last, sb_is_end, sb_same_band;\n    reg [63:0] sb_end;\n");
+    let _ = writeln!(
+        o,
+        "    // sb's store against the store issued before it (its held line, the line after that{}),\n    // worked out as it enters sb (`last`).\n    reg sb_is_last, sb_is_end{};\n    reg [63:0] sb_end;",
+        if ordered { ", its band" } else { "" },
+        if ordered { ", sb_same_band" } else { "" }
+    );
     if band_order {
         o.push_str("    assign stage_ok = (!sa_v || sa_band_order >= l_band_order) && (!sb_v || sb_band_order >= l_band_order);\n");
     }
@@ -113,9 +121,10 @@ pub(super) fn write_after_read(o: &mut String, same: &dyn Fn(&str) -> String, st
 /// issued before it: sb's, if that goes at this edge, else the last one issued (`wb_last`,
 /// `wb_end`, `w_band<k>`), which only a store's issue changes while the open burst is open.
 /// `bands`: the band entries the stage carries (the others are the same constant for every
-/// store); lines of 2^`size` bytes.
-pub(super) fn last(o: &mut String, bands: &[usize], size: u32) {
-    let same = |other: &dyn Fn(usize) -> String, reduced: bool| -> String {
+/// store), where the order matters (`sb_same_band` is not made otherwise); lines of 2^`size`
+/// bytes.
+pub(super) fn last(o: &mut String, bands: Option<&[usize]>, size: u32) {
+    let same = |bands: &[usize], other: &dyn Fn(usize) -> String, reduced: bool| -> String {
         let v: Vec<String> = (bands.iter())
             .map(|&k| if reduced { format!("~|(sa_band{k} ^ {})", other(k)) } else { format!("sa_band{k} == {}", other(k)) })
             .collect();
@@ -127,9 +136,12 @@ pub(super) fn last(o: &mut String, bands: &[usize], size: u32) {
     };
     let _ = writeln!(
         o,
-        "    wire [63:0] sa_line_addr = {{sa_addr[63:{size}], {size}'d0}};\n    // Each pair of comparisons is written in two forms, so that Yosys does not merge them into\n    // one behind a multiplexer on st_go (which comes late); sb_is_end also says the line does\n    // not start a 4 KiB page (a burst does not cross one).\n    always @(posedge clk) if (sa_move) begin\n        sb_is_last <= st_go ? sa_line_addr == st_line_addr : ~|(sa_line_addr ^ wb_last);\n        sb_is_end <= (st_go ? sa_line_addr == sb_end : ~|(sa_line_addr ^ wb_end)) && sa_line_addr[11:0] != 12'd0;\n        sb_same_band <= st_go ? {} : {};\n        sb_end <= sa_line_addr + 64'd{};\n    end",
-        same(&|k| format!("sb_band{k}"), false),
-        same(&|k| format!("w_band{k}"), true),
+        "    wire [63:0] sa_line_addr = {{sa_addr[63:{size}], {size}'d0}};\n    // Each pair of comparisons is written in two forms, so that Yosys does not merge them into\n    // one behind a multiplexer on st_go (which comes late); sb_is_end also says the line does\n    // not start a 4 KiB page (a burst does not cross one).\n    always @(posedge clk) if (sa_move) begin\n        sb_is_last <= st_go ? sa_line_addr == st_line_addr : ~|(sa_line_addr ^ wb_last);\n        sb_is_end <= (st_go ? sa_line_addr == sb_end : ~|(sa_line_addr ^ wb_end)) && sa_line_addr[11:0] != 12'd0;{}\n        sb_end <= sa_line_addr + 64'd{};\n    end",
+        bands.map_or(String::new(), |b| format!(
+            "\n        sb_same_band <= st_go ? {} : {};",
+            same(b, &|k| format!("sb_band{k}"), false),
+            same(b, &|k| format!("w_band{k}"), true)
+        )),
         1u64 << size
     );
 }

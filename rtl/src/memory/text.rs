@@ -26,6 +26,8 @@ pub(super) struct WriteSide<'a> {
     pub(super) w: &'a Widths,
     /// Loads and stores of the array are ordered (it is both loaded and stored).
     pub(super) ordered: bool,
+    /// The σ-next store issues from the store stage's `sb` (`stage::last` compared its line).
+    pub(super) staged: bool,
     /// Loads wait for their own sources: at most `landed` bursts await B.
     pub(super) fine: bool,
     pub(super) landed: usize,

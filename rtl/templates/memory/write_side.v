@@ -21,10 +21,10 @@
     assign m_awvalid = aw_v;
     wire aw_free = !aw_v || (m_awvalid && m_awready);
     reg wf_room;  // wf_count != its size, as a register
-{% if ordered %}    // The store stage compared sb's line with the last store's as it entered sb (`sb_is_last`,
+{% if staged %}    // The store stage compared sb's line with the last store's as it entered sb (`sb_is_last`,
     // `sb_is_end`): that store is the one the open burst holds last.
-    wire aw_same = wb_v && sb_is_last && st_same_band;  // merges into the held beat
-    wire aw_ext = wb_v && !wb_full && sb_is_end && st_same_band;  // a beat more, within 4 KiB
+    wire aw_same = wb_v && sb_is_last{% if ordered %} && st_same_band{% endif %};  // merges into the held beat
+    wire aw_ext = wb_v && !wb_full && sb_is_end{% if ordered %} && st_same_band{% endif %};  // a beat more, within 4 KiB
 {% else %}    wire aw_same = wb_v && st_line_addr == wb_last;  // merges into the held beat
     wire aw_ext = wb_v && !wb_full && st_line_addr == wb_end && st_line_addr[11:0] != 12'd0;  // a beat more, within 4 KiB
 {% endif %}    assign st_go = st_want && pop_ok{% if ordered %} && !war{% endif %} && wf_room && (aw_same || aw_ext || !wb_v || aw_free){% if fine %} && (aw_same || aw_ext || w_room){% endif %};
