@@ -5,6 +5,7 @@
 //! cache, the issue queue, the AXI read and write sides, and the control.
 
 use super::filled;
+use super::pick;
 use super::sources::{self, LANDED};
 use super::stage;
 use super::text::{Fresh, Landed, Order, OrderUpdate, ReadSide, Sources, SourcesUpdate, Widths, WriteSide};
@@ -586,7 +587,11 @@ impl<'a> Plan<'a> {
     /// (`ordered`), the store's are `sp_<name>`, the values that enter it: returned as its fields.
     fn pick(&self, o: &mut String) -> Vec<stage::Field> {
         let &Plan { local, ordered, staged: has_stage, cached, fine, keyed, n, klen, bk, size, xw, key_bits, .. } = self;
-        let band_order = winner(o, &self.store_of(), klen, &self.live, key_bits, bk, fine, keyed, has_stage);
+        let &Plan { dpn, gens, after_ports, .. } = self;
+        let fixed =
+            gens.iter().map(|g| g.key(dpn, after_ports)).map(|key| self.live.iter().map(|&k| constant(&key[k])).collect()).collect();
+        let orders = pick::Orders { live: self.live.clone(), key_bits, fixed };
+        let band_order = pick::winner(o, &self.store_of(), klen, &orders, bk, fine, keyed, has_stage);
         let mut done: Vec<String> = (0..n).map(|g| format!("g{g}_done")).collect();
         let mut staged = Vec::new();
         if has_stage {
