@@ -499,24 +499,33 @@ impl<'a> Plan<'a> {
         // not at the queue's read. A head that stays keeps the register's value.
         let registered = |f: &Field| f.name == "addr" || f.name == "cell_q";
         unpack(o, &format!("g{g}_head"), &queued, &format!("g{g}_h_"));
-        // The entry after the head, for the order and the registered fields after a pop.
-        let _ = writeln!(o, "    wire [{}:0] g{g}_head1 = g{g}_f[g{g}_fh1];", width - 1);
-        unpack(o, &format!("g{g}_head1"), &queued, &format!("g{g}_n_"));
-        for f in &queued {
-            let decl = if f.width == 1 { String::new() } else { format!("[{}:0] ", f.width - 1) };
-            if registered(f) {
-                let _ = writeln!(
-                    o,
-                    "    reg {decl}g{g}_{n};\n    always @(posedge clk)\n        g{g}_{n} <= {};",
-                    for_head(g, &format!("g{g}_{}", f.name), &format!("g{g}_n_{}", f.name), &format!("g{g}_q_{}", f.name)),
-                    n = f.name
-                );
-            } else {
-                let _ = writeln!(
-                    o,
-                    "    // verilator lint_off UNUSEDSIGNAL\n    wire {decl}g{g}_{n} = g{g}_h_{n};\n    // verilator lint_on UNUSEDSIGNAL",
-                    n = f.name
-                );
+        // The entry after the head (`n`), for the head's fields after a pop, and the entry after
+        // that (`n2`), for the next entry's registered fields and order after a pop: the
+        // registered fields of the next entry are registers too (meaningful while there is
+        // one), so that what a pop makes the head's starts at flip-flops, not at a LUT-RAM read.
+        let _ = writeln!(
+            o,
+            "    reg [{}:0] g{g}_fh2;  // fh + 2\n    always @(posedge clk)\n        if (rst || start) g{g}_fh2 <= {a}'d2;\n        else if (g{g}_pop) g{g}_fh2 <= g{g}_fh2 + {a}'d1;\n    wire [{w}:0] g{g}_head1 = g{g}_f[g{g}_fh1];\n    wire [{w}:0] g{g}_head2 = g{g}_f[g{g}_fh2];\n    // verilator lint_off UNUSEDSIGNAL",
+            a - 1,
+            w = width - 1
+        );
+        unpack(o, &format!("g{g}_head1"), &queued, &format!("g{g}_n1_"));
+        unpack(o, &format!("g{g}_head2"), &queued, &format!("g{g}_n2_"));
+        o.push_str("    // verilator lint_on UNUSEDSIGNAL\n");
+        // The next entry's fields (`g<g>_n_<name>`), then the head's (`g<g>_<name>`): registers
+        // where `registered`, else the queue's reads (`n1`, `h`).
+        let next = |n: &str| next_entry(g, &format!("g{g}_n_{n}"), &format!("g{g}_n2_{n}"), &format!("g{g}_q_{n}"));
+        let head = |n: &str| for_head(g, &format!("g{g}_{n}"), &format!("g{g}_n_{n}"), &format!("g{g}_q_{n}"));
+        for (place, read, value) in [("n_", "n1_", &next as &dyn Fn(&str) -> String), ("", "h_", &head)] {
+            for f in &queued {
+                let decl = if f.width == 1 { String::new() } else { format!("[{}:0] ", f.width - 1) };
+                let n = &f.name;
+                if registered(f) {
+                    let _ =
+                        writeln!(o, "    reg {decl}g{g}_{place}{n};\n    always @(posedge clk)\n        g{g}_{place}{n} <= {};", value(n));
+                } else {
+                    let _ = writeln!(o, "    // verilator lint_off UNUSEDSIGNAL\n    wire {decl}g{g}_{place}{n} = g{g}_{read}{n};\n    // verilator lint_on UNUSEDSIGNAL");
+                }
             }
         }
         if local || ordered || (gens[g].load && self.cached) {
@@ -529,8 +538,8 @@ impl<'a> Plan<'a> {
         let p = self.key_of(g, &format!("g{g}_p_k"), &self.live);
         let _ = writeln!(
             o,
-            "    reg g{g}_seen;\n    reg [{k}:0] g{g}_walked;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_pv) begin\n            g{g}_seen <= 1'b1;\n            g{g}_walked <= {p};\n        end\n    end\n    wire g{g}_known = g{g}_acc || g{g}_seen;\n    // The order the pick compares (the head's key, or the last point walked while the queue is\n    // empty) as a register, worked out for the head after each edge (a head that stays keeps\n    // it): the pick starts at flip-flops, not at the queue's read and this choice. What it\n    // becomes if the head stays and if it is popped are wires of their own, which the\n    // registered pairwise comparisons of the pick read (`picks`).\n    reg [{k}:0] g{g}_order;\n    wire [{k}:0] g{g}_order_kept = g{g}_fq[0] ? g{g}_order : {pushed};\n    wire [{k}:0] g{g}_order_popped = g{g}_fq[1] ? {} : {pushed};\n    always @(posedge clk)\n        g{g}_order <= g{g}_pop ? g{g}_order_popped : g{g}_order_kept;",
-            self.key_of(g, &format!("g{g}_n_k"), &self.live),
+            "    reg g{g}_seen;\n    reg [{k}:0] g{g}_walked;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_pv) begin\n            g{g}_seen <= 1'b1;\n            g{g}_walked <= {p};\n        end\n    end\n    wire g{g}_known = g{g}_acc || g{g}_seen;\n    // The order the pick compares (the head's key, or the last point walked while the queue is\n    // empty) as a register, worked out for the head after each edge (a head that stays keeps\n    // it): the pick starts at flip-flops, not at the queue's read and this choice. What it\n    // becomes if the head stays and if it is popped are wires of their own, which the\n    // registered pairwise comparisons of the pick read (`picks`). The next entry's order is a\n    // register too (`order1`, meaningful while there is one), so that what a pop makes the\n    // order starts at flip-flops rather than at the queue's read.\n    reg [{k}:0] g{g}_order, g{g}_order1;\n    wire [{k}:0] g{g}_order_kept = g{g}_fq[0] ? g{g}_order : {pushed};\n    wire [{k}:0] g{g}_order_popped = g{g}_fq[1] ? g{g}_order1 : {pushed};\n    always @(posedge clk) begin\n        g{g}_order <= g{g}_pop ? g{g}_order_popped : g{g}_order_kept;\n        g{g}_order1 <= {};\n    end",
+            next_entry(g, &format!("g{g}_order1"), &self.key_of(g, &format!("g{g}_n2_k"), &self.live), &p),
             pushed = format!("g{g}_pv ? {p} : g{g}_walked"),
             k = self.live.len().max(1) as u32 * key_bits - 1
         );
@@ -1250,6 +1259,13 @@ fn render(t: impl Template) -> String {
 /// after it, on a pop) or `pushed`'s (the queue empties, or was empty).
 pub(super) fn for_head(g: usize, head: &str, next: &str, pushed: &str) -> String {
     format!("g{g}_stays ? {head} : g{g}_moves ? {next} : {pushed}")
+}
+
+/// The value for generator `g`'s entry after the head after this edge, of a register worked
+/// out for it (meaningful while there is one): `next`'s (it stays), `after`'s (the entry after
+/// it, on a pop) or `pushed`'s (the point pushed becomes it).
+fn next_entry(g: usize, next: &str, after: &str, pushed: &str) -> String {
+    format!("g{g}_pop ? (g{g}_fq[2] ? {after} : {pushed}) : g{g}_fq[1] ? {next} : {pushed}")
 }
 
 /// [`for_head`] chosen by gates, for values of `width` bits: where the three are sums or
