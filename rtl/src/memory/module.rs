@@ -593,10 +593,11 @@ impl<'a> Plan<'a> {
 
     /// The σ-next load and the σ-next store: their generators (`win<g>`), whether each side has
     /// one to issue (`ld_want`, `st_want`), their addresses and cells. With the store stage
-    /// (`ordered`), the store's are `sp_<name>`, the values that enter it: returned as its fields.
+    /// (`staged`), the store's are `sp_<name>`, the values that enter it: returned as its fields.
     fn pick(&self, o: &mut String) -> Vec<stage::Field> {
-        let &Plan { local, ordered, staged: has_stage, cached, fine, keyed, n, klen, bk, size, xw, key_bits, .. } = self;
-        let &Plan { dpn, gens, after_ports, .. } = self;
+        let &Plan {
+            dpn, gens, after_ports, local, ordered, staged: has_stage, cached, fine, keyed, n, klen, bk, size, xw, key_bits, ..
+        } = self;
         let fixed =
             gens.iter().map(|g| g.key(dpn, after_ports)).map(|key| self.live.iter().map(|&k| constant(&key[k])).collect()).collect();
         let orders = pick::Orders { live: self.live.clone(), key_bits, fixed };
