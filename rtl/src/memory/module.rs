@@ -69,6 +69,9 @@ struct Plan<'a> {
     landed: Landed,
     /// Per generator, the lines a miss of its may fetch ahead ([`ahead`]); 0 for a store.
     ahead: Vec<u32>,
+    /// Per generator, its σ key with its port (a load) or the place after every port (a
+    /// store): what `key_of` writes and the pick compares.
+    keys: Vec<Vec<Key>>,
     /// The σ key entries (with the port or place) that the pick compares: not the same
     /// constant in every generator's key, nor in every generator's the same function as an
     /// earlier entry.
@@ -193,6 +196,7 @@ impl<'a> Plan<'a> {
         };
         let live = (0..klen).filter(|&k| !same_constant(k) && !repeats(k)).collect();
         Ok(Plan {
+            keys,
             live,
             p,
             dpn,
@@ -576,8 +580,8 @@ impl<'a> Plan<'a> {
     /// the places `entries`, as the pick compares it: each entry in `key_bits` with its sign bit
     /// flipped so that keys compare as unsigned numbers; the entries that vary are `<var><k>`.
     fn key_of(&self, g: usize, var: &str, entries: &[usize]) -> String {
-        let &Plan { dpn, gens, key_bits, after_ports, .. } = self;
-        let all = gens[g].key(dpn, after_ports);
+        let &Plan { ref keys, key_bits, .. } = self;
+        let all = &keys[g];
         let (w, bias) = (key_bits - 1, 1i128 << (key_bits - 1));
         let parts: Vec<String> = (entries.iter())
             .map(|&k| match constant(&all[k]) {
@@ -595,11 +599,8 @@ impl<'a> Plan<'a> {
     /// one to issue (`ld_want`, `st_want`), their addresses and cells. With the store stage
     /// (`staged`), the store's are `sp_<name>`, the values that enter it: returned as its fields.
     fn pick(&self, o: &mut String) -> Vec<stage::Field> {
-        let &Plan {
-            dpn, gens, after_ports, local, ordered, staged: has_stage, cached, fine, keyed, n, klen, bk, size, xw, key_bits, ..
-        } = self;
-        let fixed =
-            gens.iter().map(|g| g.key(dpn, after_ports)).map(|key| self.live.iter().map(|&k| constant(&key[k])).collect()).collect();
+        let &Plan { ref keys, local, ordered, staged: has_stage, cached, fine, keyed, n, klen, bk, size, xw, key_bits, .. } = self;
+        let fixed = keys.iter().map(|key| self.live.iter().map(|&k| constant(&key[k])).collect()).collect();
         let orders = pick::Orders { live: self.live.clone(), key_bits, fixed };
         let band_order = pick::winner(o, &self.store_of(), klen, &orders, bk, fine, keyed, has_stage);
         let mut done: Vec<String> = (0..n).map(|g| format!("g{g}_done")).collect();
