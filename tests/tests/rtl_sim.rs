@@ -152,6 +152,9 @@ fn verilog_designs_simulate_bit_exact() {
             Job::new(kernel("gemm.c"), "float", &[8], &[1], Layout::Auto).with_defines(GEMM_WIDE_C),
             // C's rows whole lines: its lanes load and store their own rows (`dpn_write_lanes`).
             Job::new(kernel("gemm.c"), "double", &[4], &[2, 2], Layout::Auto).with_defines(GEMM_ROWS_IN_LINES),
+            // Nine sub-bands whose rows of C share lines: lanes of C by the cells they store (see
+            // `a_pick_over_eight_generators_is_split_into_lanes`).
+            Job::new(kernel("gemm.c"), "float", &[6], &[3, 3], Layout::Auto),
             // A's scratchpad over 256 cells: its valid bits looked up in two cycles, a row ahead.
             Job::new(kernel("bicg.c"), "double", &[32], &[2], Layout::Auto).with_defines(BICG_WIDE_A),
             // Sub-bands interleaved along time: a ring of sub-bands passing rows on.
@@ -466,6 +469,26 @@ const GEMM_WIDE_C: &[(&str, &str)] = &[("NI", "64"), ("NJ", "72"), ("NK", "4")];
 /// BiCG in one band whose A is 24 × 20: the scratchpad that carries A from S2 to S3 has more
 /// than 256 cells, so S3's ready stage looks their valid bits up in two cycles (`prow`).
 const BICG_WIDE_A: &[(&str, &str)] = &[("N", "24"), ("M", "20")];
+
+/// GEMM at 3×3 sub-bands, whose rows of C (14 floats) straddle lines: every sub-band shares a
+/// line with another, so by lines all 18 generators of C would be one module, its pick over
+/// nine loads and nine stores a tournament. Sub-bands that share no cell get lanes of their own,
+/// at most eight generators a side in each (the pick compares pairwise, from registers).
+/// `verilog_designs_simulate_bit_exact` runs this design.
+#[test]
+fn a_pick_over_eight_generators_is_split_into_lanes() {
+    let c = Case::new(&kernel("gemm.c"), "float", &[6], &[3, 3]).unwrap();
+    let text = design_files(&c);
+    let lanes: Vec<&String> = (0..).map_while(|k| text.get(&format!("m_C_lane{k}.v"))).collect();
+    assert!(lanes.len() >= 2, "C is one module");
+    let mut sides = Vec::new();
+    for lane in &lanes {
+        let side = |what: &str| lane.lines().filter(|l| l.contains("// Generator") && l.contains(what)).count();
+        sides.push((side("loads for"), side("stores from")));
+    }
+    assert_eq!(sides.iter().map(|s| s.0 + s.1).sum::<usize>(), 18, "every generator in one lane: {sides:?}");
+    assert!(sides.iter().all(|&(l, s)| l <= 8 && s <= 8), "a side over eight: {sides:?}");
+}
 
 /// A load cache of 512 lines keeps its lines in block RAM, read a cycle ahead, and its tables
 /// read in the cycle they are addressed in two banks of 256 LUT-RAM entries (Yosys 0.23 maps no

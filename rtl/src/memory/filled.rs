@@ -139,9 +139,8 @@ impl NextLine {
             return;
         }
         let _ = writeln!(o, "    // {bits} of each source's line, in rows registered for each place it may take its cell from.");
-        let mut value = self.chosen(&mut |s| PlaceRows::new(o, &format!("{}_{bits}", s.name), bits, self.lines, ib, &s.places));
         let c = format!("{whose}_{bits}_c");
-        for (k, ch) in changes.iter().enumerate().rev() {
+        for (k, ch) in changes.iter().enumerate() {
             let _ = writeln!(
                 o,
                 "    reg {c}{k}, {c}{k}_v;\n    reg [{}:0] {c}{k}_at;\n    always @(posedge clk) begin\n        {c}{k} <= {};\n        {c}{k}_at <= {};\n        {c}{k}_v <= {};\n    end",
@@ -150,8 +149,17 @@ impl NextLine {
                 ch.at,
                 ch.value
             );
-            value = format!("{c}{k} && {c}{k}_at == {whose}_idx ? {c}{k}_v : {value}");
         }
+        // The last edge's changes, the first first, applied to each source's line (its index a
+        // register) before the pick chooses: not compared with the chosen line's index, which
+        // comes after the pick's multiplexer of cells.
+        let changed = |index: &str, row: String| {
+            (0..changes.len()).rev().fold(row, |rest, k| format!("{c}{k} && {c}{k}_at == {index} ? {c}{k}_v : {rest}"))
+        };
+        let value = self.chosen(&mut |s| {
+            let row = PlaceRows::new(o, &format!("{}_{bits}", s.name), bits, self.lines, ib, &s.places).bit(&s.index);
+            changed(&s.index, row)
+        });
         let _ = writeln!(
             o,
             "    reg {whose}_{bits}_reset;\n    always @(posedge clk) {whose}_{bits}_reset <= {};\n    assign {whose}_{bits} = {whose}_{bits}_reset ? {} : {value};",
@@ -173,16 +181,30 @@ impl NextLine {
                 .fold(format!("{bits}[{}]", p.cell), |rest, ch| format!("{} && {} == {} ? {} : {rest}", ch.when, ch.at, p.cell, ch.value));
             format!("{} ? {} : {changed}", reset.0, reset.1)
         };
-        let value = self.chosen(&mut |s| PlaceRows::bits(o, &format!("{}_{bits}", s.name), &s.places, &after_edge));
+        let value = self.chosen(&mut |s| PlaceRows::bits(o, &format!("{}_{bits}", s.name), &s.places, &after_edge).bit(&s.index));
         let _ = writeln!(o, "    assign {}_{bits} = {value};", self.whose);
     }
 
-    /// The bit of the source the pick chose, each source's registered by `rows`.
-    fn chosen(&self, rows: &mut dyn FnMut(&Source) -> PlaceRows) -> String {
-        let mut by_source: Vec<(String, String)> = self.sources.iter().map(|s| (s.chosen.clone(), rows(s).bit(&s.index))).collect();
-        // The read-ahead goes first where it is due.
-        by_source.reverse();
-        super::module::select(by_source, "1'b0")
+    /// The bit of the source the pick chose, each source's `bit`: the read-ahead's where it is
+    /// due, else the picked generator's, as gates (the picks are exclusive, each a few
+    /// registers' function, so the bits meet in one OR rather than a chain of choices).
+    fn chosen(&self, bit: &mut dyn FnMut(&Source) -> String) -> String {
+        let mut picked = Vec::new();
+        let mut ahead = None;
+        for s in &self.sources {
+            let b = bit(s);
+            let b = if b.contains('?') { format!("({b})") } else { b };
+            match s.name.as_str() {
+                "ra" => ahead = Some(format!("{} ? {b} :", s.chosen)),
+                _ if self.sources.len() == 1 => picked.push(b),
+                _ => picked.push(format!("({} && {b})", s.chosen)),
+            }
+        }
+        let picked = if picked.len() > 1 { format!("({})", picked.join(" || ")) } else { picked.join("") };
+        match ahead {
+            Some(a) => format!("{a} {picked}"),
+            None => picked,
+        }
     }
 }
 

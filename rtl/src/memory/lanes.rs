@@ -14,8 +14,13 @@
 //! stores in one lane, whose module orders them as a single module would: generators that
 //! touch a common line, one of them storing into it, share a lane. A line, not just a cell:
 //! lanes that shared lines would each fetch them and each write them in part (GEMM's C at
-//! `--par 4,4`, whose sub-bands take every fourth column, gets a lane per four rows).
+//! `--par 4,4`, whose sub-bands take every fourth column, gets a lane per four rows). Where
+//! lines would join so many generators that a side of the pick has more than
+//! [`PAIRWISE`] (rows that straddle lines join every sub-band), only a common cell makes
+//! generators share a lane, and sub-bands that share lines fill lanes up to that many: a lane
+//! writes its cells of a line with their byte strobes, and reads none of another lane's.
 
+use super::pick::PAIRWISE;
 use super::{idle_write_side, Gen, AXI_DATA_BITS, AXI_PORTS, LINE_BYTES, READ_BUFFER};
 use crate::process::{port_decls, ChannelPort, STAT_WIRES};
 use dpnc_dpn::footprint;
@@ -95,13 +100,14 @@ impl Groups {
 }
 
 /// The lanes of a memory process of array `var` with generators `gens` and stream ports
-/// `all`: none (one module) unless every load port is fed by a
+/// `all`, accesses of `simd` cells: none (one module) unless every load port is fed by a
 /// fan-out and the generators form at least two groups. Generators whose fan-outs meet share a
-/// lane, and so do generators that touch a common line where one of them stores into it; loads
+/// lane, and so do generators that touch a common line (a common cell, past [`PAIRWISE`] a
+/// side) where one of them stores into it; loads
 /// without a fan-out (their channel's values all come from other generators) walk in a lane of
 /// their own, so that they hold back no other lane, where the array is only read (otherwise
 /// there are no lanes); past [`MAX_LANES`], groups share lanes in turn.
-pub fn partition(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], all: &[ChannelPort]) -> Vec<Lane> {
+pub fn partition(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], all: &[ChannelPort], simd: u32) -> Vec<Lane> {
     let stores = gens.iter().any(|g| !g.load);
     if gens.len() < 2 || (stores && gens.iter().any(|g| g.load && dpn.channels[g.c].fanout.is_empty())) {
         return Vec::new();
@@ -124,8 +130,23 @@ pub fn partition(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], all: &[Channe
     if all.iter().any(|p| !feeder.contains_key(&p.c)) {
         return Vec::new();
     }
-    if stores && !share_stored_lines(p, dpn, var, gens, &mut groups) {
-        return Vec::new();
+    if stores {
+        let by_channels = groups.clone();
+        let per_line = LINE_BYTES / (crate::verilog::bits(p.vars[var].ty) / 8) as usize;
+        if !share_stored_lines(p, dpn, var, gens, &mut groups, per_line) {
+            return Vec::new();
+        }
+        // Lines shared at the edges of the sub-bands (rows that do not end on a line) can join
+        // them all: then only what shares a cell must share a lane, and the rest share lanes as
+        // long as each side of a lane's pick stays pairwise. A vector's cells are one access, so
+        // with vector lanes, lines decide.
+        if simd == 1 && widest_side(gens, &mut groups) > PAIRWISE {
+            let mut cells = by_channels;
+            if share_stored_lines(p, dpn, var, gens, &mut cells, 1) {
+                join_within(gens, &mut cells, &mut groups);
+                groups = cells;
+            }
+        }
     }
     // Groups in order of their first generator; the idle generators last, together.
     let mut found: Vec<Lane> = Vec::new();
@@ -167,16 +188,42 @@ pub fn partition(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], all: &[Channe
     lanes
 }
 
-/// Joins in `groups` the generators that touch a common line where one of them stores into it;
-/// false where the array is too large for the table of its lines or an access cannot be placed.
+/// The most generators of one side (loads or stores) in one group.
+fn widest_side(gens: &[Gen], groups: &mut Groups) -> usize {
+    let mut count: BTreeMap<(usize, bool), usize> = BTreeMap::new();
+    for (g, gen) in gens.iter().enumerate() {
+        *count.entry((groups.root(g), gen.load)).or_default() += 1;
+    }
+    count.into_values().max().unwrap_or(0)
+}
+
+/// Joins groups of `cells` whose generators share a group of `lines`, in the generators'
+/// order, as long as no group gets more than [`PAIRWISE`] generators on a side: neighbouring
+/// sub-bands, which share the most lines, come first.
+fn join_within(gens: &[Gen], cells: &mut Groups, lines: &mut Groups) {
+    for g in 0..gens.len() {
+        for h in 0..g {
+            if lines.root(g) != lines.root(h) || cells.root(g) == cells.root(h) {
+                continue;
+            }
+            let mut joined = cells.clone();
+            joined.join(g, h);
+            if widest_side(gens, &mut joined) <= PAIRWISE {
+                *cells = joined;
+            }
+        }
+    }
+}
+
+/// Joins in `groups` the generators that touch a common line of `per_line` cells where one of
+/// them stores into it; false where the array is too large for the table of its lines or an access cannot be placed.
 /// A walk over every generator's accesses finds them where it costs less than isl's sets and
 /// questions would ([`SET_POINTS`], [`PAIR_POINTS`]). Otherwise isl decides which lines meet
 /// on the channels' relations ([`footprint`]), [`Unit`] against unit: `groups` already joins
 /// the loads whose fan-outs meet, so the cells a group of loads brings in are the cells its
 /// channels read, whichever of its generators loads each one. Where isl fails, the walk
 /// decides all the same.
-fn share_stored_lines(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], groups: &mut Groups) -> bool {
-    let per_line = LINE_BYTES / (crate::verilog::bits(p.vars[var].ty) / 8) as usize;
+fn share_stored_lines(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], groups: &mut Groups, per_line: usize) -> bool {
     let lines = p.vars[var].len().div_ceil(per_line);
     if lines > MOST_LINES {
         return false;

@@ -337,7 +337,7 @@ pub fn modules(p: &Program, dpn: &Dpn, var: usize, lanes: &crate::simd::Lanes) -
     let name = format!("m_{}", p.vars[var].name);
     let all = ports(dpn, &dpn.memory_processes(var), lanes);
     let (simd, plan) = (lanes.of_array(dpn, var), lanes);
-    let lanes = if p.vars[var].kind == VarKind::Local { Vec::new() } else { lanes::partition(p, dpn, var, &gens, &all) };
+    let lanes = if p.vars[var].kind == VarKind::Local { Vec::new() } else { lanes::partition(p, dpn, var, &gens, &all, simd) };
     let mut walkers = Vec::new();
     let writes = gens.iter().any(|g| !g.load);
     if lanes.len() < 2 {

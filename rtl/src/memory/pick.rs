@@ -214,7 +214,8 @@ pub(super) fn winner(
     }
     let mut band_order = None;
     let (rule, after) = if fine {
-        let ok: Vec<String> = ld.iter().map(|g| format!("(pick{g} && g{g}_src_ok)")).collect();
+        // With its access there (`acc`): one term per generator, not two choices.
+        let ok: Vec<String> = ld.iter().map(|g| format!("(pick{g} && g{g}_acc && g{g}_src_ok)")).collect();
         if keyed {
             let keys = st.iter().map(|g| format!("pick{g} ? g{g}_key :"));
             let name = if staged { "sp_key" } else { "st_key" };
@@ -250,12 +251,11 @@ pub(super) fn winner(
             }
         };
         let stage = if band_order.is_some() { " && stage_ok" } else { "" };
-        ("no pending store belongs to an earlier band", format!("(!{s}_alive || {earlier}){stage}"))
+        ("no pending store belongs to an earlier band", format!("({}) && (!{s}_alive || {earlier}){stage}", acc(&ld)))
     };
     let _ = writeln!(
         o,
-        "    // σ-next load and store, each on its own side: the store goes if it precedes every pending\n    // load; the load if {rule}.\n    wire l_can = !held && {l}_alive && ({}) && {after};\n    wire s_can = !held && {s}_alive && ({}) && ({});",
-        acc(&ld),
+        "    // σ-next load and store, each on its own side: the store goes if it precedes every pending\n    // load; the load if {rule}.\n    wire l_can = !held && {l}_alive && {after};\n    wire s_can = !held && {s}_alive && ({}) && ({});",
         acc(&st),
         match pairwise {
             true => format!("(!{l}_alive || {})", picked_pair(&|a, b| format!("before{a}_{b}"))),
@@ -292,13 +292,13 @@ fn order_compared(o: &mut String, name: &str, (a, b): (usize, usize), op: Op, up
 
 /// The most generators a side compares pairwise ([`picks`]): eight are 28 registered comparisons
 /// and a pick of two LUT levels (BiCG SMALL at par 16 has eight generators in a lane).
-const PAIRWISE: usize = 8;
+pub(super) const PAIRWISE: usize = 8;
 
 /// `pick<g>` for each generator of `gs`: the alive one first in σ (`g<g>_order`), the lower
-/// index on a tie, as the tree of [`winner`] (root `root`, indices of `ib` bits) picks it (the
-/// last when none is alive). With at most [`PAIRWISE`] generators compared pairwise from the
-/// registers, so that the pick is one comparison deep (the tree compares after each level's
-/// choice); with more, read from the tree.
+/// index on a tie, as the tree of [`winner`] (root `root`, indices of `ib` bits) picks it. With
+/// at most [`PAIRWISE`] generators compared pairwise from the registers, so that the pick is
+/// one comparison deep (the tree compares after each level's choice), and none where none is
+/// alive; with more, read from the tree (the last where none is alive).
 fn picks(o: &mut String, gs: &[usize], root: &str, ib: u32, orders: &Orders) {
     if let [g] = gs {
         let _ = writeln!(o, "    wire pick{g} = 1'b1;");
@@ -316,15 +316,13 @@ fn picks(o: &mut String, gs: &[usize], root: &str, ib: u32, orders: &Orders) {
             order_compared(o, &format!("bf{a}_{b}"), (a, b), Op::NotAfter, orders.live.len(), true, orders);
         }
     }
-    let (last, rest) = gs.split_last().expect("two generators or more");
-    for (i, &g) in rest.iter().enumerate() {
+    // Each pick from the registers alone (the last one too, rather than after the others').
+    for (i, &g) in gs.iter().enumerate() {
         let mut terms = vec![format!("g{g}_alive")];
         terms.extend(gs[..i].iter().map(|h| format!("(!g{h}_alive || !bf{h}_{g})")));
         terms.extend(gs[i + 1..].iter().map(|h| format!("(!g{h}_alive || bf{g}_{h})")));
         let _ = writeln!(o, "    wire pick{g} = {};", terms.join(" && "));
     }
-    let others: Vec<String> = rest.iter().map(|g| format!("pick{g}")).collect();
-    let _ = writeln!(o, "    wire pick{last} = !({});", others.join(" || "));
 }
 
 #[cfg(test)]
