@@ -540,8 +540,12 @@ impl Walker<'_> {
             "            if (busy) begin\n                if (!advancing && at[{d}]) begin\n                    ready <= 1'b1;\n                    busy <= 1'b0;\n                end else begin\n                    if (at[{}]) nlim <= shadow_lim;",
             d - 1,
         );
+        // A level takes its value whether or not it fits (`ok`): one that does not is left for
+        // the level outside it, and nothing reads it before it is settled again, from the
+        // bounds of the levels outside it. So its register's input waits for `to` alone, not
+        // for the bounds' comparisons behind `ok`.
         for k in 0..d {
-            let _ = writeln!(o, "                    if (at[{k}] && ok{k}) n{k} <= to{k};");
+            let _ = writeln!(o, "                    if (at[{k}]) n{k} <= to{k};");
         }
         let _ = writeln!(
             o,

@@ -540,11 +540,18 @@ impl<'a> Plan<'a> {
         }
         let sigma = &dpn.schedules[gens[g].stmt].sigma;
         let p = self.key_of(g, &format!("g{g}_p_k"), &self.live);
+        // The bound on the generator's next access while its queue is empty: the point stage's
+        // key, or the last one it held, a register (`bound`) worked out from what enters the
+        // stage, so that the pick's comparisons start at one choice after flip-flops.
+        unpack(o, &format!("g{g}_a"), fields, &format!("g{g}_a_"));
+        unpack(o, &format!("g{g}_p1"), fields, &format!("g{g}_p1_"));
         let _ = writeln!(
             o,
-            "    reg g{g}_seen;\n    reg [{k}:0] g{g}_walked;\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_pv) begin\n            g{g}_seen <= 1'b1;\n            g{g}_walked <= {p};\n        end\n    end\n    wire g{g}_known = g{g}_acc || g{g}_seen;\n    // The order the pick compares (the head's key, or the last point walked while the queue is\n    // empty) as a register, worked out for the head after each edge (a head that stays keeps\n    // it): the pick starts at flip-flops, not at the queue's read and this choice. What it\n    // becomes if the head stays and if it is popped are wires of their own, which the\n    // registered pairwise comparisons of the pick read (`picks`). The next entry's order is a\n    // register too (`order1`, meaningful while there is one), so that what a pop makes the\n    // order starts at flip-flops rather than at the queue's read.\n    reg [{k}:0] g{g}_order, g{g}_order1;\n    wire [{k}:0] g{g}_order_kept = g{g}_fq[0] ? g{g}_order : {pushed};\n    wire [{k}:0] g{g}_order_popped = g{g}_fq[1] ? g{g}_order1 : {pushed};\n    always @(posedge clk) begin\n        g{g}_order <= g{g}_pop ? g{g}_order_popped : g{g}_order_kept;\n        g{g}_order1 <= {};\n    end",
+            "    reg g{g}_seen;\n    reg [{k}:0] g{g}_bound;  // g{g}_pv ? the key of g{g}_p : the last such key\n    always @(posedge clk) begin\n        if (rst || start) g{g}_seen <= 1'b0;\n        else if (g{g}_pv) g{g}_seen <= 1'b1;\n        if (g{g}_take && (g{g}_pv1 || g{g}_ain)) g{g}_bound <= g{g}_pv1 ? {} : {};\n    end\n    wire g{g}_known = g{g}_acc || g{g}_seen;\n    // The order the pick compares (the head's key, or the last point walked while the queue is\n    // empty) as a register, worked out for the head after each edge (a head that stays keeps\n    // it): the pick starts at flip-flops, not at the queue's read and this choice. What it\n    // becomes if the head stays and if it is popped are wires of their own, which the\n    // registered pairwise comparisons of the pick read (`picks`). The next entry's order is a\n    // register too (`order1`, meaningful while there is one), so that what a pop makes the\n    // order starts at flip-flops rather than at the queue's read.\n    reg [{k}:0] g{g}_order, g{g}_order1;\n    wire [{k}:0] g{g}_order_kept = g{g}_fq[0] ? g{g}_order : {pushed};\n    wire [{k}:0] g{g}_order_popped = g{g}_fq[1] ? g{g}_order1 : {pushed};\n    always @(posedge clk) begin\n        g{g}_order <= g{g}_pop ? g{g}_order_popped : g{g}_order_kept;\n        g{g}_order1 <= {};\n    end",
+            self.key_of(g, &format!("g{g}_p1_k"), &self.live),
+            self.key_of(g, &format!("g{g}_a_k"), &self.live),
             next_entry(g, &format!("g{g}_order1"), &self.key_of(g, &format!("g{g}_n2_k"), &self.live), &p),
-            pushed = format!("g{g}_pv ? {p} : g{g}_walked"),
+            pushed = format!("g{g}_bound"),
             k = self.live.len().max(1) as u32 * key_bits - 1
         );
         if !gens[g].load && self.keyed {

@@ -40,9 +40,14 @@
         .count(), .peak()
     );
     /* verilator lint_on PINCONNECTEMPTY */
+    // Both sums before the beat read out, which the fan-out decides late, only chooses between
+    // them (as gates: a multiplexer would become one adder after it).
+    wire [«w.bw»:0] rb_kept = rb_free - (m_arvalid && m_arready ? ar_beats : «w.bw + 1»'d0);
+    wire [«w.bw»:0] rb_kept_up = rb_kept + «w.bw + 1»'d1;
+    wire rb_out = rb_valid && rb_ready;
     always @(posedge clk) begin
         if (rst || start) rb_free <= RBUF;
-        else rb_free <= rb_free - (m_arvalid && m_arready ? ar_beats : «w.bw + 1»'d0) + {«w.bw»'d0, rb_valid && rb_ready};
+        else rb_free <= (rb_kept_up & {«w.bw + 1»{rb_out}}) | (rb_kept & {«w.bw + 1»{!rb_out}});
     end
 `ifndef SYNTHESIS
     always @(posedge clk) if (!rst && m_rvalid && !rb_in_ready) $display("%m: the read buffer overflowed (internal error)");
