@@ -752,7 +752,7 @@ impl<'a> Plan<'a> {
                 "    wire pop_ok = {};  // the σ-next store's value is there\n    wire [{}:0] pop_value = {};",
                 any_of(stores.iter().map(|&(g, c)| format!("({} && sv{c}_v)", pick(g))).collect(), "1'b0"),
                 vw - 1,
-                select(stores.iter().map(|&(g, c)| (pick(g), format!("sv{c}_d"))), &format!("{vw}'d0"))
+                one_hot(stores.iter().map(|&(g, c)| (pick(g), format!("sv{c}_d"))), vw)
             );
         }
         let _ = writeln!(o, "    assign issue = ld_go || st_go;");
@@ -1085,13 +1085,13 @@ impl<'a> Plan<'a> {
         }
     }
 
-    /// The AXI write side, then the read side (which needs the write side's counters).
-    /// Whether the σ-next load's line extends the open burst (`bl_end`, its next line, within
-    /// 4 KiB), as [`Self::for_next_load`] works it out.
+    /// Whether the σ-next load's line is the open burst's next (`bl_end`; that it lies in the
+    /// burst's 4 KiB page is the read side's `bl_end_page`), as [`Self::for_next_load`] works
+    /// it out.
     fn extends_burst(&self) -> String {
-        let (lb, size) = (self.cache.lane_bits, LINE_BYTES.trailing_zeros());
+        let lb = self.cache.lane_bits;
         let line_bits = (self.xw + 1).saturating_sub(lb).max(1);
-        self.for_next_load(&|who| format!("{who}_cell[{}:{lb}] == bl_end && {who}_addr[11:{size}] != {}'d0", lb + line_bits - 1, 12 - size))
+        self.for_next_load(&|who| format!("{who}_cell[{}:{lb}] == bl_end", lb + line_bits - 1))
     }
 
     /// `f` of the σ-next load, `f(who)` over the registers of its source `who` (a generator's
@@ -1106,6 +1106,7 @@ impl<'a> Plan<'a> {
         }
     }
 
+    /// The AXI write side, then the read side (which needs the write side's counters).
     fn sides(&self, o: &mut String, act: &mut Activity, staged: &[stage::Field]) {
         let &Plan { shape, local, ordered, staged: has_stage, fine, has_loads, has_stores, bk, vb, vw, size, ref landed, .. } = self;
         let bw = index_bits(BURST.max(READ_BURST) + 1);
@@ -1240,6 +1241,19 @@ impl<'a> Plan<'a> {
 /// it; `zero` where the side has none.
 fn by_pick(values: impl IntoIterator<Item = (usize, String)>, zero: &str) -> String {
     select(values.into_iter().map(|(g, v)| (format!("pick{g}"), v)), zero)
+}
+
+/// The value of the (condition, value) pair whose condition holds, of `width` bits, as gates:
+/// the conditions are exclusive, so the values meet in one OR rather than a chain of choices
+/// (a value that comes late, a store's from its channel, then waits for one level, not for
+/// one per pair); zero where none holds, the value itself where it is the only one.
+fn one_hot(values: impl IntoIterator<Item = (String, String)>, width: u32) -> String {
+    let values: Vec<(String, String)> = values.into_iter().collect();
+    match &values[..] {
+        [] => format!("{width}'d0"),
+        [(_, v)] => v.clone(),
+        _ => values.iter().map(|(when, v)| format!("({{{width}{{{when}}}}} & {v})")).collect::<Vec<_>>().join(" | "),
+    }
 }
 
 /// The value of the first (condition, value) pair whose condition holds, the last's where none
