@@ -1086,7 +1086,7 @@ impl<'a> Plan<'a> {
     }
 
     /// Whether the σ-next load's line is the open burst's next (`bl_end`; that it lies in the
-    /// burst's 4 KiB page is the read side's `bl_end_page`), as [`Self::for_next_load`] works
+    /// burst's 4 KiB page is the read side's `bl_last_page`), as [`Self::for_next_load`] works
     /// it out.
     fn extends_burst(&self) -> String {
         let lb = self.cache.lane_bits;

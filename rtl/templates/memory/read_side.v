@@ -4,9 +4,11 @@
     // The line after the open burst, as a line of the array (the array's base is line-aligned:
     // a line's number compares in a few bits where its address would take 58).
     reg [«line_bits - 1»:0] bl_end;
-    // bl_end's line within its 4 KiB page (a burst does not cross one): zero where it starts
-    // one, kept beside bl_end so that a load's line is compared with bl_end alone.
-    reg [«11 - w.size»:0] bl_end_page;
+    // The open burst's last line within its 4 KiB page (a burst does not cross one): all ones
+    // where bl_end starts the next page. Kept beside bl_end, so that a load's line is compared
+    // with bl_end alone; the line opening a burst enters it as it is, not through a sum that
+    // Yosys would share with the increment's (an adder after the choice).
+    reg [«11 - w.size»:0] bl_last_page;
     reg [«w.bw - 1»:0] bl_beats;
     reg bl_full;  // bl_beats == RBURST, a register
     reg [«w.hw - 1»:0] bl_idle;  // cycles since the open burst last grew (a hit does not restart the count)
@@ -19,7 +21,7 @@
     // register to empty rather than for that decision.
     wire ar_free = !ar_v;
 {% else %}    wire ar_free = !ar_v || (m_arvalid && m_arready);
-{% endif %}    wire ar_ext = bl_v && !bl_full && bl_end_page != «12 - w.size»'d0 && «extends»;  // extends it, within 4 KiB
+{% endif %}    wire ar_ext = bl_v && !bl_full && !(&bl_last_page) && «extends»;  // extends it, within 4 KiB
     assign ld_go = ld_want && {% if wait_for_bands %}w_old == 16'd0 && (w_out == 16'd0 || ld_same_band) && {% endif %}q_room && (hit || ar_ext || !bl_v || ar_free);
     wire ld_miss = ld_go && !hit;  // a load that reads DDR
     wire bl_close = bl_v && ar_free && !ld_miss && (bl_full || bl_idle == HOLD || all_done);
@@ -70,7 +72,7 @@
                 bl_beats <= bl_beats + «w.bw»'d1;
                 bl_full <= bl_beats == RBURST - «w.bw»'d1;
                 bl_end <= bl_end + «line_bits»'d1;
-                bl_end_page <= bl_end_page + «12 - w.size»'d1;
+                bl_last_page <= bl_last_page + «12 - w.size»'d1;
             end else if (ld_miss || bl_close) begin
                 if (bl_v) begin  // the open burst goes out
                     ar_v <= 1'b1;
@@ -82,7 +84,7 @@
                 bl_v <= ld_miss;
                 bl_addr <= ld_line_addr;
                 bl_end <= ld_line[«line_bits - 1»:0] + «line_bits»'d1;
-                bl_end_page <= ld_line_addr[11:«w.size»] + «12 - w.size»'d1;
+                bl_last_page <= ld_line_addr[11:«w.size»];
                 bl_beats <= «w.bw»'d1;
                 bl_full <= 1'b0;
             end
