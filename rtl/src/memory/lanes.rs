@@ -216,13 +216,13 @@ fn join_within(gens: &[Gen], cells: &mut Groups, lines: &mut Groups) {
 }
 
 /// Joins in `groups` the generators that touch a common line of `per_line` cells where one of
-/// them stores into it; false where the array is too large for the table of its lines or an access cannot be placed.
-/// A walk over every generator's accesses finds them where it costs less than isl's sets and
-/// questions would ([`SET_POINTS`], [`PAIR_POINTS`]). Otherwise isl decides which lines meet
-/// on the channels' relations ([`footprint`]), [`Unit`] against unit: `groups` already joins
-/// the loads whose fan-outs meet, so the cells a group of loads brings in are the cells its
-/// channels read, whichever of its generators loads each one. Where isl fails, the walk
-/// decides all the same.
+/// them stores into it; false where the array is too large for the table of its lines or an
+/// access cannot be placed. A walk over every generator's accesses finds them where it costs
+/// less than isl's sets and questions would ([`SET_POINTS`], [`PAIR_POINTS`]). Otherwise isl
+/// decides which lines meet on the channels' relations ([`footprint`]), [`Unit`] against unit:
+/// `groups` already joins the loads whose fan-outs meet, so the cells a group of loads brings
+/// in are the cells its channels read, whichever of its generators loads each one. Where isl
+/// fails, the walk decides all the same.
 fn share_stored_lines(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], groups: &mut Groups, per_line: usize) -> bool {
     let lines = p.vars[var].len().div_ceil(per_line);
     if lines > MOST_LINES {
