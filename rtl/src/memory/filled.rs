@@ -150,16 +150,24 @@ impl NextLine {
                 ch.value
             );
         }
-        // The last edge's changes, the first first, applied to each source's line (its index a
-        // register) before the pick chooses: not compared with the chosen line's index, which
-        // comes after the pick's multiplexer of cells.
+        // The last edge's changes, the first first. Where the pick chooses among generators,
+        // they are applied to each source's line (its index a register) before it chooses, not
+        // compared with the chosen line's index, which comes after the pick's multiplexer of
+        // cells; with one generator, that index is a single choice (the read-ahead's or the
+        // generator's), and one comparison after it is shorter than the choice after two.
         let changed = |index: &str, row: String| {
             (0..changes.len()).rev().fold(row, |rest, k| format!("{c}{k} && {c}{k}_at == {index} ? {c}{k}_v : {rest}"))
         };
+        let per_source = self.sources.iter().filter(|s| s.name != "ra").count() > 1;
         let value = self.chosen(&mut |s| {
             let row = PlaceRows::new(o, &format!("{}_{bits}", s.name), bits, self.lines, ib, &s.places).bit(&s.index);
-            changed(&s.index, row)
+            if per_source {
+                changed(&s.index, row)
+            } else {
+                row
+            }
         });
+        let value = if per_source { value } else { changed(&format!("{whose}_idx"), value) };
         let _ = writeln!(
             o,
             "    reg {whose}_{bits}_reset;\n    always @(posedge clk) {whose}_{bits}_reset <= {};\n    assign {whose}_{bits} = {whose}_{bits}_reset ? {} : {value};",
@@ -196,10 +204,14 @@ impl NextLine {
             let b = if b.contains('?') { format!("({b})") } else { b };
             match s.name.as_str() {
                 "ra" => ahead = Some(format!("{} ? {b} :", s.chosen)),
-                _ if self.sources.len() == 1 => picked.push(b),
-                _ => picked.push(format!("({} && {b})", s.chosen)),
+                _ => picked.push((s.chosen.clone(), b)),
             }
         }
+        // A single generator's bit needs no pick.
+        let picked: Vec<String> = match &picked[..] {
+            [(_, b)] => vec![b.clone()],
+            _ => picked.iter().map(|(when, b)| format!("({when} && {b})")).collect(),
+        };
         let picked = if picked.len() > 1 { format!("({})", picked.join(" || ")) } else { picked.join("") };
         match ahead {
             Some(a) => format!("{a} {picked}"),
