@@ -158,7 +158,7 @@ impl NextLine {
         let changed = |index: &str, row: String| {
             (0..changes.len()).rev().fold(row, |rest, k| format!("{c}{k} && {c}{k}_at == {index} ? {c}{k}_v : {rest}"))
         };
-        let per_source = self.sources.iter().filter(|s| s.name != "ra").count() > 1;
+        let per_source = self.among_several();
         let value = self.chosen(&mut |s| {
             let row = PlaceRows::new(o, &format!("{}_{bits}", s.name), bits, self.lines, ib, &s.places).bit(&s.index);
             if per_source {
@@ -193,26 +193,28 @@ impl NextLine {
         let _ = writeln!(o, "    assign {}_{bits} = {value};", self.whose);
     }
 
+    /// The pick chooses among several generators (not counting the read-ahead).
+    fn among_several(&self) -> bool {
+        self.sources.iter().filter(|s| s.name != "ra").count() > 1
+    }
+
     /// The bit of the source the pick chose, each source's `bit`: the read-ahead's where it is
     /// due, else the picked generator's, as gates (the picks are exclusive, each a few
-    /// registers' function, so the bits meet in one OR rather than a chain of choices).
+    /// registers' function, so the bits meet in one OR rather than a chain of choices; a
+    /// single generator's needs no pick).
     fn chosen(&self, bit: &mut dyn FnMut(&Source) -> String) -> String {
-        let mut picked = Vec::new();
-        let mut ahead = None;
+        let several = self.among_several();
+        let (mut picked, mut ahead) = (Vec::new(), None);
         for s in &self.sources {
             let b = bit(s);
             let b = if b.contains('?') { format!("({b})") } else { b };
             match s.name.as_str() {
                 "ra" => ahead = Some(format!("{} ? {b} :", s.chosen)),
-                _ => picked.push((s.chosen.clone(), b)),
+                _ if several => picked.push(format!("({} && {b})", s.chosen)),
+                _ => picked.push(b),
             }
         }
-        // A single generator's bit needs no pick.
-        let picked: Vec<String> = match &picked[..] {
-            [(_, b)] => vec![b.clone()],
-            _ => picked.iter().map(|(when, b)| format!("({when} && {b})")).collect(),
-        };
-        let picked = if picked.len() > 1 { format!("({})", picked.join(" || ")) } else { picked.join("") };
+        let picked = if several { format!("({})", picked.join(" || ")) } else { picked.concat() };
         match ahead {
             Some(a) => format!("{a} {picked}"),
             None => picked,
