@@ -209,6 +209,23 @@ fn le(a: &Form, b: &Form, w: u32) -> Option<String> {
     }
 }
 
+/// Whether `a <= b` for every pair of `pairs`, at the counters' width `w`: one sum compared
+/// with zero per pair, where pairs whose differences share their terms keep the one with the
+/// least constant, the others following from it (a level's lower and upper bounds often differ
+/// by the same terms, and every comparison dropped is a carry chain less before the AND).
+fn all_le<'f>(pairs: impl IntoIterator<Item = (&'f Form, &'f Form)>, w: u32) -> String {
+    let mut tightest: Vec<Form> = Vec::new();
+    for (a, b) in pairs {
+        let mut d = b.minus(a);
+        d.terms.sort_by(|x, y| x.1.cmp(&y.1));
+        match tightest.iter_mut().find(|t| t.terms == d.terms) {
+            Some(t) => t.cst = t.cst.min(d.cst),
+            None => tightest.push(d),
+        }
+    }
+    all_of(tightest.iter().filter_map(|d| le(&Form::constant(0), d, w)).collect())
+}
+
 /// The greatest (or least) of `forms`, at the counters' width `w`: each form chosen where it
 /// is at least (at most) every other, the chosen ones ORed (several are chosen only where
 /// they are equal). The comparisons are side by side, not a chain of maxima.
@@ -261,7 +278,7 @@ impl Bounds {
     /// the bounds pairwise, rather than their maximum with their minimum, keeps one carry
     /// chain between the registers and the answer.
     fn nonempty(&self) -> String {
-        all_of(self.lower.iter().flat_map(|a| self.upper.iter().filter_map(move |b| le(a, b, self.w))).collect())
+        all_le(self.lower.iter().flat_map(|a| self.upper.iter().map(move |b| (a, b))), self.w)
     }
 
     /// Whether `x` is within the bounds that a step `up` (or down) can pass; with the bounds
@@ -269,8 +286,8 @@ impl Bounds {
     /// (the step folded into the bounds' constants).
     fn holds(&self, x: &Form, up: bool) -> String {
         match up {
-            true => all_of(self.upper.iter().filter_map(|b| le(x, b, self.w)).collect()),
-            false => all_of(self.lower.iter().filter_map(|b| le(b, x, self.w)).collect()),
+            true => all_le(self.upper.iter().map(|b| (x, b)), self.w),
+            false => all_le(self.lower.iter().map(|b| (b, x)), self.w),
         }
     }
 }

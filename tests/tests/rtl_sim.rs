@@ -157,6 +157,8 @@ fn verilog_designs_simulate_bit_exact() {
             Job::new(kernel("gemm.c"), "float", &[6], &[3, 3], Layout::Auto),
             // A's scratchpad over 256 cells: its valid bits looked up in two cycles, a row ahead.
             Job::new(kernel("bicg.c"), "double", &[32], &[2], Layout::Auto).with_defines(BICG_WIDE_A),
+            // A's loads fanned out to 17 channels: through relays (see `a_wide_fan_out_goes_through_relays`).
+            Job::new(kernel("jacobi_1d.c"), "float", &[8], &[8], Layout::Auto).with_defines(JACOBI_WIDE_FAN_OUT),
             // Sub-bands interleaved along time: a ring of sub-bands passing rows on.
             Job::new(kernel("jacobi_1d.c"), "float", &[4], &[2], Layout::Interleaved),
             // exp expanded into the datapath (dpnc's own, frontend/src/mathlib.rs).
@@ -488,6 +490,28 @@ fn a_pick_over_eight_generators_is_split_into_lanes() {
     }
     assert_eq!(sides.iter().map(|s| s.0 + s.1).sum::<usize>(), 18, "every generator in one lane: {sides:?}");
     assert!(sides.iter().all(|&(l, s)| l <= 8 && s <= 8), "a side over eight: {sides:?}");
+}
+
+const JACOBI_WIDE_FAN_OUT: &[(&str, &str)] = &[("N", "12"), ("TSTEPS", "8")];
+
+/// Jacobi-1D at eight sub-bands reads A into 17 channels: too many for the head of A's issue
+/// queue to wait for in one AND, so they are reached through relays of at most 12, and the head
+/// waits for the relays alone. `verilog_designs_simulate_bit_exact` runs this design.
+#[test]
+fn a_wide_fan_out_goes_through_relays() {
+    let c = Case::with_defines(&kernel("jacobi_1d.c"), "float", JACOBI_WIDE_FAN_OUT, &[8], &[8]).unwrap();
+    let text = design_files(&c);
+    let m = &text["m_A.v"];
+    let targets = m.lines().filter(|l| l.contains(") load_value")).count();
+    assert_eq!(targets, 17, "A's loads do not reach 17 channels");
+    let relays = m.lines().filter(|l| l.contains(") relay")).count();
+    assert_eq!(relays, 2, "17 targets are not behind two relays");
+    let can = m.lines().find(|l| l.starts_with("    wire can = ")).expect("no can");
+    assert!(!can.contains("fo"), "the head waits for a target itself: {can}");
+    for j in 0..relays {
+        let per = m.lines().find(|l| l.starts_with(&format!("    wire r{j}_can = "))).expect("a relay without its can");
+        assert!(per.matches("_r)").count() <= 12, "relay {j} waits for over 12 targets: {per}");
+    }
 }
 
 /// A load cache of 512 lines keeps its lines in block RAM, read a cycle ahead, and its tables

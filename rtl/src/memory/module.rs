@@ -4,6 +4,7 @@
 //! generators, the choice of the σ-next access, the fan-out of loads, the issue, the load
 //! cache, the issue queue, the AXI read and write sides, and the control.
 
+use super::fan::{Fan, Target};
 use super::filled;
 use super::pick;
 use super::sources::{self, LANDED};
@@ -93,10 +94,9 @@ struct Activity {
     unused: Vec<String>,
 }
 
-/// The fan-out of loads: per target channel, the (generator, fan-out entry) pairs that reach
-/// it; and what an issue-queue entry carries.
+/// The fan-out of loads, and what an issue-queue entry carries.
 struct FanOut {
-    fan: Vec<(usize, Vec<(usize, usize)>)>,
+    fan: Fan,
     fields: Vec<Field>,
 }
 
@@ -710,12 +710,14 @@ impl<'a> Plan<'a> {
         if local {
             fields.push(Field { name: "value".into(), width: ew, value: "data[ld_cell]".into() });
         }
+        let mut targets = Vec::new();
         for (q, users) in &fan {
             let to: Vec<String> = users.iter().map(|(g, k)| format!("(pick{g} && g{g}_to{k})")).collect();
             let to = to.join(" || ");
             let _ = writeln!(o, "    wire fan{q} = {};", if self.read_ahead() { format!("!ra_want && ({to})") } else { to });
             fields.push(Field { name: format!("to{q}"), width: 1, value: format!("fan{q}") });
             let qch = &dpn.channels[*q];
+            let mut at_bits = None;
             if qch.kind == ChannelKind::Scratchpad {
                 let aw = index_bits(qch.cells() / self.shape.plan.values[*q] as usize);
                 let mut at = format!("{aw}'d0");
@@ -724,8 +726,12 @@ impl<'a> Plan<'a> {
                 }
                 let _ = writeln!(o, "    wire [{}:0] fat{q} = {at};", aw - 1);
                 fields.push(Field { name: format!("at{q}"), width: aw, value: format!("fat{q}") });
+                at_bits = Some(aw);
             }
+            targets.push(Target { q: *q, at_bits, broadcast: self.shape.plan.broadcast(*q) });
         }
+        let fan = Fan::new(targets);
+        fields.extend(fan.fields());
 
         FanOut { fan, fields }
     }
@@ -853,6 +859,12 @@ impl<'a> Plan<'a> {
                     sa_tag_match: if cache.tag_bits > 0 { format!(" && {} == sa_tag", cache.tags().read("sa_idx")) } else { String::new() },
                     sa_filled: if two_cycles { "sa_filled".into() } else { "filled[sa_idx]".into() },
                     sa_awaiting: if two_cycles { "sa_awaiting".into() } else { "awaiting[sa_idx]".into() },
+                    ld_in_flight: if two_cycles { "ld_in_flight".into() } else { "in_flight[ld_idx]".into() },
+                    in_flight_note: if two_cycles {
+                        "\n    // Looked up over two cycles (`ld_in_flight`): a B at the last edge is not\n    // seen, so the fetch may count as stale where it is not, never the other way.".into()
+                    } else {
+                        String::new()
+                    },
                     sa_ours: if cache.tag_bits > 0 { "ld_tag == sa_tag".into() } else { "1'b1".into() },
                     st_ours: if cache.tag_bits > 0 { "ld_tag == st_tag".into() } else { "1'b1".into() },
                 }));
@@ -907,6 +919,12 @@ impl<'a> Plan<'a> {
             if fine {
                 let stored = change("st_go && !st_here", "st_idx", "1'b0");
                 next.bit(o, "current", &[stored, change("ld_go && !hit", "ld_idx", "fetch_current")], ("rst || start", "1'b1"));
+                if store_line.is_some() {
+                    // A store sets its entry's bit; the last edge's B, which clears the bits of
+                    // a whole burst, is left out (`Fresh`'s note).
+                    o.push_str("    wire ld_in_flight;  // in_flight[ld_idx]\n");
+                    next.bit(o, "in_flight", &[change("st_go", "st_idx", "1'b1")], ("rst || start", "1'b0"));
+                }
             }
             // The store's line bits as it enters sb (`text::Fresh`): a miss sets filled and
             // awaiting, the fill of an entry's last miss clears awaiting.
@@ -939,7 +957,7 @@ impl<'a> Plan<'a> {
     /// The issue queue and the fan-out from its head.
     fn issue_queue(&self, o: &mut String, fan_out: &FanOut, act: &mut Activity) {
         let FanOut { fan, fields } = fan_out;
-        let &Plan { dpn, shape, local, ordered, cached, has_loads, has_stores, ew, vw, xw, .. } = self;
+        let &Plan { shape, local, ordered, cached, has_loads, has_stores, ew, vw, xw, .. } = self;
         // The issue queue and the fan-out from its head.
         let qa = index_bits(QUEUE);
         // What the simulator counts: an access issued or a value fanned out (work); a fan-out
@@ -966,11 +984,6 @@ impl<'a> Plan<'a> {
                 w = qa + 1
             );
             unpack(o, "q_out", fields, "h_");
-            // With several targets, the head's value goes to each as soon as it has room
-            // (`sent`: those it has reached), so a full one holds back only the next value.
-            let several = fan.len() > 1;
-            let sent = |k: usize| if several { format!(" || sent[{k}]") } else { String::new() };
-            let can: Vec<String> = fan.iter().enumerate().map(|(k, (q, _))| format!("(!h_to{q}{} || fo{q}_r)", sent(k))).collect();
             // Where the R beats wait for the head: a lane's buffer (in the lanes' cell, behind
             // the lane's read channel) or this module's (`read_side.v`).
             let (rv, rd, rr) = if shape.lane.is_some() { ("m_rvalid", "m_rdata", "m_rready") } else { ("rb_valid", "rb_data", "rb_ready") };
@@ -1003,22 +1016,8 @@ impl<'a> Plan<'a> {
                 format!("h_shift[{}:0]", vw - 1)
             };
             let beat = if local { "1'b1".to_string() } else { format!("(!h_miss || {rv})") };
-            let _ = writeln!(
-                o,
-                "    // Fan-out of the head once its value is there; it leaves once every target has it.\n{}    wire can = {};\n    wire fire = q_any && {beat} && can;",
-                fan.iter().map(|(q, _)| format!("    wire fo{q}_v, fo{q}_r;  // into target {q}'s places\n")).collect::<String>(),
-                all_of(can)
-            );
-            if several {
-                let got: Vec<String> = fan.iter().rev().map(|(q, _)| format!("fo{q}_v && fo{q}_r")).collect();
-                let _ = writeln!(
-                    o,
-                    "    reg [{n}:0] sent;\n    always @(posedge clk) begin\n        if (rst || start || fire) sent <= {w}'d0;\n        else sent <= sent | {{{}}};\n    end",
-                    got.join(", "),
-                    n = fan.len() - 1,
-                    w = fan.len()
-                );
-            }
+            o.push_str("    // Fan-out of the head once its value is there; it leaves once every target has it.\n");
+            fan.write(o, &beat, &value, vw, ew);
             if block_ram {
                 self.cache_read(o, rd);
             }
@@ -1028,23 +1027,6 @@ impl<'a> Plan<'a> {
             if !local {
                 act.wait_in.push(format!("({head} && h_miss && !{rv})"));
                 let _ = writeln!(o, "    assign {rr} = {head} && h_miss && can;");
-            }
-            // Each target's values leave through two places of their own, so that the fan-out
-            // ends in this module (in registers) and sees a ready that is a register.
-            for (k, (q, _)) in fan.iter().enumerate() {
-                let qch = &dpn.channels[*q];
-                // A value every vector lane reads is the first of its access's cells.
-                let (value, width) = if shape.plan.broadcast(*q) { (format!("h_shift[{}:0]", ew - 1), ew) } else { (value.clone(), vw) };
-                let (data, width) = if qch.kind == ChannelKind::Scratchpad {
-                    (format!("{{h_at{q}, {value}}}"), width + index_bits(qch.cells() / self.shape.plan.values[*q] as usize))
-                } else {
-                    (value, width)
-                };
-                let valid = if several { format!("{head} && {beat} && h_to{q} && !sent[{k}]") } else { format!("fire && h_to{q}") };
-                let _ = writeln!(
-                    o,
-                    "    assign fo{q}_v = {valid};\n    /* verilator lint_off PINCONNECTEMPTY */\n    dpn_fifo_reg #(.W({width}), .DEPTH(2), .FULL_PASS(0)) load_value{q} (.clk(clk), .rst(rst || start), .in_valid(fo{q}_v), .in_ready(fo{q}_r), .in_data({data}), .out_valid(ch{q}_ov), .out_ready(ch{q}_or), .out_data(ch{q}_od), .count(), .peak());\n    /* verilator lint_on PINCONNECTEMPTY */"
-                );
             }
             let _ = writeln!(
                 o,

@@ -11,8 +11,8 @@
     reg [«lines - 1»:0] awaiting;
     wire ld_current;  // current[ld_idx]
     wire fresh = ld_current;
-    // A fetch is current if its entry's last store has landed.
-    wire fetch_current = !in_flight[ld_idx];
+    // A fetch is current if its entry's last store has landed.«in_flight_note»
+    wire fetch_current = !«ld_in_flight»;
     // The σ-next store's line is in the cache and filled, and no load of its entry is due (which
     // may fetch into it: whether it goes or hits is decided late) nor does a miss fill a line
     // at this edge: the store writes its cells into the line as well. Its entry's bits are
