@@ -173,7 +173,8 @@ impl Form {
     /// `w` bits before they are summed.
     fn value(&self, w: u32) -> String {
         let mut s = String::new();
-        for (a, n) in &self.terms {
+        let positive_first = self.terms.iter().filter(|t| t.0 > 0).chain(self.terms.iter().filter(|t| t.0 < 0));
+        for (a, n) in positive_first {
             let sign = match (s.is_empty(), *a < 0) {
                 (true, false) => "",
                 (true, true) => "-",
@@ -214,11 +215,16 @@ fn le(a: &Form, b: &Form, w: u32) -> Option<String> {
 /// least constant, the others following from it (a level's lower and upper bounds often differ
 /// by the same terms, and every comparison dropped is a carry chain less before the AND).
 fn all_le<'f>(pairs: impl IntoIterator<Item = (&'f Form, &'f Form)>, w: u32) -> String {
+    // The terms in the order they came (a leading negative term costs Yosys a negation).
+    let key = |d: &Form| {
+        let mut t = d.terms.clone();
+        t.sort_by(|x, y| x.1.cmp(&y.1));
+        t
+    };
     let mut tightest: Vec<Form> = Vec::new();
     for (a, b) in pairs {
-        let mut d = b.minus(a);
-        d.terms.sort_by(|x, y| x.1.cmp(&y.1));
-        match tightest.iter_mut().find(|t| t.terms == d.terms) {
+        let d = b.minus(a);
+        match tightest.iter_mut().find(|t| key(t) == key(&d)) {
             Some(t) => t.cst = t.cst.min(d.cst),
             None => tightest.push(d),
         }

@@ -110,23 +110,25 @@ pub(super) fn lines_to_fetch(o: &mut String, name: &str, row_line: &str, cell: &
 
 /// The read-ahead's state: the next line to fetch ahead (`ra_cell`, its first cell, and
 /// `ra_addr`, its byte address) and how many are left; `ra_want`: a read-ahead goes next
-/// instead of the σ-next load. None once every generator is done (nothing would read it).
+/// instead of the σ-next load, a register ([`update`]).
 pub(super) fn state(o: &mut String) {
     let _ = writeln!(
         o,
-        "    // Read-ahead: after a miss, the next lines of its row, one queue entry each (no fan-out).\n    reg ra_on;\n    reg signed [63:0] ra_cell;\n    reg [63:0] ra_addr;\n    reg [{}:0] ra_left;\n    wire ra_want = ra_on && !all_done;",
+        "    // Read-ahead: after a miss, the next lines of its row, one queue entry each (no fan-out).\n    reg ra_on;\n    reg signed [63:0] ra_cell;\n    reg [63:0] ra_addr;\n    reg [{}:0] ra_left;\n    wire ra_want = ra_on;",
         BITS - 1
     );
 }
 
 /// The read-ahead's update, once `hit` is known: a miss of the σ-next load starts one (its
 /// generator's count, `ld_ahead`); each read-ahead moves to the next line; it stops at its count
-/// or at a line already there (the rest of the row is likely there too). The array's base is
-/// line-aligned, so the next line's address is the line's plus a line.
+/// or at a line already there (the rest of the row is likely there too), and once every
+/// generator is done (nothing would read the lines; the register stops a cycle later, so that
+/// `ra_want` is a flip-flop: one more line may be fetched, which changes no value). The array's
+/// base is line-aligned, so the next line's address is the line's plus a line.
 pub(super) fn update(o: &mut String, lane_bits: u32) {
     let _ = writeln!(
         o,
-        "    always @(posedge clk) begin\n        if (rst || start) ra_on <= 1'b0;\n        else if (ld_go) begin\n            if (ra_want) begin\n                if (hit || ra_left == {b}'d1) ra_on <= 1'b0;\n                ra_left <= ra_left - {b}'d1;\n                ra_cell <= ra_cell + 64'sd{per_line};\n                ra_addr <= ra_addr + 64'd{LINE_BYTES};\n            end else if (!hit && ld_ahead != {b}'d0) begin\n                ra_on <= 1'b1;\n                ra_left <= ld_ahead;\n                ra_cell <= ((ld_cell_full >>> {lane_bits}) + 64'sd1) <<< {lane_bits};\n                ra_addr <= ld_line_addr + 64'd{LINE_BYTES};\n            end\n        end\n    end",
+        "    always @(posedge clk) begin\n        if (rst || start || all_done) ra_on <= 1'b0;\n        else if (ld_go) begin\n            if (ra_want) begin\n                if (hit || ra_left == {b}'d1) ra_on <= 1'b0;\n                ra_left <= ra_left - {b}'d1;\n                ra_cell <= ra_cell + 64'sd{per_line};\n                ra_addr <= ra_addr + 64'd{LINE_BYTES};\n            end else if (!hit && ld_ahead != {b}'d0) begin\n                ra_on <= 1'b1;\n                ra_left <= ld_ahead;\n                ra_cell <= ((ld_cell_full >>> {lane_bits}) + 64'sd1) <<< {lane_bits};\n                ra_addr <= ld_line_addr + 64'd{LINE_BYTES};\n            end\n        end\n    end",
         b = BITS,
         per_line = 1u64 << lane_bits
     );

@@ -105,15 +105,14 @@ impl Fan {
             let packed: Vec<&str> = fields.iter().map(|f| f.value.as_str()).collect();
             let _ = writeln!(
                 o,
-                "    // Relay {j}: the head's entry on its way to targets {}.\n    wire r{j}_v, r{j}_leaves;\n    wire [{}:0] r{j}_d;\n    /* verilator lint_off PINCONNECTEMPTY */\n    dpn_fifo_reg #(.W({width}), .DEPTH(2), .FULL_PASS(0)) relay{j} (.clk(clk), .rst(rst || start), .in_valid(rl{j}_v), .in_ready(rl{j}_r), .in_data({{{}}}), .out_valid(r{j}_v), .out_ready(r{j}_leaves), .out_data(r{j}_d), .count(), .peak());\n    /* verilator lint_on PINCONNECTEMPTY */",
+                "    // Relay {j}, to targets {}: two places, the one it fans out from a register (`r{j}_d`)\n    // and one it takes an entry into while that one stays (`r{j}_skid`), so that its ready\n    // is a register and its fan-out starts at flip-flops.\n    reg [{w}:0] r{j}_d, r{j}_skid;\n    reg r{j}_v, r{j}_skid_v;\n    wire r{j}_fire;\n    wire [{w}:0] r{j}_in = {{{}}};\n    assign rl{j}_r = !r{j}_skid_v;\n    always @(posedge clk) begin\n        if (rst || start) begin\n            r{j}_v <= 1'b0;\n            r{j}_skid_v <= 1'b0;\n        end else if (!r{j}_v || r{j}_fire) begin\n            r{j}_v <= r{j}_skid_v || rl{j}_v;\n            r{j}_skid_v <= 1'b0;\n        end else if (rl{j}_v) r{j}_skid_v <= 1'b1;\n    end\n    always @(posedge clk) begin\n        if (!r{j}_v || r{j}_fire) r{j}_d <= r{j}_skid_v ? r{j}_skid : r{j}_in;\n        if (!r{j}_skid_v) r{j}_skid <= r{j}_in;\n    end",
                 group.iter().map(|t| t.q.to_string()).collect::<Vec<_>>().join(", "),
-                width - 1,
-                packed.join(", ")
+                packed.join(", "),
+                w = width - 1,
             );
             super::unpack(o, &format!("r{j}_d"), &fields, &format!("r{j}_"));
             let outs: Vec<Out> = group.iter().map(|t| Out { name: format!("fo{}", t.q), to: format!("r{j}_to{}", t.q) }).collect();
             level(o, &format!("r{j}_"), &format!("r{j}_v"), &outs);
-            let _ = writeln!(o, "    assign r{j}_leaves = r{j}_fire;");
             for t in group {
                 let (d, w) = data(t, &format!("r{j}_at"), &format!("r{j}_value"));
                 place(o, t.q, &d, w);
@@ -134,9 +133,11 @@ fn level(o: &mut String, p: &str, there: &str, outs: &[Out]) {
         .collect();
     let _ = writeln!(
         o,
-        "{}    wire {p}can = {};\n    wire {p}fire = {there} && {p}can;",
+        "{}    wire {p}can = {};\n    {}{p}fire = {there} && {p}can;",
         outs.iter().map(|out| format!("    wire {0}_v, {0}_r;\n", out.name)).collect::<String>(),
-        crate::verilog::all_of(can)
+        crate::verilog::all_of(can),
+        // A relay's is declared before its places are written.
+        if p.is_empty() { "wire " } else { "assign " }
     );
     if several {
         let got: Vec<String> = outs.iter().rev().map(|out| format!("{0}_v && {0}_r", out.name)).collect();

@@ -131,43 +131,52 @@ impl NextLine {
 
     /// `<whose>_<bits>`, the bit of `bits` (a vector over the lines) at its line, as it is
     /// after the last edge: `changes` (first first) and `reset` (when all bits became a value,
-    /// taking precedence) are that edge's.
-    pub fn bit(&self, o: &mut String, bits: &str, changes: &[Change], reset: (&str, &str)) {
+    /// taking precedence) are that edge's. Where `bits` is written a cycle late (on caches
+    /// that [`super::deferred`] applies to, unless `on_time`), its rows are read from
+    /// `<bits>_now`.
+    pub fn bit(&self, o: &mut String, bits: &str, on_time: bool, changes: &[Change], reset: (&str, &str)) {
         let (ib, whose) = (self.index_bits, self.whose);
         if ib <= DIRECT_LOOKUP_BITS {
             self.bit_looked_up(o, bits, changes, reset);
             return;
         }
         let _ = writeln!(o, "    // {bits} of each source's line, in rows registered for each place it may take its cell from.");
+        let read = if on_time { bits.to_string() } else { format!("{bits}_now") };
         let c = format!("{whose}_{bits}_c");
+        let per_source = self.among_several();
         for (k, ch) in changes.iter().enumerate() {
             let _ = writeln!(
                 o,
-                "    reg {c}{k}, {c}{k}_v;\n    reg [{}:0] {c}{k}_at;\n    always @(posedge clk) begin\n        {c}{k} <= {};\n        {c}{k}_at <= {};\n        {c}{k}_v <= {};\n    end",
-                ib - 1,
-                ch.when,
-                ch.at,
-                ch.value
+                "    reg {c}{k}, {c}{k}_v;\n    always @(posedge clk) begin\n        {c}{k} <= {};\n        {c}{k}_v <= {};\n    end",
+                ch.when, ch.value
             );
+            if !per_source {
+                let _ = writeln!(o, "    reg [{}:0] {c}{k}_at;\n    always @(posedge clk) {c}{k}_at <= {};", ib - 1, ch.at);
+            }
         }
         // The last edge's changes, the first first. Where the pick chooses among generators,
-        // they are applied to each source's line (its index a register) before it chooses, not
-        // compared with the chosen line's index, which comes after the pick's multiplexer of
-        // cells; with one generator, that index is a single choice (the read-ahead's or the
-        // generator's), and one comparison after it is shorter than the choice after two.
-        let changed = |index: &str, row: String| {
-            (0..changes.len()).rev().fold(row, |rest, k| format!("{c}{k} && {c}{k}_at == {index} ? {c}{k}_v : {rest}"))
-        };
-        let per_source = self.among_several();
+        // they are applied to each source's line before it chooses, not compared with the
+        // chosen line's index, which comes after the pick's multiplexer of cells: whether a
+        // change is at the source's line is registered per place it takes its cell from, the
+        // comparison made before the edge (per source where the change is at the σ-next load's
+        // line, [`Self::at_place`]), and chosen after it like the rows. With one generator,
+        // that index is a single choice (the read-ahead's or the generator's), and one
+        // comparison after it is shorter than the choice after two.
         let value = self.chosen(&mut |s| {
-            let row = PlaceRows::new(o, &format!("{}_{bits}", s.name), bits, self.lines, ib, &s.places).bit(&s.index);
-            if per_source {
-                changed(&s.index, row)
-            } else {
-                row
+            let row = PlaceRows::new(o, &format!("{}_{bits}", s.name), &read, self.lines, ib, &s.places).bit(&s.index);
+            if !per_source {
+                return row;
             }
+            changes.iter().enumerate().rev().fold(row, |rest, (k, ch)| {
+                let at = PlaceRows::bits(o, &format!("{}_{bits}_at{k}", s.name), &s.places, &|p| self.at_place(&ch.at, &p.cell));
+                format!("{c}{k} && {} ? {c}{k}_v : {rest}", at.bit(""))
+            })
         });
-        let value = if per_source { value } else { changed(&format!("{whose}_idx"), value) };
+        let value = if per_source {
+            value
+        } else {
+            (0..changes.len()).rev().fold(value, |rest, k| format!("{c}{k} && {c}{k}_at == {whose}_idx ? {c}{k}_v : {rest}"))
+        };
         let _ = writeln!(
             o,
             "    reg {whose}_{bits}_reset;\n    always @(posedge clk) {whose}_{bits}_reset <= {};\n    assign {whose}_{bits} = {whose}_{bits}_reset ? {} : {value};",
@@ -183,14 +192,28 @@ impl NextLine {
             "    // {bits} of each source's line, registered for each place it may take its cell from, as this edge leaves it."
         );
         let after_edge = |p: &Place| {
-            let changed = changes
-                .iter()
-                .rev()
-                .fold(format!("{bits}[{}]", p.cell), |rest, ch| format!("{} && {} == {} ? {} : {rest}", ch.when, ch.at, p.cell, ch.value));
+            let changed = changes.iter().rev().fold(format!("{bits}[{}]", p.cell), |rest, ch| {
+                format!("{} && {} ? {} : {rest}", ch.when, self.at_place(&ch.at, &p.cell), ch.value)
+            });
             format!("{} ? {} : {changed}", reset.0, reset.1)
         };
         let value = self.chosen(&mut |s| PlaceRows::bits(o, &format!("{}_{bits}", s.name), &s.places, &after_edge).bit(&s.index));
         let _ = writeln!(o, "    assign {}_{bits} = {value};", self.whose);
+    }
+
+    /// Whether line `at` is place `cell`'s: where `at` is this line's own index, compared per
+    /// source (each source's index a register, chosen by the pick after the comparisons), not
+    /// after the pick's multiplexer of indices.
+    fn at_place(&self, at: &str, cell: &str) -> String {
+        if at != format!("{}_idx", self.whose) {
+            return format!("{at} == {cell}");
+        }
+        let chosen = self.chosen(&mut |s| format!("{} == {cell}", s.index));
+        if chosen.contains("?") {
+            format!("({chosen})")
+        } else {
+            chosen
+        }
     }
 
     /// The pick chooses among several generators (not counting the read-ahead).

@@ -52,6 +52,7 @@
 //! by [`lanes`]: several such modules, each with a share of the generators, on one port.
 
 mod ahead;
+mod deferred;
 mod fan;
 mod filled;
 mod lanes;

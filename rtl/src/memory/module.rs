@@ -4,6 +4,7 @@
 //! generators, the choice of the σ-next access, the fan-out of loads, the issue, the load
 //! cache, the issue queue, the AXI read and write sides, and the control.
 
+use super::deferred;
 use super::fan::{Fan, Target};
 use super::filled;
 use super::pick;
@@ -860,6 +861,7 @@ impl<'a> Plan<'a> {
                     sa_filled: if two_cycles { "sa_filled".into() } else { "filled[sa_idx]".into() },
                     sa_awaiting: if two_cycles { "sa_awaiting".into() } else { "awaiting[sa_idx]".into() },
                     ld_in_flight: if two_cycles { "ld_in_flight".into() } else { "in_flight[ld_idx]".into() },
+                    deferred: deferred::applies(cache.index_bits),
                     in_flight_note: if two_cycles {
                         "\n    // Looked up over two cycles (`ld_in_flight`): a B at the last edge is not\n    // seen, so the fetch may count as stale where it is not, never the other way.".into()
                     } else {
@@ -899,39 +901,69 @@ impl<'a> Plan<'a> {
             if tag {
                 fetched.push(cache.tags().write("ld_idx", "ld_tag"));
             }
+            let change = |when: &str, at: &str, value: &str| filled::Change { when: when.into(), at: at.into(), value: value.into() };
+            let missed = || change("ld_go && !hit", "ld_idx", "1'b1");
+            let (lines, ib) = (cache.lines, cache.index_bits);
+            let late = deferred::applies(ib);
+            let written = if late {
+                String::new()
+            } else {
+                format!("\n            filled <= {lines}'d0;{clear}\n        end else if (ld_go) begin{step}\n            for (fk = 0; fk < {lines}; fk = fk + 1) if (!hit && ld_idx == fk[{}:0]) filled[fk] <= 1'b1;", ib - 1)
+            };
             let _ = writeln!(
                 o,
-                "    // Its line was fetched already{note}: no DDR read.\n    wire ld_filled;  // filled[ld_idx]\n    wire hit = ld_filled{cond}{}{};\n    integer fk;\n    always @(posedge clk) begin\n        if (start) begin\n            filled <= {n}'d0;{clear}\n        end else if (ld_go) begin{step}\n            for (fk = 0; fk < {n}; fk = fk + 1) if (!hit && ld_idx == fk[{}:0]) filled[fk] <= 1'b1;\n        end\n    end{}",
+                "    // Its line was fetched already{note}: no DDR read.\n    wire ld_filled;  // filled[ld_idx]\n    wire hit = ld_filled{cond}{}{};{}{}",
                 if tag { format!(" && {} == ld_tag", cache.tags().read("ld_idx")) } else { String::new() },
                 if fine { " && fresh" } else { "" },
-                cache.index_bits - 1,
+                if late && stamped {
+                    format!("\n    always @(posedge clk) begin\n        if (start) begin{clear}\n        end else if (ld_go) begin{step}\n        end\n    end")
+                } else if late {
+                    String::new()
+                } else {
+                    format!("\n    integer fk;\n    always @(posedge clk) begin\n        if (start) begin{written}\n        end\n    end")
+                },
                 if fetched.is_empty() { String::new() } else { format!("\n    always @(posedge clk) if (ld_go && !hit) begin {} end", fetched.join(" ")) },
-                n = cache.lines,
             );
+            if late {
+                deferred::write(o, "filled", lines, ib, &[missed()], ("start", &format!("{lines}'d0")));
+                if fine {
+                    let fetched = change("ld_go && !hit", "ld_idx", "fetch_current");
+                    // After the fetch: a store to the entry fetched at this edge does not write into it.
+                    let stored = change("st_go && !st_here", "st_idx", "1'b0");
+                    deferred::write(o, "current", lines, ib, &[fetched, stored], ("rst || start", &format!("~{lines}'d0")));
+                    let filled_last = change("fill_last", "fill_idx", "1'b0");
+                    deferred::write(
+                        o,
+                        "awaiting",
+                        lines,
+                        ib,
+                        &[filled_last, change("ld_go && !hit", "ld_idx", "1'b1")],
+                        ("rst || start", &format!("{lines}'d0")),
+                    );
+                }
+            }
             // The σ-next load's line's bits: filled (set by a miss, cleared by a start) and, where
             // stores are tracked, current (a store that does not write into the line clears it,
             // a miss sets it to whether the line's stores had landed).
             let loads: Vec<(usize, u32)> = self.side(true).into_iter().map(|g| (g, self.ahead[g])).collect();
-            let change = |when: &str, at: &str, value: &str| filled::Change { when: when.into(), at: at.into(), value: value.into() };
-            let missed = || change("ld_go && !hit", "ld_idx", "1'b1");
             let next = filled::NextLine::new(o, cache, self.xw, &loads);
-            next.bit(o, "filled", &[missed()], ("start", "1'b0"));
+            next.bit(o, "filled", false, &[missed()], ("start", "1'b0"));
             if fine {
                 let stored = change("st_go && !st_here", "st_idx", "1'b0");
-                next.bit(o, "current", &[stored, change("ld_go && !hit", "ld_idx", "fetch_current")], ("rst || start", "1'b1"));
+                next.bit(o, "current", false, &[stored, change("ld_go && !hit", "ld_idx", "fetch_current")], ("rst || start", "1'b1"));
                 if store_line.is_some() {
                     // A store sets its entry's bit; the last edge's B, which clears the bits of
                     // a whole burst, is left out (`Fresh`'s note).
                     o.push_str("    wire ld_in_flight;  // in_flight[ld_idx]\n");
-                    next.bit(o, "in_flight", &[change("st_go", "st_idx", "1'b1")], ("rst || start", "1'b0"));
+                    next.bit(o, "in_flight", true, &[change("st_go", "st_idx", "1'b1")], ("rst || start", "1'b0"));
                 }
             }
             // The store's line bits as it enters sb (`text::Fresh`): a miss sets filled and
             // awaiting, the fill of an entry's last miss clears awaiting.
             if let Some(sa) = &store_line {
                 o.push_str("    wire sa_filled, sa_awaiting;  // filled[sa_idx], awaiting[sa_idx]\n");
-                sa.bit(o, "filled", &[missed()], ("start", "1'b0"));
-                sa.bit(o, "awaiting", &[missed(), change("fill_last", "fill_idx", "1'b0")], ("rst || start", "1'b0"));
+                sa.bit(o, "filled", false, &[missed()], ("start", "1'b0"));
+                sa.bit(o, "awaiting", false, &[missed(), change("fill_last", "fill_idx", "1'b0")], ("rst || start", "1'b0"));
             }
             if self.read_ahead() {
                 ahead::update(o, cache.lane_bits);
@@ -1064,6 +1096,10 @@ impl<'a> Plan<'a> {
                 stage::write_after_read(o, &same, &self.side(false), QUEUE, qa + 1);
             }
             act.quiet.push(format!("q_count == {}'d0", qa + 1));
+            if self.read_ahead() {
+                // The read-ahead stops a cycle after the generators (`ahead::update`).
+                act.quiet.push("!ra_on".into());
+            }
         }
     }
 

@@ -139,6 +139,8 @@ pub(super) struct Fresh {
     /// The σ-next load's entry's `in_flight` bit: looked up at `ld_idx`, or the wire of a
     /// two-cycle lookup, with what that needs said in `in_flight_note`.
     pub(super) ld_in_flight: String,
+    /// `current` and `awaiting` are written a cycle late ([`super::deferred`]), not here.
+    pub(super) deferred: bool,
     pub(super) in_flight_note: String,
     /// Whether a miss to sa's or sb's entry fetches the store's own line: `ld_tag == sa_tag`
     /// (`st_tag`), or `1'b1` where every line has its own entry.

@@ -61,22 +61,22 @@
         fill_over <= ld_go && !hit && ld_idx == h_idx;
     end
     wire fill_last = fill_r && fill_match && !fill_over;
-    integer fi;
-    always @(posedge clk) begin
-        if (rst || start) begin
+{% if !deferred %}    integer fi;
+{% endif %}    always @(posedge clk) begin
+        if (rst || start) begin{% if !deferred %}
             current <= ~«lines»'d0;
-            awaiting <= «lines»'d0;
+            awaiting <= «lines»'d0;{% endif %}
             misses <= 16'd0;
             fills <= 16'd0;
         end else begin
             if (ld_go && !hit) misses <= misses + 16'd1;
-            if (fire && h_miss) fills <= fills + 16'd1;
+            if (fire && h_miss) fills <= fills + 16'd1;{% if !deferred %}
             for (fi = 0; fi < «lines»; fi = fi + 1) begin
                 if (ld_go && !hit && ld_idx == fi[«ib - 1»:0]) current[fi] <= fetch_current;
                 // After the fetch: a store to the entry fetched at this edge does not write into it.
                 if (st_go && !st_here && st_idx == fi[«ib - 1»:0]) current[fi] <= 1'b0;
                 if (fill_last && fill_idx == fi[«ib - 1»:0]) awaiting[fi] <= 1'b0;
                 if (ld_go && !hit && ld_idx == fi[«ib - 1»:0]) awaiting[fi] <= 1'b1;
-            end
+            end{% endif %}
         end
     end
