@@ -46,6 +46,14 @@ pub(crate) struct Place {
     pub cell: String,
 }
 
+/// A write to the valid bits that lands at the next edge, its fields registers: when, at which
+/// cell, and the bit.
+pub(crate) struct Pending {
+    pub when: String,
+    pub at: String,
+    pub value: String,
+}
+
 /// The registered rows of a register's cell ([`row_array`] over `valid`, `cells` bits, cells of
 /// `bits` bits): `<name>_r<k>` the row of place `k`'s cell, `<name>_from` the places'
 /// conditions, `<name>_row` the row of the place the register took its cell from.
@@ -58,29 +66,65 @@ pub(crate) struct PlaceRows {
 impl PlaceRows {
     /// Writes the rows, their registers and the registered choice.
     pub fn new(o: &mut String, name: &str, valid: &str, cells: usize, bits: u32, places: &[Place]) -> PlaceRows {
+        Self::with_pending(o, name, valid, cells, bits, places, &[])
+    }
+
+    /// [`Self::new`] where `valid` is written a cycle late: `pending` (the later over the
+    /// earlier) are applied to each place's row as it is registered, after the row's lookup
+    /// (compared with the row's cell, not applied to all the valid bits before it).
+    pub fn with_pending(
+        o: &mut String,
+        name: &str,
+        valid: &str,
+        cells: usize,
+        bits: u32,
+        places: &[Place],
+        pending: &[Pending],
+    ) -> PlaceRows {
         let lo = bits.saturating_sub(ROW_CHOICE_BITS);
         let hi = bits - lo;
         row_array(o, &format!("{name}_rows"), valid, cells, lo, hi);
-        Self::registered(o, name, lo, places, &|p| format!("{name}_rows[{}[{}:{lo}]]", p.cell, bits - 1))
+        let (width, m) = (1usize << lo, bits - 1);
+        let mut rows = Vec::new();
+        for (k, p) in places.iter().enumerate() {
+            let mut row = format!("{name}_rows[{}[{m}:{lo}]]", p.cell);
+            for (j, w) in pending.iter().enumerate() {
+                let (at, cell, wire) = (&w.at, &p.cell, format!("{name}_p{k}_{j}"));
+                let patched = match lo {
+                    0 => format!("{} && {at} == {cell} ? {} : {row}", w.when, w.value),
+                    _ => format!(
+                        "{} && {at}[{m}:{lo}] == {cell}[{m}:{lo}] ? ({row} & ~({width}'d1 << {at}[{l}:0])) | ({{{width}{{{}}}}} & ({width}'d1 << {at}[{l}:0])) : {row}",
+                        w.when,
+                        w.value,
+                        l = lo - 1
+                    ),
+                };
+                let _ = writeln!(o, "    wire [{}:0] {wire} = {patched};", width - 1);
+                row = wire;
+            }
+            rows.push(row);
+        }
+        Self::registered(o, name, lo, places, &rows)
     }
 
     /// One bit per place, `value(place)` (a Verilog expression over the place's cell) registered
     /// at each edge, and the registered choice: where a bit is looked up in the cycle before the
     /// edge, with that edge's changes applied as it is registered.
     pub fn bits(o: &mut String, name: &str, places: &[Place], value: &dyn Fn(&Place) -> String) -> PlaceRows {
-        Self::registered(o, name, 0, places, value)
+        Self::registered(o, name, 0, places, &places.iter().map(value).collect::<Vec<_>>())
     }
 
-    /// Each place's row of 2^`lo` bits, `row(place)`, registered; the places' conditions
-    /// registered beside them; and the row of the first place whose condition held.
-    fn registered(o: &mut String, name: &str, lo: u32, places: &[Place], row: &dyn Fn(&Place) -> String) -> PlaceRows {
+    /// Each place's row of 2^`lo` bits, `rows` (one expression per place), registered; the
+    /// places' conditions registered beside them; and the row of the first place whose
+    /// condition held.
+    fn registered(o: &mut String, name: &str, lo: u32, places: &[Place], rows: &[String]) -> PlaceRows {
         assert!(places.len() >= 2, "a register that takes its cell from one place needs no choice");
         let regs: Vec<String> = (0..places.len()).map(|k| format!("{name}_r{k}")).collect();
         let from = places.len() - 1;
         let _ = writeln!(o, "    reg [{}:0] {};\n    reg [{}:0] {name}_from;", (1usize << lo) - 1, regs.join(", "), from - 1);
         o.push_str("    always @(posedge clk) begin\n");
-        for (r, p) in regs.iter().zip(places) {
-            let _ = writeln!(o, "        {r} <= {};", row(p));
+        for (r, row) in regs.iter().zip(rows) {
+            let _ = writeln!(o, "        {r} <= {row};");
         }
         let conds: Vec<&str> = places[..from].iter().rev().map(|p| p.when.as_str()).collect();
         let _ = writeln!(o, "        {name}_from <= {{{}}};\n    end", conds.join(", "));

@@ -2,12 +2,12 @@
 //! [`DIRECT_LOOKUP_BITS`] of index, written a cycle after the edge that decides them. A write's
 //! condition comes late in the cycle (a miss is known once the pick, the hit and the issue
 //! are), and a decoder of hundreds of lines after it would be the module's slowest path;
-//! registered, the write and its decoder start at flip-flops. Until it lands, the bits are read
-//! with the pending writes applied (`<bits>_now`, which is also what the register takes), so
-//! every reader sees a write from the edge that decided it, as before.
+//! registered, the write and its decoder start at flip-flops. Until it lands, the rows that
+//! read the bits apply the pending writes after their lookup ([`Pending`]), so every reader
+//! sees a write from the edge that decided it, as before.
 
 use super::filled::Change;
-use crate::rows::DIRECT_LOOKUP_BITS;
+use crate::rows::{Pending, DIRECT_LOOKUP_BITS};
 use std::fmt::Write;
 
 /// Whether a cache with `index_bits` of index writes its per-line bits a cycle late.
@@ -17,10 +17,11 @@ pub(super) fn applies(index_bits: u32) -> bool {
 
 /// The register `bits` (`lines` of them, a line's index `ib` bits wide) with `writes` (a later
 /// one over an earlier one at the same line) registered and applied at the next edge, and
-/// `<bits>_now`, the bits with them applied; `reset` (when, and the whole vector's value) takes
-/// precedence, and drops the writes of its edge.
-pub(super) fn write(o: &mut String, bits: &str, lines: usize, ib: u32, writes: &[Change], reset: (&str, &str)) {
-    let _ = writeln!(o, "    // {bits}: each edge's writes registered and applied at the next edge, read meanwhile from {bits}_now.");
+/// `<bits>_now`, the bits with them applied, which the register takes; `reset` (when, and the
+/// whole vector's value) takes precedence, and drops the writes of its edge. Returns the
+/// pending writes, for the rows that read the bits.
+pub(super) fn write(o: &mut String, bits: &str, lines: usize, ib: u32, writes: &[Change], reset: (&str, &str)) -> Vec<Pending> {
+    let _ = writeln!(o, "    // {bits}: each edge's writes registered and applied at the next edge.");
     for (k, w) in writes.iter().enumerate() {
         let _ = writeln!(
             o,
@@ -44,4 +45,7 @@ pub(super) fn write(o: &mut String, bits: &str, lines: usize, ib: u32, writes: &
         reset.1,
         n = lines - 1
     );
+    (0..writes.len())
+        .map(|k| Pending { when: format!("{bits}_w{k}"), at: format!("{bits}_w{k}_at"), value: format!("{bits}_w{k}_v") })
+        .collect()
 }

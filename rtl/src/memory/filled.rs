@@ -14,7 +14,7 @@
 //! the store enters `sb`; on smaller caches `sa` looks its bits up directly.
 
 use super::Cache;
-use crate::rows::{Place, PlaceRows, DIRECT_LOOKUP_BITS};
+use crate::rows::{Pending, Place, PlaceRows, DIRECT_LOOKUP_BITS};
 use std::fmt::Write;
 
 /// What set a line's bit at an edge: registered, it corrects rows registered at that edge.
@@ -131,17 +131,15 @@ impl NextLine {
 
     /// `<whose>_<bits>`, the bit of `bits` (a vector over the lines) at its line, as it is
     /// after the last edge: `changes` (first first) and `reset` (when all bits became a value,
-    /// taking precedence) are that edge's. Where `bits` is written a cycle late (on caches
-    /// that [`super::deferred`] applies to, unless `on_time`), its rows are read from
-    /// `<bits>_now`.
-    pub fn bit(&self, o: &mut String, bits: &str, on_time: bool, changes: &[Change], reset: (&str, &str)) {
+    /// taking precedence) are that edge's. Where `bits` is written a cycle late
+    /// ([`super::deferred`]), `pending` are the writes still to land, applied to the rows.
+    pub fn bit(&self, o: &mut String, bits: &str, pending: &[Pending], changes: &[Change], reset: (&str, &str)) {
         let (ib, whose) = (self.index_bits, self.whose);
         if ib <= DIRECT_LOOKUP_BITS {
             self.bit_looked_up(o, bits, changes, reset);
             return;
         }
         let _ = writeln!(o, "    // {bits} of each source's line, in rows registered for each place it may take its cell from.");
-        let read = if on_time { bits.to_string() } else { format!("{bits}_now") };
         let c = format!("{whose}_{bits}_c");
         let per_source = self.among_several();
         for (k, ch) in changes.iter().enumerate() {
@@ -163,7 +161,7 @@ impl NextLine {
         // that index is a single choice (the read-ahead's or the generator's), and one
         // comparison after it is shorter than the choice after two.
         let value = self.chosen(&mut |s| {
-            let row = PlaceRows::new(o, &format!("{}_{bits}", s.name), &read, self.lines, ib, &s.places).bit(&s.index);
+            let row = PlaceRows::with_pending(o, &format!("{}_{bits}", s.name), bits, self.lines, ib, &s.places, pending).bit(&s.index);
             if !per_source {
                 return row;
             }

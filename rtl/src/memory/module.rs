@@ -924,22 +924,18 @@ impl<'a> Plan<'a> {
                 },
                 if fetched.is_empty() { String::new() } else { format!("\n    always @(posedge clk) if (ld_go && !hit) begin {} end", fetched.join(" ")) },
             );
+            // Where the bits are written a cycle late, the writes still to land.
+            let (mut filled_pending, mut current_pending, mut awaiting_pending) = (Vec::new(), Vec::new(), Vec::new());
             if late {
-                deferred::write(o, "filled", lines, ib, &[missed()], ("start", &format!("{lines}'d0")));
+                filled_pending = deferred::write(o, "filled", lines, ib, &[missed()], ("start", &format!("{lines}'d0")));
                 if fine {
                     let fetched = change("ld_go && !hit", "ld_idx", "fetch_current");
                     // After the fetch: a store to the entry fetched at this edge does not write into it.
                     let stored = change("st_go && !st_here", "st_idx", "1'b0");
-                    deferred::write(o, "current", lines, ib, &[fetched, stored], ("rst || start", &format!("~{lines}'d0")));
-                    let filled_last = change("fill_last", "fill_idx", "1'b0");
-                    deferred::write(
-                        o,
-                        "awaiting",
-                        lines,
-                        ib,
-                        &[filled_last, change("ld_go && !hit", "ld_idx", "1'b1")],
-                        ("rst || start", &format!("{lines}'d0")),
-                    );
+                    current_pending =
+                        deferred::write(o, "current", lines, ib, &[fetched, stored], ("rst || start", &format!("~{lines}'d0")));
+                    let writes = [change("fill_last", "fill_idx", "1'b0"), change("ld_go && !hit", "ld_idx", "1'b1")];
+                    awaiting_pending = deferred::write(o, "awaiting", lines, ib, &writes, ("rst || start", &format!("{lines}'d0")));
                 }
             }
             // The σ-next load's line's bits: filled (set by a miss, cleared by a start) and, where
@@ -947,23 +943,29 @@ impl<'a> Plan<'a> {
             // a miss sets it to whether the line's stores had landed).
             let loads: Vec<(usize, u32)> = self.side(true).into_iter().map(|g| (g, self.ahead[g])).collect();
             let next = filled::NextLine::new(o, cache, self.xw, &loads);
-            next.bit(o, "filled", false, &[missed()], ("start", "1'b0"));
+            next.bit(o, "filled", &filled_pending, &[missed()], ("start", "1'b0"));
             if fine {
                 let stored = change("st_go && !st_here", "st_idx", "1'b0");
-                next.bit(o, "current", false, &[stored, change("ld_go && !hit", "ld_idx", "fetch_current")], ("rst || start", "1'b1"));
+                next.bit(
+                    o,
+                    "current",
+                    &current_pending,
+                    &[stored, change("ld_go && !hit", "ld_idx", "fetch_current")],
+                    ("rst || start", "1'b1"),
+                );
                 if store_line.is_some() {
                     // A store sets its entry's bit; the last edge's B, which clears the bits of
                     // a whole burst, is left out (`Fresh`'s note).
                     o.push_str("    wire ld_in_flight;  // in_flight[ld_idx]\n");
-                    next.bit(o, "in_flight", true, &[change("st_go", "st_idx", "1'b1")], ("rst || start", "1'b0"));
+                    next.bit(o, "in_flight", &[], &[change("st_go", "st_idx", "1'b1")], ("rst || start", "1'b0"));
                 }
             }
             // The store's line bits as it enters sb (`text::Fresh`): a miss sets filled and
             // awaiting, the fill of an entry's last miss clears awaiting.
             if let Some(sa) = &store_line {
                 o.push_str("    wire sa_filled, sa_awaiting;  // filled[sa_idx], awaiting[sa_idx]\n");
-                sa.bit(o, "filled", false, &[missed()], ("start", "1'b0"));
-                sa.bit(o, "awaiting", false, &[missed(), change("fill_last", "fill_idx", "1'b0")], ("rst || start", "1'b0"));
+                sa.bit(o, "filled", &filled_pending, &[missed()], ("start", "1'b0"));
+                sa.bit(o, "awaiting", &awaiting_pending, &[missed(), change("fill_last", "fill_idx", "1'b0")], ("rst || start", "1'b0"));
             }
             if self.read_ahead() {
                 ahead::update(o, cache.lane_bits);
