@@ -243,6 +243,23 @@ impl NextLine {
     }
 }
 
+/// Whether the σ-next load's line is `index` (a register's), for the load generators `loads`
+/// (each with the lines a miss of its fetches ahead): where the pick chooses among several,
+/// compared per source, each source's line from its own cell register and chosen by the pick
+/// after the comparisons, rather than after the pick's multiplexer of cells (`ld_idx`).
+pub(super) fn ld_line_is(cache: &Cache, xw: u32, loads: &[(usize, u32)], index: &str) -> String {
+    if loads.len() < 2 {
+        return format!("ld_idx == {index}");
+    }
+    let idx = |cell: &str| index_of(cell, xw, cache.lane_bits, cache.index_bits);
+    let picked: Vec<String> = loads.iter().map(|&(g, _)| format!("(pick{g} && {} == {index})", idx(&format!("g{g}_cell_q")))).collect();
+    let picked = format!("({})", picked.join(" || "));
+    match loads.iter().any(|l| l.1 > 0) {
+        true => format!("(ra_want ? {} == {index} : {picked})", idx("ra_cell")),
+        false => picked,
+    }
+}
+
 /// A line's index from a cell of `xw` bits (`lb` lane bits below it, `ib` index bits): zero
 /// where the cell never leaves the first line.
 fn index_of(cell: &str, xw: u32, lb: u32, ib: u32) -> String {

@@ -839,6 +839,11 @@ impl<'a> Plan<'a> {
         staged
     }
 
+    /// The load generators, each with the lines a miss of its fetches ahead.
+    fn loads_ahead(&self) -> Vec<(usize, u32)> {
+        self.side(true).into_iter().map(|g| (g, self.ahead[g])).collect()
+    }
+
     /// The load cache's table.
     fn cache_table(&self, o: &mut String) {
         let &Plan { cached, fine, stamped, bk, ref cache, .. } = self;
@@ -850,6 +855,7 @@ impl<'a> Plan<'a> {
             let store_line = if fine { filled::NextLine::store(o, cache, self.xw, &self.side(false)) } else { None };
             if fine {
                 let two_cycles = store_line.is_some();
+                let loads = self.loads_ahead();
                 let miss = cache.miss_nos();
                 o.push_str(&render(Fresh {
                     lines: cache.lines,
@@ -861,6 +867,9 @@ impl<'a> Plan<'a> {
                     sa_filled: if two_cycles { "sa_filled".into() } else { "filled[sa_idx]".into() },
                     sa_awaiting: if two_cycles { "sa_awaiting".into() } else { "awaiting[sa_idx]".into() },
                     ld_in_flight: if two_cycles { "ld_in_flight".into() } else { "in_flight[ld_idx]".into() },
+                    ld_at_sa: filled::ld_line_is(cache, self.xw, &loads, "sa_idx"),
+                    ld_at_st: filled::ld_line_is(cache, self.xw, &loads, "st_idx"),
+                    ld_at_head: filled::ld_line_is(cache, self.xw, &loads, "h_idx"),
                     deferred: deferred::applies(cache.index_bits),
                     in_flight_note: if two_cycles {
                         "\n    // Looked up over two cycles (`ld_in_flight`): a B at the last edge is not\n    // seen, so the fetch may count as stale where it is not, never the other way.".into()
@@ -941,7 +950,7 @@ impl<'a> Plan<'a> {
             // The σ-next load's line's bits: filled (set by a miss, cleared by a start) and, where
             // stores are tracked, current (a store that does not write into the line clears it,
             // a miss sets it to whether the line's stores had landed).
-            let loads: Vec<(usize, u32)> = self.side(true).into_iter().map(|g| (g, self.ahead[g])).collect();
+            let loads = self.loads_ahead();
             let next = filled::NextLine::new(o, cache, self.xw, &loads);
             next.bit(o, "filled", &filled_pending, &[missed()], ("start", "1'b0"));
             if fine {

@@ -139,6 +139,11 @@ pub(super) struct Fresh {
     /// The σ-next load's entry's `in_flight` bit: looked up at `ld_idx`, or the wire of a
     /// two-cycle lookup, with what that needs said in `in_flight_note`.
     pub(super) ld_in_flight: String,
+    /// Whether the σ-next load's line is sa's, the σ-next store's and the queue head's
+    /// (`ld_idx == sa_idx`, …; [`super::filled::ld_line_is`]).
+    pub(super) ld_at_sa: String,
+    pub(super) ld_at_st: String,
+    pub(super) ld_at_head: String,
     /// `current` and `awaiting` are written a cycle late ([`super::deferred`]), not here.
     pub(super) deferred: bool,
     pub(super) in_flight_note: String,

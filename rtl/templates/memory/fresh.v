@@ -37,10 +37,10 @@
             sb_c_ours <= «st_ours»;
         end
         // The two comparisons in two forms, so that Yosys does not merge them behind sa_move.
-        sb_c_missed <= sa_move ? ld_go && !hit && ld_idx == sa_idx : ld_go && !hit && ~|(ld_idx ^ st_idx);
+        sb_c_missed <= sa_move ? ld_go && !hit && «ld_at_sa» : ld_go && !hit && «ld_at_st»;
     end
     wire st_here = sb_filled_now && !sb_awaiting_now
-        && !(ld_want && ld_idx == st_idx) && !(fire && h_miss);
+        && !(ld_want && «ld_at_st») && !(fire && h_miss);
     always @(posedge clk) begin
         if (ld_go && !hit) begin «miss_at_fetch» end
     end
@@ -58,7 +58,7 @@
         fill_r <= !(rst || start) && fire && h_miss;
         fill_idx <= h_idx;
         fill_match <= «fill_miss_no» == fills;
-        fill_over <= ld_go && !hit && ld_idx == h_idx;
+        fill_over <= ld_go && !hit && «ld_at_head»;
     end
     wire fill_last = fill_r && fill_match && !fill_over;
 {% if !deferred %}    integer fi;
