@@ -46,11 +46,15 @@ pub(crate) struct Place {
     pub cell: String,
 }
 
-/// A write to the valid bits that lands at the next edge, its fields registers: when, at which
-/// cell, and the bit.
-pub(crate) struct Pending {
+/// A write to one of the valid bits, as Verilog expressions: an edge's change, or one still to
+/// land at the next edge.
+#[derive(Clone)]
+pub(crate) struct Change {
+    /// When it is made.
     pub when: String,
+    /// The cell it writes.
     pub at: String,
+    /// The bit it writes.
     pub value: String,
 }
 
@@ -79,7 +83,7 @@ impl PlaceRows {
         cells: usize,
         bits: u32,
         places: &[Place],
-        pending: &[Pending],
+        pending: &[Change],
     ) -> PlaceRows {
         let lo = bits.saturating_sub(ROW_CHOICE_BITS);
         let hi = bits - lo;

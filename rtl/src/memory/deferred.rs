@@ -3,11 +3,10 @@
 //! condition comes late in the cycle (a miss is known once the pick, the hit and the issue
 //! are), and a decoder of hundreds of lines after it would be the module's slowest path;
 //! registered, the write and its decoder start at flip-flops. Until it lands, the rows that
-//! read the bits apply the pending writes after their lookup ([`Pending`]), so every reader
+//! read the bits apply the pending writes after their lookup (`PlaceRows::with_pending`), so every reader
 //! sees a write from the edge that decided it, as before.
 
-use super::filled::Change;
-use crate::rows::{Pending, DIRECT_LOOKUP_BITS};
+use crate::rows::{Change, DIRECT_LOOKUP_BITS};
 use std::fmt::Write;
 
 /// Whether a cache with `index_bits` of index writes its per-line bits a cycle late.
@@ -20,7 +19,7 @@ pub(super) fn applies(index_bits: u32) -> bool {
 /// `<bits>_now`, the bits with them applied, which the register takes; `reset` (when, and the
 /// whole vector's value) takes precedence, and drops the writes of its edge. Returns the
 /// pending writes, for the rows that read the bits.
-pub(super) fn write(o: &mut String, bits: &str, lines: usize, ib: u32, writes: &[Change], reset: (&str, &str)) -> Vec<Pending> {
+pub(super) fn write(o: &mut String, bits: &str, lines: usize, ib: u32, writes: &[Change], reset: (&str, &str)) -> Vec<Change> {
     let _ = writeln!(o, "    // {bits}: each edge's writes registered and applied at the next edge.");
     for (k, w) in writes.iter().enumerate() {
         let _ = writeln!(
@@ -46,6 +45,6 @@ pub(super) fn write(o: &mut String, bits: &str, lines: usize, ib: u32, writes: &
         n = lines - 1
     );
     (0..writes.len())
-        .map(|k| Pending { when: format!("{bits}_w{k}"), at: format!("{bits}_w{k}_at"), value: format!("{bits}_w{k}_v") })
+        .map(|k| Change { when: format!("{bits}_w{k}"), at: format!("{bits}_w{k}_at"), value: format!("{bits}_w{k}_v") })
         .collect()
 }

@@ -29,7 +29,7 @@ pub(super) struct Target {
 
 /// The head's targets, as groups behind relays where there are more than [`DIRECT`].
 pub(super) struct Fan {
-    pub targets: Vec<Target>,
+    targets: Vec<Target>,
     /// The targets of each relay, as ranges of `targets`; empty where the head reaches them
     /// itself.
     groups: Vec<std::ops::Range<usize>>,

@@ -14,18 +14,9 @@
 //! the store enters `sb`; on smaller caches `sa` looks its bits up directly.
 
 use super::Cache;
-use crate::rows::{Pending, Place, PlaceRows, DIRECT_LOOKUP_BITS};
+pub(super) use crate::rows::Change;
+use crate::rows::{Place, PlaceRows, DIRECT_LOOKUP_BITS};
 use std::fmt::Write;
-
-/// What set a line's bit at an edge: registered, it corrects rows registered at that edge.
-pub(super) struct Change {
-    /// When, a Verilog expression.
-    pub when: String,
-    /// The line's index.
-    pub at: String,
-    /// The bit it got.
-    pub value: String,
-}
 
 /// The places the σ-next load's line may come from, their index wires written: per source (a
 /// load generator, by `pick<g>`, or the read-ahead, by `ra_want`) the places its cell register
@@ -133,7 +124,7 @@ impl NextLine {
     /// after the last edge: `changes` (first first) and `reset` (when all bits became a value,
     /// taking precedence) are that edge's. Where `bits` is written a cycle late
     /// ([`super::deferred`]), `pending` are the writes still to land, applied to the rows.
-    pub fn bit(&self, o: &mut String, bits: &str, pending: &[Pending], changes: &[Change], reset: (&str, &str)) {
+    pub fn bit(&self, o: &mut String, bits: &str, pending: &[Change], changes: &[Change], reset: (&str, &str)) {
         let (ib, whose) = (self.index_bits, self.whose);
         if ib <= DIRECT_LOOKUP_BITS {
             self.bit_looked_up(o, bits, changes, reset);
@@ -216,7 +207,7 @@ impl NextLine {
 
     /// The pick chooses among several generators (not counting the read-ahead).
     fn among_several(&self) -> bool {
-        self.sources.iter().filter(|s| s.name != "ra").count() > 1
+        among_several(&self.sources)
     }
 
     /// The bit of the source the pick chose, each source's `bit`: the read-ahead's where it is
@@ -224,22 +215,27 @@ impl NextLine {
     /// registers' function, so the bits meet in one OR rather than a chain of choices; a
     /// single generator's needs no pick).
     fn chosen(&self, bit: &mut dyn FnMut(&Source) -> String) -> String {
-        let several = self.among_several();
-        let (mut picked, mut ahead) = (Vec::new(), None);
-        for s in &self.sources {
-            let b = bit(s);
-            let b = if b.contains('?') { format!("({b})") } else { b };
-            match s.name.as_str() {
-                "ra" => ahead = Some(format!("{} ? {b} :", s.chosen)),
-                _ if several => picked.push(format!("({} && {b})", s.chosen)),
-                _ => picked.push(b),
-            }
+        chosen(&self.sources, bit)
+    }
+}
+
+/// [`NextLine::chosen`] over `sources`.
+fn chosen(sources: &[Source], bit: &mut dyn FnMut(&Source) -> String) -> String {
+    let several = among_several(sources);
+    let (mut picked, mut ahead) = (Vec::new(), None);
+    for s in sources {
+        let b = bit(s);
+        let b = if b.contains('?') { format!("({b})") } else { b };
+        match s.name.as_str() {
+            "ra" => ahead = Some(format!("{} ? {b} :", s.chosen)),
+            _ if several => picked.push(format!("({} && {b})", s.chosen)),
+            _ => picked.push(b),
         }
-        let picked = if several { format!("({})", picked.join(" || ")) } else { picked.concat() };
-        match ahead {
-            Some(a) => format!("{a} {picked}"),
-            None => picked,
-        }
+    }
+    let picked = if several { format!("({})", picked.join(" || ")) } else { picked.concat() };
+    match ahead {
+        Some(a) => format!("{a} {picked}"),
+        None => picked,
     }
 }
 
@@ -252,12 +248,23 @@ pub(super) fn ld_line_is(cache: &Cache, xw: u32, loads: &[(usize, u32)], index: 
         return format!("ld_idx == {index}");
     }
     let idx = |cell: &str| index_of(cell, xw, cache.lane_bits, cache.index_bits);
-    let picked: Vec<String> = loads.iter().map(|&(g, _)| format!("(pick{g} && {} == {index})", idx(&format!("g{g}_cell_q")))).collect();
-    let picked = format!("({})", picked.join(" || "));
-    match loads.iter().any(|l| l.1 > 0) {
-        true => format!("(ra_want ? {} == {index} : {picked})", idx("ra_cell")),
-        false => picked,
+    let source = |name: String, chosen: String, index: String| Source { name, chosen, places: Vec::new(), index };
+    let mut sources: Vec<Source> =
+        loads.iter().map(|&(g, _)| source(format!("g{g}"), format!("pick{g}"), idx(&format!("g{g}_cell_q")))).collect();
+    if loads.iter().any(|l| l.1 > 0) {
+        sources.push(source("ra".into(), "ra_want".into(), idx("ra_cell")));
     }
+    let line_is = chosen(&sources, &mut |s| format!("{} == {index}", s.index));
+    if line_is.contains('?') {
+        format!("({line_is})")
+    } else {
+        line_is
+    }
+}
+
+/// The pick chooses among several of `sources` (not counting the read-ahead).
+fn among_several(sources: &[Source]) -> bool {
+    sources.iter().filter(|s| s.name != "ra").count() > 1
 }
 
 /// A line's index from a cell of `xw` bits (`lb` lane bits below it, `ib` index bits): zero

@@ -866,16 +866,10 @@ impl<'a> Plan<'a> {
                     sa_tag_match: if cache.tag_bits > 0 { format!(" && {} == sa_tag", cache.tags().read("sa_idx")) } else { String::new() },
                     sa_filled: if two_cycles { "sa_filled".into() } else { "filled[sa_idx]".into() },
                     sa_awaiting: if two_cycles { "sa_awaiting".into() } else { "awaiting[sa_idx]".into() },
-                    ld_in_flight: if two_cycles { "ld_in_flight".into() } else { "in_flight[ld_idx]".into() },
                     ld_at_sa: filled::ld_line_is(cache, self.xw, &loads, "sa_idx"),
                     ld_at_st: filled::ld_line_is(cache, self.xw, &loads, "st_idx"),
                     ld_at_head: filled::ld_line_is(cache, self.xw, &loads, "h_idx"),
                     deferred: deferred::applies(cache.index_bits),
-                    in_flight_note: if two_cycles {
-                        "\n    // Looked up over two cycles (`ld_in_flight`): a B at the last edge is not\n    // seen, so the fetch may count as stale where it is not, never the other way.".into()
-                    } else {
-                        String::new()
-                    },
                     sa_ours: if cache.tag_bits > 0 { "ld_tag == sa_tag".into() } else { "1'b1".into() },
                     st_ours: if cache.tag_bits > 0 { "ld_tag == st_tag".into() } else { "1'b1".into() },
                 }));
@@ -911,70 +905,73 @@ impl<'a> Plan<'a> {
                 fetched.push(cache.tags().write("ld_idx", "ld_tag"));
             }
             let change = |when: &str, at: &str, value: &str| filled::Change { when: when.into(), at: at.into(), value: value.into() };
-            let missed = || change("ld_go && !hit", "ld_idx", "1'b1");
             let (lines, ib) = (cache.lines, cache.index_bits);
             let late = deferred::applies(ib);
-            let written = if late {
+            // Where the bits are written a cycle late (`deferred`), this block keeps only the band.
+            let (reset_filled, set_filled) = if late {
+                (String::new(), String::new())
+            } else {
+                (
+                    format!("\n            filled <= {lines}'d0;"),
+                    format!(
+                        "\n            for (fk = 0; fk < {lines}; fk = fk + 1) if (!hit && ld_idx == fk[{}:0]) filled[fk] <= 1'b1;",
+                        ib - 1
+                    ),
+                )
+            };
+            let block = if late && !stamped {
                 String::new()
             } else {
-                format!("\n            filled <= {lines}'d0;{clear}\n        end else if (ld_go) begin{step}\n            for (fk = 0; fk < {lines}; fk = fk + 1) if (!hit && ld_idx == fk[{}:0]) filled[fk] <= 1'b1;", ib - 1)
+                format!(
+                    "{}\n    always @(posedge clk) begin\n        if (start) begin{reset_filled}{clear}\n        end else if (ld_go) begin{step}{set_filled}\n        end\n    end",
+                    if late { "" } else { "\n    integer fk;" }
+                )
             };
             let _ = writeln!(
                 o,
-                "    // Its line was fetched already{note}: no DDR read.\n    wire ld_filled;  // filled[ld_idx]\n    wire hit = ld_filled{cond}{}{};{}{}",
+                "    // Its line was fetched already{note}: no DDR read.\n    wire ld_filled;  // filled[ld_idx]\n    wire hit = ld_filled{cond}{}{};{block}{}",
                 if tag { format!(" && {} == ld_tag", cache.tags().read("ld_idx")) } else { String::new() },
                 if fine { " && fresh" } else { "" },
-                if late && stamped {
-                    format!("\n    always @(posedge clk) begin\n        if (start) begin{clear}\n        end else if (ld_go) begin{step}\n        end\n    end")
-                } else if late {
-                    String::new()
-                } else {
-                    format!("\n    integer fk;\n    always @(posedge clk) begin\n        if (start) begin{written}\n        end\n    end")
-                },
                 if fetched.is_empty() { String::new() } else { format!("\n    always @(posedge clk) if (ld_go && !hit) begin {} end", fetched.join(" ")) },
             );
-            // Where the bits are written a cycle late, the writes still to land.
+            // The edges' changes to the bits: a miss sets filled and awaiting and sets current to
+            // whether the line's stores had landed; after the fetch, a store that does not write
+            // into its entry's line clears current; the fill of an entry's last miss clears
+            // awaiting.
+            let missed = change("ld_go && !hit", "ld_idx", "1'b1");
+            let fetched = change("ld_go && !hit", "ld_idx", "fetch_current");
+            let stored = change("st_go && !st_here", "st_idx", "1'b0");
+            let filled_last = change("fill_last", "fill_idx", "1'b0");
+            // Where the bits are written a cycle late, the writes still to land (a later write
+            // over an earlier one).
             let (mut filled_pending, mut current_pending, mut awaiting_pending) = (Vec::new(), Vec::new(), Vec::new());
             if late {
-                filled_pending = deferred::write(o, "filled", lines, ib, &[missed()], ("start", &format!("{lines}'d0")));
+                filled_pending = deferred::write(o, "filled", lines, ib, std::slice::from_ref(&missed), ("start", &format!("{lines}'d0")));
                 if fine {
-                    let fetched = change("ld_go && !hit", "ld_idx", "fetch_current");
-                    // After the fetch: a store to the entry fetched at this edge does not write into it.
-                    let stored = change("st_go && !st_here", "st_idx", "1'b0");
-                    current_pending =
-                        deferred::write(o, "current", lines, ib, &[fetched, stored], ("rst || start", &format!("~{lines}'d0")));
-                    let writes = [change("fill_last", "fill_idx", "1'b0"), change("ld_go && !hit", "ld_idx", "1'b1")];
+                    let writes = [fetched.clone(), stored.clone()];
+                    current_pending = deferred::write(o, "current", lines, ib, &writes, ("rst || start", &format!("~{lines}'d0")));
+                    let writes = [filled_last.clone(), missed.clone()];
                     awaiting_pending = deferred::write(o, "awaiting", lines, ib, &writes, ("rst || start", &format!("{lines}'d0")));
                 }
             }
-            // The σ-next load's line's bits: filled (set by a miss, cleared by a start) and, where
-            // stores are tracked, current (a store that does not write into the line clears it,
-            // a miss sets it to whether the line's stores had landed).
+            // The σ-next load's line's bits (the edge's changes first first), and the store's as
+            // it enters sb (`text::Fresh`).
             let loads = self.loads_ahead();
             let next = filled::NextLine::new(o, cache, self.xw, &loads);
-            next.bit(o, "filled", &filled_pending, &[missed()], ("start", "1'b0"));
+            next.bit(o, "filled", &filled_pending, std::slice::from_ref(&missed), ("start", "1'b0"));
             if fine {
-                let stored = change("st_go && !st_here", "st_idx", "1'b0");
-                next.bit(
-                    o,
-                    "current",
-                    &current_pending,
-                    &[stored, change("ld_go && !hit", "ld_idx", "fetch_current")],
-                    ("rst || start", "1'b1"),
-                );
-                if store_line.is_some() {
+                next.bit(o, "current", &current_pending, &[stored, fetched], ("rst || start", "1'b1"));
+                if late {
                     // A store sets its entry's bit; the last edge's B, which clears the bits of
                     // a whole burst, is left out (`Fresh`'s note).
                     o.push_str("    wire ld_in_flight;  // in_flight[ld_idx]\n");
                     next.bit(o, "in_flight", &[], &[change("st_go", "st_idx", "1'b1")], ("rst || start", "1'b0"));
                 }
             }
-            // The store's line bits as it enters sb (`text::Fresh`): a miss sets filled and
-            // awaiting, the fill of an entry's last miss clears awaiting.
             if let Some(sa) = &store_line {
                 o.push_str("    wire sa_filled, sa_awaiting;  // filled[sa_idx], awaiting[sa_idx]\n");
-                sa.bit(o, "filled", &filled_pending, &[missed()], ("start", "1'b0"));
-                sa.bit(o, "awaiting", &awaiting_pending, &[missed(), change("fill_last", "fill_idx", "1'b0")], ("rst || start", "1'b0"));
+                sa.bit(o, "filled", &filled_pending, std::slice::from_ref(&missed), ("start", "1'b0"));
+                sa.bit(o, "awaiting", &awaiting_pending, &[missed, filled_last], ("rst || start", "1'b0"));
             }
             if self.read_ahead() {
                 ahead::update(o, cache.lane_bits);

@@ -136,17 +136,14 @@ pub(super) struct Fresh {
     /// lookup (`filled::NextLine::store`).
     pub(super) sa_filled: String,
     pub(super) sa_awaiting: String,
-    /// The σ-next load's entry's `in_flight` bit: looked up at `ld_idx`, or the wire of a
-    /// two-cycle lookup, with what that needs said in `in_flight_note`.
-    pub(super) ld_in_flight: String,
     /// Whether the σ-next load's line is sa's, the σ-next store's and the queue head's
     /// (`ld_idx == sa_idx`, …; [`super::filled::ld_line_is`]).
     pub(super) ld_at_sa: String,
     pub(super) ld_at_st: String,
     pub(super) ld_at_head: String,
-    /// `current` and `awaiting` are written a cycle late ([`super::deferred`]), not here.
+    /// `current` and `awaiting` are written a cycle late ([`super::deferred`]), not here, and the
+    /// load's `in_flight` bit is looked up over two cycles (`ld_in_flight`).
     pub(super) deferred: bool,
-    pub(super) in_flight_note: String,
     /// Whether a miss to sa's or sb's entry fetches the store's own line: `ld_tag == sa_tag`
     /// (`st_tag`), or `1'b1` where every line has its own entry.
     pub(super) sa_ours: String,

@@ -11,8 +11,11 @@
     reg [«lines - 1»:0] awaiting;
     wire ld_current;  // current[ld_idx]
     wire fresh = ld_current;
-    // A fetch is current if its entry's last store has landed.«in_flight_note»
-    wire fetch_current = !«ld_in_flight»;
+    // A fetch is current if its entry's last store has landed.{% if deferred %}
+    // Looked up over two cycles (`ld_in_flight`): a B at the last edge is not
+    // seen, so the fetch may count as stale where it is not, never the other way.
+    wire fetch_current = !ld_in_flight;{% else %}
+    wire fetch_current = !in_flight[ld_idx];{% endif %}
     // The σ-next store's line is in the cache and filled, and no load of its entry is due (which
     // may fetch into it: whether it goes or hits is decided late) nor does a miss fill a line
     // at this edge: the store writes its cells into the line as well. Its entry's bits are
