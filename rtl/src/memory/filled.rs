@@ -239,13 +239,18 @@ fn chosen(sources: &[Source], bit: &mut dyn FnMut(&Source) -> String) -> String 
     }
 }
 
-/// Whether the σ-next load's line is `index` (a register's), for the load generators `loads`
-/// (each with the lines a miss of its fetches ahead): where the pick chooses among several,
-/// compared per source, each source's line from its own cell register and chosen by the pick
-/// after the comparisons, rather than after the pick's multiplexer of cells (`ld_idx`).
+/// Whether the σ-next load's line is `index` (a register's), compared per source ([`per_source`]).
 pub(super) fn ld_line_is(cache: &Cache, xw: u32, loads: &[(usize, u32)], index: &str) -> String {
+    per_source(cache, xw, loads, &|line| format!("{line} == {index}"))
+}
+
+/// `of(line)` at the σ-next load's line: where the pick chooses among several generators
+/// (`loads`, each with the lines a miss of its fetches ahead), made per source from its own
+/// cell register and chosen by the pick after it, not after the pick's multiplexer of cells
+/// (`ld_idx`).
+pub(super) fn per_source(cache: &Cache, xw: u32, loads: &[(usize, u32)], of: &dyn Fn(&str) -> String) -> String {
     if loads.len() < 2 {
-        return format!("ld_idx == {index}");
+        return of("ld_idx");
     }
     let idx = |cell: &str| index_of(cell, xw, cache.lane_bits, cache.index_bits);
     let source = |name: String, chosen: String, index: String| Source { name, chosen, places: Vec::new(), index };
@@ -254,11 +259,11 @@ pub(super) fn ld_line_is(cache: &Cache, xw: u32, loads: &[(usize, u32)], index: 
     if loads.iter().any(|l| l.1 > 0) {
         sources.push(source("ra".into(), "ra_want".into(), idx("ra_cell")));
     }
-    let line_is = chosen(&sources, &mut |s| format!("{} == {index}", s.index));
-    if line_is.contains('?') {
-        format!("({line_is})")
+    let value = chosen(&sources, &mut |s| of(&s.index));
+    if value.contains('?') {
+        format!("({value})")
     } else {
-        line_is
+        value
     }
 }
 

@@ -870,6 +870,7 @@ impl<'a> Plan<'a> {
                     ld_at_st: filled::ld_line_is(cache, self.xw, &loads, "st_idx"),
                     ld_at_head: filled::ld_line_is(cache, self.xw, &loads, "h_idx"),
                     deferred: deferred::applies(cache.index_bits),
+                    ld_in_flight: filled::per_source(cache, self.xw, &loads, &|line| format!("in_flight[{line}]")),
                     sa_ours: if cache.tag_bits > 0 { "ld_tag == sa_tag".into() } else { "1'b1".into() },
                     st_ours: if cache.tag_bits > 0 { "ld_tag == st_tag".into() } else { "1'b1".into() },
                 }));

@@ -144,6 +144,9 @@ pub(super) struct Fresh {
     /// `current` and `awaiting` are written a cycle late ([`super::deferred`]), not here, and the
     /// load's `in_flight` bit is looked up over two cycles (`ld_in_flight`).
     pub(super) deferred: bool,
+    /// Where it is not, `in_flight` at the σ-next load's line, looked up per source
+    /// ([`super::filled::per_source`]).
+    pub(super) ld_in_flight: String,
     /// Whether a miss to sa's or sb's entry fetches the store's own line: `ld_tag == sa_tag`
     /// (`st_tag`), or `1'b1` where every line has its own entry.
     pub(super) sa_ours: String,

@@ -15,7 +15,7 @@
     // Looked up over two cycles (`ld_in_flight`): a B at the last edge is not
     // seen, so the fetch may count as stale where it is not, never the other way.
     wire fetch_current = !ld_in_flight;{% else %}
-    wire fetch_current = !in_flight[ld_idx];{% endif %}
+    wire fetch_current = !«ld_in_flight»;{% endif %}
     // The σ-next store's line is in the cache and filled, and no load of its entry is due (which
     // may fetch into it: whether it goes or hits is decided late) nor does a miss fill a line
     // at this edge: the store writes its cells into the line as well. Its entry's bits are

@@ -6,5 +6,8 @@
     reg [«s.kw»:0] acked_key;
     reg acked_any;
 {% endif %}    reg [«s.bkw - 1»:0] bk_head, bk_tail;
+    // Where every load's cell lies in the first lines, the other entries' bits go unread.
+    // verilator lint_off UNUSEDSIGNAL
     reg [«s.entries - 1»:0] in_flight;
+    // verilator lint_on UNUSEDSIGNAL
     reg [«s.bkw - 1»:0] store_burst [0:«s.entries - 1»];
