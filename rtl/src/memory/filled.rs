@@ -151,26 +151,34 @@ impl NextLine {
         // line, [`Self::at_place`]), and chosen after it like the rows. With one generator,
         // that index is a single choice (the read-ahead's or the generator's), and one
         // comparison after it is shorter than the choice after two.
+        let _ = writeln!(o, "    reg {whose}_{bits}_reset;\n    always @(posedge clk) {whose}_{bits}_reset <= {};", reset.0);
+        let reset = (format!("{whose}_{bits}_reset"), reset.1);
         let value = self.chosen(&mut |s| {
             let row = PlaceRows::with_pending(o, &format!("{}_{bits}", s.name), bits, self.lines, ib, &s.places, pending).bit(&s.index);
             if !per_source {
                 return row;
             }
-            changes.iter().enumerate().rev().fold(row, |rest, (k, ch)| {
+            let value = changes.iter().enumerate().rev().fold(row, |rest, (k, ch)| {
                 let at = PlaceRows::bits(o, &format!("{}_{bits}_at{k}", s.name), &s.places, &|p| self.at_place(&ch.at, &p.cell));
                 format!("{c}{k} && {} ? {c}{k}_v : {rest}", at.bit(""))
-            })
+            });
+            self.source_bit(o, bits, s, &format!("{} ? {} : {value}", reset.0, reset.1))
         });
         let value = if per_source {
             value
         } else {
             (0..changes.len()).rev().fold(value, |rest, k| format!("{c}{k} && {c}{k}_at == {whose}_idx ? {c}{k}_v : {rest}"))
         };
-        let _ = writeln!(
-            o,
-            "    reg {whose}_{bits}_reset;\n    always @(posedge clk) {whose}_{bits}_reset <= {};\n    assign {whose}_{bits} = {whose}_{bits}_reset ? {} : {value};",
-            reset.0, reset.1
-        );
+        let _ = writeln!(o, "    assign {whose}_{bits} = {} ? {} : {value};", reset.0, reset.1);
+    }
+
+    /// `<whose>_<bits>_<source>`, source `s`'s bit `value`, a wire: where the pick chooses
+    /// among several generators, the read side decides per generator whether its load would
+    /// go ([`source_bit`]).
+    fn source_bit(&self, o: &mut String, bits: &str, s: &Source, value: &str) -> String {
+        let name = source_bit(self.whose, bits, &s.name);
+        let _ = writeln!(o, "    wire {name} = {value};");
+        name
     }
 
     /// [`Self::bit`] where a bit is looked up in one cycle: each place's bit is looked up
@@ -186,7 +194,15 @@ impl NextLine {
             });
             format!("{} ? {} : {changed}", reset.0, reset.1)
         };
-        let value = self.chosen(&mut |s| PlaceRows::bits(o, &format!("{}_{bits}", s.name), &s.places, &after_edge).bit(&s.index));
+        let several = self.among_several();
+        let value = self.chosen(&mut |s| {
+            let bit = PlaceRows::bits(o, &format!("{}_{bits}", s.name), &s.places, &after_edge).bit(&s.index);
+            if several {
+                self.source_bit(o, bits, s, &bit)
+            } else {
+                bit
+            }
+        });
         let _ = writeln!(o, "    assign {}_{bits} = {value};", self.whose);
     }
 
@@ -265,6 +281,12 @@ pub(super) fn per_source(cache: &Cache, xw: u32, loads: &[(usize, u32)], of: &dy
     } else {
         value
     }
+}
+
+/// The wire of `whose`'s bit `bits` at source `source`'s line (`g<g>`, or `ra`), which
+/// [`NextLine::bit`] writes where the pick chooses among several generators.
+pub(super) fn source_bit(whose: &str, bits: &str, source: &str) -> String {
+    format!("{whose}_{bits}_{source}")
 }
 
 /// The pick chooses among several of `sources` (not counting the read-ahead).

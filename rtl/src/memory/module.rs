@@ -10,7 +10,7 @@ use super::filled;
 use super::pick;
 use super::sources::{self, LANDED};
 use super::stage;
-use super::text::{Fresh, Landed, Order, OrderUpdate, ReadSide, Sources, SourcesUpdate, Widths, WriteSide};
+use super::text::{Fresh, Landed, Order, OrderUpdate, ReadSide, Slots, Sources, SourcesUpdate, Widths, WriteSide};
 use super::*;
 use crate::verilog::{all_of, any_of, sext, times_const};
 use askama::Template;
@@ -237,6 +237,14 @@ impl<'a> Plan<'a> {
         self.ahead.iter().any(|&a| a > 0)
     }
 
+    /// Whether the read side decides for each load generator whether its load would go if
+    /// picked (`g<g>_go`), the pick only choosing among the answers: where it picks among
+    /// several, a read-ahead never issues instead, and a hit is its line's filled (and
+    /// current) bits alone, which [`filled::NextLine`] has per generator.
+    fn load_goes(&self) -> bool {
+        !self.local && self.cached && !self.stamped && self.cache.tag_bits == 0 && !self.read_ahead() && self.side(true).len() > 1
+    }
+
     /// The generators of one side: the loads (`load`) or the stores.
     fn side(&self, load: bool) -> Vec<usize> {
         (0..self.n).filter(|&g| self.gens[g].load == load).collect()
@@ -431,11 +439,15 @@ impl<'a> Plan<'a> {
     fn access_queue(&self, o: &mut String, g: usize, fields: &[Field]) {
         // A generator's access goes when its side (loads or stores) issues.
         let go = match (self.gens[g].load, self.read_ahead()) {
-            (true, true) => "ld_take",
-            (true, false) => "ld_go",
+            (true, _) if self.load_goes() => {
+                let _ = writeln!(o, "    wire g{g}_go;  // its load would go if picked (the read side)");
+                format!("g{g}_go")
+            }
+            (true, true) => "ld_take".into(),
+            (true, false) => "ld_go".into(),
             // With the store stage, a store leaves its generator into the stage.
-            (false, _) if self.staged => "sa_take",
-            (false, _) => "st_go",
+            (false, _) if self.staged => "sa_take".into(),
+            (false, _) => "st_go".into(),
         };
         let a = AHEAD.trailing_zeros();
         // The stage keeps an access's cell for its address (`access_fields`): the address's
@@ -658,8 +670,16 @@ impl<'a> Plan<'a> {
                 );
                 want = format!("ra_want || {want}");
             }
-            let _ =
-                writeln!(o, "    // The σ-next {}.\n    wire {side}_want = state == RUN && ({want});", if load { "load" } else { "store" });
+            // Where the read side decides per generator, only the write side may read ld_want.
+            let (off, on) = match load && self.load_goes() {
+                true => ("    // verilator lint_off UNUSEDSIGNAL\n", "\n    // verilator lint_on UNUSEDSIGNAL"),
+                false => ("", ""),
+            };
+            let _ = writeln!(
+                o,
+                "    // The σ-next {}.\n{off}    wire {side}_want = state == RUN && ({want});{on}",
+                if load { "load" } else { "store" }
+            );
             if staged_side {
                 let _ = writeln!(o, "    wire [63:0] sp_addr = {};", mux("addr", "64'd0"));
                 let picks = mine.iter().map(|g| format!("    wire sp_pick{g} = pick{g};\n")).collect::<String>();
@@ -1116,9 +1136,38 @@ impl<'a> Plan<'a> {
     /// burst's 4 KiB page is the read side's `bl_last_page`), as [`Self::for_next_load`] works
     /// it out.
     fn extends_burst(&self) -> String {
+        self.for_next_load(&|who| self.line_is_burst_end(who))
+    }
+
+    /// Whether source `who`'s line (`g<g>` or `ra`) is the open burst's next.
+    fn line_is_burst_end(&self, who: &str) -> String {
         let lb = self.cache.lane_bits;
         let line_bits = (self.xw + 1).saturating_sub(lb).max(1);
-        self.for_next_load(&|who| format!("{who}_cell[{}:{lb}] == bl_end", lb + line_bits - 1))
+        format!("{who}_cell[{}:{lb}] == bl_end", lb + line_bits - 1)
+    }
+
+    /// `ld_go` where the read side decides per generator ([`Self::load_goes`]): whether each
+    /// generator's load would go if picked (`g<g>_go`), from its own registers beside the pick,
+    /// and `ld_go` the picked generator's (the picks are exclusive). `wait_for_bands`: loads
+    /// wait for earlier bands' write responses.
+    fn goes(&self, wait_for_bands: bool) -> String {
+        let wait = if wait_for_bands { "w_old == 16'd0 && (w_out == 16'd0 || ld_same_band) && " } else { "" };
+        let mut o = String::from("    // Whether each generator's load would go if picked; the pick chooses among the answers.\n");
+        let mut picked = Vec::new();
+        for g in self.side(true) {
+            let mut hit = filled::source_bit("ld", "filled", &format!("g{g}"));
+            if self.fine {
+                hit = format!("{hit} && {}", filled::source_bit("ld", "current", &format!("g{g}")));
+            }
+            let extends = format!("bl_v && !bl_full && !(&bl_last_page) && {}", self.line_is_burst_end(&format!("g{g}")));
+            let _ = writeln!(
+                o,
+                "    assign g{g}_go = state == RUN && l_gate && g{g}_ready && {wait}q_room && (({hit}) || ({extends}) || !bl_v || ar_free);"
+            );
+            picked.push(format!("(pick{g} && g{g}_go)"));
+        }
+        let _ = writeln!(o, "    assign ld_go = {};", picked.join(" || "));
+        o
     }
 
     /// `f` of the σ-next load, `f(who)` over the registers of its source `who` (a generator's
@@ -1177,6 +1226,7 @@ impl<'a> Plan<'a> {
                 ew: vw,
                 eb: vb,
                 len: len8("wb_beats"),
+                slots: Slots::new(AXI_DATA_BITS, vw, vb),
             }));
             if has_stage {
                 // Only where the order matters is a store's band compared.
@@ -1200,6 +1250,7 @@ impl<'a> Plan<'a> {
             o.push_str(&render(ReadSide {
                 w: &w,
                 extends: self.extends_burst(),
+                goes: self.load_goes().then(|| self.goes(has_stores && !fine)),
                 wait_for_bands: has_stores && !fine,
                 len: len8("bl_beats"),
                 lane: shape.lane.is_some(),

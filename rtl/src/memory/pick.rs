@@ -180,8 +180,12 @@ pub(super) fn winner(
         let root = node(o, "t", &(0..n).collect::<Vec<_>>(), ow, ib);
         o.push_str("    // verilator lint_on UNUSEDSIGNAL\n");
         picks(o, &(0..n).collect::<Vec<_>>(), &root, ib, orders);
+        if st.is_empty() {
+            ready(o, "!held", &ld, &|g| format!("g{g}_acc"));
+        }
         for g in 0..n {
-            let _ = writeln!(o, "    wire win{g} = g{g}_acc && !held && pick{g};");
+            let win = if st.is_empty() { format!("l_gate && g{g}_ready") } else { format!("g{g}_acc && !held") };
+            let _ = writeln!(o, "    wire win{g} = {win} && pick{g};");
         }
         return None;
     }
@@ -213,15 +217,15 @@ pub(super) fn winner(
         }
     }
     let mut band_order = None;
-    let (rule, after) = if fine {
-        // With its access there (`acc`): one term per generator, not two choices.
-        let ok: Vec<String> = ld.iter().map(|g| format!("(pick{g} && g{g}_acc && g{g}_src_ok)")).collect();
+    // The load side's condition beside its access being there (`acc`), and whether a generator's
+    // load may go if picked.
+    let (rule, gate, src_ok) = if fine {
         if keyed {
             let keys = st.iter().map(|g| format!("pick{g} ? g{g}_key :"));
             let name = if staged { "sp_key" } else { "st_key" };
             let _ = writeln!(o, "    wire [{}:0] {name} = {} {kw}'d0;", kw - 1, keys.collect::<Vec<_>>().join(" "));
         }
-        ("its source has landed", format!("({})", ok.join(" || ")))
+        ("its source has landed", String::new(), true)
     } else {
         let earlier = match band_live {
             0 => "1'b1".to_string(),
@@ -251,11 +255,14 @@ pub(super) fn winner(
             }
         };
         let stage = if band_order.is_some() { " && stage_ok" } else { "" };
-        ("no pending store belongs to an earlier band", format!("({}) && (!{s}_alive || {earlier}){stage}", acc(&ld)))
+        ("no pending store belongs to an earlier band", format!(" && (!{s}_alive || {earlier}){stage}"), false)
     };
+    ready(o, &format!("!held && {l}_alive{gate}"), &ld, &|g| if src_ok { format!("g{g}_acc && g{g}_src_ok") } else { format!("g{g}_acc") });
+    let ready_picked: Vec<String> = ld.iter().map(|g| format!("(pick{g} && g{g}_ready)")).collect();
     let _ = writeln!(
         o,
-        "    // σ-next load and store, each on its own side: the store goes if it precedes every pending\n    // load; the load if {rule}.\n    wire l_can = !held && {l}_alive && {after};\n    wire s_can = !held && {s}_alive && ({}) && ({});",
+        "    // σ-next load and store, each on its own side: the store goes if it precedes every pending\n    // load; the load if {rule}.\n    wire l_can = l_gate && ({});\n    wire s_can = !held && {s}_alive && ({}) && ({});",
+        ready_picked.join(" || "),
         acc(&st),
         match pairwise {
             true => format!("(!{l}_alive || {})", picked_pair(&|a, b| format!("before{a}_{b}"))),
@@ -269,6 +276,17 @@ pub(super) fn winner(
         let _ = writeln!(o, "    wire win{g} = s_can && pick{g};");
     }
     band_order
+}
+
+/// `l_gate` and `g<g>_ready` for the load generators `ld`: the σ-next load is `l_can && pick<g>`
+/// where `l_can` is `l_gate && g<g>_ready` of the generator picked, so that the read side can
+/// decide per generator whether its load would go, and the pick only choose
+/// (`Plan::load_goes`).
+fn ready(o: &mut String, gate: &str, ld: &[usize], ready: &dyn Fn(usize) -> String) {
+    let _ = writeln!(o, "    wire l_gate = {gate};");
+    for &g in ld {
+        let _ = writeln!(o, "    wire g{g}_ready = {};", ready(g));
+    }
 }
 
 /// `name`, a register: generator a's order `op` generator b's over their first `upto` entries,

@@ -40,6 +40,34 @@ pub(super) struct WriteSide<'a> {
     pub(super) eb: u32,
     /// `AWLEN` of the open burst.
     pub(super) len: String,
+    /// Where a beat holds several stores' values of a power of two bytes: its slots.
+    pub(super) slots: Option<Slots>,
+}
+
+/// The slots of a beat that one store's values fill ([`WriteSide`]).
+pub(super) struct Slots {
+    /// How many, and the address bit where a slot's number starts.
+    pub(super) count: u32,
+    pub(super) low: u32,
+    /// The data and strobe masks of the slot `st_at` names, as concatenations.
+    pub(super) keep: String,
+    pub(super) strb: String,
+}
+
+impl Slots {
+    /// The slots of a beat of `data` bits filled `ew` bits (`eb` bytes) at a time, where
+    /// there are several and `eb` is a power of two.
+    pub(super) fn new(data: u32, ew: u32, eb: u32) -> Option<Slots> {
+        if ew >= data || !eb.is_power_of_two() || !data.is_multiple_of(ew) {
+            return None;
+        }
+        let count = data / ew;
+        let mask = |bits: u32| {
+            let each: Vec<String> = (0..count).rev().map(|k| format!("{{{bits}{{st_at[{k}]}}}}")).collect();
+            format!("{{{}}}", each.join(", "))
+        };
+        Some(Slots { count, low: eb.trailing_zeros(), keep: mask(ew), strb: mask(eb) })
+    }
 }
 
 /// The read side: the open burst of consecutive misses, then the AR offered.
@@ -49,6 +77,8 @@ pub(super) struct ReadSide<'a> {
     pub(super) w: &'a Widths,
     /// Whether the σ-next load's line extends the open burst (`Plan::extends_burst`).
     pub(super) extends: String,
+    /// `ld_go` written per generator (`Plan::goes`), where the read side decides so.
+    pub(super) goes: Option<String>,
     /// A load waits for the write responses of earlier bands (the array is also stored, and
     /// loads do not wait for their own sources).
     pub(super) wait_for_bands: bool,

@@ -28,7 +28,11 @@
 {% else %}    wire aw_same = wb_v && st_line_addr == wb_last;  // merges into the held beat
     wire aw_ext = wb_v && !wb_full && st_line_addr == wb_end && st_line_addr[11:0] != 12'd0;  // a beat more, within 4 KiB
 {% endif %}    assign st_go = st_want && pop_ok{% if ordered %} && !war{% endif %} && wf_room && (aw_same || aw_ext || !wb_v || aw_free){% if fine %} && (aw_same || aw_ext || w_room){% endif %};
-    wire wb_close = wb_v && !st_go && aw_free && wf_room && (wb_full || wb_idle == HOLD || {% if ordered %}(ld_want && !ld_same_band) || {% endif %}all_done);
+{% if ordered %}    // A load of another band wants to go, as of the last cycle: the open burst closes for it a
+    // cycle late (whether it is another band's comes after the pick).
+    reg ld_other_band;
+    always @(posedge clk) ld_other_band <= ld_want && !ld_same_band;
+{% endif %}    wire wb_close = wb_v && !st_go && aw_free && wf_room && (wb_full || wb_idle == HOLD || {% if ordered %}ld_other_band || {% endif %}all_done);
     wire wb_ship = (st_go && !aw_same && !aw_ext && wb_v) || wb_close;  // the open burst goes to AW
     wire wf_push = (st_go && !aw_same && wb_v) || wb_close;  // the held beat goes to W
     wire wf_pop = m_wvalid && m_wready;
@@ -39,7 +43,15 @@
     wire [«w.wc - 1»:0] wf_up = wf_count + «w.wc»'d1, wf_down = wf_count - «w.wc»'d1;
     wire [15:0] w_out_up = w_out + 16'd1, w_out_down = w_out - 16'd1;
     wire wf_short = wf_count == «w.wc»'d«wbuf - 1»;
-{%- if ew < data %}
+{%- if let Some(slots) = slots %}
+    // The store's slot of the beat (its address is aligned to it), one-hot: the value is copied
+    // to every slot and masked, where a shift by its byte address would put a barrel shifter
+    // after the value's pop.
+    wire [«slots.count - 1»:0] st_at = «slots.count»'d1 << st_addr[«w.size - 1»:«slots.low»];
+    wire [«data - 1»:0] st_keep = «slots.keep»;
+    wire [«data - 1»:0] st_data = {«slots.count»{pop_value}} & st_keep;
+    wire [«data / 8 - 1»:0] st_strb = «slots.strb»;
+{%- else if ew < data %}
     wire [«data - 1»:0] st_data = {«data - ew»'d0, pop_value} << {st_addr[«w.size - 1»:0], 3'b000};
     wire [«data - 1»:0] st_keep = {«data - ew»'d0, {«ew»{1'b1}}} << {st_addr[«w.size - 1»:0], 3'b000};
     wire [«data / 8 - 1»:0] st_strb = {«data / 8 - eb»'d0, {«eb»{1'b1}}} << st_addr[«w.size - 1»:0];
