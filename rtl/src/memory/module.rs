@@ -445,7 +445,11 @@ impl<'a> Plan<'a> {
             }
             (true, true) => "ld_take".into(),
             (true, false) => "ld_go".into(),
-            // With the store stage, a store leaves its generator into the stage.
+            // With the store stage, a store leaves its generator into the stage: where the stores
+            // are compared with the loads pairwise, decided per generator (`pick::pairwise`).
+            (false, _) if self.staged && pick::pairwise(self.side(true).len(), self.side(false).len()) => {
+                format!("state == RUN && sa_room && s_gate && g{g}_ready")
+            }
             (false, _) if self.staged => "sa_take".into(),
             (false, _) => "st_go".into(),
         };

@@ -193,7 +193,7 @@ pub(super) fn winner(
     o.push_str("    // verilator lint_on UNUSEDSIGNAL\n");
     picks(o, &ld, &l, ib, orders);
     picks(o, &st, &s, ib, orders);
-    let pairwise = ld.len() <= PAIRWISE && st.len() <= PAIRWISE;
+    let pairwise = pairwise(ld.len(), st.len());
     // The band is the keys' first `band_keys` (or a finer prefix for a shallower nest, which
     // only lets fewer loads pass): the order's first entries.
     let band_live = orders.live.iter().filter(|&&k| k < band_keys).count();
@@ -261,14 +261,26 @@ pub(super) fn winner(
     let ready_picked: Vec<String> = ld.iter().map(|g| format!("(pick{g} && g{g}_ready)")).collect();
     let _ = writeln!(
         o,
-        "    // σ-next load and store, each on its own side: the store goes if it precedes every pending\n    // load; the load if {rule}.\n    wire l_can = l_gate && ({});\n    wire s_can = !held && {s}_alive && ({}) && ({});",
-        ready_picked.join(" || "),
-        acc(&st),
-        match pairwise {
-            true => format!("(!{l}_alive || {})", picked_pair(&|a, b| format!("before{a}_{b}"))),
-            false => format!("(!{l}_alive || {s}_order < {l}_order)"),
-        },
+        "    // σ-next load and store, each on its own side: the store goes if it precedes every pending\n    // load; the load if {rule}.\n    wire l_can = l_gate && ({});",
+        ready_picked.join(" || ")
     );
+    let s_can = if pairwise {
+        // A store precedes the σ-next load if it precedes every live load: per store from the
+        // registers, the store pick only choosing, not after both picks.
+        for &a in &st {
+            let all: Vec<String> = ld.iter().map(|b| format!("(!g{b}_alive || before{a}_{b})")).collect();
+            let _ = writeln!(o, "    wire g{a}_first = {};", all.join(" && "));
+        }
+        let _ = writeln!(o, "    wire s_gate = !held && {s}_alive;");
+        for &g in &st {
+            let _ = writeln!(o, "    wire g{g}_ready = g{g}_acc && g{g}_first;");
+        }
+        let ready: Vec<String> = st.iter().map(|g| format!("(pick{g} && g{g}_ready)")).collect();
+        format!("s_gate && ({})", ready.join(" || "))
+    } else {
+        format!("!held && {s}_alive && ({}) && (!{l}_alive || {s}_order < {l}_order)", acc(&st))
+    };
+    let _ = writeln!(o, "    wire s_can = {s_can};");
     for g in ld {
         let _ = writeln!(o, "    wire win{g} = l_can && pick{g};");
     }
@@ -306,6 +318,12 @@ fn order_compared(o: &mut String, name: &str, (a, b): (usize, usize), op: Op, up
         cmp("kept", "popped"),
         cmp("kept", "kept")
     );
+}
+
+/// Whether a memory module with `loads` and `stores` generators of each side compares them
+/// pairwise: then each store's `g<g>_ready` (with `s_gate`) says whether it would go if picked.
+pub(super) fn pairwise(loads: usize, stores: usize) -> bool {
+    loads > 0 && stores > 0 && loads <= PAIRWISE && stores <= PAIRWISE
 }
 
 /// The most generators a side compares pairwise ([`picks`]): eight are 28 registered comparisons

@@ -33,7 +33,7 @@ impl Field {
 /// Declarations that the generators and the pick use before the stage is written: whether
 /// each place holds a store, and the take from the generators.
 pub(super) fn forward(o: &mut String) {
-    o.push_str("    // The store stage (`sa`, then `sb`, from which a store issues): whether each place holds\n    // a store, and the σ-next store leaving its generator.\n    reg sa_v, sb_v;\n    wire sa_take;\n");
+    o.push_str("    // The store stage (`sa`, then `sb`, from which a store issues): whether each place holds\n    // a store, and the σ-next store leaving its generator.\n    reg sa_v, sb_v;\n    wire sa_take, sa_room;\n");
 }
 
 /// The stage's places with `fields`, the moves between them, and the `st_<name>` wires;
@@ -43,7 +43,7 @@ pub(super) fn forward(o: &mut String) {
 /// loaded (`ordered`), the stage compares the store's band too.
 pub(super) fn stage(o: &mut String, fields: &[Field], band_order: bool, ordered: bool, size: u32) {
     let decl = |f: &Field| format!("{}[{}:0]", if f.signed { "signed " } else { "" }, f.width - 1);
-    o.push_str("    // The store stage: sa's store moves on when sb is empty or its store goes.\n    wire sa_move = sa_v && (!sb_v || st_go);\n    assign sa_take = sp_want && (!sa_v || sa_move);\n");
+    o.push_str("    // The store stage: sa's store moves on when sb is empty or its store goes.\n    wire sa_move = sa_v && (!sb_v || st_go);\n    assign sa_room = !sa_v || sa_move;\n    assign sa_take = sp_want && sa_room;\n");
     for f in fields {
         let _ = writeln!(o, "    reg {} sa_{n}, sb_{n};", decl(f), n = f.name);
     }
