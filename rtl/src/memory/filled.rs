@@ -76,7 +76,7 @@ impl NextLine {
             index(o, "ra_fi", idx("ra_cell"));
             let _ = writeln!(
                 o,
-                "    reg [{m}:0] ra_fi1;  // ra_fi + 1\n    always @(posedge clk)\n        if (ld_go && ra_want) ra_fi1 <= ra_fi1 + {ib}'d1;\n        else if (ld_go && !hit && ld_ahead != 0) ra_fi1 <= ld_idx + {ib}'d2;",
+                "    reg [{m}:0] ra_fi1;  // ra_fi + 1\n    always @(posedge clk)\n        if (ld_go && ra_want) ra_fi1 <= ra_fi1 + {ib}'d1;\n        else if (ld_miss && ld_ahead != 0) ra_fi1 <= ld_idx + {ib}'d2;",
                 m = ib - 1
             );
             let mut places = vec![

@@ -957,14 +957,14 @@ impl<'a> Plan<'a> {
                 "    // Its line was fetched already{note}: no DDR read.\n    wire ld_filled;  // filled[ld_idx]\n    wire hit = ld_filled{cond}{}{};{block}{}",
                 if tag { format!(" && {} == ld_tag", cache.tags().read("ld_idx")) } else { String::new() },
                 if fine { " && fresh" } else { "" },
-                if fetched.is_empty() { String::new() } else { format!("\n    always @(posedge clk) if (ld_go && !hit) begin {} end", fetched.join(" ")) },
+                if fetched.is_empty() { String::new() } else { format!("\n    always @(posedge clk) if (ld_miss) begin {} end", fetched.join(" ")) },
             );
             // The edges' changes to the bits: a miss sets filled and awaiting and sets current to
             // whether the line's stores had landed; after the fetch, a store that does not write
             // into its entry's line clears current; the fill of an entry's last miss clears
             // awaiting.
-            let missed = change("ld_go && !hit", "ld_idx", "1'b1");
-            let fetched = change("ld_go && !hit", "ld_idx", "fetch_current");
+            let missed = change("ld_miss", "ld_idx", "1'b1");
+            let fetched = change("ld_miss", "ld_idx", "fetch_current");
             let stored = change("st_go && !st_here", "st_idx", "1'b0");
             let filled_last = change("fill_last", "fill_idx", "1'b0");
             // Where the bits are written a cycle late, the writes still to land (a later write
@@ -1150,14 +1150,15 @@ impl<'a> Plan<'a> {
         format!("{who}_cell[{}:{lb}] == bl_end", lb + line_bits - 1)
     }
 
-    /// `ld_go` where the read side decides per generator ([`Self::load_goes`]): whether each
-    /// generator's load would go if picked (`g<g>_go`), from its own registers beside the pick,
-    /// and `ld_go` the picked generator's (the picks are exclusive). `wait_for_bands`: loads
+    /// `ld_go` and `ld_miss` where the read side decides per generator ([`Self::load_goes`]):
+    /// whether each generator's load would go if picked (`g<g>_go`) and hit, from its own
+    /// registers beside the pick, and `ld_go`, `ld_miss` the picked generator's (the picks are
+    /// exclusive). `wait_for_bands`: loads
     /// wait for earlier bands' write responses.
     fn goes(&self, wait_for_bands: bool) -> String {
         let wait = if wait_for_bands { "w_old == 16'd0 && (w_out == 16'd0 || ld_same_band) && " } else { "" };
         let mut o = String::from("    // Whether each generator's load would go if picked; the pick chooses among the answers.\n");
-        let mut picked = Vec::new();
+        let (mut go, mut miss) = (Vec::new(), Vec::new());
         for g in self.side(true) {
             let mut hit = filled::source_bit("ld", "filled", &format!("g{g}"));
             if self.fine {
@@ -1166,11 +1167,12 @@ impl<'a> Plan<'a> {
             let extends = format!("bl_v && !bl_full && !(&bl_last_page) && {}", self.line_is_burst_end(&format!("g{g}")));
             let _ = writeln!(
                 o,
-                "    assign g{g}_go = state == RUN && l_gate && g{g}_ready && {wait}q_room && (({hit}) || ({extends}) || !bl_v || ar_free);"
+                "    wire g{g}_hit = {hit};\n    assign g{g}_go = state == RUN && l_gate && g{g}_ready && {wait}q_room && (g{g}_hit || ({extends}) || !bl_v || ar_free);"
             );
-            picked.push(format!("(pick{g} && g{g}_go)"));
+            go.push(format!("(pick{g} && g{g}_go)"));
+            miss.push(format!("(pick{g} && g{g}_go && !g{g}_hit)"));
         }
-        let _ = writeln!(o, "    assign ld_go = {};", picked.join(" || "));
+        let _ = writeln!(o, "    assign ld_go = {};\n    wire ld_miss = {};  // a load that reads DDR", go.join(" || "), miss.join(" || "));
         o
     }
 

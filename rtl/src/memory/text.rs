@@ -77,7 +77,7 @@ pub(super) struct ReadSide<'a> {
     pub(super) w: &'a Widths,
     /// Whether the σ-next load's line extends the open burst (`Plan::extends_burst`).
     pub(super) extends: String,
-    /// `ld_go` written per generator (`Plan::goes`), where the read side decides so.
+    /// `ld_go` and `ld_miss` written per generator (`Plan::goes`), where the read side decides so.
     pub(super) goes: Option<String>,
     /// A load waits for the write responses of earlier bands (the array is also stored, and
     /// loads do not wait for their own sources).

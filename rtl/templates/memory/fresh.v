@@ -40,12 +40,12 @@
             sb_c_ours <= «st_ours»;
         end
         // The two comparisons in two forms, so that Yosys does not merge them behind sa_move.
-        sb_c_missed <= sa_move ? ld_go && !hit && «ld_at_sa» : ld_go && !hit && «ld_at_st»;
+        sb_c_missed <= sa_move ? ld_miss && «ld_at_sa» : ld_miss && «ld_at_st»;
     end
     wire st_here = sb_filled_now && !sb_awaiting_now
         && !(ld_want && «ld_at_st») && !(fire && h_miss);
     always @(posedge clk) begin
-        if (ld_go && !hit) begin «miss_at_fetch» end
+        if (ld_miss) begin «miss_at_fetch» end
     end
     // Each entry's bits are written where its index matches (a decoder; a write at a variable
     // index is a shift that Yosys leaves as a carry chain).
@@ -61,7 +61,7 @@
         fill_r <= !(rst || start) && fire && h_miss;
         fill_idx <= h_idx;
         fill_match <= «fill_miss_no» == fills;
-        fill_over <= ld_go && !hit && «ld_at_head»;
+        fill_over <= ld_miss && «ld_at_head»;
     end
     wire fill_last = fill_r && fill_match && !fill_over;
 {% if !deferred %}    integer fi;
@@ -72,14 +72,14 @@
             misses <= 16'd0;
             fills <= 16'd0;
         end else begin
-            if (ld_go && !hit) misses <= misses + 16'd1;
+            if (ld_miss) misses <= misses + 16'd1;
             if (fire && h_miss) fills <= fills + 16'd1;{% if !deferred %}
             for (fi = 0; fi < «lines»; fi = fi + 1) begin
-                if (ld_go && !hit && ld_idx == fi[«ib - 1»:0]) current[fi] <= fetch_current;
+                if (ld_miss && ld_idx == fi[«ib - 1»:0]) current[fi] <= fetch_current;
                 // After the fetch: a store to the entry fetched at this edge does not write into it.
                 if (st_go && !st_here && st_idx == fi[«ib - 1»:0]) current[fi] <= 1'b0;
                 if (fill_last && fill_idx == fi[«ib - 1»:0]) awaiting[fi] <= 1'b0;
-                if (ld_go && !hit && ld_idx == fi[«ib - 1»:0]) awaiting[fi] <= 1'b1;
+                if (ld_miss && ld_idx == fi[«ib - 1»:0]) awaiting[fi] <= 1'b1;
             end{% endif %}
         end
     end

@@ -23,8 +23,8 @@
 {% else %}    wire ar_free = !ar_v || (m_arvalid && m_arready);
 {% endif %}    wire ar_ext = bl_v && !bl_full && !(&bl_last_page) && «extends»;  // extends it, within 4 KiB
 {% if let Some(goes) = goes %}«goes»{% else %}    assign ld_go = ld_want && {% if wait_for_bands %}w_old == 16'd0 && (w_out == 16'd0 || ld_same_band) && {% endif %}q_room && (hit || ar_ext || !bl_v || ar_free);
-{% endif %}    wire ld_miss = ld_go && !hit;  // a load that reads DDR
-    wire bl_close = bl_v && ar_free && !ld_miss && (bl_full || bl_idle == HOLD || all_done);
+    wire ld_miss = ld_go && !hit;  // a load that reads DDR
+{% endif %}    wire bl_close = bl_v && ar_free && !ld_miss && (bl_full || bl_idle == HOLD || all_done);
 {% if lane %}    assign m_arvalid = ar_v;
 {% else %}    // Read buffer: an AR goes only when the buffer has room for all its beats, so R never waits.
     reg [«w.bw»:0] rb_free;  // beats of the buffer neither holding a beat nor promised to an AR taken
