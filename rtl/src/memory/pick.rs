@@ -154,7 +154,9 @@ pub(super) fn winner(
     }
     // A generator that has not reached its first point holds every other back.
     let held: Vec<String> = (0..n).map(|g| format!("(!g{g}_done && !g{g}_known)")).collect();
-    let _ = writeln!(o, "    wire held = {};", held.join(" || "));
+    // A register, a cycle late: from a start on, a generator only becomes known or done, so
+    // the lag can only hold the first issue back a cycle, never let one through early.
+    let _ = writeln!(o, "    reg held;\n    always @(posedge clk) held <= rst || start || {};", held.join(" || "));
     // Node of generators `gs`: (alive, order, index) wires named by its prefix; the left (lower)
     // half wins ties.
     fn node(o: &mut String, pre: &str, gs: &[usize], kw: u32, ib: u32) -> String {
