@@ -1153,8 +1153,7 @@ impl<'a> Plan<'a> {
     /// `ld_go` and `ld_miss` where the read side decides per generator ([`Self::load_goes`]):
     /// whether each generator's load would go if picked (`g<g>_go`) and hit, from its own
     /// registers beside the pick, and `ld_go`, `ld_miss` the picked generator's (the picks are
-    /// exclusive). `wait_for_bands`: loads
-    /// wait for earlier bands' write responses.
+    /// exclusive). `wait_for_bands`: loads wait for earlier bands' write responses.
     fn goes(&self, wait_for_bands: bool) -> String {
         let wait = if wait_for_bands { "w_old == 16'd0 && (w_out == 16'd0 || ld_same_band) && " } else { "" };
         let mut o = String::from("    // Whether each generator's load would go if picked; the pick chooses among the answers.\n");
