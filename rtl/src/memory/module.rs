@@ -1163,7 +1163,7 @@ impl<'a> Plan<'a> {
             if self.fine {
                 hit = format!("{hit} && {}", filled::source_bit("ld", "current", &format!("g{g}")));
             }
-            let extends = format!("bl_v && !bl_full && !(&bl_last_page) && {}", self.line_is_burst_end(&format!("g{g}")));
+            let extends = format!("bl_growing && {}", self.line_is_burst_end(&format!("g{g}")));
             let _ = writeln!(
                 o,
                 "    wire g{g}_hit = {hit};\n    assign g{g}_go = state == RUN && l_gate && g{g}_ready && {wait}q_room && (g{g}_hit || ({extends}) || !bl_v || ar_free);"

@@ -183,7 +183,7 @@ pub(super) fn winner(
         o.push_str("    // verilator lint_on UNUSEDSIGNAL\n");
         picks(o, &(0..n).collect::<Vec<_>>(), &root, ib, orders);
         if st.is_empty() {
-            ready(o, "!held", &ld, &|g| format!("g{g}_acc"));
+            ready(o, "l", "!held", &ld, &|g| format!("g{g}_acc"));
         }
         for g in 0..n {
             let win = if st.is_empty() { format!("l_gate && g{g}_ready") } else { format!("g{g}_acc && !held") };
@@ -259,12 +259,13 @@ pub(super) fn winner(
         let stage = if band_order.is_some() { " && stage_ok" } else { "" };
         ("no pending store belongs to an earlier band", format!(" && (!{s}_alive || {earlier}){stage}"), false)
     };
-    ready(o, &format!("!held && {l}_alive{gate}"), &ld, &|g| if src_ok { format!("g{g}_acc && g{g}_src_ok") } else { format!("g{g}_acc") });
-    let ready_picked: Vec<String> = ld.iter().map(|g| format!("(pick{g} && g{g}_ready)")).collect();
+    let l_can = ready(o, "l", &format!("!held && {l}_alive{gate}"), &ld, &|g| match src_ok {
+        true => format!("g{g}_acc && g{g}_src_ok"),
+        false => format!("g{g}_acc"),
+    });
     let _ = writeln!(
         o,
-        "    // σ-next load and store, each on its own side: the store goes if it precedes every pending\n    // load; the load if {rule}.\n    wire l_can = l_gate && ({});",
-        ready_picked.join(" || ")
+        "    // σ-next load and store, each on its own side: the store goes if it precedes every pending\n    // load; the load if {rule}.\n    wire l_can = {l_can};"
     );
     let s_can = if pairwise {
         // A store precedes the σ-next load if it precedes every live load: per store from the
@@ -273,12 +274,7 @@ pub(super) fn winner(
             let all: Vec<String> = ld.iter().map(|b| format!("(!g{b}_alive || before{a}_{b})")).collect();
             let _ = writeln!(o, "    wire g{a}_first = {};", all.join(" && "));
         }
-        let _ = writeln!(o, "    wire s_gate = !held && {s}_alive;");
-        for &g in &st {
-            let _ = writeln!(o, "    wire g{g}_ready = g{g}_acc && g{g}_first;");
-        }
-        let ready: Vec<String> = st.iter().map(|g| format!("(pick{g} && g{g}_ready)")).collect();
-        format!("s_gate && ({})", ready.join(" || "))
+        ready(o, "s", &format!("!held && {s}_alive"), &st, &|g| format!("g{g}_acc && g{g}_first"))
     } else {
         format!("!held && {s}_alive && ({}) && (!{l}_alive || {s}_order < {l}_order)", acc(&st))
     };
@@ -292,15 +288,17 @@ pub(super) fn winner(
     band_order
 }
 
-/// `l_gate` and `g<g>_ready` for the load generators `ld`: the σ-next load is `l_can && pick<g>`
-/// where `l_can` is `l_gate && g<g>_ready` of the generator picked, so that the read side can
-/// decide per generator whether its load would go, and the pick only choose
-/// (`Plan::load_goes`).
-fn ready(o: &mut String, gate: &str, ld: &[usize], ready: &dyn Fn(usize) -> String) {
-    let _ = writeln!(o, "    wire l_gate = {gate};");
-    for &g in ld {
+/// `<side>_gate` and `g<g>_ready` for the generators `gs` of one side (`l` or `s`): its σ-next
+/// access may go if the gate holds and the picked generator is ready, so that each generator's
+/// answer is worked out beside the pick, which only chooses (the read side's `g<g>_go`,
+/// `Plan::load_goes`; a store generator's pop). Returns that condition over the picks.
+fn ready(o: &mut String, side: &str, gate: &str, gs: &[usize], ready: &dyn Fn(usize) -> String) -> String {
+    let _ = writeln!(o, "    wire {side}_gate = {gate};");
+    for &g in gs {
         let _ = writeln!(o, "    wire g{g}_ready = {};", ready(g));
     }
+    let picked: Vec<String> = gs.iter().map(|g| format!("(pick{g} && g{g}_ready)")).collect();
+    format!("{side}_gate && ({})", picked.join(" || "))
 }
 
 /// `name`, a register: generator a's order `op` generator b's over their first `upto` entries,

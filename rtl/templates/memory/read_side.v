@@ -21,7 +21,8 @@
     // register to empty rather than for that decision.
     wire ar_free = !ar_v;
 {% else %}    wire ar_free = !ar_v || (m_arvalid && m_arready);
-{% endif %}    wire ar_ext = bl_v && !bl_full && !(&bl_last_page) && «extends»;  // extends it, within 4 KiB
+{% endif %}    wire bl_growing = bl_v && !bl_full && !(&bl_last_page);  // a beat more fits in it, within 4 KiB
+    wire ar_ext = bl_growing && «extends»;  // the σ-next load's line extends it
 {% if let Some(goes) = goes %}«goes»{% else %}    assign ld_go = ld_want && {% if wait_for_bands %}w_old == 16'd0 && (w_out == 16'd0 || ld_same_band) && {% endif %}q_room && (hit || ar_ext || !bl_v || ar_free);
     wire ld_miss = ld_go && !hit;  // a load that reads DDR
 {% endif %}    wire bl_close = bl_v && ar_free && !ld_miss && (bl_full || bl_idle == HOLD || all_done);
