@@ -14,13 +14,13 @@
 //! stores in one lane, whose module orders them as a single module would: generators that
 //! touch a common line, one of them storing into it, share a lane. A line, not just a cell:
 //! lanes that shared lines would each fetch them and each write them in part (GEMM's C at
-//! `--par 4,4`, whose sub-bands take every fourth column, gets a lane per four rows). Where
-//! lines would join so many generators that a side of the pick has more than
-//! [`PAIRWISE`] (rows that straddle lines join every sub-band), only a common cell makes
-//! generators share a lane, and sub-bands that share lines fill lanes up to that many: a lane
-//! writes its cells of a line with their byte strobes, and reads none of another lane's.
+//! `--par 4,4`, whose sub-bands take every fourth column, would get a lane per four rows).
+//! Where lines would join so many generators that a side of the pick has more than
+//! [`LANE_SIDE`] (rows that straddle lines join every sub-band; GEMM's C at `--par 4,4`), only
+//! a common cell makes generators share a lane, and sub-bands that share lines fill lanes up to
+//! that many: a lane writes its cells of a line with their byte strobes, and reads none of
+//! another lane's.
 
-use super::pick::PAIRWISE;
 use super::{idle_write_side, Gen, AXI_DATA_BITS, AXI_PORTS, LINE_BYTES, READ_BUFFER};
 use crate::process::{port_decls, ChannelPort, STAT_WIRES};
 use dpnc_dpn::footprint;
@@ -37,6 +37,11 @@ pub const WRITE_CELL: &str = "axi/dpn_write_lanes.v";
 pub const ROUND_ROBIN: &str = "axi/dpn_round_robin.v";
 /// Most lanes per array: one per sub-band at `--par 16`.
 const MAX_LANES: usize = 16;
+/// Most generators on a side of a lane's pick where stored lines would join more. A pick among
+/// four, the picked load's go and what its miss writes (the line cache's read address, the open
+/// read burst) fit one cycle of the 300 MHz clock; among eight they do not. What it costs: a
+/// line that two lanes share is fetched by each.
+const LANE_SIDE: usize = 4;
 /// A lane's read channel, the AXI signals its module has (`m_` prefix).
 pub const LANE_AXI: &[&str] = &["arvalid", "arready", "araddr", "arlen", "rvalid", "rready", "rdata"];
 /// A lane's write channel, where the array is also written: all of AXI's, the lanes' port
@@ -102,7 +107,7 @@ impl Groups {
 /// The lanes of a memory process of array `var` with generators `gens` and stream ports
 /// `all`, accesses of `simd` cells: none (one module) unless every load port is fed by a
 /// fan-out and the generators form at least two groups. Generators whose fan-outs meet share a
-/// lane, and so do generators that touch a common line (a common cell, past [`PAIRWISE`] a
+/// lane, and so do generators that touch a common line (a common cell, past [`LANE_SIDE`] a
 /// side) where one of them stores into it; loads
 /// without a fan-out (their channel's values all come from other generators) walk in a lane of
 /// their own, so that they hold back no other lane, where the array is only read (otherwise
@@ -138,9 +143,9 @@ pub fn partition(p: &Program, dpn: &Dpn, var: usize, gens: &[Gen], all: &[Channe
         }
         // Lines shared at the edges of the sub-bands (rows that do not end on a line) can join
         // them all: then only what shares a cell must share a lane, and the rest share lanes as
-        // long as each side of a lane's pick stays pairwise. A vector's cells are one access, so
+        // long as each side of a lane's pick stays that small. A vector's cells are one access, so
         // with vector lanes, lines decide.
-        if simd == 1 && widest_side(gens, &mut groups) > PAIRWISE {
+        if simd == 1 && widest_side(gens, &mut groups) > LANE_SIDE {
             let mut cells = by_channels;
             if share_stored_lines(p, dpn, var, gens, &mut cells, 1) {
                 join_within(gens, &mut cells, &mut groups);
@@ -198,7 +203,7 @@ fn widest_side(gens: &[Gen], groups: &mut Groups) -> usize {
 }
 
 /// Joins groups of `cells` whose generators share a group of `lines`, in the generators'
-/// order, as long as no group gets more than [`PAIRWISE`] generators on a side: neighbouring
+/// order, as long as no group gets more than [`LANE_SIDE`] generators on a side: neighbouring
 /// sub-bands, which share the most lines, come first.
 fn join_within(gens: &[Gen], cells: &mut Groups, lines: &mut Groups) {
     for g in 0..gens.len() {
@@ -208,7 +213,7 @@ fn join_within(gens: &[Gen], cells: &mut Groups, lines: &mut Groups) {
             }
             let mut joined = cells.clone();
             joined.join(g, h);
-            if widest_side(gens, &mut joined) <= PAIRWISE {
+            if widest_side(gens, &mut joined) <= LANE_SIDE {
                 *cells = joined;
             }
         }

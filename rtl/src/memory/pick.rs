@@ -327,8 +327,8 @@ pub(super) fn pairwise(loads: usize, stores: usize) -> bool {
 }
 
 /// The most generators a side compares pairwise ([`picks`]): eight are 28 registered comparisons
-/// and a pick of two LUT levels (BiCG SMALL at par 16 has eight generators in a lane).
-pub(super) const PAIRWISE: usize = 8;
+/// and a pick of two LUT levels.
+const PAIRWISE: usize = 8;
 
 /// `pick<g>` for each generator of `gs`: the alive one first in σ (`g<g>_order`), the lower
 /// index on a tie, as the tree of [`winner`] (root `root`, indices of `ib` bits) picks it. With
