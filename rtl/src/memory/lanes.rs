@@ -14,10 +14,10 @@
 //! stores in one lane, whose module orders them as a single module would: generators that
 //! touch a common line, one of them storing into it, share a lane. A line, not just a cell:
 //! lanes that shared lines would each fetch them and each write them in part (GEMM's C at
-//! `--par 4,4`, whose sub-bands take every fourth column, would get a lane per four rows).
-//! Where lines would join so many generators that a side of the pick has more than
-//! [`LANE_SIDE`] (rows that straddle lines join every sub-band; GEMM's C at `--par 4,4`), only
-//! a common cell makes generators share a lane, and sub-bands that share lines fill lanes up to
+//! `--par 4,4`, whose sub-bands take every fourth column, would get a lane per four rows, of
+//! eight loads and eight stores). Where lines would join so many generators that a side of the
+//! pick has more than [`LANE_SIDE`] (rows that straddle lines join every sub-band), only a
+//! common cell makes generators share a lane, and sub-bands that share lines fill lanes up to
 //! that many: a lane writes its cells of a line with their byte strobes, and reads none of
 //! another lane's.
 
