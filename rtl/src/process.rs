@@ -462,7 +462,7 @@ pub fn module(p: &Program, dpn: &Dpn, pi: usize, stmt: usize, timing: Timing, la
     // channel can take the result.
     let _ = writeln!(
         o,
-        "    wire out_v;\n    wire [{}:0] out_d;\n    // verilator lint_off UNUSEDSIGNAL\n    wire skid_in_ready;\n    wire [{}:0] skid_count, skid_peak;\n    // verilator lint_on UNUSEDSIGNAL\n    wire put;\n    dpn_fifo_reg #(.W({}), .DEPTH({depth}), .FULL_PASS(0)) skid (.clk(clk), .rst(rst || start), .in_valid({pv_out}), .in_ready(skid_in_ready), .in_data({{{pm_out}, y}}), .out_valid(out_v), .out_ready(put), .out_data(out_d), .count(skid_count), .peak(skid_peak));\n    wire [{}:0] result = out_d[{}:0];",
+        "    wire out_v;\n    wire [{}:0] out_d;\n    // verilator lint_off UNUSEDSIGNAL\n    wire skid_in_ready;\n    wire [{}:0] skid_count, skid_peak;\n    // verilator lint_on UNUSEDSIGNAL\n    wire put;\n    dpn_fifo_reg #(.W({}), .DEPTH({depth}), .FULL_PASS(0), .OUT_REG(1)) skid (.clk(clk), .rst(rst || start), .in_valid({pv_out}), .in_ready(skid_in_ready), .in_data({{{pm_out}, y}}), .out_valid(out_v), .out_ready(put), .out_data(out_d), .count(skid_count), .peak(skid_peak));\n    wire [{}:0] result = out_d[{}:0];",
         wr + mw - 1,
         pw - 1,
         wr + mw,

@@ -3,7 +3,8 @@ module dpn_fifo #(
     parameter W = 32,
     parameter DEPTH = 4,
     parameter FULL_PASS = 1,       // see dpn_fifo_reg
-    parameter RAM_MIN_DEPTH = 64   // DEPTH >= this: dpn_fifo_ram (3-cycle latency), else dpn_fifo_reg (1 cycle)
+    parameter RAM_MIN_DEPTH = 64,  // DEPTH >= this: dpn_fifo_ram (3-cycle latency), else dpn_fifo_reg (1 cycle)
+    parameter OUT_REG = 0          // see dpn_fifo_reg (dpn_fifo_ram's head is a register already)
 ) (
     input  wire                       clk,
     input  wire                       rst,
@@ -25,7 +26,7 @@ module dpn_fifo #(
                 .count(count), .peak(peak)
             );
         end else begin : g_reg
-            dpn_fifo_reg #(.W(W), .DEPTH(DEPTH), .FULL_PASS(FULL_PASS)) fifo (
+            dpn_fifo_reg #(.W(W), .DEPTH(DEPTH), .FULL_PASS(FULL_PASS), .OUT_REG(OUT_REG)) fifo (
                 .clk(clk), .rst(rst),
                 .in_valid(in_valid), .in_ready(in_ready), .in_data(in_data),
                 .out_valid(out_valid), .out_ready(out_ready), .out_data(out_data),

@@ -4,7 +4,10 @@ module dpn_fifo_reg #(
     parameter DEPTH = 4,
     // 1: when full, a push is accepted in the same cycle as a pop (in_ready depends combinationally
     // on out_ready); 0: in_ready = !full (registered, no combinational ready path).
-    parameter FULL_PASS = 1
+    parameter FULL_PASS = 1,
+    // 1: the head is a register beside the ring, so that what its consumer decides on the
+    // head's fields starts at a flip-flop rather than at a LUT-RAM read; the same cycles.
+    parameter OUT_REG = 0
 ) (
     input  wire                       clk,
     input  wire                       rst,
@@ -42,17 +45,31 @@ module dpn_fifo_reg #(
             localparam [AW-1:0] LAST = LAST32[AW-1:0];
             reg [W-1:0] mem [0:DEPTH-1];
             reg [AW-1:0] wptr;
-            reg [AW-1:0] rptr;
             always @(posedge clk) if (push) mem[wptr] <= in_data;
-            assign out_data = mem[rptr];
             always @(posedge clk) begin
-                if (rst) begin
-                    wptr <= {AW{1'b0}};
-                    rptr <= {AW{1'b0}};
-                end else begin
-                    if (push) wptr <= (wptr == LAST) ? {AW{1'b0}} : wptr + 1'b1;
-                    if (pop) rptr <= (rptr == LAST) ? {AW{1'b0}} : rptr + 1'b1;
+                if (rst) wptr <= {AW{1'b0}};
+                else if (push) wptr <= (wptr == LAST) ? {AW{1'b0}} : wptr + 1'b1;
+            end
+            if (OUT_REG != 0) begin : g_head
+                // The entry behind the head, read from the ring at rptr1 (a register): after a
+                // pop it becomes the head, unless the head was the only entry, when this
+                // cycle's push (if any) does; an empty FIFO's head is this cycle's push.
+                reg [W-1:0] head;
+                reg [AW-1:0] rptr1;
+                always @(posedge clk) begin
+                    if (rst) rptr1 <= ONE32[AW-1:0];
+                    else if (pop) rptr1 <= (rptr1 == LAST) ? {AW{1'b0}} : rptr1 + 1'b1;
+                    if (pop) head <= (count == ONE) ? in_data : mem[rptr1];
+                    else if (!nonempty) head <= in_data;
                 end
+                assign out_data = head;
+            end else begin : g_read
+                reg [AW-1:0] rptr;
+                always @(posedge clk) begin
+                    if (rst) rptr <= {AW{1'b0}};
+                    else if (pop) rptr <= (rptr == LAST) ? {AW{1'b0}} : rptr + 1'b1;
+                end
+                assign out_data = mem[rptr];
             end
         end
     endgenerate

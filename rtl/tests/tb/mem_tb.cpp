@@ -54,10 +54,10 @@ static int errors = 0;
     } while (0)
 
 // Same tables as mem_tb_top.v.
-static const int NF = 10, NK = 3, NS = 5;
-static const int F_DEPTH[NF] = {1, 2, 3, 16, 17, 1, 3, 5, 1000, 1};
-static const int F_PASS[NF] = {1, 1, 1, 1, 0, 1, 1, 1, 1, 0};
-static const int F_RAM[NF] = {0, 0, 0, 0, 0, 1, 1, 1, 1, 0};
+static const int NF = 12, NK = 3, NS = 5;
+static const int F_DEPTH[NF] = {1, 2, 3, 16, 17, 1, 3, 5, 1000, 1, 2, 22};
+static const int F_PASS[NF] = {1, 1, 1, 1, 0, 1, 1, 1, 1, 0, 0, 0};
+static const int F_RAM[NF] = {0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0};
 static const int K_DEPTH[NK] = {1, 3, 100};
 static const int S_DEPTH[NS] = {1, 4, 5, 64, 100};  // 64, 100: LUTRAM full bits
 static const uint64_t PAD_INIT = 128;                // they clear them during DEPTH cycles after reset

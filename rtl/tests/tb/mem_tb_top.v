@@ -1,7 +1,7 @@
 // Test top for the storage cells: several dpn_fifo / dpn_fifo_keep / dpn_scratchpad / dpn_ram_dp instances on flat ports.
 /* verilator lint_off UNUSED */
 module mem_tb_top #(
-    parameter NF = 10,
+    parameter NF = 12,
     parameter NK = 3,
     parameter NS = 5
 ) (
@@ -51,14 +51,18 @@ module mem_tb_top #(
         case (i)
             0: f_depth = 1;    1: f_depth = 2;   2: f_depth = 3;  3: f_depth = 16; 4: f_depth = 17;
             5: f_depth = 1;    6: f_depth = 3;   7: f_depth = 5;  8: f_depth = 1000;
+            10: f_depth = 2;   11: f_depth = 22;
             default: f_depth = 1;
         endcase
     endfunction
     function integer f_pass(input integer i);
-        f_pass = (i == 4 || i == 9) ? 0 : 1;
+        f_pass = (i == 4 || i >= 9) ? 0 : 1;
     endfunction
     function integer f_ram_min(input integer i);  // 5..7: RAM-based at small depths too
         f_ram_min = (i >= 5 && i <= 7) ? 1 : 64;
+    endfunction
+    function integer f_out_reg(input integer i);  // 10, 11: the head a register
+        f_out_reg = (i >= 10) ? 1 : 0;
     endfunction
     function integer k_depth(input integer i);
         case (i)
@@ -81,7 +85,7 @@ module mem_tb_top #(
             localparam CW = $clog2(D + 1);
             wire [CW-1:0] c;
             wire [CW-1:0] p;
-            dpn_fifo #(.W(16), .DEPTH(D), .FULL_PASS(f_pass(i)), .RAM_MIN_DEPTH(f_ram_min(i))) dut (
+            dpn_fifo #(.W(16), .DEPTH(D), .FULL_PASS(f_pass(i)), .RAM_MIN_DEPTH(f_ram_min(i)), .OUT_REG(f_out_reg(i))) dut (
                 .clk(clk), .rst(rst),
                 .in_valid(f_in_valid[i]), .in_ready(f_in_ready[i]), .in_data(f_in_data[16*i +: 16]),
                 .out_valid(f_out_valid[i]), .out_ready(f_out_ready[i]), .out_data(f_out_data[16*i +: 16]),
