@@ -4,8 +4,9 @@
 # usage: [DPNC=path] [CELLS="dpn_fadd:LATENCY=4 …"] [CASES="gemm1 bicg1 …"] [TOP=n] bench/timing.sh POLYBENCH_DIR
 # CELLS: cells timed alone (`dpnc synth-cell`), each NAME:SETTING,SETTING…; by default the float
 # and integer arithmetic cells at the latencies the datapaths give them, in 32 and 64 bits.
-# TOP: how many modules to print per design (default 8), each with the signals its path passes. The parallel cases (gemm44, bicg16,
-# jacobi16) take Yosys several minutes each.
+# TOP: how many modules to print per design (default 8), each with the signals its path passes.
+# The parallel cases take Yosys from about 25 minutes (jacobi16) to hours (gemm44) on 2 cores;
+# a module alone (`dpnc -o DIR …`, then `dpnc synth-cell DIR/<module>.v`) takes minutes.
 set -euo pipefail
 dir=${1:?usage: bench/timing.sh POLYBENCH_DIR}
 cd "$(dirname "$0")/.."
