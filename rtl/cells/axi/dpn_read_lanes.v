@@ -176,8 +176,12 @@ module dpn_read_lanes #(
             wire [CB-1:0] beats = {{(CB - 9){1'b0}}, {1'b0, l_arlen[k*8 +: 8]} + 9'd1};
             assign l_arready[k] = take && c3[k];
             wire push = rb_v && rb_lanes[k];
-            wire pop = l_rvalid[k] && l_rready[k];
-            wire [CB-1:0] resv_kept = resv[k] - {{(CB - 1){1'b0}}, pop};
+            // A beat the lane read frees its place in the reservation a cycle later: the
+            // lane's rready comes late in the cycle (after its fan-out), and a late free only
+            // holds an AR back a cycle, never lets the buffer overflow.
+            reg popped;
+            always @(posedge clk) popped <= !rst && l_rvalid[k] && l_rready[k];
+            wire [CB-1:0] resv_kept = resv[k] - {{(CB - 1){1'b0}}, popped};
             wire [CB-1:0] resv_taken = resv_kept + beats;
             always @(posedge clk) begin
                 if (rst) begin
