@@ -259,9 +259,12 @@ pub(super) fn winner(
         let stage = if band_order.is_some() { " && stage_ok" } else { "" };
         ("no pending store belongs to an earlier band", format!(" && (!{s}_alive || {earlier}){stage}"), false)
     };
-    let l_can = ready(o, "l", &format!("!held && {l}_alive{gate}"), &ld, &|g| match src_ok {
-        true => format!("g{g}_acc && g{g}_src_ok"),
-        false => format!("g{g}_acc"),
+    let l_can = ready(o, "l", &format!("!held && {l}_alive{gate}"), &ld, &|g| {
+        if src_ok {
+            format!("g{g}_acc && g{g}_src_ok")
+        } else {
+            format!("g{g}_acc")
+        }
     });
     let _ = writeln!(
         o,
