@@ -1,7 +1,8 @@
 // Read lanes: LANES readers that issue and consume independently share one AXI4 read channel.
 // A lane's AR is taken only when its read buffer has room for every beat of the burst, so R
 // never waits (rready is always high) and a lane whose consumers are slow never holds back the
-// beats of another. The port sees one AR a cycle at most, registered (its payload is stable while
+// beats of another. Each lane's AR waits in a slice of two entries, so that the lane's arready
+// is a register (the slice not full) rather than the decision among the lanes. The port sees one AR a cycle at most, registered (its payload is stable while
 // it waits); the beats go to the lanes in the order their ARs went out (one ID: AXI keeps them in
 // order). Lanes are served round-robin among those whose bursts fit. A lane's AR that asks for
 // exactly what an AR in flight asks for, whose beats have not begun to come back, joins it: its
@@ -40,6 +41,11 @@ module dpn_read_lanes #(
     localparam OB = $clog2(ORDER);
     localparam [31:0] BUF32 = BUF;
     localparam [CB-1:0] BUF_C = BUF32[CB-1:0];
+
+    // The AR at the head of each lane's slice, and whether it is taken this cycle.
+    wire [LANES-1:0]    a_valid, a_taken;
+    wire [LANES*64-1:0] a_addr;
+    wire [LANES*8-1:0]  a_len;
 
     // Per lane: the beats of its ARs taken and not yet read from its buffer; whether its AR
     // fits, a cycle late (`fit`: a lane's reservation only shrinks until its AR is taken, and a
@@ -173,8 +179,16 @@ module dpn_read_lanes #(
     genvar k;
     generate
         for (k = 0; k < LANES; k = k + 1) begin : g_lane
-            wire [CB-1:0] beats = {{(CB - 9){1'b0}}, {1'b0, l_arlen[k*8 +: 8]} + 9'd1};
-            assign l_arready[k] = take && c3[k];
+            /* verilator lint_off PINCONNECTEMPTY */
+            dpn_fifo_reg #(.W(72), .DEPTH(2), .FULL_PASS(0), .OUT_REG(1)) ar_slice (
+                .clk(clk), .rst(rst),
+                .in_valid(l_arvalid[k]), .in_ready(l_arready[k]), .in_data({l_arlen[k*8 +: 8], l_araddr[k*64 +: 64]}),
+                .out_valid(a_valid[k]), .out_ready(a_taken[k]), .out_data({a_len[k*8 +: 8], a_addr[k*64 +: 64]}),
+                .count(), .peak()
+            );
+            /* verilator lint_on PINCONNECTEMPTY */
+            assign a_taken[k] = take && c3[k];
+            wire [CB-1:0] beats = {{(CB - 9){1'b0}}, {1'b0, a_len[k*8 +: 8]} + 9'd1};
             wire push = rb_v && rb_lanes[k];
             // A beat the lane read frees its place in the reservation a cycle later: the
             // lane's rready comes late in the cycle (after its fan-out), and a late free only
@@ -188,8 +202,8 @@ module dpn_read_lanes #(
                     resv[k] <= {CB{1'b0}};
                     fit[k] <= 1'b0;
                 end else begin
-                    resv[k] <= l_arready[k] ? resv_taken : resv_kept;  // the take chooses between sums
-                    fit[k] <= l_arvalid[k] && !l_arready[k] && resv[k] + beats <= BUF_C;
+                    resv[k] <= a_taken[k] ? resv_taken : resv_kept;  // the take chooses between sums
+                    fit[k] <= a_valid[k] && !a_taken[k] && resv[k] + beats <= BUF_C;
                 end
             end
             // The newest AR in flight that lane k is in: the one it was last taken into (noted a
@@ -232,8 +246,8 @@ module dpn_read_lanes #(
             if (take && JOIN != 0 && first_join[j]) o_mask[j] <= o_mask[j] | c3;
         if (step2) begin
             c2 <= c1;
-            c2_addr <= l_araddr[c1_lane*64 +: 64];
-            c2_len <= l_arlen[c1_lane*8 +: 8];
+            c2_addr <= a_addr[c1_lane*64 +: 64];
+            c2_len <= a_len[c1_lane*8 +: 8];
             c2_mine <= in_flight[c1_lane];
             c2_newest <= newest[c1_lane];
         end

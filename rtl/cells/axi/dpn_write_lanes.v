@@ -5,7 +5,8 @@
 // back to the lane whose AW it answers (one ID: AXI keeps the responses in order). A lane offers
 // its AW once the burst's beats are buffered, so the W of the burst at the head never waits for
 // a lane. Lanes are served round-robin among those that offer an AW, each chosen a cycle before
-// its AW is taken.
+// its AW is taken. Each lane's AW waits in a slice of two entries, so that the lane's awready is
+// a register (the slice not full) rather than the decision among the lanes.
 module dpn_write_lanes #(
     parameter LANES = 2,
     parameter DW = 512,     // beat width in bits
@@ -49,6 +50,11 @@ module dpn_write_lanes #(
     reg  [OB:0]   w_count, b_count;
     reg  [OB:0]   sent;  // bursts whose AW the port took and whose W beats have not all gone
 
+    // The AW at the head of each lane's slice, and whether it is taken this cycle.
+    wire [LANES-1:0]    a_valid, a_taken;
+    wire [LANES*64-1:0] a_addr;
+    wire [LANES*8-1:0]  a_len;
+
     // The lane whose AW goes next, chosen a cycle ahead (`cand`), round-robin among the others
     // that offer one: a lane's AW stays offered until taken, so the choice holds while it waits.
     // `cand` is one-hot, kept with the mask of the lanes after it (the round robin's).
@@ -57,7 +63,7 @@ module dpn_write_lanes #(
     wire [LANES-1:0] grant, grant_above;
     wire          found;
     dpn_round_robin #(.LANES(LANES)) next_lane (
-        .want(l_awvalid & ~(cand & {LANES{cand_v}})), .above(cand_above),
+        .want(a_valid & ~(cand & {LANES{cand_v}})), .above(cand_above),
         .found(found), .grant(grant), .grant_above(grant_above)
     );
     reg  [LB-1:0] cand_lane;  // its number
@@ -86,7 +92,15 @@ module dpn_write_lanes #(
     genvar k;
     generate
         for (k = 0; k < LANES; k = k + 1) begin : g_lane
-            assign l_awready[k] = take && cand[k];
+            /* verilator lint_off PINCONNECTEMPTY */
+            dpn_fifo_reg #(.W(72), .DEPTH(2), .FULL_PASS(0), .OUT_REG(1)) aw_slice (
+                .clk(clk), .rst(rst),
+                .in_valid(l_awvalid[k]), .in_ready(l_awready[k]), .in_data({l_awlen[k*8 +: 8], l_awaddr[k*64 +: 64]}),
+                .out_valid(a_valid[k]), .out_ready(a_taken[k]), .out_data({a_len[k*8 +: 8], a_addr[k*64 +: 64]}),
+                .count(), .peak()
+            );
+            /* verilator lint_on PINCONNECTEMPTY */
+            assign a_taken[k] = take && cand[k];
             assign l_wready[k] = w_on && w_lane == k && m_wready;
             assign l_bvalid[k] = m_bvalid && b_lane == k;
         end
@@ -121,8 +135,8 @@ module dpn_write_lanes #(
             end
             if (take) begin
                 m_awvalid <= 1'b1;
-                m_awaddr <= l_awaddr[cand_lane*64 +: 64];
-                m_awlen <= l_awlen[cand_lane*8 +: 8];
+                m_awaddr <= a_addr[cand_lane*64 +: 64];
+                m_awlen <= a_len[cand_lane*8 +: 8];
                 w_tail <= w_tail + 1'b1;
                 b_tail <= b_tail + 1'b1;
             end else if (m_awready) begin

@@ -101,7 +101,9 @@ module dpn_fifo_ram #(
             if (push != pop) count <= (count_up & {CW{push}}) | (count_down & {CW{pop}});
             if (push && !pop) full <= count == NEAR_FULL;
             else if (pop && !push) full <= 1'b0;
-            if (push && !pop && count == peak) peak <= peak + 1'b1;
+            // The most elements held, a cycle after they were: from the count alone, which no
+            // handshake reaches.
+            if (count > peak) peak <= count;
 `ifndef SYNTHESIS
             if (ob_cnt == 2'd3 && fill && !pop) begin
                 $display("dpn_fifo_ram: output queue overflow (internal error)");

@@ -92,7 +92,9 @@ module dpn_fifo_reg #(
                 nonempty <= count != ONE;
                 full <= 1'b0;
             end
-            if (push && !pop && count == peak) peak <= peak + 1'b1;
+            // The most elements held, a cycle after they were: from the count alone, which no
+            // handshake reaches.
+            if (count > peak) peak <= count;
         end
     end
 endmodule

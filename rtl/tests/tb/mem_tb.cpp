@@ -194,6 +194,7 @@ int main(int argc, char** argv) {
             bool out_ready = GET1(f_out_ready, i), in_ready = GET1(f_in_ready, i), out_valid = GET1(f_out_valid, i);
             CHECK(GET16(f_count, i) == size, "fifo %d: count %u, model %u", i, GET16(f_count, i), size);
             CHECK(GET16(f_peak, i) == s.peak, "fifo %d: peak %u, model %u", i, GET16(f_peak, i), s.peak);
+            if (size > s.peak) s.peak = size;  // the cell's peak follows its count a cycle late
             bool exp_in_ready = size < (unsigned)F_DEPTH[i] || (F_PASS[i] && out_ready && out_valid);
             CHECK(in_ready == exp_in_ready, "fifo %d: in_ready %d, expected %d (size %u)", i, in_ready, exp_in_ready, size);
             if (!F_RAM[i]) CHECK(out_valid == (size > 0), "fifo %d: out_valid %d with %u elements", i, out_valid, size);
@@ -210,6 +211,7 @@ int main(int argc, char** argv) {
             bool out_ready = GET1(k_out_ready, i), in_ready = GET1(k_in_ready, i), out_valid = GET1(k_out_valid, i);
             CHECK(GET16(k_count, i) == size, "keep %d: count %u, model %u", i, GET16(k_count, i), size);
             CHECK(GET16(k_peak, i) == s.peak, "keep %d: peak %u, model %u", i, GET16(k_peak, i), s.peak);
+            if (size > s.peak) s.peak = size;
             bool exp_in_ready = size < (unsigned)K_DEPTH[i] || (out_ready && out_valid && k_last[i]);
             CHECK(in_ready == exp_in_ready, "keep %d: in_ready %d, expected %d", i, in_ready, exp_in_ready);
             if (K_DEPTH[i] < 64) CHECK(out_valid == (size > 0), "keep %d: out_valid %d with %u elements", i, out_valid, size);
@@ -258,13 +260,11 @@ int main(int argc, char** argv) {
             Stream& s = fs[i];
             if (f_pop[i] && !s.model.empty()) s.model.pop_front(), s.pops++;
             if (f_push[i]) s.model.push_back(s.in_data), s.in_valid = false, s.pushes++;
-            if (s.model.size() > s.peak) s.peak = s.model.size();
         }
         for (int i = 0; i < NK; i++) {
             Stream& s = ks[i];
             if (k_read[i] && k_last[i] && !s.model.empty()) s.model.pop_front(), s.pops++;
             if (k_push[i]) s.model.push_back(s.in_data), s.in_valid = false, s.pushes++;
-            if (s.model.size() > s.peak) s.peak = s.model.size();
         }
         for (int i = 0; i < NS; i++) {
             Pad& p = ps[i];
