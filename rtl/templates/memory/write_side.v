@@ -21,6 +21,8 @@
     assign m_awvalid = aw_v;
     wire aw_free = !aw_v || (m_awvalid && m_awready);
     reg wf_room;  // wf_count != its size, as a register
+    // wf_count != 0 and w_credit != 0, as registers: the lanes' writer decides on m_wvalid.
+    reg wf_any, w_any;
 {% if staged %}    // The store stage compared sb's line with the last store's as it entered sb (`sb_is_last`,
     // `sb_is_end`): that store is the one the open burst holds last.
     wire aw_same = wb_v && sb_is_last{% if ordered %} && st_same_band{% endif %};  // merges into the held beat
@@ -65,7 +67,7 @@
     assign m_awlen = aw_len;
     assign m_awsize = 3'd«w.size»;
     assign m_awburst = 2'b01;
-    assign m_wvalid = wf_count != «w.wc»'d0 && w_credit != 16'd0;
+    assign m_wvalid = wf_any && w_any;
     assign {m_wlast, m_wstrb, m_wdata} = wf[wf_head];
     assign m_bready = 1'b1;
     always @(posedge clk) if (wf_push) wf[wf_tail] <= {!(st_go && aw_ext), wh_strb, wh_data};
@@ -77,6 +79,8 @@
             wf_tail <= «w.wc - 1»'d0;
             wf_count <= «w.wc»'d0;
             wf_room <= 1'b1;
+            wf_any <= 1'b0;
+            w_any <= 1'b0;
             w_out <= 16'd0;{% if fine %}
             w_room <= 1'b1;{% endif %}
             w_credit <= 16'd0;
@@ -114,8 +118,14 @@
             // Gates choose between the sums (a multiplexer would go before one adder, after the push).
             if (wf_push != wf_pop) wf_count <= (wf_up & {«w.wc»{wf_push}}) | (wf_down & {«w.wc»{wf_pop}});
             wf_room <= !(wf_pop ? 1'b0 : wf_push ? wf_short : !wf_room);
-            if (m_awvalid && m_awready && !(wf_pop && m_wlast)) w_credit <= w_credit + 16'd1;
-            else if (!(m_awvalid && m_awready) && wf_pop && m_wlast) w_credit <= w_credit - 16'd1;
+            wf_any <= wf_push || (wf_pop ? wf_count != «w.wc»'d1 : wf_any);
+            if (m_awvalid && m_awready && !(wf_pop && m_wlast)) begin
+                w_credit <= w_credit + 16'd1;
+                w_any <= 1'b1;
+            end else if (!(m_awvalid && m_awready) && wf_pop && m_wlast) begin
+                w_credit <= w_credit - 16'd1;
+                w_any <= w_credit != 16'd1;
+            end
             if (w_opened && !b_beat) w_out <= w_out_up;
             else if (!w_opened && b_beat) w_out <= w_out_down;{% if fine %}
             if (w_opened && !b_beat) w_room <= w_out != 16'd«landed - 1»;
