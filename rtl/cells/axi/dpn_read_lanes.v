@@ -160,10 +160,11 @@ module dpn_read_lanes #(
     wire          wraps = c2_newest < o_head;
     wire          same_lo = c3_addr[31:0] == c2_addr[31:0];
     wire          same_hi = c3_addr[63:32] == c2_addr[63:32] && c3_len == c2_len;
-    // Each of the next values below takes the send last: it chooses between values formed
-    // before it (`stays`: entry j stays alive this edge; `sent`: it is the one going out).
+    // Each of the next values below takes the take (or the send) last: it chooses between
+    // values formed before it (`stays`: entry j stays alive this edge; `sent`: it is the one
+    // going out; `after`: it stays and comes after the lane's newest).
     reg  [ORDER-1:0] ok_next, can_next, live_next;
-    reg           above, below, stays, sent, after;
+    reg           above, below, stays, sent, after, again;
     always @* begin
         for (j = 0; j < ORDER; j = j + 1) begin
             above = j[OB-1:0] > c2_newest;
@@ -172,13 +173,11 @@ module dpn_read_lanes #(
             sent = send && at_tail[j];
             live_next[j] = sent || stays;
             after = stays && (!c2_mine || (wraps ? above && below : above || below));
-            ok_next[j] = sent || (step3 ? after : stays && c3_ok[j]);
-            // Nothing is sent unless step 3 moves on (a take lets it), when the entries are
-            // compared again.
-            can_next[j] = sent ? same_lo && same_hi
-                               : step3 ? o_addr[j][31:0] == c2_addr[31:0] && o_addr[j][63:32] == c2_addr[63:32]
-                                         && o_len[j] == c2_len && after
-                                       : c3_can[j] && stays;
+            // Step 3 moves on where the take comes or no lane is in it, and the entries are
+            // compared again (`again`) but for the one going out.
+            again = o_addr[j][31:0] == c2_addr[31:0] && o_addr[j][63:32] == c2_addr[63:32] && o_len[j] == c2_len && after;
+            ok_next[j] = take ? !joins && at_tail[j] || after : c3_v ? stays && c3_ok[j] : after;
+            can_next[j] = take ? (!joins && at_tail[j] ? same_lo && same_hi : again) : c3_v ? c3_can[j] && stays : again;
         end
     end
     assign m_rready = 1'b1;
