@@ -2,11 +2,12 @@
 // A lane's AR is taken only when its read buffer has room for every beat of the burst, so R
 // never waits (rready is always high) and a lane whose consumers are slow never holds back the
 // beats of another. Each lane's AR waits in a slice of two entries, so that the lane's arready
-// is a register (the slice not full) rather than the decision among the lanes. The port sees one AR a cycle at most, registered (its payload is stable while
-// it waits); the beats go to the lanes in the order their ARs went out (one ID: AXI keeps them in
-// order). Lanes are served round-robin among those whose bursts fit. A lane's AR that asks for
-// exactly what an AR in flight asks for, whose beats have not begun to come back, joins it: its
-// beats go to every lane that asked (lanes that read neighbouring cells of one line fetch it once).
+// is a register (the slice not full) rather than the decision among the lanes. The port sees
+// one AR a cycle at most, registered (its payload is stable while it waits); the beats go to the
+// lanes in the order their ARs went out (one ID: AXI keeps them in order). Lanes are served
+// round-robin among those whose bursts fit. A lane's AR that asks for exactly what an AR in
+// flight asks for, whose beats have not begun to come back, joins it: its beats go to every
+// lane that asked (lanes that read neighbouring cells of one line fetch it once).
 // Not with JOIN = 0, for an array the kernel also writes: a lane's read may wait for its own
 // store, which an AR issued before it would not see.
 module dpn_read_lanes #(
