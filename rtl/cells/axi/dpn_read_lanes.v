@@ -75,10 +75,9 @@ module dpn_read_lanes #(
     // 1. chosen round-robin among the lanes whose AR fits and that are in no later step (`c1`,
     //    one-hot, kept with the mask of the lanes after it for the round robin);
     // 2. its AR read, with the newest AR in flight that the lane is in (`c2_addr`, `c2_newest`);
-    // 3. that address and length compared with every AR in flight and with the one going out,
-    //    and which of them are alive and come after the lane's newest (`c3_ok`, cleared as the
-    //    head retires); `c3_can`: the entries that are both, so that step 4 decides on one
-    //    register per entry;
+    // 3. that address and length compared with every AR in flight and with the one going out
+    //    (`c3_lo`, `c3_hi`: a half of the bits each), and which of them are alive and come after
+    //    the lane's newest (`c3_ok`, cleared as the head retires);
     // 4. taken, joining the first AR in flight that it matches, that comes after the lane's
     //    newest and whose beats have not begun (AXI returns a lane's beats in order), or sent.
     // Step 4 waits while the port is busy and holds the steps before it. What step 3 compared
@@ -90,7 +89,7 @@ module dpn_read_lanes #(
     reg  [7:0]    c2_len, c3_len;
     reg           c2_mine;    // the lane is in an AR in flight
     reg  [OB-1:0] c2_newest;  // the newest of them
-    reg  [ORDER-1:0] c3_ok, c3_can;
+    reg  [ORDER-1:0] c3_lo, c3_hi, c3_ok;
     wire [LANES-1:0] grant, grant_above;
     wire          found;
     wire [LANES-1:0] busy = (c1 & {LANES{c1_v}}) | (c2 & {LANES{c2_v}}) | (c3 & {LANES{c3_v}});
@@ -112,7 +111,7 @@ module dpn_read_lanes #(
     reg  [ORDER-1:0] can_join;
     always @* begin
         for (j = 0; j < ORDER; j = j + 1)
-            can_join[j] = c3_can[j] && !(at_head[j] && (o_started || m_rvalid));
+            can_join[j] = c3_lo[j] && c3_hi[j] && c3_ok[j] && !(at_head[j] && (o_started || m_rvalid));
     end
     // The lowest entry that can, each bit against an OR of those below it (a tree of LUTs).
     reg  [ORDER-1:0] first_join;
@@ -120,9 +119,7 @@ module dpn_read_lanes #(
         for (j = 0; j < ORDER; j = j + 1)
             first_join[j] = can_join[j] && !(|(can_join & ((1 << j) - 1)));
     end
-    // Whether any can: the entries' comparisons (registers) meet whether the head's beats have
-    // begun (the port's rvalid) only at the end, an entry after the head never having begun.
-    wire joins = JOIN != 0 && (|(c3_can & ~at_head) || (|(c3_can & at_head) && !(o_started || m_rvalid)));
+    wire joins = JOIN != 0 && |can_join;
     wire take = c3_v && (joins || ((!m_arvalid || m_arready) && !(&o_live)));  // every entry alive: ORDER in flight
     wire send = take && !joins;
     always @(posedge clk) begin
@@ -161,11 +158,10 @@ module dpn_read_lanes #(
     wire          wraps = c2_newest < o_head;
     wire          same_lo = c3_addr[31:0] == c2_addr[31:0];
     wire          same_hi = c3_addr[63:32] == c2_addr[63:32] && c3_len == c2_len;
-    // Each of the next values below takes the take (or the send) last: it chooses between
-    // values formed before it (`stays`: entry j stays alive this edge; `sent`: it is the one
-    // going out; `after`: it stays and comes after the lane's newest).
-    reg  [ORDER-1:0] ok_next, can_next, live_next;
-    reg           above, below, stays, sent, after, again;
+    // Each of the next values below takes the send last: it chooses between values formed
+    // before it (`stays`: entry j stays alive this edge; `sent`: it is the one going out).
+    reg  [ORDER-1:0] lo_next, hi_next, ok_next, live_next;
+    reg           above, below, stays, sent;
     always @* begin
         for (j = 0; j < ORDER; j = j + 1) begin
             above = j[OB-1:0] > c2_newest;
@@ -173,12 +169,10 @@ module dpn_read_lanes #(
             stays = o_live[j] && !(retire && at_head[j]);
             sent = send && at_tail[j];
             live_next[j] = sent || stays;
-            after = stays && (!c2_mine || (wraps ? above && below : above || below));
-            // Step 3 moves on where the take comes or no lane is in it, and the entries are
-            // compared again (`again`) but for the one going out.
-            again = o_addr[j][31:0] == c2_addr[31:0] && o_addr[j][63:32] == c2_addr[63:32] && o_len[j] == c2_len && after;
-            ok_next[j] = take ? !joins && at_tail[j] || after : c3_v ? stays && c3_ok[j] : after;
-            can_next[j] = take ? (!joins && at_tail[j] ? same_lo && same_hi : again) : c3_v ? c3_can[j] && stays : again;
+            lo_next[j] = sent ? same_lo : o_addr[j][31:0] == c2_addr[31:0];
+            hi_next[j] = sent ? same_hi : o_addr[j][63:32] == c2_addr[63:32] && o_len[j] == c2_len;
+            ok_next[j] = sent || (step3 ? stays && (!c2_mine || (wraps ? above && below : above || below))
+                                        : stays && c3_ok[j]);
         end
     end
     assign m_rready = 1'b1;
@@ -262,6 +256,8 @@ module dpn_read_lanes #(
             c3 <= c2;
             c3_addr <= c2_addr;
             c3_len <= c2_len;
+            c3_lo <= lo_next;
+            c3_hi <= hi_next;
         end
     end
     always @(posedge clk) begin
@@ -274,7 +270,6 @@ module dpn_read_lanes #(
             c1_above <= ~{{(LANES - 1){1'b0}}, 1'b1};  // as if lane 0 were served last
             o_live <= {ORDER{1'b0}};
             c3_ok <= {ORDER{1'b0}};
-            c3_can <= {ORDER{1'b0}};
             o_head <= {OB{1'b0}};
             at_head <= {{(ORDER - 1){1'b0}}, 1'b1};
             at_tail <= {{(ORDER - 1){1'b0}}, 1'b1};
@@ -303,7 +298,6 @@ module dpn_read_lanes #(
             end
             o_live <= live_next;
             c3_ok <= ok_next;
-            c3_can <= can_next;
             if (r_beat) o_started <= !m_rlast;
         end
     end
