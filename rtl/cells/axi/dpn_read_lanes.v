@@ -43,16 +43,18 @@ module dpn_read_lanes #(
     localparam [31:0] BUF32 = BUF;
     localparam [CB-1:0] BUF_C = BUF32[CB-1:0];
 
-    // The AR at the head of each lane's slice, and whether it is taken this cycle.
-    wire [LANES-1:0]    a_valid, a_taken;
+    // The AR at the head of each lane's slice.
+    wire [LANES-1:0]    a_valid;
     wire [LANES*64-1:0] a_addr;
     wire [LANES*8-1:0]  a_len;
 
     // Per lane: the beats of its ARs taken and not yet read from its buffer; whether its AR
-    // fits, a cycle late (`fit`: a lane's reservation only shrinks until its AR is taken, and a
-    // lane taken is left out for a cycle, its next AR not yet seen).
+    // fits, a cycle late (`fit`: a lane's reservation only shrinks until its AR is taken); and
+    // its AR taken, a cycle late (`a_taken`): the take is the end of the longest decision here,
+    // so the slice's pop and the reservation follow a register, and the lane is left out until
+    // its next AR is seen.
     reg  [CB-1:0] resv [0:LANES-1];
-    reg  [LANES-1:0] fit;
+    reg  [LANES-1:0] fit, a_taken;
     // Per AR in flight, in the order they went out: what it asks for and the lanes that asked.
     reg  [63:0]      o_addr [0:ORDER-1];
     reg  [7:0]       o_len  [0:ORDER-1];
@@ -94,7 +96,7 @@ module dpn_read_lanes #(
     wire          found;
     wire [LANES-1:0] busy = (c1 & {LANES{c1_v}}) | (c2 & {LANES{c2_v}}) | (c3 & {LANES{c3_v}});
     dpn_round_robin #(.LANES(LANES)) next_lane (
-        .want(fit & ~busy), .above(c1_above),
+        .want(fit & ~busy & ~a_taken), .above(c1_above),
         .found(found), .grant(grant), .grant_above(grant_above)
     );
     integer j;
@@ -188,7 +190,6 @@ module dpn_read_lanes #(
                 .count(), .peak()
             );
             /* verilator lint_on PINCONNECTEMPTY */
-            assign a_taken[k] = take && c3[k];
             wire [CB-1:0] beats = {{(CB - 9){1'b0}}, {1'b0, a_len[k*8 +: 8]} + 9'd1};
             wire push = rb_v && rb_lanes[k];
             // A beat the lane read frees its place in the reservation a cycle later: the
@@ -202,9 +203,11 @@ module dpn_read_lanes #(
                 if (rst) begin
                     resv[k] <= {CB{1'b0}};
                     fit[k] <= 1'b0;
+                    a_taken[k] <= 1'b0;
                 end else begin
                     resv[k] <= a_taken[k] ? resv_taken : resv_kept;  // the take chooses between sums
                     fit[k] <= a_valid[k] && !a_taken[k] && resv[k] + beats <= BUF_C;
+                    a_taken[k] <= take && c3[k];
                 end
             end
             // The newest AR in flight that lane k is in: the one it was last taken into (noted a
