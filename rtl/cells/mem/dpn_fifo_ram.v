@@ -57,8 +57,9 @@ module dpn_fifo_ram #(
     wire          fill = rd_pending || bypass;
     wire [W-1:0]  fill_data = rd_pending ? ram_q : in_data;
     wire rd_issue = (ram_cnt != {CW{1'b0}}) && {1'b0, ob_cnt} + {2'b0, rd_pending} < 3'd3;
-    // The queue after the pop, then the fill appended: each place chosen by the pop last.
-    wire [1:0] kept = ob_cnt - {1'b0, pop};
+    // The queue's count with the fill appended, then after a pop too: the pop, which the
+    // consumer decides late, chooses last, as it does each place.
+    wire [1:0] ob_filled = ob_cnt + {1'b0, fill}, ob_filled_pop = ob_filled - 2'd1;
     // The RAM's count moves by one either way: both sums from the register, the write and the
     // read only choosing (a multiplexer would become one adder with the push inside it).
     wire [CW-1:0] ram_cnt_up = ram_cnt + 1'b1, ram_cnt_down = ram_cnt - 1'b1;
@@ -94,8 +95,8 @@ module dpn_fifo_ram #(
             if (rd_issue) rptr <= (rptr == LAST) ? {AW{1'b0}} : rptr + 1'b1;
             if (to_ram != rd_issue) ram_cnt <= (ram_cnt_up & {CW{to_ram}}) | (ram_cnt_down & {CW{rd_issue}});
             rd_pending <= rd_issue;
-            ob_cnt <= kept + {1'b0, fill};
-            ob_any <= fill || kept != 2'd0;
+            ob_cnt <= (ob_filled_pop & {2{pop}}) | (ob_filled & {2{!pop}});
+            ob_any <= fill || (pop ? ob_cnt[1] : ob_any);  // more than the head left, or it stays
             // Both counts from the register, the handshakes only choosing (as gates: a
             // multiplexer would become one adder after them).
             if (push != pop) count <= (count_up & {CW{push}}) | (count_down & {CW{pop}});

@@ -44,6 +44,10 @@
     // goes in and none out, or full and none goes out (none goes in while it is full).
     wire [«w.wc - 1»:0] wf_up = wf_count + «w.wc»'d1, wf_down = wf_count - «w.wc»'d1;
     wire [15:0] w_out_up = w_out + 16'd1, w_out_down = w_out - 16'd1;
+    // The W credit likewise, chosen by the AW taken and the W burst's last beat (the port's
+    // wready, late in the cycle, decides the latter).
+    wire aw_taken = m_awvalid && m_awready, w_last_beat = wf_pop && m_wlast;
+    wire [15:0] w_credit_up = w_credit + 16'd1, w_credit_down = w_credit - 16'd1;
     wire wf_short = wf_count == «w.wc»'d«wbuf - 1»;
 {%- if let Some(slots) = slots %}
     // The store's slot of the beat (its address is aligned to it), one-hot: the value is copied
@@ -119,13 +123,8 @@
             if (wf_push != wf_pop) wf_count <= (wf_up & {«w.wc»{wf_push}}) | (wf_down & {«w.wc»{wf_pop}});
             wf_room <= !(wf_pop ? 1'b0 : wf_push ? wf_short : !wf_room);
             wf_any <= wf_push || (wf_pop ? wf_count != «w.wc»'d1 : wf_any);
-            if (m_awvalid && m_awready && !(wf_pop && m_wlast)) begin
-                w_credit <= w_credit + 16'd1;
-                w_any <= 1'b1;
-            end else if (!(m_awvalid && m_awready) && wf_pop && m_wlast) begin
-                w_credit <= w_credit - 16'd1;
-                w_any <= w_credit != 16'd1;
-            end
+            if (aw_taken != w_last_beat) w_credit <= (w_credit_up & {16{aw_taken}}) | (w_credit_down & {16{w_last_beat}});
+            w_any <= aw_taken || (w_last_beat ? w_credit != 16'd1 : w_any);
             if (w_opened && !b_beat) w_out <= w_out_up;
             else if (!w_opened && b_beat) w_out <= w_out_down;{% if fine %}
             if (w_opened && !b_beat) w_room <= w_out != 16'd«landed - 1»;
