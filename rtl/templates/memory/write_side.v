@@ -19,7 +19,8 @@
 {% endif %}    reg [15:0] w_credit;  // AWs accepted whose W beats have not all gone: W never runs ahead of AW
     wire b_beat = m_bvalid && m_bready;
     assign m_awvalid = aw_v;
-    wire aw_free = !aw_v || (m_awvalid && m_awready);
+    wire aw_taken = m_awvalid && m_awready;
+    wire aw_free = !aw_v || aw_taken;
     reg wf_room;  // wf_count != its size, as a register
     // wf_count != 0 and w_credit != 0, as registers: the lanes' writer decides on m_wvalid.
     reg wf_any, w_any;
@@ -46,7 +47,7 @@
     wire [15:0] w_out_up = w_out + 16'd1, w_out_down = w_out - 16'd1;
     // The W credit likewise, chosen by the AW taken and the W burst's last beat (the port's
     // wready, late in the cycle, decides the latter).
-    wire aw_taken = m_awvalid && m_awready, w_last_beat = wf_pop && m_wlast;
+    wire w_last_beat = wf_pop && m_wlast;
     wire [15:0] w_credit_up = w_credit + 16'd1, w_credit_down = w_credit - 16'd1;
     wire wf_short = wf_count == «w.wc»'d«wbuf - 1»;
 {%- if let Some(slots) = slots %}
@@ -89,7 +90,7 @@
             w_room <= 1'b1;{% endif %}
             w_credit <= 16'd0;
         end else begin
-            if (m_awvalid && m_awready) aw_v <= 1'b0;
+            if (aw_taken) aw_v <= 1'b0;
             if (wb_ship) begin
                 aw_v <= 1'b1;
                 aw_addr <= wb_addr;
